@@ -1,0 +1,57 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strictness: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "huddle",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "huddle", targets: ["huddle"]),
+        .library(name: "HuddleCore", targets: ["HuddleCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+    ],
+    targets: [
+        // Pure logic: identity, version vectors, room log, calibration, hold-back, wire codec.
+        // No sockets, no files, no clock of its own.
+        .target(
+            name: "HuddleCore",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictness
+        ),
+        // dns_sd.h: Avahi's compat library on Linux, the SDK's on macOS. No `pkgConfig:` on
+        // purpose: avahi-compat-libdns_sd.pc adds -D_REENTRANT, which SwiftPM rejects with a
+        // warning on every build; shim.h finds the header instead.
+        .systemLibrary(
+            name: "CDNSSD",
+            providers: [.apt(["libavahi-compat-libdnssd-dev"])]
+        ),
+        // The I/O shell around the core.
+        .target(
+            name: "HuddleNode",
+            dependencies: [
+                "HuddleCore",
+                .target(name: "CDNSSD", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: strictness
+        ),
+        .executableTarget(
+            name: "huddle",
+            dependencies: [
+                "HuddleCore",
+                "HuddleNode",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictness
+        ),
+        .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"], swiftSettings: strictness),
+        .testTarget(name: "HuddleNodeTests", dependencies: ["HuddleNode"], swiftSettings: strictness),
+        .testTarget(name: "HuddleCLITests", dependencies: ["huddle"], swiftSettings: strictness),
+    ]
+)

@@ -1,0 +1,18 @@
+/// What a room event says. Times are not here: every event carries its origin's clock reading
+/// (``Event/createdAt``), and for a ``mark(label:)`` that reading *is* the mark's time.
+public enum EventBody: Hashable, Sendable {
+    /// The origin joined the room under this nick. A join resets the origin's calibration: its
+    /// earlier marks and delay nudges no longer count.
+    case join(nick: String)
+    /// The origin left the room; none of its marks count until it joins again.
+    case leave
+    /// A chat message.
+    case chat(text: String)
+    /// The origin proposes a calibration event (a moment everyone can see, such as "kickoff").
+    /// Peers see it as a prompt to mark.
+    case calibrationEvent(label: String)
+    /// The origin saw the labelled moment on its stream when its clock read ``Event/createdAt``.
+    case mark(label: String)
+    /// The origin nudges its own offset by this many milliseconds (positive: "my stream is later").
+    case delayNudge(milliseconds: Int64)
+}

@@ -1,0 +1,8 @@
+extension StringProtocol {
+    /// The text without leading and trailing whitespace (Unicode-aware, no Foundation).
+    func trimmingWhitespace() -> String {
+        guard let first = firstIndex(where: { !$0.isWhitespace }) else { return "" }
+        let last = lastIndex(where: { !$0.isWhitespace })!
+        return String(self[first...last])
+    }
+}
