@@ -1,0 +1,206 @@
+/// The wire form of an event, and the bytes its signature covers.
+///
+///     event = origin:32 seq:u64 room:str createdAt:i64 context:vv body signature:64
+///
+///     signedBytes = "huddle-event-v1" 0x00  origin:32 seq:u64 room:str createdAt:i64 context:vv body
+///
+/// The encoding is canonical (one byte string per event, and decoding then encoding gives the
+/// same bytes), so a receiver verifies the signature over ``signedBytes`` recomputed from the
+/// decoded event. See docs/PROTOCOL.md for the field layouts.
+extension Event {
+    /// The domain-separation tag that starts ``signedBytes``: ASCII "huddle-event-v1" and a zero
+    /// byte, so an event signature can never be mistaken for a signature over anything else.
+    public static let signingDomain: [UInt8] = Array("huddle-event-v1".utf8) + [0]
+
+    /// The bytes the origin signs for an event with these fields: ``signingDomain`` followed by
+    /// the canonical encoding of every field except the signature.
+    public static func signedBytes(
+        id: EventID, room: String, createdAt: Int64, context: VersionVector, body: EventBody
+    ) -> [UInt8] {
+        var writer = ByteWriter(
+            capacity: signingDomain.count
+                + fieldsByteCount(room: room, context: context, body: body))
+        writer.write(bytes: signingDomain)
+        writer.writeEventFields(id: id, room: room, createdAt: createdAt, context: context, body: body)
+        return writer.bytes
+    }
+
+    /// The bytes ``signature`` must be a signature over, by ``origin``.
+    public var signedBytes: [UInt8] {
+        Self.signedBytes(id: id, room: room, createdAt: createdAt, context: context, body: body)
+    }
+
+    /// The event's wire encoding (no envelope): every field, then the 64-byte signature. Also the
+    /// form to store it in.
+    ///
+    /// A signature that is not 64 bytes long is cut or zero-padded to 64 (it cannot verify
+    /// anyway); other out-of-limit fields encode to bytes that ``init(decoding:)`` rejects.
+    public func encoded() -> [UInt8] {
+        var writer = ByteWriter(capacity: encodedByteCount)
+        writer.write(self)
+        return writer.bytes
+    }
+
+    /// Decodes one event from exactly the bytes of ``encoded()``; trailing bytes are an error.
+    /// This checks the format only: verify ``signature`` before trusting the event.
+    public init(decoding bytes: some Collection<UInt8>) throws(WireError) {
+        var reader = ByteReader(bytes)
+        self = try reader.readEvent()
+        try reader.expectEnd()
+    }
+
+    /// Number of bytes ``encoded()`` returns, computed without encoding.
+    public var encodedByteCount: Int {
+        Self.fieldsByteCount(room: room, context: context, body: body) + Event.signatureByteCount
+    }
+
+    /// Throws the error a receiver would report for this event, if any: a string over its limit or
+    /// with a control character, a context over ``WireLimits/maxVersionVectorEntries``, seq 0.
+    /// Call before signing user input.
+    public func validate() throws(WireError) {
+        _ = try Event(decoding: encoded())
+    }
+
+    static func fieldsByteCount(room: String, context: VersionVector, body: EventBody) -> Int {
+        NodeID.byteCount + 8 + 2 + room.utf8.count + 8
+            + 2 + context.count * WireLimits.versionVectorEntryBytes + body.encodedByteCount
+    }
+}
+
+extension EventBody {
+    /// The tag byte that starts an encoded body.
+    enum Tag: UInt8 {
+        case join = 1
+        case leave = 2
+        case chat = 3
+        case calibrationEvent = 4
+        case mark = 5
+        case delayNudge = 6
+    }
+
+    var tag: Tag {
+        switch self {
+        case .join: .join
+        case .leave: .leave
+        case .chat: .chat
+        case .calibrationEvent: .calibrationEvent
+        case .mark: .mark
+        case .delayNudge: .delayNudge
+        }
+    }
+
+    /// Number of bytes the body takes on the wire, tag included.
+    var encodedByteCount: Int {
+        switch self {
+        case .join(let nick): 1 + 2 + nick.utf8.count
+        case .leave: 1
+        case .chat(let text): 1 + 2 + text.utf8.count
+        case .calibrationEvent(let label), .mark(let label): 1 + 2 + label.utf8.count
+        case .delayNudge: 1 + 8
+        }
+    }
+}
+
+extension ByteWriter {
+    mutating func write(_ id: NodeID) {
+        write(bytes: id.bytes)
+    }
+
+    /// `count:u16` then `(origin:32 seq:u64)*`, ascending by origin (zero entries are never stored).
+    mutating func write(_ vector: VersionVector) {
+        let entries = vector.entries
+        let count = write(count: entries.count)
+        for entry in entries.prefix(count) {
+            write(entry.origin)
+            write(entry.seq)
+        }
+    }
+
+    mutating func write(_ body: EventBody) {
+        write(body.tag.rawValue)
+        switch body {
+        case .join(let nick): write(string: nick)
+        case .leave: break
+        case .chat(let text): write(string: text)
+        case .calibrationEvent(let label), .mark(let label): write(string: label)
+        case .delayNudge(let milliseconds): write(milliseconds)
+        }
+    }
+
+    /// Every field of an event but its signature: the part ``Event/signedBytes`` covers.
+    mutating func writeEventFields(
+        id: EventID, room: String, createdAt: Int64, context: VersionVector, body: EventBody
+    ) {
+        write(id.origin)
+        write(id.seq)
+        write(string: room)
+        write(createdAt)
+        write(context)
+        write(body)
+    }
+
+    mutating func write(_ event: Event) {
+        writeEventFields(
+            id: event.id, room: event.room, createdAt: event.createdAt, context: event.context, body: event.body)
+        let signature = event.signature.prefix(Event.signatureByteCount)
+        write(bytes: signature)
+        for _ in signature.count..<Event.signatureByteCount {
+            write(UInt8(0))
+        }
+    }
+}
+
+extension ByteReader {
+    mutating func readVersionVector() throws(WireError) -> VersionVector {
+        let count = try readCount(
+            .versionVector, max: WireLimits.maxVersionVectorEntries,
+            minElementBytes: WireLimits.versionVectorEntryBytes)
+        var seqs = [NodeID: UInt64](minimumCapacity: count)
+        var previous: NodeID?
+        for _ in 0..<count {
+            let originOffset = offset
+            let origin = try readNodeID()
+            if let previous, !(previous < origin) {
+                throw .unsortedVersionVector(offset: originOffset)
+            }
+            let seqOffset = offset
+            let seq = try readUInt64()
+            guard seq > 0 else { throw .zeroSequence(.versionVector, offset: seqOffset) }
+            seqs[origin] = seq
+            previous = origin
+        }
+        return VersionVector(seqs)
+    }
+
+    mutating func readEventBody() throws(WireError) -> EventBody {
+        let tagOffset = offset
+        let rawTag = try readUInt8()
+        guard let tag = EventBody.Tag(rawValue: rawTag) else {
+            throw .unknownEventBody(tag: rawTag, offset: tagOffset)
+        }
+        switch tag {
+        case .join: return .join(nick: try readString(.nick, maxBytes: WireLimits.maxNickBytes))
+        case .leave: return .leave
+        case .chat: return .chat(text: try readString(.chatText, maxBytes: WireLimits.maxChatTextBytes))
+        case .calibrationEvent:
+            return .calibrationEvent(label: try readString(.label, maxBytes: WireLimits.maxLabelBytes))
+        case .mark: return .mark(label: try readString(.label, maxBytes: WireLimits.maxLabelBytes))
+        case .delayNudge: return .delayNudge(milliseconds: try readInt64())
+        }
+    }
+
+    mutating func readEvent() throws(WireError) -> Event {
+        let origin = try readNodeID()
+        let seqOffset = offset
+        let seq = try readUInt64()
+        guard seq > 0 else { throw .zeroSequence(.eventSeq, offset: seqOffset) }
+        let room = try readString(.room, maxBytes: WireLimits.maxRoomBytes)
+        let createdAt = try readInt64()
+        let context = try readVersionVector()
+        let body = try readEventBody()
+        let signature = Array(try readBytes(Event.signatureByteCount))
+        return Event(
+            id: EventID(origin: origin, seq: seq), room: room, createdAt: createdAt, context: context, body: body,
+            signature: signature)
+    }
+}

@@ -1,0 +1,112 @@
+/// A membership probe (heartbeat): "I am alive; here is what I know".
+///
+/// The receiver answers with an ``Ack`` echoing `sequence` and `sentAt`, so the prober can match
+/// the answer and measure the round trip on its own clock. Both carry the sender's rooms and a
+/// sample of its peer list, so one seed is enough to learn the whole network.
+public struct Probe: Hashable, Sendable {
+    /// The probing node.
+    public var from: NodeID
+    /// Its nick.
+    public var nick: String
+    /// Its incarnation: raised by the node itself to refute a suspicion of being dead.
+    public var incarnation: UInt64
+    /// Probe number, echoed in the ``Ack``.
+    public var sequence: UInt64
+    /// The prober's clock when it sent the probe, in milliseconds; echoed in the ``Ack``.
+    public var sentAt: Int64
+    /// The port the prober listens on (UDP and TCP), since the datagram's source port may differ.
+    public var port: UInt16
+    /// The rooms the prober is in (at most ``WireLimits/maxRoomsPerNode``).
+    public var rooms: [String]
+    /// Peers the prober knows (at most ``WireLimits/maxPeersPerList``).
+    public var peers: [PeerRecord]
+
+    public init(
+        from: NodeID, nick: String, incarnation: UInt64, sequence: UInt64, sentAt: Int64, port: UInt16,
+        rooms: [String], peers: [PeerRecord]
+    ) {
+        self.from = from
+        self.nick = nick
+        self.incarnation = incarnation
+        self.sequence = sequence
+        self.sentAt = sentAt
+        self.port = port
+        self.rooms = rooms
+        self.peers = peers
+    }
+}
+
+/// The answer to a ``Probe``: "I am alive too", with the probe's number and send time echoed.
+public struct Ack: Hashable, Sendable {
+    /// The answering node.
+    public var from: NodeID
+    /// Its nick.
+    public var nick: String
+    /// Its incarnation.
+    public var incarnation: UInt64
+    /// The ``Probe/sequence`` this answers.
+    public var sequence: UInt64
+    /// The ``Probe/sentAt`` this answers, unchanged: the prober's round trip is now minus this.
+    public var echoedSentAt: Int64
+    /// The rooms the answering node is in (at most ``WireLimits/maxRoomsPerNode``).
+    public var rooms: [String]
+    /// Peers the answering node knows (at most ``WireLimits/maxPeersPerList``).
+    public var peers: [PeerRecord]
+
+    public init(
+        from: NodeID, nick: String, incarnation: UInt64, sequence: UInt64, echoedSentAt: Int64,
+        rooms: [String], peers: [PeerRecord]
+    ) {
+        self.from = from
+        self.nick = nick
+        self.incarnation = incarnation
+        self.sequence = sequence
+        self.echoedSentAt = echoedSentAt
+        self.rooms = rooms
+        self.peers = peers
+    }
+}
+
+/// One entry of a gossiped peer list: who a node knows, where it listens, and how it is doing.
+///
+/// ```swift
+/// PeerRecord(id: bob, nick: "bob", host: "192.0.2.12", port: 7400, state: .alive, incarnation: 3)
+/// ```
+public struct PeerRecord: Hashable, Sendable {
+    /// The peer's node id.
+    public var id: NodeID
+    /// The peer's nick.
+    public var nick: String
+    /// Where the peer listens: an address literal or a DNS name (at most 255 bytes).
+    public var host: String
+    /// The peer's listening port (UDP and TCP).
+    public var port: UInt16
+    /// How the gossiping node sees the peer.
+    public var state: PeerState
+    /// The peer incarnation this state is about; a higher incarnation overrides a lower one.
+    public var incarnation: UInt64
+
+    public init(id: NodeID, nick: String, host: String, port: UInt16, state: PeerState, incarnation: UInt64) {
+        self.id = id
+        self.nick = nick
+        self.host = host
+        self.port = port
+        self.state = state
+        self.incarnation = incarnation
+    }
+
+    /// Number of bytes this record takes on the wire (for fitting a peer list into a datagram).
+    public var encodedByteCount: Int {
+        NodeID.byteCount + 2 + nick.utf8.count + 2 + host.utf8.count + 2 + 1 + 8
+    }
+}
+
+/// How a node sees a peer, as gossiped in a ``PeerRecord``. The raw value is the wire byte.
+public enum PeerState: UInt8, Hashable, Sendable, CaseIterable {
+    /// Answering probes.
+    case alive = 1
+    /// Missed probes; may be dead, may be slow. It refutes by raising its incarnation.
+    case suspect = 2
+    /// Declared dead, or left.
+    case gone = 3
+}

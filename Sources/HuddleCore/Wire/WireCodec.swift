@@ -1,0 +1,233 @@
+/// Constants of the Huddle wire protocol.
+public enum WireProtocol {
+    /// The protocol version this node speaks, sent in every envelope and in the DNS-SD TXT record.
+    public static let version: UInt8 = 1
+    /// The two bytes that start every message: ASCII "HD".
+    public static let magic: UInt16 = 0x4844
+    /// Magic (2 bytes), version (1), kind (1).
+    public static let envelopeByteCount = 4
+}
+
+extension WireMessage {
+    /// The message as one datagram or frame payload: envelope + payload.
+    ///
+    /// Encoding never fails. A message whose fields break ``WireLimits`` (say, a chat text over
+    /// 4 096 bytes) encodes to bytes every receiver rejects; ``validate()`` reports that early.
+    public func encoded() -> [UInt8] {
+        var writer = ByteWriter(capacity: encodedByteCount)
+        encode(into: &writer)
+        return writer.bytes
+    }
+
+    /// Number of bytes ``encoded()`` returns, computed without encoding: use it to fit peer lists
+    /// and event batches into ``WireLimits/maxDatagramBytes`` or ``WireLimits/maxFrameBytes``.
+    public var encodedByteCount: Int {
+        let payload: Int
+        switch self {
+        case .events(let events):
+            payload = 2 + events.reduce(0) { $0 + $1.encodedByteCount }
+        case .digest(let digest):
+            payload = NodeID.byteCount + stringBytes(digest.room) + vectorBytes(digest.vector)
+        case .syncRequest(let request):
+            payload = NodeID.byteCount + stringBytes(request.room) + vectorBytes(request.have) + 2
+        case .syncResponse(let response):
+            payload = stringBytes(response.room) + 2 + response.events.reduce(0) { $0 + $1.encodedByteCount } + 1
+        case .probe(let probe):
+            payload =
+                NodeID.byteCount + stringBytes(probe.nick) + 8 + 8 + 8 + 2
+                + listBytes(rooms: probe.rooms, peers: probe.peers)
+        case .ack(let ack):
+            payload =
+                NodeID.byteCount + stringBytes(ack.nick) + 8 + 8 + 8
+                + listBytes(rooms: ack.rooms, peers: ack.peers)
+        }
+        return WireProtocol.envelopeByteCount + payload
+    }
+
+    /// Decodes one datagram or frame payload. Rejects anything but exactly one well-formed
+    /// message of protocol version 1 (trailing bytes included); never traps.
+    ///
+    /// A well-formed envelope of another version throws ``WireError/unsupportedVersion(_:)``, so
+    /// callers can tell a newer peer from garbage. Event signatures are not checked here.
+    public init(decoding bytes: some Collection<UInt8>) throws(WireError) {
+        var reader = ByteReader(bytes)
+        self = try WireMessage(from: &reader)
+        try reader.expectEnd()
+    }
+
+    /// Throws the error a receiver would report for this message, if any (a string or list over
+    /// its limit, a control character, seq 0). Messages decoded from the wire are always valid.
+    public func validate() throws(WireError) {
+        _ = try WireMessage(decoding: encoded())
+    }
+
+    func encode(into writer: inout ByteWriter) {
+        writer.write(WireProtocol.magic)
+        writer.write(WireProtocol.version)
+        writer.write(kind.rawValue)
+        switch self {
+        case .events(let events):
+            writer.write(events: events)
+        case .digest(let digest):
+            writer.write(digest.from)
+            writer.write(string: digest.room)
+            writer.write(digest.vector)
+        case .syncRequest(let request):
+            writer.write(request.from)
+            writer.write(string: request.room)
+            writer.write(request.have)
+            writer.write(request.limit)
+        case .syncResponse(let response):
+            writer.write(string: response.room)
+            writer.write(events: response.events)
+            writer.write(response.more)
+        case .probe(let probe):
+            writer.write(probe.from)
+            writer.write(string: probe.nick)
+            writer.write(probe.incarnation)
+            writer.write(probe.sequence)
+            writer.write(probe.sentAt)
+            writer.write(probe.port)
+            writer.write(rooms: probe.rooms)
+            writer.write(peers: probe.peers)
+        case .ack(let ack):
+            writer.write(ack.from)
+            writer.write(string: ack.nick)
+            writer.write(ack.incarnation)
+            writer.write(ack.sequence)
+            writer.write(ack.echoedSentAt)
+            writer.write(rooms: ack.rooms)
+            writer.write(peers: ack.peers)
+        }
+    }
+
+    /// Reads an envelope and its payload; leaves the reader after the payload.
+    init(from reader: inout ByteReader) throws(WireError) {
+        let magic = try reader.readUInt16()
+        guard magic == WireProtocol.magic else { throw .badMagic(magic) }
+        let version = try reader.readUInt8()
+        guard version == WireProtocol.version else { throw .unsupportedVersion(version) }
+        let rawKind = try reader.readUInt8()
+        guard let kind = Kind(rawValue: rawKind) else { throw .unknownMessageKind(rawKind) }
+        switch kind {
+        case .events:
+            self = .events(try reader.readEvents())
+        case .digest:
+            self = .digest(
+                RoomDigest(
+                    from: try reader.readNodeID(), room: try reader.readRoom(), vector: try reader.readVersionVector())
+            )
+        case .syncRequest:
+            self = .syncRequest(
+                SyncRequest(
+                    from: try reader.readNodeID(), room: try reader.readRoom(), have: try reader.readVersionVector(),
+                    limit: try reader.readUInt16()))
+        case .syncResponse:
+            self = .syncResponse(
+                SyncResponse(room: try reader.readRoom(), events: try reader.readEvents(), more: try reader.readBool())
+            )
+        case .probe:
+            self = .probe(
+                Probe(
+                    from: try reader.readNodeID(), nick: try reader.readNick(), incarnation: try reader.readUInt64(),
+                    sequence: try reader.readUInt64(), sentAt: try reader.readInt64(), port: try reader.readUInt16(),
+                    rooms: try reader.readRooms(), peers: try reader.readPeers()))
+        case .ack:
+            self = .ack(
+                Ack(
+                    from: try reader.readNodeID(), nick: try reader.readNick(), incarnation: try reader.readUInt64(),
+                    sequence: try reader.readUInt64(), echoedSentAt: try reader.readInt64(),
+                    rooms: try reader.readRooms(), peers: try reader.readPeers()))
+        }
+    }
+}
+
+private func stringBytes(_ string: String) -> Int { 2 + string.utf8.count }
+
+private func vectorBytes(_ vector: VersionVector) -> Int {
+    2 + vector.count * WireLimits.versionVectorEntryBytes
+}
+
+private func listBytes(rooms: [String], peers: [PeerRecord]) -> Int {
+    2 + rooms.reduce(0) { $0 + stringBytes($1) } + 2 + peers.reduce(0) { $0 + $1.encodedByteCount }
+}
+
+extension ByteWriter {
+    mutating func write(events: [Event]) {
+        let count = write(count: events.count)
+        for event in events.prefix(count) {
+            write(event)
+        }
+    }
+
+    mutating func write(rooms: [String]) {
+        let count = write(count: rooms.count)
+        for room in rooms.prefix(count) {
+            write(string: room)
+        }
+    }
+
+    mutating func write(peers: [PeerRecord]) {
+        let count = write(count: peers.count)
+        for peer in peers.prefix(count) {
+            write(peer.id)
+            write(string: peer.nick)
+            write(string: peer.host)
+            write(peer.port)
+            write(peer.state.rawValue)
+            write(peer.incarnation)
+        }
+    }
+}
+
+extension ByteReader {
+    mutating func readRoom() throws(WireError) -> String {
+        try readString(.room, maxBytes: WireLimits.maxRoomBytes)
+    }
+
+    mutating func readNick() throws(WireError) -> String {
+        try readString(.nick, maxBytes: WireLimits.maxNickBytes)
+    }
+
+    mutating func readEvents() throws(WireError) -> [Event] {
+        let count = try readCount(
+            .events, max: WireLimits.maxEventsPerBatch, minElementBytes: WireLimits.minEventBytes)
+        var events = [Event]()
+        events.reserveCapacity(count)
+        for _ in 0..<count {
+            events.append(try readEvent())
+        }
+        return events
+    }
+
+    mutating func readRooms() throws(WireError) -> [String] {
+        let count = try readCount(.rooms, max: WireLimits.maxRoomsPerNode, minElementBytes: 2)
+        var rooms = [String]()
+        rooms.reserveCapacity(count)
+        for _ in 0..<count {
+            rooms.append(try readRoom())
+        }
+        return rooms
+    }
+
+    mutating func readPeers() throws(WireError) -> [PeerRecord] {
+        let count = try readCount(
+            .peers, max: WireLimits.maxPeersPerList, minElementBytes: WireLimits.minPeerRecordBytes)
+        var peers = [PeerRecord]()
+        peers.reserveCapacity(count)
+        for _ in 0..<count {
+            let id = try readNodeID()
+            let nick = try readNick()
+            let host = try readString(.host, maxBytes: WireLimits.maxHostBytes)
+            let port = try readUInt16()
+            let stateOffset = offset
+            let rawState = try readUInt8()
+            guard let state = PeerState(rawValue: rawState) else {
+                throw .unknownPeerState(rawState, offset: stateOffset)
+            }
+            peers.append(
+                PeerRecord(id: id, nick: nick, host: host, port: port, state: state, incarnation: try readUInt64()))
+        }
+        return peers
+    }
+}

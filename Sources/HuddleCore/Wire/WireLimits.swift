@@ -1,0 +1,65 @@
+/// Every bound the wire format enforces, in one place.
+///
+/// The decoder checks each length and count against these *before* it reads or allocates
+/// anything, so a hostile peer cannot make a node allocate more than the bytes it actually sent.
+/// The encoder writes whatever it is given; a value outside these limits encodes to bytes that
+/// every decoder rejects (see ``WireMessage/validate()``), so check user input against them first.
+///
+/// | Limit                        | Value     | Why                                               |
+/// |------------------------------|-----------|---------------------------------------------------|
+/// | ``maxDatagramBytes``         | 60 000    | one UDP datagram (IPv4 max payload is 65 507)     |
+/// | ``maxFrameBytes``            | 4 MiB     | one TCP frame (a sync response)                   |
+/// | ``maxNickBytes``             | 64        | a person's display name                           |
+/// | ``maxRoomBytes``             | 64        | a room name                                       |
+/// | ``maxLabelBytes``            | 64        | a calibration label ("kickoff")                   |
+/// | ``maxChatTextBytes``         | 4 096     | one chat message                                  |
+/// | ``maxHostBytes``             | 255       | a DNS name or an address literal                  |
+/// | ``maxVersionVectorEntries``  | 1 024     | origins in one room                               |
+/// | ``maxEventsPerBatch``        | 1 024     | events in one push or sync response               |
+/// | ``maxPeersPerList``          | 256       | peers gossiped in one probe or ack                |
+/// | ``maxRoomsPerNode``          | 32        | rooms a node advertises                           |
+///
+/// String limits count UTF-8 bytes, not characters.
+public enum WireLimits {
+    /// Largest message (envelope + payload) a node sends in one UDP datagram. Below the IPv4
+    /// maximum of 65 507 so one event of the largest possible size (``maxEventBytes``) always fits.
+    public static let maxDatagramBytes = 60_000
+    /// Largest TCP frame payload (envelope + message, not counting the 4-byte length prefix).
+    /// A frame header announcing more is rejected before anything is buffered for it.
+    public static let maxFrameBytes = 4 * 1024 * 1024
+    /// Largest nick, in UTF-8 bytes.
+    public static let maxNickBytes = 64
+    /// Largest room name, in UTF-8 bytes.
+    public static let maxRoomBytes = 64
+    /// Largest calibration label, in UTF-8 bytes.
+    public static let maxLabelBytes = 64
+    /// Largest chat message text, in UTF-8 bytes.
+    public static let maxChatTextBytes = 4096
+    /// Largest host (DNS name or address literal) in a peer record, in UTF-8 bytes.
+    public static let maxHostBytes = 255
+    /// Most entries in one version vector, i.e. most origins a room can have.
+    public static let maxVersionVectorEntries = 1024
+    /// Most events in one ``WireMessage/events(_:)`` push or ``SyncResponse``.
+    public static let maxEventsPerBatch = 1024
+    /// Most peers in the peer list of one ``Probe`` or ``Ack``.
+    public static let maxPeersPerList = 256
+    /// Most rooms a node advertises in one ``Probe`` or ``Ack``.
+    public static let maxRoomsPerNode = 32
+
+    /// Size of the smallest encoded event: a `leave` in a room with an empty name and an empty
+    /// context. Used to bound event counts by the bytes left.
+    public static let minEventBytes = NodeID.byteCount + 8 + 2 + 8 + 2 + 1 + Event.signatureByteCount
+
+    /// Size of the largest encoded event: a chat of ``maxChatTextBytes`` in a room of
+    /// ``maxRoomBytes`` with a full context of ``maxVersionVectorEntries`` entries (45 239 bytes).
+    public static let maxEventBytes =
+        NodeID.byteCount + 8 + (2 + maxRoomBytes) + 8
+        + (2 + maxVersionVectorEntries * versionVectorEntryBytes)
+        + (1 + 2 + maxChatTextBytes) + Event.signatureByteCount
+
+    /// Size of one encoded version-vector entry: origin and sequence number.
+    static let versionVectorEntryBytes = NodeID.byteCount + 8
+
+    /// Size of the smallest encoded peer record (empty nick and host).
+    static let minPeerRecordBytes = NodeID.byteCount + 2 + 2 + 2 + 1 + 8
+}
