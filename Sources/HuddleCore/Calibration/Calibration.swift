@@ -1,0 +1,149 @@
+/// The calibrated offsets of a room's nodes: how far each node's stream runs behind its group's
+/// reference node, as computed by ``CalibrationSolver`` from the room's marks.
+///
+/// All times are milliseconds on the clock of the node they belong to. A positive offset means the
+/// node's stream is *behind* (later than) the reference's. Only nodes in a group of at least two
+/// marking nodes are calibrated; everyone else has no placement.
+///
+/// ```swift
+/// // alice marked "kickoff" at 2 000, bob at 4 000 (each on their own clock):
+/// let calibration = CalibrationSolver.solve(roomEvents)
+/// calibration.offset(of: alice)                 // 0: alice marked first, she is the reference
+/// calibration.offset(of: bob)                   // 2000: bob's stream is 2 s behind hers
+/// calibration.holdBack(from: alice, to: bob)    // 2000: bob sees alice's messages 2 s late
+/// calibration.holdBack(from: bob, to: alice)    // 0: alice sees bob's at once
+/// ```
+public struct Calibration: Equatable, Sendable {
+    /// Where one calibrated node stands: its group's reference node and its offset from it.
+    public struct Placement: Equatable, Sendable {
+        /// The reference node of the node's group (the node whose mark came first).
+        public let reference: NodeID
+        /// Milliseconds this node's stream runs behind the reference's (negative: ahead),
+        /// including the node's delay nudges.
+        public let offset: Int64
+
+        public init(reference: NodeID, offset: Int64) {
+            self.reference = reference
+            self.offset = offset
+        }
+    }
+
+    /// A set of nodes with known offsets relative to each other, for status output.
+    public struct Group: Equatable, Sendable {
+        /// The node the offsets are measured from.
+        public let reference: NodeID
+        /// Every node of the group, the reference included, sorted by id.
+        public let members: [NodeID]
+
+        public init(reference: NodeID, members: [NodeID]) {
+            self.reference = reference
+            self.members = members
+        }
+    }
+
+    /// Every calibrated node's placement; uncalibrated nodes are absent.
+    public let placements: [NodeID: Placement]
+
+    /// A calibration with exactly these placements.
+    public init(placements: [NodeID: Placement] = [:]) {
+        self.placements = placements
+    }
+
+    /// Nobody calibrated: every message is shown at once.
+    public static let none = Calibration()
+
+    /// Whether no node is calibrated.
+    public var isEmpty: Bool { placements.isEmpty }
+
+    /// The node's placement, or `nil` if it is not calibrated.
+    public func placement(of node: NodeID) -> Placement? { placements[node] }
+
+    /// The node's offset from its group's reference in milliseconds, or `nil` if uncalibrated.
+    public func offset(of node: NodeID) -> Int64? { placements[node]?.offset }
+
+    /// The reference node of the node's group, or `nil` if it is not calibrated.
+    public func reference(of node: NodeID) -> NodeID? { placements[node]?.reference }
+
+    /// Whether the node has a known offset.
+    public func isCalibrated(_ node: NodeID) -> Bool { placements[node] != nil }
+
+    /// Whether both nodes are calibrated in the same group, so their relative offset is known.
+    /// An uncalibrated node is connected to nobody, not even to itself.
+    public func areConnected(_ a: NodeID, _ b: NodeID) -> Bool {
+        guard let ra = placements[a]?.reference, let rb = placements[b]?.reference else { return false }
+        return ra == rb
+    }
+
+    /// How many milliseconds `node`'s stream runs behind `other`'s (negative: ahead), or `nil`
+    /// if they are not connected. This is `offset(node) − offset(other)`.
+    ///
+    /// ```swift
+    /// calibration.lag(of: bob, behind: alice)    // 2000
+    /// calibration.lag(of: alice, behind: bob)    // -2000
+    /// ```
+    public func lag(of node: NodeID, behind other: NodeID) -> Int64? {
+        guard let mine = placements[node], let theirs = placements[other], mine.reference == theirs.reference
+        else { return nil }
+        return mine.offset.clampedSubtracting(theirs.offset)
+    }
+
+    /// How long `reader` holds back a message from `sender`, measured from the moment it was
+    /// written: `max(0, offset(reader) − offset(sender))`. `nil` if they are not connected (the
+    /// message is then shown at once). A reader ahead of the sender holds nothing back (0).
+    public func holdBack(from sender: NodeID, to reader: NodeID) -> Int64? {
+        lag(of: reader, behind: sender).map { max(0, $0) }
+    }
+
+    /// The moment of the game `event` was made at, on the reference's clock:
+    /// `createdAt − offset(origin)`, or `nil` if the origin is not calibrated.
+    public func gameTime(of event: Event) -> Int64? {
+        placements[event.origin].map { event.createdAt.clampedSubtracting($0.offset) }
+    }
+
+    /// The key history is ordered by: ``gameTime(of:)``, or the event's own `createdAt` when its
+    /// origin is not calibrated.
+    public func historyKey(of event: Event) -> Int64 {
+        gameTime(of: event) ?? event.createdAt
+    }
+
+    /// Whether `a` comes before `b` in history: by ``historyKey(of:)``, ties by event id.
+    public func historyPrecedes(_ a: Event, _ b: Event) -> Bool {
+        let (ka, kb) = (historyKey(of: a), historyKey(of: b))
+        return ka != kb ? ka < kb : a.id < b.id
+    }
+
+    /// The events sorted into history order (see ``historyPrecedes(_:_:)``). Deterministic for
+    /// every input order; duplicates are kept.
+    public func historyOrder(_ events: some Sequence<Event>) -> [Event] {
+        events
+            .map { (key: historyKey(of: $0), event: $0) }
+            .sorted { $0.key != $1.key ? $0.key < $1.key : $0.event.id < $1.event.id }
+            .map(\.event)
+    }
+
+    /// The calibrated groups, sorted by reference id, each with its members sorted by id.
+    public var groups: [Group] {
+        var members: [NodeID: [NodeID]] = [:]
+        for (node, placement) in placements {
+            members[placement.reference, default: []].append(node)
+        }
+        return members
+            .sorted { $0.key < $1.key }
+            .map { Group(reference: $0.key, members: $0.value.sorted()) }
+    }
+}
+
+extension Int64 {
+    /// `self + other`, clamped to the representable range instead of trapping: times and
+    /// offsets come from other nodes and must never crash this one.
+    func clampedAdding(_ other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
+    }
+
+    /// `self − other`, clamped to the representable range instead of trapping.
+    func clampedSubtracting(_ other: Int64) -> Int64 {
+        let (difference, overflow) = subtractingReportingOverflow(other)
+        return overflow ? (other < 0 ? .max : .min) : difference
+    }
+}

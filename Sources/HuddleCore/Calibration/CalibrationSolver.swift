@@ -1,0 +1,299 @@
+/// Computes a room's ``Calibration`` from its events: a pure, deterministic function of the *set*
+/// of events, so every node that holds the same events computes the same offsets, whatever order
+/// they arrived in and however often.
+///
+/// Only `.join`, `.leave`, `.mark(label:)` and `.delayNudge(milliseconds:)` matter:
+///
+/// 1. **Counting.** Per origin node, if its latest membership event (by seq) is a `.leave`, none of
+///    its marks or nudges count. Otherwise only those with a seq above its latest `.join` count
+///    (re-joining resets the node). Labels are normalised (``CalibrationLabel``); of several marks
+///    of the same label by the same node only the latest (highest seq) counts. A mark's time is
+///    the event's `createdAt`, on the marking node's own clock.
+/// 2. **Groups.** Nodes and labels form a graph with one edge per counted mark. A connected part
+///    with fewer than two nodes calibrates nobody. The *reference* of a part is the node whose mark
+///    came first: the smallest (`createdAt`, node id, label) over the part's marks; its offset is 0.
+/// 3. **Offsets.** The least-squares fit of `t(u, e) = g(e) + offset(u)` over the part's marks,
+///    with `offset(reference) = 0`, rounded to the nearest millisecond (halves away from zero).
+///    On a tree of marks this is exact: `offset(u) = t(u, e) − t(v, e) + offset(v)`. With more
+///    marks than a tree needs, reaction noise averages out instead of the last mark winning.
+/// 4. **Nudges.** Each calibrated node's counted delay nudges are added to its offset (the
+///    reference's too). An uncalibrated node's nudges wait until it is calibrated.
+///
+/// ```swift
+/// // node 1 marks "A" at 2 000; node 2 marks "A" at 4 000 and "B" at 10 000; node 3 marks "B" at 6 000.
+/// let calibration = CalibrationSolver.solve(events)
+/// calibration.offset(of: node1)   // 0
+/// calibration.offset(of: node2)   // 2000
+/// calibration.offset(of: node3)   // -2000  (6 000 − 10 000 + 2 000)
+/// ```
+///
+/// Two events with the same id but different contents (which an honest origin never signs) are
+/// resolved deterministically: one of them is kept by a fixed order of their contents.
+public enum CalibrationSolver {
+    /// The calibration the given room events imply. Events of other kinds are ignored.
+    public static func solve(_ events: some Sequence<Event>) -> Calibration {
+        let counted = countedMarksAndNudges(in: events)
+        var placements: [NodeID: Calibration.Placement] = [:]
+        for component in components(of: counted.marks) {
+            for (node, offset) in offsets(in: component) {
+                let nudged = offset.clampedAdding(counted.nudges[node] ?? 0)
+                placements[node] = Calibration.Placement(reference: component.reference, offset: nudged)
+            }
+        }
+        return Calibration(placements: placements)
+    }
+
+    /// One counted mark: `node` saw `label` when its clock read `time`.
+    struct Mark: Equatable {
+        var node: NodeID
+        var label: CalibrationLabel
+        var time: Int64
+
+        /// The order that picks a reference: earliest time, then node id, then label.
+        static func comesFirst(_ a: Mark, _ b: Mark) -> Bool {
+            if a.time != b.time { return a.time < b.time }
+            if a.node != b.node { return a.node < b.node }
+            return a.label < b.label
+        }
+    }
+
+    /// A connected group of nodes and labels with at least two nodes.
+    struct Component {
+        var reference: NodeID
+        /// The group's marks, sorted by (label, node).
+        var marks: [Mark]
+    }
+
+    // MARK: - Counting
+
+    /// The marks and summed nudges that count, per the rules in the type's documentation. Marks
+    /// come back sorted by (label, node), one per (node, label).
+    static func countedMarksAndNudges(
+        in events: some Sequence<Event>
+    ) -> (marks: [Mark], nudges: [NodeID: Int64]) {
+        // Deduplicate by id, keeping only the kinds that matter.
+        var byID: [EventID: Event] = [:]
+        for event in events where isRelevant(event.body) {
+            if let kept = byID[event.id], !precedes(event, kept) { continue }
+            byID[event.id] = event
+        }
+        var byOrigin: [NodeID: [Event]] = [:]
+        for event in byID.values {
+            byOrigin[event.origin, default: []].append(event)
+        }
+
+        var marks: [Mark] = []
+        var nudges: [NodeID: Int64] = [:]
+        for (origin, unsorted) in byOrigin {
+            let log = unsorted.sorted { $0.seq < $1.seq }
+            guard let since = countingStart(of: log) else { continue }
+            var latest: [CalibrationLabel: Event] = [:]
+            var nudge: Int64 = 0
+            for event in log where event.seq > since {
+                switch event.body {
+                case .mark(let raw):
+                    if let label = CalibrationLabel(raw) { latest[label] = event }  // seq ascending
+                case .delayNudge(let milliseconds):
+                    nudge = nudge.clampedAdding(milliseconds)
+                default:
+                    break
+                }
+            }
+            for (label, event) in latest {
+                marks.append(Mark(node: origin, label: label, time: event.createdAt))
+            }
+            if nudge != 0 { nudges[origin] = nudge }
+        }
+        marks.sort { $0.label != $1.label ? $0.label < $1.label : $0.node < $1.node }
+        return (marks, nudges)
+    }
+
+    /// The seq after which a node's marks count (its latest join, 0 if none), or `nil` if its
+    /// latest membership event is a leave. `log` is one origin's events sorted by seq.
+    private static func countingStart(of log: [Event]) -> UInt64? {
+        for event in log.reversed() {
+            switch event.body {
+            case .join: return event.seq
+            case .leave: return nil
+            default: continue
+            }
+        }
+        return 0
+    }
+
+    private static func isRelevant(_ body: EventBody) -> Bool {
+        switch body {
+        case .join, .leave, .mark, .delayNudge: true
+        case .chat, .calibrationEvent: false
+        }
+    }
+
+    /// A fixed order on events with the same id, to pick one of two conflicting versions.
+    private static func precedes(_ a: Event, _ b: Event) -> Bool {
+        func key(_ body: EventBody) -> (Int, String, Int64) {
+            switch body {
+            case .join(let nick): (0, nick, 0)
+            case .leave: (1, "", 0)
+            case .chat(let text): (2, text, 0)
+            case .calibrationEvent(let label): (3, label, 0)
+            case .mark(let label): (4, label, 0)
+            case .delayNudge(let milliseconds): (5, "", milliseconds)
+            }
+        }
+        if a.createdAt != b.createdAt { return a.createdAt < b.createdAt }
+        return key(a.body) < key(b.body)
+    }
+
+    // MARK: - Groups
+
+    /// The connected parts of the node–label graph that have at least two nodes, sorted by reference.
+    /// `marks` must be sorted by (label, node); each part's marks keep that order.
+    static func components(of marks: [Mark]) -> [Component] {
+        let nodes = Set(marks.map(\.node)).sorted()
+        let labels = Set(marks.map(\.label)).sorted()
+        let nodeIndex = Dictionary(uniqueKeysWithValues: nodes.enumerated().map { ($1, $0) })
+        let labelIndex = Dictionary(uniqueKeysWithValues: labels.enumerated().map { ($1, nodes.count + $0) })
+
+        var sets = DisjointSets(count: nodes.count + labels.count)
+        for mark in marks {
+            sets.union(nodeIndex[mark.node]!, labelIndex[mark.label]!)
+        }
+        var grouped: [Int: [Mark]] = [:]
+        for mark in marks {
+            grouped[sets.find(nodeIndex[mark.node]!), default: []].append(mark)
+        }
+        return grouped.values.compactMap { marks -> Component? in
+            guard Set(marks.map(\.node)).count >= 2, let first = marks.min(by: Mark.comesFirst) else { return nil }
+            return Component(reference: first.node, marks: marks)
+        }
+        .sorted { $0.reference < $1.reference }
+    }
+
+    // MARK: - Offsets
+
+    /// The least-squares offsets of every node of `component` from its reference, before nudges.
+    ///
+    /// The label times `g(e)` are eliminated: for fixed offsets the best `g(e)` is the mean of
+    /// `t(u, e) − offset(u)` over the label's marks, which leaves the normal equations
+    /// `L · offset = b` with `L` the graph Laplacian of the nodes, where each label that `k` nodes
+    /// marked links each pair of them with weight `1/k`, and `b(u) = Σ_e (t(u, e) − mean_e t)`.
+    /// Fixing the reference at 0 removes its row and column and makes `L` positive definite.
+    /// Everything is laid out in sorted order, so the floating-point result is bit-identical for
+    /// every arrival order of the same marks.
+    static func offsets(in component: Component) -> [NodeID: Int64] {
+        let reference = component.reference
+        let others = Set(component.marks.map(\.node)).subtracting([reference]).sorted()
+        let index = Dictionary(uniqueKeysWithValues: others.enumerated().map { ($1, $0) })
+        // Times relative to the reference's first mark keep the doubles small.
+        let base = component.marks.filter { $0.node == reference }.min(by: Mark.comesFirst)!.time
+        func relative(_ time: Int64) -> Double {
+            let (difference, overflow) = time.subtractingReportingOverflow(base)
+            return overflow ? Double(time) - Double(base) : Double(difference)
+        }
+
+        let n = others.count
+        var matrix = [[Double]](repeating: [Double](repeating: 0, count: n), count: n)
+        var rhs = [Double](repeating: 0, count: n)
+        var start = component.marks.startIndex
+        while start < component.marks.endIndex {
+            let label = component.marks[start].label
+            var end = start
+            while end < component.marks.endIndex, component.marks[end].label == label { end += 1 }
+            let marks = component.marks[start..<end]  // sorted by node
+            start = end
+            guard marks.count >= 2 else { continue }
+
+            let weight = 1 / Double(marks.count)
+            let mean = marks.reduce(0.0) { $0 + relative($1.time) } * weight
+            for mark in marks {
+                guard let row = index[mark.node] else { continue }
+                matrix[row][row] += 1 - weight
+                rhs[row] += relative(mark.time) - mean
+                for other in marks where other.node != mark.node {
+                    if let column = index[other.node] { matrix[row][column] -= weight }
+                }
+            }
+        }
+
+        let solution = solveLinearSystem(matrix, rhs)
+        var offsets: [NodeID: Int64] = [reference: 0]
+        for (node, row) in index {
+            offsets[node] = roundedMilliseconds(solution[row])
+        }
+        return offsets
+    }
+
+    /// Solves `matrix · x = rhs` by Gaussian elimination with partial pivoting (the first row with
+    /// the largest magnitude wins a tie). A zero pivot, which a connected component never has,
+    /// leaves that unknown at 0 rather than failing.
+    static func solveLinearSystem(_ matrix: [[Double]], _ rhs: [Double]) -> [Double] {
+        var a = matrix
+        var b = rhs
+        let n = b.count
+        for column in 0..<n {
+            var pivot = column
+            for row in (column + 1)..<n where abs(a[row][column]) > abs(a[pivot][column]) {
+                pivot = row
+            }
+            guard a[pivot][column] != 0 else { continue }
+            if pivot != column {
+                a.swapAt(pivot, column)
+                b.swapAt(pivot, column)
+            }
+            for row in (column + 1)..<n {
+                let factor = a[row][column] / a[column][column]
+                guard factor != 0 else { continue }
+                for k in column..<n {
+                    a[row][k] -= factor * a[column][k]
+                }
+                b[row] -= factor * b[column]
+            }
+        }
+        var x = [Double](repeating: 0, count: n)
+        for row in stride(from: n - 1, through: 0, by: -1) {
+            guard a[row][row] != 0 else { continue }
+            var sum = b[row]
+            for k in (row + 1)..<n {
+                sum -= a[row][k] * x[k]
+            }
+            x[row] = sum / a[row][row]
+        }
+        return x
+    }
+
+    /// `value` rounded to the nearest integer (halves away from zero), clamped to `Int64`.
+    private static func roundedMilliseconds(_ value: Double) -> Int64 {
+        guard value.isFinite else { return 0 }
+        let rounded = value.rounded()
+        if let exact = Int64(exactly: rounded) { return exact }
+        return rounded < 0 ? .min : .max
+    }
+}
+
+/// Union–find over `0..<count` with path halving and union by size.
+private struct DisjointSets {
+    private var parent: [Int]
+    private var size: [Int]
+
+    init(count: Int) {
+        parent = Array(0..<count)
+        size = [Int](repeating: 1, count: count)
+    }
+
+    mutating func find(_ element: Int) -> Int {
+        var element = element
+        while parent[element] != element {
+            parent[element] = parent[parent[element]]
+            element = parent[element]
+        }
+        return element
+    }
+
+    mutating func union(_ a: Int, _ b: Int) {
+        var (ra, rb) = (find(a), find(b))
+        guard ra != rb else { return }
+        if size[ra] < size[rb] { swap(&ra, &rb) }
+        parent[rb] = ra
+        size[ra] += size[rb]
+    }
+}

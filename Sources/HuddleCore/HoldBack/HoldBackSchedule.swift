@@ -1,0 +1,176 @@
+/// The messages one reader is holding back until its stream reaches the moment they were written,
+/// as a pure state machine: it never sleeps and has no clock. The caller passes its clock in as
+/// `now` (milliseconds on the reader's clock), shows whatever ``Release``s come back, and wakes
+/// up again at ``nextWake``.
+///
+/// A message from sender S written when S's clock read `t` is due on reader R at
+/// `t − offset(S) + offset(R)` (on R's clock) when S and R are connected in the ``Calibration``.
+/// It is shown at once when that moment is already past, when S and R are not connected, and
+/// when S is the reader itself.
+///
+/// ```swift
+/// // bob's stream is 2 s behind alice's.
+/// var schedule = HoldBackSchedule(reader: bob, calibration: calibration)
+/// schedule.admit(aliceSaysGoal, now: 10_500)   // [] — alice wrote it at 10 000: due at 12 000
+/// schedule.nextWake                            // 12000
+/// schedule.releaseDue(now: 12_000)             // [Release(event: aliceSaysGoal, heldMillis: 1500, ...)]
+/// ```
+///
+/// Due messages come out in order of their release time, ties by game time (see
+/// ``Calibration/historyKey(of:)``), then by event id. Pending messages live in a binary heap, so
+/// admitting and releasing cost O(log n) each.
+public struct HoldBackSchedule: Sendable {
+    /// A message that has been admitted and is waiting to be shown.
+    public struct Pending: Equatable, Sendable {
+        /// The message.
+        public let event: Event
+        /// The reader's clock when the message was admitted.
+        public let arrivedAt: Int64
+        /// The reader's clock when the message is due to be shown.
+        public let releaseAt: Int64
+    }
+
+    /// A message to show now.
+    public struct Release: Equatable, Sendable {
+        /// The message.
+        public let event: Event
+        /// The reader's clock when the message was admitted.
+        public let arrivedAt: Int64
+        /// When the message was due on the reader's clock: `t − offset(S) + offset(R)` for
+        /// connected nodes (possibly already past when it arrived), otherwise its arrival time
+        /// (or the time of the recalibration that disconnected its sender).
+        public let releaseAt: Int64
+        /// The reader's clock when it was released (the `now` of the call that returned it).
+        public let shownAt: Int64
+
+        /// How long the message was held back on this node: `shownAt − arrivedAt`. Transit time
+        /// and any hold-back already served before it arrived are not included.
+        public var heldMillis: Int64 { shownAt.clampedSubtracting(arrivedAt) }
+    }
+
+    /// The node whose stream the schedule follows.
+    public let reader: NodeID
+    /// The calibration release times are computed from.
+    public private(set) var calibration: Calibration
+
+    private var heap: [Entry] = []
+    private var pendingIDs: Set<EventID> = []
+
+    /// An empty schedule for `reader`.
+    public init(reader: NodeID, calibration: Calibration = .none) {
+        self.reader = reader
+        self.calibration = calibration
+    }
+
+    /// Number of messages waiting.
+    public var pendingCount: Int { heap.count }
+
+    /// The waiting messages, in the order they will be released.
+    public var pending: [Pending] {
+        heap.sorted(by: Entry.precedes).map {
+            Pending(event: $0.event, arrivedAt: $0.arrivedAt, releaseAt: $0.releaseAt)
+        }
+    }
+
+    /// The earliest release time of a waiting message: when to call ``releaseDue(now:)`` next.
+    /// `nil` when nothing is waiting.
+    public var nextWake: Int64? { heap.first?.releaseAt }
+
+    /// When the reader should show `event` given the current calibration, if it arrives at `now`:
+    /// `now` for its own messages and for senders it is not connected to, otherwise
+    /// `createdAt − offset(sender) + offset(reader)` (which may be in the past).
+    public func releaseTime(of event: Event, now: Int64) -> Int64 {
+        guard event.origin != reader, let lag = calibration.lag(of: reader, behind: event.origin) else {
+            return now
+        }
+        return event.createdAt.clampedAdding(lag)
+    }
+
+    /// Takes in a message that arrived at `now` and returns everything due by `now`, this message
+    /// included if it is due (otherwise it waits). A message already waiting (same id) is
+    /// ignored; the schedule does not remember messages it has released, so the caller drops
+    /// duplicates it has shown.
+    public mutating func admit(_ event: Event, now: Int64) -> [Release] {
+        if pendingIDs.insert(event.id).inserted {
+            push(Entry(event: event, arrivedAt: now, releaseAt: releaseTime(of: event, now: now),
+                       historyKey: calibration.historyKey(of: event)))
+        }
+        return releaseDue(now: now)
+    }
+
+    /// Removes and returns every waiting message whose release time is at or before `now`, in
+    /// release order.
+    public mutating func releaseDue(now: Int64) -> [Release] {
+        var released: [Release] = []
+        while let top = heap.first, top.releaseAt <= now {
+            let entry = popFirst()
+            pendingIDs.remove(entry.event.id)
+            released.append(
+                Release(event: entry.event, arrivedAt: entry.arrivedAt, releaseAt: entry.releaseAt, shownAt: now))
+        }
+        return released
+    }
+
+    /// Switches to a new calibration at `now`: recomputes every waiting message's release time
+    /// and returns those now due. A message whose sender is no longer connected to the reader is
+    /// due at once.
+    public mutating func recalibrate(_ calibration: Calibration, now: Int64) -> [Release] {
+        self.calibration = calibration
+        for position in heap.indices {
+            let event = heap[position].event
+            heap[position].releaseAt = releaseTime(of: event, now: now)
+            heap[position].historyKey = calibration.historyKey(of: event)
+        }
+        for position in stride(from: heap.count / 2 - 1, through: 0, by: -1) {
+            siftDown(from: position)
+        }
+        return releaseDue(now: now)
+    }
+
+    // MARK: - Heap
+
+    private struct Entry: Sendable {
+        var event: Event
+        var arrivedAt: Int64
+        var releaseAt: Int64
+        var historyKey: Int64
+
+        static func precedes(_ a: Entry, _ b: Entry) -> Bool {
+            if a.releaseAt != b.releaseAt { return a.releaseAt < b.releaseAt }
+            if a.historyKey != b.historyKey { return a.historyKey < b.historyKey }
+            return a.event.id < b.event.id
+        }
+    }
+
+    private mutating func push(_ entry: Entry) {
+        heap.append(entry)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Entry.precedes(heap[child], heap[parent]) else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func popFirst() -> Entry {
+        heap.swapAt(0, heap.count - 1)
+        let first = heap.removeLast()
+        if !heap.isEmpty { siftDown(from: 0) }
+        return first
+    }
+
+    private mutating func siftDown(from start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < heap.count, Entry.precedes(heap[left], heap[smallest]) { smallest = left }
+            if right < heap.count, Entry.precedes(heap[right], heap[smallest]) { smallest = right }
+            guard smallest != parent else { return }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}

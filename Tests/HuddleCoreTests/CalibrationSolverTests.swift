@@ -1,0 +1,392 @@
+import Testing
+
+@testable import HuddleCore
+
+/// Writes a room's log for calibration tests, numbering each origin's events 1, 2, 3, …
+struct CalibrationRoomScript {
+    private(set) var events: [Event] = []
+    private var seqs: [NodeID: UInt64] = [:]
+
+    @discardableResult
+    mutating func add(_ node: NodeID, _ body: EventBody, at time: Int64) -> Event {
+        let seq = (seqs[node] ?? 0) + 1
+        seqs[node] = seq
+        let event = Event.fixture(node, seq, body, at: time)
+        events.append(event)
+        return event
+    }
+
+    mutating func mark(_ node: NodeID, _ label: String, at time: Int64) {
+        add(node, .mark(label: label), at: time)
+    }
+
+    mutating func nudge(_ node: NodeID, _ milliseconds: Int64, at time: Int64 = 0) {
+        add(node, .delayNudge(milliseconds: milliseconds), at: time)
+    }
+
+    mutating func join(_ node: NodeID, at time: Int64 = 0) { add(node, .join(nick: "n\(node)"), at: time) }
+    mutating func leave(_ node: NodeID, at time: Int64 = 0) { add(node, .leave, at: time) }
+
+    var calibration: Calibration { CalibrationSolver.solve(events) }
+}
+
+@Suite struct CalibrationSolverTests {
+    let n1 = NodeID.fixture(1)
+    let n2 = NodeID.fixture(2)
+    let n3 = NodeID.fixture(3)
+    let n4 = NodeID.fixture(4)
+
+    func placed(_ reference: NodeID, _ offsets: [NodeID: Int64]) -> Calibration {
+        Calibration(placements: offsets.mapValues { Calibration.Placement(reference: reference, offset: $0) })
+    }
+
+    // MARK: The design's worked example
+
+    @Test func workedExampleStepByStep() {
+        var room = CalibrationRoomScript()
+        room.join(n1)
+        room.join(n2)
+        room.join(n3)
+        #expect(room.calibration == .none)
+
+        room.mark(n1, "A", at: 2_000)
+        #expect(room.calibration == .none, "a lone mark calibrates nobody")
+
+        room.mark(n2, "A", at: 4_000)
+        #expect(room.calibration == placed(n1, [n1: 0, n2: 2_000]))
+
+        room.mark(n3, "B", at: 6_000)
+        #expect(room.calibration == placed(n1, [n1: 0, n2: 2_000]), "node 3 shares no label yet")
+        #expect(!room.calibration.isCalibrated(n3))
+
+        room.mark(n2, "B", at: 10_000)
+        let calibration = room.calibration
+        #expect(calibration == placed(n1, [n1: 0, n2: 2_000, n3: -2_000]))
+
+        #expect(calibration.holdBack(from: n3, to: n1) == 2_000)
+        #expect(calibration.holdBack(from: n3, to: n2) == 4_000)
+        #expect(calibration.holdBack(from: n1, to: n3) == 0)
+        #expect(calibration.lag(of: n3, behind: n1) == -2_000)
+        #expect(calibration.lag(of: n2, behind: n3) == 4_000)
+        #expect(calibration.groups == [Calibration.Group(reference: n1, members: [n1, n2, n3])])
+    }
+
+    @Test func referenceIsTheFirstMarkEvenWhenItCameThroughAnotherLabel() {
+        var room = CalibrationRoomScript()
+        room.mark(n3, "B", at: 1_000)
+        room.mark(n2, "B", at: 3_000)
+        room.mark(n2, "A", at: 9_000)
+        room.mark(n1, "A", at: 8_000)
+        #expect(room.calibration == placed(n3, [n3: 0, n2: 2_000, n1: 1_000]))
+    }
+
+    @Test func simultaneousFirstMarksBreakTheTieBySmallerNodeID() {
+        var room = CalibrationRoomScript()
+        room.mark(n2, "A", at: 5_000)
+        room.mark(n1, "A", at: 5_000)
+        room.mark(n3, "A", at: 5_700)
+        #expect(room.calibration == placed(n1, [n1: 0, n2: 0, n3: 700]))
+    }
+
+    // MARK: Groups and membership
+
+    @Test func separateGroupsHaveTheirOwnReferenceAndAreNotConnected() {
+        var room = CalibrationRoomScript()
+        room.mark(n1, "A", at: 1_000)
+        room.mark(n2, "A", at: 4_000)
+        room.mark(n4, "B", at: 500)
+        room.mark(n3, "B", at: 700)
+        let calibration = room.calibration
+        #expect(calibration.placements == [
+            n1: .init(reference: n1, offset: 0), n2: .init(reference: n1, offset: 3_000),
+            n4: .init(reference: n4, offset: 0), n3: .init(reference: n4, offset: 200),
+        ])
+        #expect(calibration.areConnected(n1, n2))
+        #expect(calibration.areConnected(n3, n4))
+        #expect(!calibration.areConnected(n1, n3))
+        #expect(!calibration.areConnected(n2, n4))
+        #expect(calibration.holdBack(from: n1, to: n3) == nil)
+        #expect(calibration.holdBack(from: n3, to: n2) == nil)
+        #expect(calibration.groups == [
+            Calibration.Group(reference: n1, members: [n1, n2]),
+            Calibration.Group(reference: n4, members: [n3, n4]),
+        ])
+    }
+
+    @Test func oneNodeWithManyLabelsCalibratesNobody() {
+        var room = CalibrationRoomScript()
+        room.mark(n1, "A", at: 1_000)
+        room.mark(n1, "B", at: 2_000)
+        room.mark(n1, "C", at: 3_000)
+        room.mark(n2, "D", at: 3_000)
+        #expect(room.calibration == .none)
+        #expect(!room.calibration.areConnected(n1, n1))
+    }
+
+    @Test func rejoiningResetsTheNode() {
+        var room = CalibrationRoomScript()
+        room.join(n1)
+        room.join(n2)
+        room.mark(n1, "A", at: 1_000)
+        room.mark(n2, "A", at: 3_000)
+        #expect(room.calibration == placed(n1, [n1: 0, n2: 2_000]))
+
+        room.leave(n2)
+        #expect(room.calibration == .none, "a node that left counts for nothing; node 1 is alone again")
+
+        room.join(n2)
+        #expect(room.calibration == .none, "the old mark no longer counts after re-joining")
+
+        room.mark(n2, "A", at: 1_500)
+        #expect(room.calibration == placed(n1, [n1: 0, n2: 500]))
+    }
+
+    @Test func latestMembershipEventDecidesEvenWithoutAnyJoin() {
+        var room = CalibrationRoomScript()
+        room.mark(n1, "A", at: 1_000)  // no join at all: counts from seq 1
+        room.mark(n2, "A", at: 1_250)
+        room.mark(n3, "A", at: 1_500)
+        #expect(room.calibration == placed(n1, [n1: 0, n2: 250, n3: 500]))
+        room.leave(n1)  // the reference leaves: the group re-forms around the next first mark
+        #expect(room.calibration == placed(n2, [n2: 0, n3: 250]))
+    }
+
+    @Test func onlyTheLatestMarkOfALabelCounts() {
+        var room = CalibrationRoomScript()
+        room.mark(n1, "A", at: 1_000)
+        room.mark(n2, "A", at: 9_000)
+        room.mark(n2, "a ", at: 4_000)  // the same label, marked again (earlier clock, later seq)
+        #expect(room.calibration == placed(n1, [n1: 0, n2: 3_000]))
+    }
+
+    // MARK: Labels
+
+    @Test(arguments: [
+        ("  KickOff ", "kickoff"), ("kickoff", "kickoff"), ("\tFirst Pitch\n", "first pitch"),
+        ("\u{00A0}\u{2003}HALF time\u{3000}", "half time"), ("ÉCLAIR", "éclair"), ("   ", ""), ("", ""),
+    ])
+    func labelNormalisation(raw: String, normalized: String) {
+        #expect(CalibrationLabel.normalize(raw) == normalized)
+        #expect(CalibrationLabel(raw)?.normalized == (normalized.isEmpty ? nil : normalized))
+    }
+
+    @Test func differentlyWrittenLabelsAreTheSameEvent() {
+        var room = CalibrationRoomScript()
+        room.mark(n1, "  KickOff ", at: 1_000)
+        room.mark(n2, "kickoff", at: 2_500)
+        room.mark(n3, "   ", at: 2_500)  // an empty label is no mark
+        #expect(room.calibration == placed(n1, [n1: 0, n2: 1_500]))
+    }
+
+    // MARK: Least squares
+
+    @Test func redundantMarksAreAveraged() {
+        var room = CalibrationRoomScript()
+        room.mark(n1, "A", at: 0)
+        room.mark(n2, "A", at: 1_000)
+        room.mark(n1, "B", at: 60_000)
+        room.mark(n2, "B", at: 61_201)
+        // (1 000 + 1 201) / 2 = 1 100.5, rounded half away from zero.
+        #expect(room.calibration == placed(n1, [n1: 0, n2: 1_101]))
+    }
+
+    @Test func cycleOfThreeNodesSharesTheMisfit() {
+        // 1–2 on A (Δ 1 000), 2–3 on B (Δ 1 000), 1–3 on C (Δ 2 300): a 300 ms misfit around the cycle.
+        var room = CalibrationRoomScript()
+        room.mark(n1, "A", at: 0)
+        room.mark(n2, "A", at: 1_000)
+        room.mark(n2, "B", at: 10_000)
+        room.mark(n3, "B", at: 11_000)
+        room.mark(n1, "C", at: 20_000)
+        room.mark(n3, "C", at: 22_300)
+        // Each residual takes a third of the misfit: o2 = 1 100, o3 = 2 200.
+        #expect(room.calibration == placed(n1, [n1: 0, n2: 1_100, n3: 2_200]))
+    }
+
+    /// Four nodes with known offsets mark twelve shared moments, each press off by N(0, 200 ms) of
+    /// reaction noise. The least-squares offsets must beat taking only the latest shared moment.
+    @Test(arguments: [UInt64(1), 2, 3, 4])
+    func leastSquaresAveragesOutReactionNoise(batch: UInt64) throws {
+        let nodes = [n1, n2, n3, n4]
+        let truth: [NodeID: Int64] = [n1: 0, n2: 12_000, n3: 45_500, n4: -7_300]
+        let sigma = 200.0
+        var squaredLeastSquares = 0.0
+        var squaredLatest = 0.0
+        var samples = 0.0
+        for trial in UInt64(0)..<10 {
+            var rng = SplitMix64(seed: batch &* 1_000 &+ trial)
+            var room = CalibrationRoomScript()
+            var pressed: [NodeID: Int64] = [:]  // each node's press of the latest moment
+            for moment in 0..<12 {
+                let gameTime = 1_700_000_000_000 + Int64(moment) * 60_000
+                for node in nodes {
+                    let noise = Int64((rng.nextGaussian() * sigma).rounded())
+                    pressed[node] = gameTime + truth[node]! + noise
+                    room.mark(node, "moment \(moment)", at: pressed[node]!)
+                }
+            }
+            let calibration = room.calibration
+            let reference = try #require(calibration.reference(of: n1))
+            for node in nodes where node != reference {
+                let expected = Double(truth[node]! - truth[reference]!)
+                let leastSquares = Double(calibration.offset(of: node)!)
+                let latest = Double(pressed[node]! - pressed[reference]!)
+                squaredLeastSquares += (leastSquares - expected) * (leastSquares - expected)
+                squaredLatest += (latest - expected) * (latest - expected)
+                samples += 1
+            }
+        }
+        let rmsLeastSquares = (squaredLeastSquares / samples).squareRoot()
+        let rmsLatest = (squaredLatest / samples).squareRoot()
+        // Expected: about σ·√(2/12) ≈ 82 ms against σ·√2 ≈ 283 ms, a ratio of 1/√12 ≈ 0.29.
+        #expect(rmsLeastSquares < 0.5 * rmsLatest, "least squares \(rmsLeastSquares) vs latest mark \(rmsLatest)")
+        #expect(rmsLeastSquares < 150)
+    }
+
+    // MARK: Nudges
+
+    @Test func delayNudgesAddUp() {
+        var room = CalibrationRoomScript()
+        room.mark(n1, "A", at: 1_000)
+        room.mark(n2, "A", at: 3_000)
+        room.nudge(n2, 1_000)
+        room.nudge(n2, -500)
+        #expect(room.calibration == placed(n1, [n1: 0, n2: 2_500]))
+        room.nudge(n1, 250)  // the reference nudges itself
+        #expect(room.calibration == placed(n1, [n1: 250, n2: 2_500]))
+        #expect(room.calibration.holdBack(from: n1, to: n2) == 2_250)
+    }
+
+    @Test func nudgesWaitForCalibrationAndDoNotSurviveRejoining() {
+        var room = CalibrationRoomScript()
+        room.nudge(n2, 5_000)  // before a re-join: will not count
+        room.join(n2)
+        room.nudge(n2, 700)  // uncalibrated yet: waits
+        room.mark(n1, "A", at: 1_000)
+        #expect(room.calibration == .none)
+        room.mark(n2, "A", at: 3_000)
+        #expect(room.calibration == placed(n1, [n1: 0, n2: 2_700]))
+
+        room.leave(n2)
+        room.join(n2)
+        room.mark(n2, "A", at: 3_000)
+        #expect(room.calibration == placed(n1, [n1: 0, n2: 2_000]))
+    }
+
+    @Test func otherEventKindsAreIgnored() {
+        var room = CalibrationRoomScript()
+        room.mark(n1, "A", at: 1_000)
+        room.add(n2, .calibrationEvent(label: "A"), at: 1_500)
+        room.add(n2, .chat(text: "A"), at: 1_600)
+        room.mark(n2, "A", at: 3_000)
+        #expect(room.calibration == placed(n1, [n1: 0, n2: 2_000]))
+    }
+
+    @Test func extremeTimesDoNotTrap() {
+        var room = CalibrationRoomScript()
+        room.mark(n1, "A", at: .min)
+        room.mark(n2, "A", at: .max)
+        room.nudge(n2, .max)
+        room.mark(n3, "A", at: 0)
+        let calibration = room.calibration
+        #expect(calibration.reference(of: n2) == n1)
+        #expect(calibration.offset(of: n2) == .max)
+        #expect(calibration.holdBack(from: n1, to: n2) == .max)
+        #expect(calibration.lag(of: n1, behind: n2) == -.max)
+    }
+
+    // MARK: Properties, on seeded random rooms
+
+    /// A random room: six nodes marking labels from a small pool, written in varying ways, with a
+    /// few joins, leaves, nudges, chats and repeated marks mixed in.
+    static func randomRoom(seed: UInt64) -> [Event] {
+        var rng = SplitMix64(seed: seed)
+        var room = CalibrationRoomScript()
+        let spellings = [["kickoff", " KickOff", "KICKOFF\n"], ["goal", "Goal "], ["half"], ["foul", " FOUL"], ["end"]]
+        let nodes = (1...6).map { NodeID.fixture(UInt8($0)) }
+        for _ in 0..<Int.random(in: 10...40, using: &rng) {
+            let node = nodes.randomElement(using: &rng)!
+            let time = 1_700_000_000_000 + Int64.random(in: 0...3_600_000, using: &rng)
+            switch Int.random(in: 0..<100, using: &rng) {
+            case 0..<75: room.mark(node, spellings.randomElement(using: &rng)!.randomElement(using: &rng)!, at: time)
+            case 75..<82: room.nudge(node, Int64.random(in: -3...3, using: &rng) * 500)
+            case 82..<88: room.join(node)
+            case 88..<92: room.leave(node)
+            default: room.add(node, .chat(text: "hi"), at: time)
+            }
+        }
+        return room.events
+    }
+
+    @Test(arguments: UInt64(0)..<50)
+    func arrivalOrderAndDuplicatesDoNotMatter(seed: UInt64) {
+        let events = Self.randomRoom(seed: seed)
+        let expected = CalibrationSolver.solve(events)
+        var rng = SplitMix64(seed: seed ^ 0xDEAD_BEEF)
+        for _ in 0..<5 {
+            var arrived = events + events.filter { _ in Bool.random(using: &rng) }
+            arrived.shuffle(using: &rng)
+            #expect(CalibrationSolver.solve(arrived) == expected)
+        }
+        #expect(CalibrationSolver.solve(events.reversed()) == expected)
+    }
+
+    @Test func randomRoomsAreMostlyCalibrated() {
+        // Keeps the property above from passing vacuously.
+        let calibrated = (UInt64(0)..<50).filter { !CalibrationSolver.solve(Self.randomRoom(seed: $0)).isEmpty }
+        #expect(calibrated.count >= 40)
+    }
+
+    /// A random tree of marks: every new mark either opens a new label by a placed node or brings a
+    /// new node in on an existing label, so marks = nodes + labels − 1.
+    static func randomTree(seed: UInt64) -> (events: [Event], marks: [(node: NodeID, label: String, time: Int64)]) {
+        var rng = SplitMix64(seed: seed)
+        let nodeCount = Int.random(in: 2...40, using: &rng)
+        var room = CalibrationRoomScript()
+        var marks: [(node: NodeID, label: String, time: Int64)] = []
+        var nodes = [NodeID.fixture(UInt8.random(in: 1...255, using: &rng))]
+        var labels: [String] = []
+        func time() -> Int64 { 1_700_000_000_000 + Int64.random(in: -500_000_000...500_000_000, using: &rng) }
+        while nodes.count < nodeCount {
+            if labels.isEmpty || Int.random(in: 0..<3, using: &rng) == 0 {
+                let label = "label \(labels.count)"
+                labels.append(label)
+                marks.append((nodes.randomElement(using: &rng)!, label, time()))
+            } else {
+                var node: NodeID
+                repeat { node = .fixture(UInt8.random(in: 1...255, using: &rng)) } while nodes.contains(node)
+                nodes.append(node)
+                marks.append((node, labels.randomElement(using: &rng)!, time()))
+            }
+        }
+        for mark in marks { room.mark(mark.node, mark.label, at: mark.time) }
+        return (room.events, marks)
+    }
+
+    @Test(arguments: UInt64(0)..<50)
+    func onTreesLeastSquaresIsTheExactRule(seed: UInt64) {
+        let (events, marks) = Self.randomTree(seed: seed)
+        let labelSet = Set(marks.map(\.label))
+        let nodeSet = Set(marks.map(\.node))
+        #expect(marks.count == nodeSet.count + labelSet.count - 1)
+
+        // The exact rule, walking outwards from the node whose mark came first.
+        let first = marks.min { ($0.time, $0.node, $0.label) < ($1.time, $1.node, $1.label) }!
+        var expected: [NodeID: Int64] = [first.node: 0]
+        var changed = true
+        while changed {
+            changed = false
+            for mark in marks where expected[mark.node] == nil {
+                if let placed = marks.first(where: { $0.label == mark.label && expected[$0.node] != nil }) {
+                    expected[mark.node] = mark.time - placed.time + expected[placed.node]!
+                    changed = true
+                }
+            }
+        }
+        #expect(expected.count == nodeSet.count)
+        var shuffler = SplitMix64(seed: seed)
+        let calibration = CalibrationSolver.solve(events.shuffled(using: &shuffler))
+        let placements = expected.mapValues { Calibration.Placement(reference: first.node, offset: $0) }
+        #expect(calibration == Calibration(placements: placements))
+    }
+}
