@@ -1,0 +1,137 @@
+/// One line typed into a node's console, parsed.
+///
+/// Plain text is a chat message to the current room; a line starting with `/` is a command.
+/// Parsing never changes anything: a bad line gives a ``ConsoleCommandError`` whose text is
+/// what the user should read.
+///
+/// ```swift
+/// try ConsoleCommand(parsing: "/delay -0.5")   // .delay(milliseconds: -500)
+/// try ConsoleCommand(parsing: "what a catch")  // .say("what a catch")
+/// try ConsoleCommand(parsing: "/dance")        // throws: unknown command "/dance" (try /help)
+/// ```
+public enum ConsoleCommand: Hashable, Sendable {
+    /// A chat message to the current room.
+    case say(String)
+    case join(room: String)
+    case leave
+    case rooms
+    case who
+    /// Create a calibration event other viewers are prompted to mark.
+    case event(label: String)
+    /// Mark a calibration event now (creating it first if it is new).
+    case now(label: String)
+    /// Stop being prompted for this calibration event.
+    case ignore(label: String)
+    /// Nudge one's own offset: positive means "my stream is later than the marks say".
+    case delay(milliseconds: Int64)
+    /// Show the last `count` messages of the room, ordered by game time.
+    case history(count: Int)
+    case help
+    case quit
+
+    /// Default number of messages `/history` shows.
+    public static let defaultHistoryCount = 20
+
+    /// The longest `/delay` accepted, in seconds either way.
+    public static let maximumDelaySeconds = 600.0
+
+    /// Parses one console line (without its newline).
+    public init(parsing line: String) throws(ConsoleCommandError) {
+        let trimmed = line.trimmingWhitespace()
+        guard trimmed.first == "/" else {
+            guard !trimmed.isEmpty else { throw .emptyLine }
+            self = .say(trimmed)
+            return
+        }
+        let name: Substring
+        let argument: String
+        if let space = trimmed.firstIndex(where: \.isWhitespace) {
+            name = trimmed[..<space]
+            argument = trimmed[space...].trimmingWhitespace()
+        } else {
+            name = trimmed[...]
+            argument = ""
+        }
+        func required(_ what: String) throws(ConsoleCommandError) -> String {
+            guard !argument.isEmpty else { throw .missingArgument(command: String(name), expected: what) }
+            return argument
+        }
+        func none() throws(ConsoleCommandError) {
+            guard argument.isEmpty else { throw .unexpectedArgument(command: String(name)) }
+        }
+        switch name.lowercased() {
+        case "/join": self = .join(room: try required("a room name"))
+        case "/leave": try none(); self = .leave
+        case "/rooms": try none(); self = .rooms
+        case "/who": try none(); self = .who
+        case "/event": self = .event(label: try required("a label, e.g. /event kickoff"))
+        case "/now": self = .now(label: try required("a label, e.g. /now kickoff"))
+        case "/ignore": self = .ignore(label: try required("a label"))
+        case "/delay": self = .delay(milliseconds: try Self.parseDelay(required("+S or -S seconds, e.g. /delay +1")))
+        case "/history":
+            if argument.isEmpty {
+                self = .history(count: Self.defaultHistoryCount)
+            } else if let count = Int(argument), count > 0 {
+                self = .history(count: count)
+            } else {
+                throw .invalidArgument(command: "/history", argument: argument, expected: "a positive count")
+            }
+        case "/help": self = .help
+        case "/quit", "/exit": try none(); self = .quit
+        default: throw .unknownCommand(String(name))
+        }
+    }
+
+    /// `+1`, `-0.5`, `+2.25`: a signed number of seconds, to whole milliseconds.
+    private static func parseDelay(_ text: String) throws(ConsoleCommandError) -> Int64 {
+        let invalid = ConsoleCommandError.invalidArgument(
+            command: "/delay", argument: text, expected: "+S or -S seconds, e.g. +1 or -0.5")
+        guard let sign = text.first, sign == "+" || sign == "-",
+            let seconds = Double(text.dropFirst()), seconds.isFinite, seconds >= 0,
+            text.dropFirst().allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") })
+        else { throw invalid }
+        guard seconds <= maximumDelaySeconds else {
+            throw .invalidArgument(
+                command: "/delay", argument: text, expected: "at most \(Int(maximumDelaySeconds)) seconds either way")
+        }
+        let milliseconds = Int64((seconds * 1000).rounded())
+        guard milliseconds != 0 else { throw invalid }
+        return sign == "-" ? -milliseconds : milliseconds
+    }
+
+    /// The command list `/help` prints.
+    public static let helpText = """
+        Type a line to send it to the current room. Commands:
+          /join ROOM       join ROOM and make it current
+          /leave           leave the current room
+          /rooms           rooms you are in and rooms seen on the network
+          /who             people in the current room, with how far their stream is from yours
+          /event LABEL     propose a moment everyone can see (e.g. kickoff) for others to mark
+          /now LABEL       it is happening on your screen right now (creates LABEL if new)
+          /ignore LABEL    stop being asked to mark LABEL
+          /delay +S|-S     nudge your offset by S seconds (fractions allowed)
+          /history [N]     the last N messages (default 20), ordered by game time
+          /help            this list
+          /quit            leave the console (end of input does the same)
+        """
+}
+
+/// Why a console line was not understood. The description is the message to show.
+public enum ConsoleCommandError: Error, Hashable, Sendable, CustomStringConvertible {
+    case emptyLine
+    case unknownCommand(String)
+    case missingArgument(command: String, expected: String)
+    case unexpectedArgument(command: String)
+    case invalidArgument(command: String, argument: String, expected: String)
+
+    public var description: String {
+        switch self {
+        case .emptyLine: "nothing to send"
+        case .unknownCommand(let name): "unknown command \"\(name)\" (try /help)"
+        case .missingArgument(let command, let expected): "\(command) needs \(expected)"
+        case .unexpectedArgument(let command): "\(command) takes no argument"
+        case .invalidArgument(let command, let argument, let expected):
+            "\(command): \"\(argument)\" is not \(expected)"
+        }
+    }
+}

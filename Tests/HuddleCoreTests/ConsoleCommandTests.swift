@@ -1,0 +1,59 @@
+import Testing
+
+@testable import HuddleCore
+
+@Suite struct ConsoleCommandTests {
+    @Test(arguments: [
+        ("hello there", ConsoleCommand.say("hello there")),
+        ("  spaced out  ", .say("spaced out")),
+        ("/join superbowl", .join(room: "superbowl")),
+        ("/JOIN  superbowl ", .join(room: "superbowl")),
+        ("/leave", .leave),
+        ("/rooms", .rooms),
+        ("/who", .who),
+        ("/event first pitch", .event(label: "first pitch")),
+        ("/now kickoff", .now(label: "kickoff")),
+        ("/ignore halftime", .ignore(label: "halftime")),
+        ("/delay +1", .delay(milliseconds: 1000)),
+        ("/delay -0.5", .delay(milliseconds: -500)),
+        ("/delay +2.25", .delay(milliseconds: 2250)),
+        ("/history", .history(count: ConsoleCommand.defaultHistoryCount)),
+        ("/history 5", .history(count: 5)),
+        ("/help", .help),
+        ("/quit", .quit),
+        ("/exit", .quit),
+    ])
+    func parses(line: String, expected: ConsoleCommand) throws {
+        #expect(try ConsoleCommand(parsing: line) == expected)
+    }
+
+    @Test(arguments: [
+        ("", "nothing to send"),
+        ("   ", "nothing to send"),
+        ("/dance", "unknown command \"/dance\" (try /help)"),
+        ("/join", "/join needs a room name"),
+        ("/now", "/now needs a label, e.g. /now kickoff"),
+        ("/leave now", "/leave takes no argument"),
+        ("/delay 1", "/delay: \"1\" is not +S or -S seconds, e.g. +1 or -0.5"),
+        ("/delay +abc", "/delay: \"+abc\" is not +S or -S seconds, e.g. +1 or -0.5"),
+        ("/delay +0", "/delay: \"+0\" is not +S or -S seconds, e.g. +1 or -0.5"),
+        ("/delay +nan", "/delay: \"+nan\" is not +S or -S seconds, e.g. +1 or -0.5"),
+        ("/delay +1e3", "/delay: \"+1e3\" is not +S or -S seconds, e.g. +1 or -0.5"),
+        ("/delay -9999", "/delay: \"-9999\" is not at most 600 seconds either way"),
+        ("/history 0", "/history: \"0\" is not a positive count"),
+        ("/history lots", "/history: \"lots\" is not a positive count"),
+    ])
+    func rejectsWithAMessageForTheUser(line: String, message: String) {
+        #expect {
+            try ConsoleCommand(parsing: line)
+        } throws: { error in
+            (error as? ConsoleCommandError)?.description == message
+        }
+    }
+
+    @Test func helpListsEveryCommand() {
+        for command in ["/join", "/leave", "/rooms", "/who", "/event", "/now", "/ignore", "/delay", "/history", "/help", "/quit"] {
+            #expect(ConsoleCommand.helpText.contains(command))
+        }
+    }
+}
