@@ -1,0 +1,32 @@
+import Testing
+
+@testable import huddle
+
+/// The built `huddle` binary, run as a user runs it.
+@Suite struct CommandLineTests {
+    @Test func versionNamesReleaseAndWireProtocol() throws {
+        let result = try HuddleBinary.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("huddle 0."))
+        #expect(result.stdout.contains("wire protocol 1"))
+    }
+
+    @Test func helpExplainsWhatHuddleIs() throws {
+        let result = try HuddleBinary.run(["--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("USAGE: huddle"))
+        #expect(result.stdout.contains("friends watching the same game"))
+        #expect(result.stdout.contains("--version"))
+    }
+
+    @Test func unknownOptionIsAClearErrorAndNonZeroExit() throws {
+        let result = try HuddleBinary.run(["--frobnicate"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("Unknown option '--frobnicate'"))
+    }
+
+    @Test func parsesInProcess() throws {
+        #expect(throws: (any Error).self) { try Huddle.parseAsRoot(["--nope"]) }
+        #expect(try Huddle.parseAsRoot([]) is Huddle)
+    }
+}
