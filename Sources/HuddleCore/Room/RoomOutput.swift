@@ -1,0 +1,58 @@
+/// Something a room has to show its reader, in the order it happened on this node.
+///
+/// The shell renders these as text or JSON lines; the core decides *what* and *when*.
+public enum RoomOutput: Equatable, Sendable {
+    /// A chat message is shown now (after any hold-back).
+    case message(ShownMessage)
+    /// Someone proposed a calibration event: a prompt to mark it (`/now LABEL`).
+    case calibrationEvent(label: String, by: Member)
+    /// Someone marked a calibration event when their clock read `at`.
+    case mark(label: String, by: Member, at: Int64)
+    case joined(Member)
+    case left(Member)
+    /// The room's calibration changed: each member's offset in milliseconds (`nil` when not
+    /// calibrated) and, for those connected to this node, how far their stream is behind it.
+    case offsetsChanged(OffsetReport)
+}
+
+/// A room member as the room log knows it: id and the nick from its latest join.
+public struct Member: Hashable, Sendable {
+    public var id: NodeID
+    public var nick: String
+
+    public init(id: NodeID, nick: String) {
+        self.id = id
+        self.nick = nick
+    }
+}
+
+/// A chat message at the moment it is shown.
+public struct ShownMessage: Equatable, Sendable {
+    public var event: Event
+    public var from: Member
+    public var text: String
+    /// The sender's clock when it sent the message (ms since the Unix epoch).
+    public var sentAt: Int64 { event.createdAt }
+    /// This node's clock when it was shown.
+    public var shownAt: Int64
+    /// How long this node held it back (0 for messages shown on arrival).
+    public var heldMillis: Int64
+    /// The message's game time (sender's clock less its offset), `nil` while the sender is not
+    /// calibrated.
+    public var gameTime: Int64?
+}
+
+/// Offsets of a room's members after a calibration change.
+public struct OffsetReport: Equatable, Sendable {
+    public struct Entry: Equatable, Sendable {
+        public var member: Member
+        /// Offset from the group's reference, ms (positive: behind). `nil`: not calibrated.
+        public var offset: Int64?
+        /// How far this member's stream is behind the reader's (negative: ahead), when both are
+        /// in the same calibrated group.
+        public var behindReader: Int64?
+    }
+
+    /// One entry per current member, sorted by nick then id.
+    public var entries: [Entry]
+}

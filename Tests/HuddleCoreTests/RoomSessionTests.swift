@@ -1,0 +1,125 @@
+import Testing
+
+@testable import HuddleCore
+
+/// Three viewers' rooms wired together by hand, with a fake clock: the DESIGN worked example
+/// as the nodes themselves live it.
+@Suite struct RoomSessionTests {
+    let ids = (0..<3).map { _ in NodeIdentity.generate() }
+    let base: Int64 = 1_700_000_000_000
+
+    /// Every room receives everything every other room makes.
+    struct Lan {
+        var rooms: [RoomSession]
+        var outputs: [[RoomOutput]]
+
+        mutating func make(_ who: Int, _ body: EventBody, at now: Int64, signer: NodeIdentity) throws {
+            let (event, own) = try rooms[who].compose(body, now: now, signer: signer)
+            outputs[who] += own
+            for other in rooms.indices where other != who {
+                outputs[other] += rooms[other].receive(event, now: now)
+            }
+        }
+
+        mutating func wakeAll(at now: Int64) {
+            for index in rooms.indices { outputs[index] += rooms[index].wake(now: now) }
+        }
+
+        func messages(_ who: Int) -> [ShownMessage] {
+            outputs[who].compactMap { if case .message(let message) = $0 { message } else { nil } }
+        }
+    }
+
+    func lan() throws -> Lan {
+        var lan = Lan(
+            rooms: ids.map { RoomSession(room: "superbowl", reader: $0.id) }, outputs: [[], [], []])
+        for (index, nick) in ["one", "two", "three"].enumerated() {
+            try lan.make(index, .join(nick: nick), at: base, signer: ids[index])
+        }
+        return lan
+    }
+
+    @Test func theWorkedExampleHoldsMessagesBackExactly() throws {
+        var lan = try lan()
+        try lan.make(0, .mark(label: "A"), at: base + 2_000, signer: ids[0])
+        try lan.make(1, .mark(label: "a"), at: base + 4_000, signer: ids[1])
+        try lan.make(2, .calibrationEvent(label: "B"), at: base + 5_000, signer: ids[2])
+        try lan.make(2, .mark(label: "B"), at: base + 6_000, signer: ids[2])
+        try lan.make(1, .mark(label: "B "), at: base + 10_000, signer: ids[1])
+        for room in lan.rooms {
+            #expect(room.calibration.offset(of: ids[0].id) == 0)
+            #expect(room.calibration.offset(of: ids[1].id) == 2_000)
+            #expect(room.calibration.offset(of: ids[2].id) == -2_000)
+        }
+
+        // Node 3 (2 s ahead of node 1) writes at t; node 1 sees it 2 s later, node 2 4 s later.
+        let t = base + 20_000
+        try lan.make(2, .chat(text: "touchdown"), at: t, signer: ids[2])
+        #expect(lan.messages(2).map(\.heldMillis) == [0])
+        #expect(lan.messages(0).isEmpty && lan.messages(1).isEmpty)
+        #expect(lan.rooms[0].nextWake == t + 2_000)
+        #expect(lan.rooms[1].nextWake == t + 4_000)
+        lan.wakeAll(at: t + 1_999)
+        #expect(lan.messages(0).isEmpty)
+        lan.wakeAll(at: t + 2_000)
+        #expect(lan.messages(0).map(\.heldMillis) == [2_000])
+        #expect(lan.messages(0).first?.gameTime == t + 2_000)
+        #expect(lan.messages(1).isEmpty)
+        lan.wakeAll(at: t + 4_000)
+        #expect(lan.messages(1).map(\.heldMillis) == [4_000])
+
+        // Node 1's messages appear on node 3 at once.
+        try lan.make(0, .chat(text: "what a play"), at: t + 5_000, signer: ids[0])
+        #expect(lan.messages(2).map(\.text) == ["touchdown", "what a play"])
+        #expect(lan.messages(2).last?.heldMillis == 0)
+    }
+
+    @Test func peersAreAnnouncedAndPromptedAndOffsetsReportedInWords() throws {
+        var lan = try lan()
+        #expect(lan.outputs[0].contains(.joined(Member(id: ids[1].id, nick: "two"))))
+        try lan.make(1, .calibrationEvent(label: "Kickoff"), at: base + 1_000, signer: ids[1])
+        #expect(lan.outputs[0].contains(.calibrationEvent(label: "kickoff", by: Member(id: ids[1].id, nick: "two"))))
+        try lan.make(0, .mark(label: "kickoff"), at: base + 3_000, signer: ids[0])
+        try lan.make(1, .mark(label: "kickoff"), at: base + 5_500, signer: ids[1])
+        let report = lan.outputs[0].compactMap { if case .offsetsChanged(let r) = $0 { r } else { nil } }.last
+        let two = report?.entries.first { $0.member.nick == "two" }
+        #expect(two?.behindReader == 2_500)
+        #expect(report?.entries.first { $0.member.nick == "three" }?.offset == nil)
+    }
+
+    @Test func ignoredLabelsAreNotPromptedHere() throws {
+        var lan = try lan()
+        lan.rooms[0].ignore(label: CalibrationLabel("halftime")!)
+        try lan.make(1, .calibrationEvent(label: "HALFTIME"), at: base + 1_000, signer: ids[1])
+        #expect(!lan.outputs[0].contains { if case .calibrationEvent = $0 { true } else { false } })
+        #expect(lan.outputs[2].contains { if case .calibrationEvent = $0 { true } else { false } })
+    }
+
+    @Test func aRestoreShowsNothingTwiceAndStillShowsWhatWasHeld() throws {
+        var lan = try lan()
+        try lan.make(0, .mark(label: "A"), at: base + 2_000, signer: ids[0])
+        try lan.make(1, .mark(label: "A"), at: base + 4_000, signer: ids[1])
+        try lan.make(0, .chat(text: "seen"), at: base + 10_000, signer: ids[0])
+        lan.wakeAll(at: base + 12_000)
+        try lan.make(0, .chat(text: "held when the node died"), at: base + 13_000, signer: ids[0])
+        let shownOnTwo = Set(lan.messages(1).map(\.event.id))
+        #expect(shownOnTwo.count == 1)
+
+        // Node 2 restarts at base + 14 000 from its stored events.
+        var restarted = RoomSession(room: "superbowl", reader: ids[1].id)
+        let outputs = restarted.restore(lan.rooms[1].log.delivered.shuffled(), shown: shownOnTwo, now: base + 14_000)
+        #expect(outputs.isEmpty)
+        #expect(restarted.heldBackCount == 1)
+        #expect(restarted.nextWake == base + 15_000)
+        let later = restarted.wake(now: base + 15_000)
+        #expect(later.count == 1)
+        #expect(restarted.calibration == lan.rooms[1].calibration)
+    }
+
+    @Test func composeRefusesWhatTheWireWouldReject() {
+        var room = RoomSession(room: "superbowl", reader: ids[0].id)
+        let tooLong = String(repeating: "x", count: WireLimits.maxChatTextBytes + 1)
+        #expect(throws: WireError.self) { try room.compose(.chat(text: tooLong), now: base, signer: ids[0]) }
+        #expect(room.log.count == 0)
+    }
+}
