@@ -8,11 +8,12 @@ public struct Probe: Hashable, Sendable {
     public var from: NodeID
     /// Its nick.
     public var nick: String
-    /// Its incarnation: raised by the node itself to refute a suspicion of being dead.
+    /// Its incarnation: higher on every start, so gossip can tell a restarted node's new address.
     public var incarnation: UInt64
     /// Probe number, echoed in the ``Ack``.
     public var sequence: UInt64
-    /// The prober's clock when it sent the probe, in milliseconds; echoed in the ``Ack``.
+    /// The prober's monotonic clock when it sent the probe, in microseconds; echoed in the ``Ack``.
+    /// Only the prober interprets it.
     public var sentAt: Int64
     /// The port the prober listens on (UDP and TCP), since the datagram's source port may differ.
     public var port: UInt16

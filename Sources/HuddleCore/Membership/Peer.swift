@@ -1,0 +1,59 @@
+/// What a node knows about one other node, as kept by ``Membership``.
+///
+/// Times are microseconds of the local monotonic clock (the `now` passed to ``Membership``).
+///
+/// ```swift
+/// for peer in membership.peers.values.sorted(by: { $0.id < $1.id }) {
+///     print(peer.nick, peer.address, peer.state, peer.rtt.map { "\($0) µs" } ?? "-")
+/// }
+/// ```
+public struct Peer: Hashable, Sendable {
+    /// The peer's node id.
+    public var id: NodeID
+    /// Its nick, as it last told us (or as gossiped, until it does).
+    public var nick: String
+    /// Where it listens (UDP and TCP).
+    public var address: PeerAddress
+    /// The rooms it is in, as it last told us (empty until it does); at most
+    /// ``WireLimits/maxRoomsPerNode``.
+    public var rooms: [String]
+    /// How this node sees it: alive, suspect or gone. Only direct contact makes it alive.
+    public var state: PeerState
+    /// The peer's incarnation, as it last told us (or as gossiped).
+    public var incarnation: UInt64
+    /// When we last heard from it directly (or learned of it), local µs.
+    public var lastSeen: Int64
+    /// Smoothed round trip in µs (first sample, then 7/8 old + 1/8 new, like TCP's SRTT);
+    /// `nil` until one of our probes has been answered.
+    public var rtt: Int64?
+    /// How we first learned of it.
+    public var foundBy: PeerSource
+
+    /// A peer as given (``Membership`` makes these; this is for tests and status output).
+    public init(
+        id: NodeID, nick: String, address: PeerAddress, rooms: [String], state: PeerState, incarnation: UInt64,
+        lastSeen: Int64, rtt: Int64?, foundBy: PeerSource
+    ) {
+        self.id = id
+        self.nick = nick
+        self.address = address
+        self.rooms = rooms
+        self.state = state
+        self.incarnation = incarnation
+        self.lastSeen = lastSeen
+        self.rtt = rtt
+        self.foundBy = foundBy
+    }
+}
+
+/// How a node first learned of a peer.
+public enum PeerSource: Hashable, Sendable {
+    /// It answered a probe to a `--peer HOST:PORT` seed.
+    case seed
+    /// Another peer listed it in a probe or ack.
+    case gossip
+    /// It contacted us first.
+    case inbound
+    /// It was found by DNS-SD over mDNS.
+    case mdns
+}

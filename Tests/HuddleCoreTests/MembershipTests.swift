@@ -1,0 +1,504 @@
+import Testing
+
+@testable import HuddleCore
+
+/// Times in these tests are microseconds, like everything in `Membership`.
+private let second: Int64 = 1_000_000
+
+@Suite struct MembershipTests {
+    let alice = NodeID.fixture(1)
+    let bob = NodeID.fixture(2)
+    let carol = NodeID.fixture(3)
+    let dave = NodeID.fixture(4)
+
+    let bobAt = PeerAddress(host: "192.0.2.12", port: 7002)
+    let carolAt = PeerAddress(host: "192.0.2.13", port: 7003)
+
+    func aliceNode(config: MembershipConfig = .init()) -> Membership {
+        var membership = Membership(me: alice, nick: "alice", port: 7001, incarnation: 1, config: config)
+        membership.rooms = ["superbowl"]
+        return membership
+    }
+
+    func probe(
+        from id: NodeID, nick: String = "bob", sequence: UInt64 = 77, sentAt: Int64 = 12_345, port: UInt16 = 7002,
+        incarnation: UInt64 = 1, rooms: [String] = ["superbowl"], peers: [PeerRecord] = []
+    ) -> Probe {
+        Probe(
+            from: id, nick: nick, incarnation: incarnation, sequence: sequence, sentAt: sentAt, port: port,
+            rooms: rooms, peers: peers)
+    }
+
+    func ack(
+        _ probe: Probe, from id: NodeID, nick: String = "bob", incarnation: UInt64 = 1,
+        rooms: [String] = ["superbowl"], peers: [PeerRecord] = []
+    ) -> Ack {
+        Ack(
+            from: id, nick: nick, incarnation: incarnation, sequence: probe.sequence, echoedSentAt: probe.sentAt,
+            rooms: rooms, peers: peers)
+    }
+
+    func record(_ id: NodeID, _ nick: String, at address: PeerAddress, _ state: PeerState = .alive,
+                incarnation: UInt64 = 1) -> PeerRecord {
+        PeerRecord(id: id, nick: nick, host: address.host, port: address.port, state: state, incarnation: incarnation)
+    }
+
+    // MARK: Seeds
+
+    @Test func seedIsProbedAndResolvedByTheAckWhateverTheHostSpelling() throws {
+        var membership = aliceNode()
+        let seed = try #require(PeerAddress(parsing: "localhost:7002"))
+        membership.addSeed(seed)
+        #expect(membership.seeds == [seed])
+
+        let first = membership.tick(now: 0)
+        #expect(first.count == 2)
+        #expect(first.last == .scheduleTick(at: 1 * second))
+        let sent = try #require(first.probes.first)
+        #expect(sent.to == seed)
+        #expect(sent.probe.from == alice)
+        #expect(sent.probe.nick == "alice")
+        #expect(sent.probe.incarnation == 1)
+        #expect(sent.probe.sentAt == 0)
+        #expect(sent.probe.port == 7001)
+        #expect(sent.probe.rooms == ["superbowl"])
+        #expect(sent.probe.peers == [])
+
+        // Bob answers from 127.0.0.1, 420 µs later.
+        let answer = ack(sent.probe, from: bob, incarnation: 5, rooms: ["superbowl", "replays"])
+        let learned = membership.receive(answer, from: PeerAddress(host: "127.0.0.1", port: 7002), now: 420)
+        #expect(learned == [.peerChanged(id: bob, nick: "bob", from: nil, to: .alive)])
+        #expect(membership.seeds == [])
+        #expect(membership.peers[bob] == Peer(
+            id: bob, nick: "bob", address: seed, rooms: ["superbowl", "replays"], state: .alive, incarnation: 5,
+            lastSeen: 420, rtt: 420, foundBy: .seed))
+
+        // From now on bob is probed as a peer (at the address we know), and the seed no more.
+        let next = membership.tick(now: 1 * second)
+        #expect(next.probes.map(\.to) == [seed])
+        #expect(next.last == .scheduleTick(at: 2 * second))
+        let secondProbe = try #require(next.probes.first?.probe)
+        #expect(secondProbe.sequence != sent.probe.sequence)
+        #expect(secondProbe.sentAt == 1 * second)
+
+        // Second sample 100 µs: SRTT = (7 × 420 + 100) / 8 = 380.
+        _ = membership.receive(ack(secondProbe, from: bob), from: bobAt, now: 1 * second + 100)
+        #expect(membership.peers[bob]?.rtt == 380)
+        #expect(membership.peers[bob]?.address == seed)
+    }
+
+    @Test func rttOnlyFromAnOutstandingProbeWithItsOwnSendTime() throws {
+        var membership = aliceNode()
+        membership.addSeed(bobAt)
+        let sent = try #require(membership.tick(now: 0).probes.first?.probe)
+
+        // An ack whose sequence we never sent: alive evidence, but no RTT and no seed resolution.
+        var stray = ack(sent, from: bob)
+        stray.sequence = 9_999
+        _ = membership.receive(stray, from: bobAt, now: 300)
+        #expect(membership.peers[bob]?.rtt == nil)
+        #expect(membership.peers[bob]?.foundBy == .inbound)
+        #expect(membership.seeds == [bobAt])
+
+        // A matching sequence with a tampered send time: resolves the seed, still no RTT.
+        var tampered = ack(sent, from: bob)
+        tampered.echoedSentAt = -5_000
+        _ = membership.receive(tampered, from: bobAt, now: 400)
+        #expect(membership.peers[bob]?.rtt == nil)
+        #expect(membership.seeds == [])
+
+        // The same sequence again is no longer outstanding.
+        _ = membership.receive(ack(sent, from: bob), from: bobAt, now: 500)
+        #expect(membership.peers[bob]?.rtt == nil)
+        #expect(membership.peers[bob]?.lastSeen == 500)
+    }
+
+    @Test func unansweredSeedIsProbedEveryInterval() {
+        var membership = aliceNode()
+        membership.addSeed(bobAt)
+        var probeTimes: [Int64] = []
+        var now: Int64 = 0
+        while now <= 5 * second {
+            let directives = membership.tick(now: now)
+            probeTimes += directives.probes.map(\.probe.sentAt)
+            now = directives.wake!
+        }
+        #expect(probeTimes == [0, 1, 2, 3, 4, 5].map { $0 * second })
+        #expect(membership.peers.isEmpty)
+    }
+
+    @Test func seedThatIsThisNodeIsDropped() throws {
+        var membership = aliceNode()
+        let me = PeerAddress(host: "127.0.0.1", port: 7001)
+        membership.addSeed(me)
+        let sent = try #require(membership.tick(now: 0).probes.first)
+        #expect(membership.receive(sent.probe, from: me, now: 10) == [])
+        #expect(membership.seeds == [])
+        #expect(membership.peers.isEmpty)
+    }
+
+    @Test func seedThatProbesUsFirstIsResolved() {
+        var membership = aliceNode()
+        membership.addSeed(bobAt)
+        _ = membership.receive(probe(from: bob), from: PeerAddress(host: bobAt.host, port: 50_000), now: 0)
+        #expect(membership.seeds == [])
+        #expect(membership.peers[bob]?.foundBy == .inbound)
+    }
+
+    @Test func oneSeedIsEnough() throws {
+        var membership = aliceNode()
+        membership.addSeed(bobAt)
+        let toBob = try #require(membership.tick(now: 0).probes.first?.probe)
+        let answer = ack(
+            toBob, from: bob, peers: [record(carol, "carol", at: carolAt), record(alice, "alice", at: bobAt)])
+        let learned = membership.receive(answer, from: bobAt, now: 500)
+        #expect(learned == [
+            .peerChanged(id: bob, nick: "bob", from: nil, to: .alive),
+            .peerChanged(id: carol, nick: "carol", from: nil, to: .alive),
+            .scheduleTick(at: 500),  // carol is to be probed at once
+        ])
+        #expect(membership.peers[carol]?.foundBy == .gossip)
+        #expect(membership.peers[carol]?.address == carolAt)
+        #expect(membership.peers[alice] == nil)
+
+        let next = membership.tick(now: 500)
+        #expect(next.probes.map(\.to) == [carolAt])
+        // The probe to carol tells her about bob (and not about herself).
+        #expect(next.probes.first?.probe.peers == [
+            PeerRecord(id: bob, nick: "bob", host: bobAt.host, port: bobAt.port, state: .alive, incarnation: 1)
+        ])
+        #expect(next.last == .scheduleTick(at: 1 * second))
+    }
+
+    // MARK: Silence
+
+    @Test func silentPeerTurnsSuspectThenGoneAndComesBack() {
+        var membership = aliceNode()
+        var now: Int64 = 0
+        var directives = membership.receive(probe(from: bob), from: bobAt, now: now)
+        #expect(directives.contains(.peerChanged(id: bob, nick: "bob", from: nil, to: .alive)))
+
+        var changes: [(Int64, PeerState?, PeerState)] = []
+        var probeTimes: [Int64] = []
+        while now < 20 * second {
+            now = directives.wake ?? now
+            directives = membership.tick(now: now)
+            for case .peerChanged(bob, _, let from, let to) in directives {
+                changes.append((now, from, to))
+            }
+            probeTimes += directives.probes.filter { $0.to == bobAt }.map(\.probe.sentAt)
+        }
+        #expect(changes.map(\.0) == [3 * second, 8 * second])
+        #expect(changes.map(\.1) == [.alive, .suspect])
+        #expect(changes.map(\.2) == [.suspect, .gone])
+        #expect(8 * second < 10 * second)
+        // Every second while alive or suspect, then every 5 s once gone.
+        #expect(probeTimes == [0, 1, 2, 3, 4, 5, 6, 7, 12, 17].map { $0 * second })
+        #expect(membership.peers[bob]?.state == .gone)
+        #expect(membership.alivePeers(inRoom: "superbowl") == [])
+
+        // Bob probes again: alive at once.
+        let back = membership.receive(probe(from: bob, sequence: 78), from: bobAt, now: now)
+        #expect(back.contains(.peerChanged(id: bob, nick: "bob", from: .gone, to: .alive)))
+        #expect(membership.peers[bob]?.state == .alive)
+        #expect(membership.alivePeers(inRoom: "superbowl").map(\.id) == [bob])
+    }
+
+    @Test func heardTrafficIsAliveEvidence() {
+        var membership = aliceNode()
+        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
+        _ = membership.tick(now: 0)
+        let suspect = membership.tick(now: 3 * second)
+        #expect(suspect.contains(.peerChanged(id: bob, nick: "bob", from: .alive, to: .suspect)))
+
+        #expect(membership.heard(from: bob, now: 3 * second + 5) == [
+            .peerChanged(id: bob, nick: "bob", from: .suspect, to: .alive)
+        ])
+        #expect(membership.peers[bob]?.lastSeen == 3 * second + 5)
+        #expect(membership.heard(from: bob, now: 3 * second + 6) == [])
+        #expect(membership.heard(from: carol, now: 3 * second + 7) == [])  // unknown: ignored
+        #expect(membership.heard(from: alice, now: 3 * second + 8) == [])
+        // Silence is counted from the last message heard.
+        #expect(!membership.tick(now: 6 * second + 5).contains { if case .peerChanged = $0 { true } else { false } })
+        #expect(membership.tick(now: 6 * second + 6).contains(
+            .peerChanged(id: bob, nick: "bob", from: .alive, to: .suspect)))
+    }
+
+    @Test func lateTickReportsAliveToGoneOnce() {
+        var membership = aliceNode()
+        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
+        let late = membership.tick(now: 9 * second)
+        #expect(late.filter { if case .peerChanged = $0 { true } else { false } } == [
+            .peerChanged(id: bob, nick: "bob", from: .alive, to: .gone)
+        ])
+        #expect(!membership.tick(now: 10 * second).contains { if case .peerChanged = $0 { true } else { false } })
+    }
+
+    // MARK: Probes
+
+    @Test func probeIsAnsweredAtItsPortEchoingSequenceAndSendTime() {
+        var membership = aliceNode()
+        _ = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: 0)
+
+        let source = PeerAddress(host: "192.0.2.12", port: 50_123)  // an ephemeral source port
+        let directives = membership.receive(
+            probe(from: bob, sequence: 41, sentAt: -77, port: 7002), from: source, now: 1_000)
+        #expect(directives.first == .send(
+            .ack(Ack(
+                from: alice, nick: "alice", incarnation: 1, sequence: 41, echoedSentAt: -77, rooms: ["superbowl"],
+                peers: [record(carol, "carol", at: carolAt)])),
+            to: bobAt))
+        #expect(directives.dropFirst().first == .peerChanged(id: bob, nick: "bob", from: nil, to: .alive))
+        #expect(membership.peers[bob] == Peer(
+            id: bob, nick: "bob", address: bobAt, rooms: ["superbowl"], state: .alive, incarnation: 1,
+            lastSeen: 1_000, rtt: nil, foundBy: .inbound))
+    }
+
+    @Test func probeFromSelfIsIgnored() {
+        var membership = aliceNode()
+        #expect(membership.receive(probe(from: alice), from: bobAt, now: 0) == [])
+        #expect(membership.receive(ack(probe(from: alice), from: alice), from: bobAt, now: 0) == [])
+        #expect(membership.peers.isEmpty)
+    }
+
+    @Test func knownPeerFromANewAddressMoves() {
+        var membership = aliceNode()
+        _ = membership.receive(probe(from: bob, nick: "bob"), from: bobAt, now: 0)
+        let moved = PeerAddress(host: "192.0.2.99", port: 7010)
+        let directives = membership.receive(
+            probe(from: bob, nick: "bobby", port: 7010, rooms: ["replays"]), from: moved, now: 10)
+        #expect(directives.first == .send(.ack(Ack(
+            from: alice, nick: "alice", incarnation: 1, sequence: 77, echoedSentAt: 12_345, rooms: ["superbowl"],
+            peers: [])), to: moved))
+        #expect(!directives.contains { if case .peerChanged = $0 { true } else { false } })
+        #expect(membership.peers[bob]?.address == moved)
+        #expect(membership.peers[bob]?.nick == "bobby")
+        #expect(membership.peers[bob]?.rooms == ["replays"])
+    }
+
+    @Test func gossipNeverOverridesDirectObservation() {
+        var membership = aliceNode()
+        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
+        let before = membership.peers[bob]
+
+        for state in [PeerState.gone, .suspect] {
+            let rumour = probe(from: carol, nick: "carol", port: 7003, peers: [record(bob, "bob", at: bobAt, state)])
+            let directives = membership.receive(rumour, from: carolAt, now: 100)
+            #expect(!directives.contains { if case .peerChanged(bob, _, _, _) = $0 { true } else { false } })
+            #expect(membership.peers[bob] == before)
+        }
+        // A higher incarnation moves bob (he restarted elsewhere) but does not make him gone.
+        let elsewhere = PeerAddress(host: "192.0.2.50", port: 7002)
+        let restarted = probe(
+            from: carol, nick: "carol", port: 7003,
+            peers: [record(bob, "bob", at: elsewhere, .suspect, incarnation: 2)])
+        _ = membership.receive(restarted, from: carolAt, now: 200)
+        #expect(membership.peers[bob]?.address == elsewhere)
+        #expect(membership.peers[bob]?.incarnation == 2)
+        #expect(membership.peers[bob]?.state == .alive)
+        #expect(membership.peers[bob]?.lastSeen == 0)
+        // An older or equal incarnation does not move him back.
+        _ = membership.receive(
+            probe(from: carol, nick: "carol", port: 7003, peers: [record(bob, "bob", at: bobAt, incarnation: 2)]),
+            from: carolAt, now: 300)
+        #expect(membership.peers[bob]?.address == elsewhere)
+    }
+
+    @Test func gossipedGonePeersAreNotAdded() {
+        var membership = aliceNode()
+        let rumour = probe(from: bob, peers: [record(carol, "carol", at: carolAt, .gone)])
+        _ = membership.receive(rumour, from: bobAt, now: 0)
+        #expect(membership.peers.keys.sorted() == [bob])
+    }
+
+    @Test func gossipOmitsGonePeersAndTheRecipient() throws {
+        var membership = aliceNode()
+        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
+        _ = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: 5 * second)
+        let tick = membership.tick(now: 9 * second)  // bob gone, carol suspect
+        #expect(membership.peers[bob]?.state == .gone)
+        #expect(membership.peers[carol]?.state == .suspect)
+        let toBob = try #require(tick.probes.first { $0.to == bobAt }?.probe)
+        let toCarol = try #require(tick.probes.first { $0.to == carolAt }?.probe)
+        #expect(toBob.peers == [record(carol, "carol", at: carolAt, .suspect)])
+        #expect(toCarol.peers == [])
+    }
+
+    @Test func roomsAreBoundedAndQueried() {
+        var membership = aliceNode()
+        membership.rooms = (0..<40).map { "room\($0)" } + ["room1", String(repeating: "x", count: 65)]
+        #expect(membership.rooms == (0..<32).map { "room\($0)" })
+
+        let many = (0..<40).map { "r\($0)" }
+        _ = membership.receive(probe(from: bob, rooms: many), from: bobAt, now: 0)
+        _ = membership.receive(probe(from: carol, nick: "carol", port: 7003, rooms: ["r1"]), from: carolAt, now: 0)
+        #expect(membership.peers[bob]?.rooms == Array(many.prefix(WireLimits.maxRoomsPerNode)))
+        #expect(membership.alivePeers(inRoom: "r1").map(\.id) == [bob, carol])
+        #expect(membership.alivePeers(inRoom: "r35").map(\.id) == [])
+        #expect(membership.alivePeers(inRoom: "superbowl").map(\.id) == [])
+    }
+
+    @Test func discoveredPeersAreProbed() {
+        var membership = aliceNode()
+        _ = membership.tick(now: 0)
+        let found = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: ["superbowl"], now: 100)
+        #expect(found == [.peerChanged(id: bob, nick: "bob", from: nil, to: .alive), .scheduleTick(at: 100)])
+        #expect(membership.peers[bob]?.foundBy == .mdns)
+        #expect(membership.tick(now: 100).probes.map(\.to) == [bobAt])
+        #expect(membership.addDiscovered(id: alice, nick: "me", address: bobAt, rooms: [], now: 100) == [])
+        // Announced again somewhere else: probed there at once; its state is untouched.
+        let moved = PeerAddress(host: "192.0.2.77", port: 7002)
+        #expect(membership.addDiscovered(id: bob, nick: "bob", address: moved, rooms: [], now: 200) == [
+            .scheduleTick(at: 200)
+        ])
+        #expect(membership.tick(now: 200).probes.map(\.to) == [moved])
+        // Gone, then announced again at the same address: probed at once, still gone until it answers.
+        _ = membership.tick(now: 9 * second)
+        #expect(membership.peers[bob]?.state == .gone)
+        let again = membership.addDiscovered(id: bob, nick: "bob", address: moved, rooms: [], now: 9 * second + 10)
+        #expect(again == [.scheduleTick(at: 9 * second + 10)])
+        #expect(membership.tick(now: 9 * second + 10).probes.map(\.to) == [moved])
+        #expect(membership.peers[bob]?.state == .gone)
+    }
+
+    // MARK: Wake-ups
+
+    @Test func scheduleTickIsTheNextDueProbeOrStateChange() {
+        let config = MembershipConfig(
+            probeInterval: 1 * second, suspectAfter: 1_500_000, goneAfter: 4 * second, goneProbeInterval: 3 * second)
+        var membership = aliceNode(config: config)
+        #expect(membership.tick(now: 0) == [.scheduleTick(at: 1 * second)])  // idle: once per probe interval
+
+        let first = membership.receive(probe(from: bob), from: bobAt, now: 200_000)
+        #expect(first.last == .scheduleTick(at: 200_000))  // bob is to be probed at once
+        #expect(membership.tick(now: 200_000).last == .scheduleTick(at: 1_200_000))  // next probe
+        #expect(membership.tick(now: 1_200_000).last == .scheduleTick(at: 1_700_000))  // suspect
+        let suspect = membership.tick(now: 1_700_000)
+        #expect(suspect == [
+            .peerChanged(id: bob, nick: "bob", from: .alive, to: .suspect), .scheduleTick(at: 2_200_000),
+        ])
+        #expect(membership.tick(now: 2_200_000).last == .scheduleTick(at: 3_200_000))
+        #expect(membership.tick(now: 3_200_000).last == .scheduleTick(at: 4_200_000))  // probe and gone
+        let gone = membership.tick(now: 4_200_000)
+        #expect(gone.first == .peerChanged(id: bob, nick: "bob", from: .suspect, to: .gone))
+        #expect(gone.probes.isEmpty)  // last probed at 3.2 s, next at 3.2 + 3 s
+        #expect(gone.last == .scheduleTick(at: 5_200_000))  // idle wake-up comes first
+        #expect(membership.tick(now: 5_200_000).last == .scheduleTick(at: 6_200_000))
+        let slow = membership.tick(now: 6_200_000)
+        #expect(slow.probes.map(\.to) == [bobAt])
+        #expect(slow.last == .scheduleTick(at: 7_200_000))
+
+        // Nothing earlier than the wake-up already set: no new one.
+        #expect(membership.heard(from: bob, now: 6_300_000) == [
+            .peerChanged(id: bob, nick: "bob", from: .gone, to: .alive)
+        ])
+        // A new peer is due at once: a new, earlier wake-up.
+        let gossip = probe(from: bob, peers: [record(carol, "carol", at: carolAt)])
+        #expect(membership.receive(gossip, from: bobAt, now: 6_400_000).last == .scheduleTick(at: 6_400_000))
+    }
+
+    @Test func tickEndsWithExactlyOneWakeUp() {
+        var membership = aliceNode()
+        membership.addSeed(carolAt)
+        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
+        let directives = membership.tick(now: 0)
+        #expect(directives.filter { if case .scheduleTick = $0 { true } else { false } }.count == 1)
+        #expect(directives.last == .scheduleTick(at: 1 * second))
+        #expect(directives.probes.map(\.to) == [bobAt, carolAt])  // peers by id, then seeds
+    }
+
+    @Test func unansweredProbesAreForgotten() throws {
+        var membership = aliceNode()
+        membership.addSeed(bobAt)
+        let old = try #require(membership.tick(now: 0).probes.first?.probe)
+        _ = membership.tick(now: 8 * second)
+        _ = membership.receive(ack(old, from: bob), from: bobAt, now: 8 * second + 1)
+        #expect(membership.peers[bob]?.rtt == nil)  // too late to count
+        #expect(membership.seeds == [bobAt])
+    }
+
+    // MARK: Bounds
+
+    /// A node id distinct from every `NodeID.fixture`: 0xEE, then `n` big-endian.
+    static func node(_ n: Int) -> NodeID {
+        NodeID(bytes: [0xEE, UInt8(n >> 8), UInt8(n & 0xFF)] + [UInt8](repeating: 0, count: NodeID.byteCount - 3))!
+    }
+
+    /// Peer records with the longest nicks and hosts the wire allows.
+    static func bulkyRecords(_ range: Range<Int>) -> [PeerRecord] {
+        range.map { n in
+            let host = String(repeating: "h", count: WireLimits.maxHostBytes - 7) + ".\(100_000 + n)"
+            return PeerRecord(
+                id: node(n), nick: String(repeating: "n", count: WireLimits.maxNickBytes), host: host, port: 7000,
+                state: .alive, incarnation: 1)
+        }
+    }
+
+    @Test(arguments: [32, 256])
+    func peerTableIsCappedAndMessagesFitADatagram(maxGossipPeers: Int) throws {
+        var membership = aliceNode(config: MembershipConfig(maxGossipPeers: maxGossipPeers))
+        // 4 gossips of 250 peers each: 1 000 peers offered.
+        for batch in 0..<4 {
+            let sender = Self.node(10_000 + batch)
+            let gossip = Probe(
+                from: sender, nick: "g\(batch)", incarnation: 1, sequence: 1, sentAt: 0, port: 7000, rooms: [],
+                peers: Self.bulkyRecords(batch * 250..<(batch + 1) * 250))
+            let source = PeerAddress(host: "192.0.2.\(batch)", port: 7000)
+            let directives = membership.receive(gossip, from: source, now: 0)
+            for case .send(let message, _) in directives {
+                #expect(message.encodedByteCount <= WireLimits.maxDatagramBytes)
+                try message.validate()
+            }
+        }
+        #expect(membership.peers.count == 256)
+
+        let tick = membership.tick(now: 0)
+        #expect(tick.probes.count == 256)
+        var gossiped: Set<NodeID> = []
+        for sent in tick.probes {
+            let bytes = WireMessage.probe(sent.probe).encoded()
+            #expect(bytes.count <= WireLimits.maxDatagramBytes)
+            #expect(try WireMessage(decoding: bytes) == .probe(sent.probe))
+            #expect(sent.probe.peers.count <= maxGossipPeers)
+            #expect(sent.probe.peers.count >= min(maxGossipPeers, 150))
+            #expect(!sent.probe.peers.contains { $0.host == sent.to.host && $0.port == sent.to.port })
+            gossiped.formUnion(sent.probe.peers.map(\.id))
+        }
+        // The lists rotate: every peer is told about.
+        #expect(gossiped == Set(membership.peers.keys))
+    }
+
+    @Test func fullTableMakesRoomByForgettingTheLongestGone() {
+        var membership = aliceNode(config: MembershipConfig(maxPeers: 2))
+        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
+        _ = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: 1 * second)
+        let daveAt = PeerAddress(host: "192.0.2.14", port: 7004)
+
+        // Full, nobody gone: dave is not taken in (he still gets his ack).
+        let refused = membership.receive(probe(from: dave, nick: "dave", port: 7004), from: daveAt, now: 2 * second)
+        #expect(refused.count == 1)
+        #expect(membership.peers[dave] == nil)
+
+        _ = membership.tick(now: 9 * second + 500_000)  // both gone; bob for longer
+        let taken = membership.receive(probe(from: dave, nick: "dave", port: 7004), from: daveAt, now: 10 * second)
+        #expect(taken.contains(.peerChanged(id: dave, nick: "dave", from: nil, to: .alive)))
+        #expect(membership.peers.keys.sorted() == [carol, dave])
+    }
+}
+
+extension [MembershipDirective] {
+    /// The probes among the directives, with their destinations, in order.
+    var probes: [(probe: Probe, to: PeerAddress)] {
+        compactMap { directive in
+            guard case .send(.probe(let probe), let address) = directive else { return nil }
+            return (probe, address)
+        }
+    }
+
+    /// The time of the last `.scheduleTick`, if any.
+    var wake: Int64? {
+        last { if case .scheduleTick = $0 { true } else { false } }.flatMap {
+            if case .scheduleTick(let at) = $0 { at } else { nil }
+        }
+    }
+}
