@@ -1,0 +1,34 @@
+import GRDB
+
+extension HuddleStore {
+    /// The rooms the node is in, in the order it joined them. A room left and joined again goes
+    /// to the end.
+    public func joinedRooms() throws -> [String] {
+        try read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM joined_room ORDER BY position")
+        }
+    }
+
+    /// Records that the node joined (`true`) or left (`false`) `room`. Joining a room it is in,
+    /// or leaving one it is not in, changes nothing.
+    public func setJoined(_ room: String, _ joined: Bool) throws {
+        try write { db in
+            if joined {
+                try db.execute(sql: "INSERT OR IGNORE INTO joined_room (name) VALUES (?)", arguments: [room])
+            } else {
+                try db.execute(sql: "DELETE FROM joined_room WHERE name = ?", arguments: [room])
+            }
+        }
+    }
+
+    /// The console's current room (where a typed line goes), or `nil`. Any room name may be
+    /// recorded here; the node decides what it means if the room is not joined.
+    public var currentRoom: String? {
+        get throws { try metaValue("current_room") }
+    }
+
+    /// Remembers the console's current room (`nil` forgets it).
+    public func setCurrentRoom(_ room: String?) throws {
+        try setMetaValue("current_room", room)
+    }
+}

@@ -1,0 +1,87 @@
+import GRDB
+
+/// The store's tables, and the migrations that create them.
+///
+/// ```sql
+/// identity     (id = 1, private_key BLOB, node_id TEXT)        -- one row: the node's key
+/// meta         (key TEXT PRIMARY KEY, value)                   -- 'nick', 'current_room'
+/// joined_room  (position INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE)
+/// event        (room, origin, seq, created_at, kind, text, bytes, shown_at)
+///              PRIMARY KEY (room, origin, seq) WITHOUT ROWID
+/// ```
+///
+/// `event.bytes` is the event's canonical signed encoding (`Event.encoded()`): the only column
+/// the store reads events back from. `created_at`, `kind` and `text` repeat parts of it for
+/// people poking at the file with `sqlite3`. `seq` holds the `UInt64` sequence number's bit
+/// pattern (a signed 64-bit integer), so no value traps; real sequence numbers are far below 2⁶³.
+///
+/// The file is marked with ``applicationID`` (`PRAGMA application_id`) so another program's
+/// SQLite file is recognised as "not a Huddle database" rather than migrated.
+enum StoreSchema {
+    /// "HUDL": `PRAGMA application_id` of every Huddle store.
+    static let applicationID: Int32 = 0x4855_444C
+
+    /// The file name in the data dir.
+    static let fileName = "huddle.sqlite"
+
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    PRAGMA application_id = \(applicationID);
+                    CREATE TABLE identity (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        private_key BLOB NOT NULL,
+                        node_id TEXT NOT NULL
+                    );
+                    CREATE TABLE meta (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        value
+                    );
+                    CREATE TABLE joined_room (
+                        position INTEGER PRIMARY KEY AUTOINCREMENT,
+                        name TEXT NOT NULL UNIQUE
+                    );
+                    CREATE TABLE event (
+                        room TEXT NOT NULL,
+                        origin BLOB NOT NULL,
+                        seq INTEGER NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        kind TEXT NOT NULL,
+                        text TEXT,
+                        bytes BLOB NOT NULL,
+                        shown_at INTEGER,
+                        PRIMARY KEY (room, origin, seq)
+                    ) WITHOUT ROWID;
+                    """)
+        }
+        return migrator
+    }()
+
+    /// How a file with this application id and these tables relates to Huddle's format.
+    enum Recognition: Equatable {
+        /// A new, empty SQLite file: ready to be migrated.
+        case empty
+        /// A Huddle store with every known migration applied.
+        case current
+        /// A Huddle store missing some migrations.
+        case outdated
+        /// A Huddle store with migrations this version does not know.
+        case newer
+        /// Someone else's database.
+        case foreign
+    }
+
+    /// Recognises the file open on `db` without changing it.
+    static func recognize(_ db: Database) throws -> Recognition {
+        let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+        if applicationID == 0 {
+            let tables = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") ?? 0
+            return tables == 0 ? .empty : .foreign
+        }
+        guard applicationID == Self.applicationID else { return .foreign }
+        if try migrator.hasBeenSuperseded(db) { return .newer }
+        return try migrator.hasCompletedMigrations(db) ? .current : .outdated
+    }
+}
