@@ -1,0 +1,130 @@
+import Foundation
+
+extension NodeStatus {
+    /// The status as `huddle status --json` prints it: snake_case keys, sorted, indented.
+    ///
+    /// ```json
+    /// {
+    ///   "counters" : { "events_received" : 30, ... },
+    ///   "node" : { "data_dir" : "/home/me/.local/share/huddle/alice", "id" : "3f9a…", ... },
+    ///   ...
+    /// }
+    /// ```
+    public func jsonText() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        // Version vector keys are lowercase hex ids, which snake-casing leaves as they are.
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    /// The status as `huddle status` prints it for a person: the node, a table of peers, one
+    /// section per room with its members' offsets, then the counters. Text that came from
+    /// other nodes is made safe for a terminal.
+    ///
+    /// ```text
+    /// alice  3f9a0c1e22b4  port 7700  up 1 h 2 min  addresses 192.0.2.11
+    /// data dir /home/me/.local/share/huddle/alice
+    ///
+    /// PEERS
+    ///   NICK  ID            ADDRESS          STATE  RTT     LAST SEEN  ROOMS      FOUND BY
+    ///   bob   0a1b2c3d4e5f  192.0.2.12:7700  alive  0.4 ms  1.2 s ago  superbowl  mdns
+    ///
+    /// ROOM superbowl (current): 42 events, 1 held back
+    ///   NICK   ID            OFFSET                      CALIBRATED  REFERENCE
+    ///   alice  3f9a0c1e22b4  0 ms (you)                  yes         alice
+    ///   bob    0a1b2c3d4e5f  +2000 ms, 2.0 s behind you  yes         alice
+    ///   version vector: alice 12, bob 30
+    ///
+    /// COUNTERS packets in 10, out 12, rejected 0; events received 30, stored 42
+    /// ```
+    public func text() -> String {
+        var lines: [String] = []
+        let addresses = node.addresses.isEmpty ? "" : "  addresses " + node.addresses.map(safe).joined(separator: ", ")
+        lines.append(
+            "\(safe(node.nick))  \(short(node.id))  port \(node.port)  up "
+                + HumanFormat.duration(milliseconds: node.uptimeMs) + addresses)
+        lines.append("data dir \(safe(node.dataDir))")
+
+        lines.append("")
+        lines.append("PEERS")
+        if peers.isEmpty {
+            lines.append("  none yet")
+        } else {
+            let rows = peers.map { peer in
+                [
+                    safe(peer.nick), short(peer.id), safe(peer.address), safe(peer.state),
+                    peer.rttMs.map(Self.formatRTT) ?? "-",
+                    peer.lastSeenMs.map { HumanFormat.duration(milliseconds: $0) + " ago" } ?? "-",
+                    peer.rooms.isEmpty ? "-" : peer.rooms.map(safe).joined(separator: ","), safe(peer.foundBy),
+                ]
+            }
+            lines += TextTable(
+                header: ["NICK", "ID", "ADDRESS", "STATE", "RTT", "LAST SEEN", "ROOMS", "FOUND BY"], rows: rows
+            ).lines(indent: "  ")
+        }
+
+        for room in rooms {
+            lines.append("")
+            lines += roomLines(room)
+        }
+        if rooms.isEmpty {
+            lines.append("")
+            lines.append("ROOMS none (join one with /join ROOM in the node's console)")
+        }
+
+        lines.append("")
+        lines.append(
+            "COUNTERS packets in \(counters.packetsIn), out \(counters.packetsOut), rejected \(counters.rejected); "
+                + "events received \(counters.eventsReceived), stored \(counters.eventsStored)")
+        return lines.joined(separator: "\n")
+    }
+
+    private func roomLines(_ room: Room) -> [String] {
+        var lines: [String] = []
+        let current = room.current ? " (current)" : ""
+        let events = room.eventCount == 1 ? "1 event" : "\(room.eventCount) events"
+        lines.append("ROOM \(safe(room.name))\(current): \(events), \(room.heldBackCount) held back")
+        let me = room.members.first { $0.id == node.id }
+        func nick(of id: String) -> String {
+            room.members.first { $0.id == id }.map { safe($0.nick) } ?? short(id)
+        }
+        let rows = room.members.map { member -> [String] in
+            [
+                safe(member.nick) + (member.id == node.id ? " (you)" : ""), short(member.id),
+                offsetText(member, me: me), member.calibrated ? "yes" : "no",
+                member.reference.map(nick(of:)) ?? "-",
+            ]
+        }
+        if rows.isEmpty {
+            lines.append("  nobody here")
+        } else {
+            lines += TextTable(header: ["NICK", "ID", "OFFSET", "CALIBRATED", "REFERENCE"], rows: rows)
+                .lines(indent: "  ")
+        }
+        let vector = room.versionVector
+            .map { (name: nick(of: $0.key), seq: $0.value) }
+            .sorted { $0.name < $1.name }
+            .map { "\($0.name) \($0.seq)" }
+        lines.append("  version vector: " + (vector.isEmpty ? "empty" : vector.joined(separator: ", ")))
+        return lines
+    }
+
+    private func offsetText(_ member: RoomMember, me: RoomMember?) -> String {
+        guard let offset = member.offsetMs else { return "not calibrated" }
+        let ms = offset > 0 ? "+\(offset) ms" : "\(offset) ms"
+        if member.id == node.id { return ms }
+        guard let me, let mine = me.offsetMs, me.reference == member.reference else { return ms }
+        let (lag, overflow) = offset.subtractingReportingOverflow(mine)
+        return overflow ? ms : "\(ms), \(HumanFormat.lag(lag))"
+    }
+
+    private static func formatRTT(_ milliseconds: Double) -> String {
+        guard milliseconds.isFinite, milliseconds >= 0 else { return "-" }
+        return String(format: milliseconds < 10 ? "%.2f ms" : "%.0f ms", milliseconds)
+    }
+
+    private func short(_ id: String) -> String { safe(String(id.prefix(12))) }
+
+    private func safe(_ text: String) -> String { TerminalText.escaped(text) }
+}

@@ -1,0 +1,76 @@
+import HuddleCore
+
+/// A running node's state as `huddle status` shows it: the node, its peers, its rooms and its
+/// traffic counters. Encoded as JSON over the control socket and by `huddle status --json`.
+public struct NodeStatus: Codable, Sendable, Equatable {
+    public struct Node: Codable, Sendable, Equatable {
+        public var id: String
+        public var nick: String
+        public var port: Int
+        public var addresses: [String]
+        public var uptimeMs: Int64
+        public var dataDir: String
+    }
+
+    public struct Peer: Codable, Sendable, Equatable {
+        public var id: String
+        public var nick: String
+        public var address: String
+        /// "alive", "suspect" or "gone".
+        public var state: String
+        public var rttMs: Double?
+        /// Milliseconds since this node last heard from the peer.
+        public var lastSeenMs: Int64?
+        public var rooms: [String]
+        /// How the peer was found: "seed", "gossip", "inbound" or "mdns".
+        public var foundBy: String
+    }
+
+    public struct RoomMember: Codable, Sendable, Equatable {
+        public var id: String
+        public var nick: String
+        /// Offset from the group's reference in ms (positive: behind); nil when not calibrated.
+        public var offsetMs: Int64?
+        public var calibrated: Bool
+        /// Id of the reference of the member's calibrated group.
+        public var reference: String?
+    }
+
+    public struct Room: Codable, Sendable, Equatable {
+        public var name: String
+        public var current: Bool
+        public var members: [RoomMember]
+        public var eventCount: Int
+        public var heldBackCount: Int
+        /// Highest contiguous seq held per origin id.
+        public var versionVector: [String: UInt64]
+    }
+
+    public struct Counters: Codable, Sendable, Equatable {
+        public var packetsIn: Int
+        public var packetsOut: Int
+        /// Datagrams and frames dropped: malformed, oversized, wrongly signed or refused.
+        public var rejected: Int
+        public var eventsReceived: Int
+        public var eventsStored: Int
+    }
+
+    public var node: Node
+    public var peers: [Peer]
+    public var rooms: [Room]
+    public var counters: Counters
+}
+
+/// What a client asks a running node over its control socket (one JSON object per line).
+public enum ControlRequest: Codable, Sendable, Equatable {
+    case status
+    /// Send a chat message to a room the node is in.
+    case send(room: String, text: String)
+}
+
+/// A running node's answer to a ``ControlRequest`` (one JSON object per line).
+public enum ControlResponse: Codable, Sendable, Equatable {
+    case status(NodeStatus)
+    case sent(id: String)
+    case error(String)
+}

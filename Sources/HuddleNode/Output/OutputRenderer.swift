@@ -1,0 +1,305 @@
+import Foundation
+public import HuddleCore
+
+/// Turns what a node has to show into the text `huddle run` writes on stdout: readable lines for
+/// a person, or exactly one JSON object per line with `--json`.
+///
+/// Pure: every method returns the text (without the final newline) and writes nothing; hand it
+/// to an ``OutputSink``. Text that came from other nodes (nicks, messages, labels, room names) is
+/// passed through ``TerminalText`` in human mode, and ANSI colours are used only when `colors` is
+/// set (and never in JSON).
+///
+/// ```swift
+/// let renderer = OutputRenderer(json: false, colors: OutputSink.standardOutputIsTerminal)
+/// for output in room.receive(event, now: now) {
+///     if let text = renderer.render(output, room: room.room, reader: me.id) { sink.write(text) }
+/// }
+/// // 21:03:17 bob: what a catch  (held 2.0 s)
+/// // * carol is 1.5 s ahead of you
+/// ```
+///
+/// JSON lines, one per call (extra keys may be added later; these stay):
+///
+/// ```text
+/// {"type":"ready","id","nick","port","data_dir"}
+/// {"type":"message","room","id","from","nick","text","sent_at","shown_at","held_ms","game_ms"}
+/// {"type":"calibration","room","label","by","by_id"}
+/// {"type":"mark","room","label","nick","id","at"}
+/// {"type":"offsets","room","offsets":{NICK: ms|null},"members":[{"id","nick","offset_ms","behind_you_ms"}]}
+/// {"type":"join"|"leave","room","nick","id"}
+/// {"type":"peer","id","nick","state"[,"address"]}
+/// {"type":"info","message"}    {"type":"error","message"}
+/// ```
+///
+/// In human mode a message's time is its game time (the reference's clock) as local `HH:MM:SS`;
+/// while its sender is not calibrated it is the time it was sent, marked with `~`.
+public struct OutputRenderer: Sendable {
+    /// Whether lines are JSON objects.
+    public let json: Bool
+    /// Whether human lines carry ANSI colours (never with `json`).
+    public let colors: Bool
+    let timeZone: TimeZone
+
+    public init(json: Bool, colors: Bool) {
+        self.init(json: json, colors: colors, timeZone: .current)
+    }
+
+    init(json: Bool, colors: Bool, timeZone: TimeZone) {
+        self.json = json
+        self.colors = colors && !json
+        self.timeZone = timeZone
+    }
+
+    // MARK: Room output
+
+    /// The line(s) for one room output, or `nil` if there is nothing to show (an offset report
+    /// that says nothing about anyone but the reader). Human mode may return several lines
+    /// joined by `"\n"`; JSON mode always returns one line.
+    ///
+    /// - Parameters:
+    ///   - room: the room it happened in.
+    ///   - reader: this node, for "you" and for offsets relative to it.
+    ///   - inCurrentRoom: `false` puts the room's name in front of human lines, for rooms other
+    ///     than the console's current one.
+    public func render(
+        _ output: RoomOutput, room: String, reader: NodeID, inCurrentRoom: Bool = true
+    ) -> String? {
+        json ? renderJSON(output, room: room) : renderHuman(output, room: room, reader: reader, prefix: inCurrentRoom)
+    }
+
+    /// A chat message from the store, as `huddle history` and `/history` list it: like a shown
+    /// message without `shown_at` and `held_ms`. `nil` for an event that is not a chat message.
+    ///
+    /// - Parameters:
+    ///   - nick: the sender's nick (from its latest join).
+    ///   - gameTime: the message's game time, `nil` while its sender is not calibrated.
+    public func history(_ event: Event, nick: String, gameTime: Int64?, room: String) -> String? {
+        guard case .chat(let text) = event.body else { return nil }
+        if json {
+            return JSONLine.object([
+                ("type", "message"), ("room", .string(room)), ("id", .string(Self.eventID(event.id))),
+                ("from", .string(event.origin.hex)), ("nick", .string(nick)), ("text", .string(text)),
+                ("sent_at", .int(event.createdAt)), ("game_ms", .int(gameTime)),
+            ]).render()
+        }
+        return messageLine(
+            time: gameTime ?? event.createdAt, calibrated: gameTime != nil, from: Member(id: event.origin, nick: nick),
+            text: text, isReader: false, held: 0)
+    }
+
+    /// Where a member's stream is relative to the reader's, in words: "2.0 s behind you",
+    /// "1.5 s ahead of you", "in step with you", or "not calibrated with you yet" when `nil`.
+    /// With a nick, a sentence: "bob is 2.0 s behind you".
+    public static func describeLag(nick: String?, behindReader: Int64?) -> String {
+        let words = behindReader.map(HumanFormat.lag) ?? "not calibrated with you yet"
+        guard let nick else { return words }
+        return "\(TerminalText.escaped(nick)) is \(words)"
+    }
+
+    // MARK: Node lines
+
+    /// Once the node listens: `{"type":"ready",...}` or a line saying where it listens.
+    public func ready(id: NodeID, nick: String, port: Int, dataDir: String) -> String {
+        if json {
+            return JSONLine.object([
+                ("type", "ready"), ("id", .string(id.hex)), ("nick", .string(nick)), ("port", .int(Int64(port))),
+                ("data_dir", .string(dataDir)),
+            ]).render()
+        }
+        return notice(
+            "\(bold(safe(nick))) (\(id)) is listening on port \(port); data in \(safe(dataDir))")
+    }
+
+    /// Something went wrong that the user should read.
+    public func error(_ message: String) -> String {
+        if json { return JSONLine.object([("type", "error"), ("message", .string(message))]).render() }
+        return lines(message).map { style("! " + $0, .red) }.joined(separator: "\n")
+    }
+
+    /// The answer to a console command (`/who`, `/rooms`, `/help`...), possibly several lines.
+    public func info(_ text: String) -> String {
+        if json { return JSONLine.object([("type", "info"), ("message", .string(text))]).render() }
+        return lines(text).joined(separator: "\n")
+    }
+
+    /// A peer was found, stopped answering, came back or went away.
+    public func peer(id: NodeID, nick: String, state: PeerState, address: String? = nil) -> String {
+        if json {
+            var fields: [(String, JSONLine)] = [
+                ("type", "peer"), ("id", .string(id.hex)), ("nick", .string(nick)),
+                ("state", .string(Self.name(of: state))),
+            ]
+            if let address { fields.append(("address", .string(address))) }
+            return JSONLine.object(fields).render()
+        }
+        let words =
+            switch state {
+            case .alive: "is here"
+            case .suspect: "is not answering"
+            case .gone: "is gone"
+            }
+        let at = address.map { " at \(safe($0))" } ?? ""
+        return notice("\(nickText(Member(id: id, nick: nick), reader: nil)) (\(id))\(at) \(words)")
+    }
+
+    /// The name `--json` and `huddle status` give a peer state.
+    public static func name(of state: PeerState) -> String {
+        switch state {
+        case .alive: "alive"
+        case .suspect: "suspect"
+        case .gone: "gone"
+        }
+    }
+
+    /// An event id as the JSON output writes it: `<64 hex digits of the origin>#<seq>`.
+    public static func eventID(_ id: EventID) -> String {
+        "\(id.origin.hex)#\(id.seq)"
+    }
+
+    // MARK: JSON
+
+    private func renderJSON(_ output: RoomOutput, room: String) -> String {
+        let room = JSONLine.string(room)
+        let fields: [(String, JSONLine)]
+        switch output {
+        case .message(let shown):
+            fields = [
+                ("type", "message"), ("room", room), ("id", .string(Self.eventID(shown.event.id))),
+                ("from", .string(shown.from.id.hex)), ("nick", .string(shown.from.nick)),
+                ("text", .string(shown.text)), ("sent_at", .int(shown.sentAt)), ("shown_at", .int(shown.shownAt)),
+                ("held_ms", .int(shown.heldMillis)), ("game_ms", .int(shown.gameTime)),
+            ]
+        case .calibrationEvent(let label, let by):
+            fields = [
+                ("type", "calibration"), ("room", room), ("label", .string(label)), ("by", .string(by.nick)),
+                ("by_id", .string(by.id.hex)),
+            ]
+        case .mark(let label, let by, let at):
+            fields = [
+                ("type", "mark"), ("room", room), ("label", .string(label)), ("nick", .string(by.nick)),
+                ("id", .string(by.id.hex)), ("at", .int(at)),
+            ]
+        case .joined(let member), .left(let member):
+            let type: JSONLine = if case .joined = output { "join" } else { "leave" }
+            fields = [("type", type), ("room", room), ("nick", .string(member.nick)), ("id", .string(member.id.hex))]
+        case .offsetsChanged(let report):
+            fields = [
+                ("type", "offsets"), ("room", room), ("offsets", .object(Self.offsetsByNick(report))),
+                (
+                    "members",
+                    .array(
+                        report.entries.map { entry in
+                            .object([
+                                ("id", .string(entry.member.id.hex)), ("nick", .string(entry.member.nick)),
+                                ("offset_ms", .int(entry.offset)), ("behind_you_ms", .int(entry.behindReader)),
+                            ])
+                        })
+                ),
+            ]
+        }
+        return JSONLine.object(fields).render()
+    }
+
+    /// `{NICK: offset}`; a nick two members share gets `#` and the member's short id appended,
+    /// so that no key repeats.
+    private static func offsetsByNick(_ report: OffsetReport) -> [(String, JSONLine)] {
+        var counts: [String: Int] = [:]
+        for entry in report.entries { counts[entry.member.nick, default: 0] += 1 }
+        return report.entries.map { entry in
+            let nick = entry.member.nick
+            let key = counts[nick, default: 0] > 1 ? "\(nick)#\(entry.member.id)" : nick
+            return (key, .int(entry.offset))
+        }
+    }
+
+    // MARK: Human
+
+    private func renderHuman(_ output: RoomOutput, room: String, reader: NodeID, prefix: Bool) -> String? {
+        let lines: [String]
+        switch output {
+        case .message(let shown):
+            lines = [
+                messageLine(
+                    time: shown.gameTime ?? shown.sentAt, calibrated: shown.gameTime != nil, from: shown.from,
+                    text: shown.text, isReader: shown.from.id == reader, held: shown.heldMillis)
+            ]
+        case .calibrationEvent(let label, let by):
+            let label = safe(label)
+            let who = by.id == reader ? "you" : nickText(by, reader: reader)
+            let verb = by.id == reader ? "proposed" : "proposes"
+            lines = [
+                style("* \(who) \(verb) \"\(label)\" — type /now \(label) when you see it", .yellow)
+            ]
+        case .mark(let label, let by, _):
+            let who = by.id == reader ? "you" : nickText(by, reader: reader)
+            lines = [notice("\(who) marked \"\(safe(label))\"")]
+        case .joined(let member):
+            lines = [notice("\(member.id == reader ? "you" : nickText(member, reader: reader)) joined \(safe(room))")]
+        case .left(let member):
+            lines = [notice("\(member.id == reader ? "you" : nickText(member, reader: reader)) left \(safe(room))")]
+        case .offsetsChanged(let report):
+            lines = offsetLines(report, reader: reader)
+        }
+        guard !lines.isEmpty else { return nil }
+        guard !prefix else { return lines.joined(separator: "\n") }
+        let tag = style("[\(safe(room))]", .dim)
+        return lines.map { "\(tag) \($0)" }.joined(separator: "\n")
+    }
+
+    private func messageLine(
+        time: Int64, calibrated: Bool, from: Member, text: String, isReader: Bool, held: Int64
+    ) -> String {
+        let clock = (calibrated ? "" : "~") + HumanFormat.clock(time, timeZone: timeZone)
+        var line = "\(style(clock, .dim)) \(nickText(from, reader: isReader ? from.id : nil)): \(safe(text))"
+        if held > 0 { line += "  " + style("(held \(HumanFormat.duration(milliseconds: held)))", .dim) }
+        return line
+    }
+
+    private func offsetLines(_ report: OffsetReport, reader: NodeID) -> [String] {
+        let me = report.entries.first { $0.member.id == reader }
+        let readerCalibrated = me?.offset != nil
+        var lines: [String] = []
+        for entry in report.entries where entry.member.id != reader {
+            let who = nickText(entry.member, reader: reader)
+            if let lag = entry.behindReader {
+                lines.append(notice("\(who) is \(HumanFormat.lag(lag))"))
+            } else if entry.offset == nil {
+                lines.append(notice("\(who) is not calibrated yet"))
+            } else if readerCalibrated {
+                lines.append(notice("\(who) is calibrated with other viewers, not yet with you"))
+            } else {
+                lines.append(notice("\(who) is calibrated; you are not yet"))
+            }
+        }
+        if me != nil, !readerCalibrated, !lines.isEmpty {
+            lines.append(
+                notice("you are not calibrated yet: type /now LABEL when a proposed moment is on your screen"))
+        }
+        return lines
+    }
+
+    // MARK: Pieces
+
+    private func safe(_ text: some StringProtocol) -> String { TerminalText.escaped(text) }
+
+    private func lines(_ text: String) -> [String] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { safe($0) }
+    }
+
+    private func notice(_ text: String) -> String { "* " + text }
+
+    private func bold(_ text: String) -> String { style(text, .bold) }
+
+    private func style(_ text: String, _ style: ANSIStyle) -> String {
+        colors ? ANSIStyle.wrap(text, code: style.rawValue) : text
+    }
+
+    /// A member's nick, made safe, coloured by id (bold for the reader itself).
+    private func nickText(_ member: Member, reader: NodeID?) -> String {
+        let nick = safe(member.nick)
+        guard colors else { return nick }
+        if member.id == reader { return ANSIStyle.wrap(nick, code: ANSIStyle.bold.rawValue) }
+        let index = Int(member.id.bytes.reduce(0) { ($0 &* 31 &+ UInt32($1)) } % UInt32(ANSIStyle.nickColors.count))
+        return ANSIStyle.wrap(nick, code: ANSIStyle.nickColors[index])
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@testable import HuddleNode
+
+@Suite struct ControlStatusTextTests {
+    @Test func readableTables() {
+        let text = sampleStatus.text()
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines[0] == "alice  abababababab  port 7700  up 1 h 2 min  addresses 192.0.2.11")
+        #expect(lines[1] == "data dir /home/alice/.local/share/huddle/alice")
+        #expect(text.contains("""
+            PEERS
+              NICK   ID            ADDRESS          STATE    RTT      LAST SEEN  ROOMS      FOUND BY
+              bob    cdcdcdcdcdcd  192.0.2.12:7700  alive    0.42 ms  1.2 s ago  superbowl  mdns
+              carol  efefefefefef  192.0.2.13:7700  suspect  -        -          -          seed
+            """))
+        #expect(text.contains("""
+            ROOM superbowl (current): 42 events, 1 held back
+              NICK         ID            OFFSET                      CALIBRATED  REFERENCE
+              alice (you)  abababababab  0 ms                        yes         alice
+              bob          cdcdcdcdcdcd  +2000 ms, 2.0 s behind you  yes         alice
+              carol        efefefefefef  not calibrated              no          -
+              version vector: alice 12, bob 30
+            """))
+        #expect(lines.last == "COUNTERS packets in 10, out 12, rejected 0; events received 30, stored 42")
+        #expect(!text.contains("\u{1B}"))
+    }
+
+    @Test func peerTextIsMadeSafe() {
+        var status = sampleStatus
+        status.peers[0].nick = "bob\u{1B}[2J"
+        status.rooms[0].members[1].nick = "\u{202E}bob"
+        let text = status.text()
+        #expect(!text.unicodeScalars.contains { TerminalText.isUnsafe($0) && $0 != "\n" })
+        #expect(text.contains(#"bob\x1B[2J"#))
+    }
+
+    @Test func emptyNode() {
+        var status = sampleStatus
+        status.peers = []
+        status.rooms = []
+        let text = status.text()
+        #expect(text.contains("PEERS\n  none yet"))
+        #expect(text.contains("ROOMS none"))
+    }
+
+    @Test func jsonHasSnakeCaseKeys() throws {
+        let text = try sampleStatus.jsonText()
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let node = try #require(object["node"] as? [String: Any])
+        #expect(node["uptime_ms"] as? Int == 3_725_000)
+        #expect(node["data_dir"] as? String == "/home/alice/.local/share/huddle/alice")
+        let peer = try #require((object["peers"] as? [[String: Any]])?.first)
+        #expect(peer["rtt_ms"] as? Double == 0.42)
+        #expect(peer["found_by"] as? String == "mdns")
+        let room = try #require((object["rooms"] as? [[String: Any]])?.first)
+        #expect(room["held_back_count"] as? Int == 1)
+        let vector = try #require(room["version_vector"] as? [String: Any])
+        #expect(vector[String(repeating: "ab", count: 32)] as? Int == 12)
+        let counters = try #require(object["counters"] as? [String: Any])
+        #expect(counters["events_stored"] as? Int == 42)
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        #expect(try decoder.decode(NodeStatus.self, from: Data(text.utf8)) == sampleStatus)
+    }
+}

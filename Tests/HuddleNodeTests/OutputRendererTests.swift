@@ -1,0 +1,364 @@
+import Foundation
+import Testing
+
+@testable import HuddleCore
+@testable import HuddleNode
+
+private func node(_ n: UInt8) -> NodeID {
+    NodeID(bytes: [n] + [UInt8](repeating: 0, count: NodeID.byteCount - 1))!
+}
+
+private func event(_ origin: NodeID, _ seq: UInt64, _ body: EventBody, at createdAt: Int64) -> Event {
+    Event(
+        id: EventID(origin: origin, seq: seq), room: "superbowl", createdAt: createdAt, context: VersionVector(),
+        body: body, signature: [UInt8](repeating: 0, count: Event.signatureByteCount))
+}
+
+private let alice = Member(id: node(1), nick: "alice")
+private let bob = Member(id: node(2), nick: "bob")
+private let carol = Member(id: node(3), nick: "carol")
+private let dave = Member(id: node(4), nick: "dave")
+
+/// 2024-02-11 23:30:05 UTC.
+private let kickoff: Int64 = 1_707_694_205_000
+
+private func message(
+    from: Member = bob, text: String = "what a catch", held: Int64 = 2000, game: Int64? = kickoff
+) -> RoomOutput {
+    .message(
+        ShownMessage(
+            event: event(from.id, 7, .chat(text: text), at: kickoff + 2000), from: from, text: text,
+            shownAt: kickoff + 4000, heldMillis: held, gameTime: game))
+}
+
+private let offsets = RoomOutput.offsetsChanged(
+    OffsetReport(entries: [
+        .init(member: alice, offset: 0, behindReader: 0),
+        .init(member: bob, offset: 2000, behindReader: 2000),
+        .init(member: carol, offset: -1500, behindReader: -1500),
+        .init(member: dave, offset: nil, behindReader: nil),
+    ]))
+
+private let json = OutputRenderer(json: true, colors: true, timeZone: TimeZone(identifier: "UTC")!)
+private let plain = OutputRenderer(json: false, colors: false, timeZone: TimeZone(identifier: "UTC")!)
+private let colored = OutputRenderer(json: false, colors: true, timeZone: TimeZone(identifier: "UTC")!)
+
+/// Parses a line that must be exactly one JSON object.
+private func object(_ line: String?) throws -> [String: Any] {
+    let line = try #require(line)
+    #expect(!line.contains("\n"))
+    #expect(!line.contains("\u{1B}"))
+    let value = try JSONSerialization.jsonObject(with: Data(line.utf8))
+    return try #require(value as? [String: Any])
+}
+
+@Suite struct OutputRendererJSONTests {
+    @Test func messageHasEveryKey() throws {
+        let line = json.render(message(), room: "superbowl", reader: alice.id)
+        #expect(line?.hasPrefix(#"{"type":"message","#) == true)
+        let fields = try object(line)
+        #expect(fields["type"] as? String == "message")
+        #expect(fields["room"] as? String == "superbowl")
+        #expect(fields["id"] as? String == bob.id.hex + "#7")
+        #expect((fields["id"] as? String)?.count == 64 + 2)
+        #expect(fields["from"] as? String == bob.id.hex)
+        #expect(fields["nick"] as? String == "bob")
+        #expect(fields["text"] as? String == "what a catch")
+        #expect(fields["sent_at"] as? Int64 == kickoff + 2000)
+        #expect(fields["shown_at"] as? Int64 == kickoff + 4000)
+        #expect(fields["held_ms"] as? Int64 == 2000)
+        #expect(fields["game_ms"] as? Int64 == kickoff)
+    }
+
+    @Test func uncalibratedMessageHasNullGameTime() throws {
+        let fields = try object(json.render(message(held: 0, game: nil), room: "superbowl", reader: alice.id))
+        #expect(fields.keys.contains("game_ms"))
+        #expect(fields["game_ms"] is NSNull)
+        #expect(fields["held_ms"] as? Int64 == 0)
+    }
+
+    @Test func calibrationAndMark() throws {
+        let prompt = try object(
+            json.render(.calibrationEvent(label: "kickoff", by: bob), room: "superbowl", reader: alice.id))
+        #expect(prompt["type"] as? String == "calibration")
+        #expect(prompt["room"] as? String == "superbowl")
+        #expect(prompt["label"] as? String == "kickoff")
+        #expect(prompt["by"] as? String == "bob")
+
+        let mark = try object(
+            json.render(.mark(label: "kickoff", by: bob, at: kickoff), room: "superbowl", reader: alice.id))
+        #expect(mark["type"] as? String == "mark")
+        #expect(mark["label"] as? String == "kickoff")
+        #expect(mark["nick"] as? String == "bob")
+        #expect(mark["at"] as? Int64 == kickoff)
+    }
+
+    @Test(arguments: [("join", RoomOutput.joined(bob)), ("leave", RoomOutput.left(bob))])
+    func joinAndLeave(type: String, output: RoomOutput) throws {
+        let fields = try object(json.render(output, room: "superbowl", reader: alice.id))
+        #expect(fields["type"] as? String == type)
+        #expect(fields["room"] as? String == "superbowl")
+        #expect(fields["nick"] as? String == "bob")
+        #expect(fields["id"] as? String == bob.id.hex)
+    }
+
+    @Test func offsetsByNickWithNullForUncalibrated() throws {
+        let fields = try object(json.render(offsets, room: "superbowl", reader: alice.id))
+        #expect(fields["type"] as? String == "offsets")
+        let map = try #require(fields["offsets"] as? [String: Any])
+        #expect(map["alice"] as? Int64 == 0)
+        #expect(map["bob"] as? Int64 == 2000)
+        #expect(map["carol"] as? Int64 == -1500)
+        #expect(map["dave"] is NSNull)
+        #expect(map.count == 4)
+    }
+
+    @Test func sharedNicksDoNotCollide() throws {
+        let twin = Member(id: node(9), nick: "bob")
+        let report = RoomOutput.offsetsChanged(
+            OffsetReport(entries: [
+                .init(member: bob, offset: 0, behindReader: nil), .init(member: twin, offset: 5, behindReader: nil),
+            ]))
+        let fields = try object(json.render(report, room: "r", reader: alice.id))
+        let map = try #require(fields["offsets"] as? [String: Any])
+        #expect(map.count == 2)
+        #expect(map["bob#\(bob.id)"] as? Int64 == 0)
+        #expect(map["bob#\(twin.id)"] as? Int64 == 5)
+    }
+
+    @Test func nodeLines() throws {
+        let ready = try object(json.ready(id: alice.id, nick: "alice", port: 7700, dataDir: "/tmp/a"))
+        #expect(ready["type"] as? String == "ready")
+        #expect(ready["id"] as? String == alice.id.hex)
+        #expect(ready["nick"] as? String == "alice")
+        #expect(ready["port"] as? Int == 7700)
+        #expect(ready["data_dir"] as? String == "/tmp/a")
+
+        let error = try object(json.error("you are not in a room"))
+        #expect(error["type"] as? String == "error")
+        #expect(error["message"] as? String == "you are not in a room")
+
+        let info = try object(json.info("in superbowl:\n  alice (you)"))
+        #expect(info["type"] as? String == "info")
+        #expect(info["message"] as? String == "in superbowl:\n  alice (you)")
+
+        let peer = try object(json.peer(id: bob.id, nick: "bob", state: .suspect))
+        #expect(peer["type"] as? String == "peer")
+        #expect(peer["id"] as? String == bob.id.hex)
+        #expect(peer["nick"] as? String == "bob")
+        #expect(peer["state"] as? String == "suspect")
+    }
+
+    @Test func typeComesFirst() {
+        let lines = [
+            json.render(message(), room: "r", reader: alice.id)!, json.render(offsets, room: "r", reader: alice.id)!,
+            json.ready(id: alice.id, nick: "a", port: 1, dataDir: "/"), json.error("x"), json.info("y"),
+            json.peer(id: bob.id, nick: "b", state: .alive),
+        ]
+        for line in lines { #expect(line.hasPrefix(#"{"type":""#)) }
+    }
+
+    @Test func stringsAreEscapedAndRoundTrip() throws {
+        let nasty = "say \"hi\" \\ back\nnew line\ttab \u{1B}[31mred\u{07} \u{202E}evil\u{2069} \u{85} é 🏈 \u{2028}"
+        let evil = Member(id: bob.id, nick: "b\u{1B}ob")
+        let line = try #require(json.render(message(from: evil, text: nasty), room: "r", reader: alice.id))
+        #expect(!line.unicodeScalars.contains { $0.value < 0x20 || TerminalText.isUnsafe($0) })
+        #expect(line.contains(#"say \"hi\" \\ back\u000anew line\u0009tab \u001b[31mred\u0007 \u202eevil\u2069"#))
+        let fields = try object(line)
+        #expect(fields["text"] as? String == nasty)
+        #expect(fields["nick"] as? String == "b\u{1B}ob")
+    }
+
+    @Test func historyLineHasNoShownTime() throws {
+        let stored = event(bob.id, 3, .chat(text: "touchdown"), at: kickoff + 2000)
+        let fields = try object(json.history(stored, nick: "bob", gameTime: kickoff, room: "superbowl"))
+        #expect(fields["type"] as? String == "message")
+        #expect(fields["id"] as? String == bob.id.hex + "#3")
+        #expect(fields["from"] as? String == bob.id.hex)
+        #expect(fields["text"] as? String == "touchdown")
+        #expect(fields["sent_at"] as? Int64 == kickoff + 2000)
+        #expect(fields["game_ms"] as? Int64 == kickoff)
+        #expect(fields["shown_at"] == nil)
+        #expect(fields["held_ms"] == nil)
+        #expect(json.history(event(bob.id, 4, .leave, at: 0), nick: "bob", gameTime: nil, room: "r") == nil)
+    }
+}
+
+@Suite struct OutputRendererHumanTests {
+    @Test func messageShowsGameClockNickAndHoldBack() {
+        let line = plain.render(message(), room: "superbowl", reader: alice.id)
+        #expect(line == "23:30:05 bob: what a catch  (held 2.0 s)")
+    }
+
+    @Test func uncalibratedMessageShowsSentTimeMarked() {
+        let line = plain.render(message(held: 0, game: nil), room: "superbowl", reader: alice.id)
+        #expect(line == "~23:30:07 bob: what a catch")
+    }
+
+    @Test func otherRoomsArePrefixed() {
+        let line = plain.render(message(held: 350), room: "nba", reader: alice.id, inCurrentRoom: false)
+        #expect(line == "[nba] 23:30:05 bob: what a catch  (held 350 ms)")
+    }
+
+    @Test func offsetsInWordsRelativeToTheReader() throws {
+        let text = try #require(plain.render(offsets, room: "superbowl", reader: alice.id))
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.contains("* bob is 2.0 s behind you"))
+        #expect(lines.contains("* carol is 1.5 s ahead of you"))
+        #expect(lines.contains("* dave is not calibrated yet"))
+        #expect(!text.contains("alice"))
+    }
+
+    @Test func offsetsWhenTheReaderIsNotCalibrated() throws {
+        let report = RoomOutput.offsetsChanged(
+            OffsetReport(entries: [
+                .init(member: alice, offset: nil, behindReader: nil), .init(member: bob, offset: 0, behindReader: nil),
+            ]))
+        let text = try #require(plain.render(report, room: "superbowl", reader: alice.id))
+        #expect(text.contains("bob is calibrated; you are not yet"))
+        #expect(text.contains("you are not calibrated yet"))
+        let onlyMe = RoomOutput.offsetsChanged(
+            OffsetReport(entries: [.init(member: alice, offset: 0, behindReader: 0)]))
+        #expect(plain.render(onlyMe, room: "superbowl", reader: alice.id) == nil)
+    }
+
+    @Test func promptsMarksAndMembership() {
+        #expect(
+            plain.render(.calibrationEvent(label: "kickoff", by: bob), room: "superbowl", reader: alice.id)
+                == "* bob proposes \"kickoff\" — type /now kickoff when you see it")
+        #expect(
+            plain.render(.mark(label: "kickoff", by: bob, at: kickoff), room: "superbowl", reader: alice.id)
+                == "* bob marked \"kickoff\"")
+        #expect(plain.render(.joined(bob), room: "superbowl", reader: alice.id) == "* bob joined superbowl")
+        #expect(plain.render(.left(bob), room: "superbowl", reader: alice.id) == "* bob left superbowl")
+        #expect(plain.render(.joined(alice), room: "superbowl", reader: alice.id) == "* you joined superbowl")
+        #expect(plain.peer(id: bob.id, nick: "bob", state: .gone) == "* bob (\(bob.id)) is gone")
+        #expect(plain.error("no such room") == "! no such room")
+        #expect(plain.info("a\nb") == "a\nb")
+        #expect(
+            plain.ready(id: alice.id, nick: "alice", port: 7700, dataDir: "/d")
+                == "* alice (\(alice.id)) is listening on port 7700; data in /d")
+    }
+
+    @Test func noANSIWithoutColorsAndSomeWithThem() {
+        let outputs = [
+            message(), offsets, .calibrationEvent(label: "kickoff", by: bob), .joined(bob),
+            .mark(label: "kickoff", by: bob, at: 0),
+        ]
+        for output in outputs {
+            #expect(plain.render(output, room: "superbowl", reader: alice.id)?.contains("\u{1B}") == false)
+            #expect(colored.render(output, room: "superbowl", reader: alice.id)?.contains("\u{1B}[") == true)
+        }
+        #expect(!plain.error("x").contains("\u{1B}"))
+        #expect(colored.error("x").contains("\u{1B}[31m"))
+    }
+
+    @Test func peerTextCannotReachTheTerminalRaw() throws {
+        let evil = Member(id: bob.id, nick: "bo\u{1B}]0;pwned\u{07}b")
+        let text = "hi\u{1B}[2J\r\nthere \u{202E}dlrow\u{202C} \u{9B}31m \u{2066}x\u{2069}"
+        for renderer in [plain, colored] {
+            let outputs: [RoomOutput] = [
+                message(from: evil, text: text), .calibrationEvent(label: "kick\u{1B}off", by: evil),
+                .joined(evil), .mark(label: "\u{202E}x", by: evil, at: 0),
+            ]
+            for output in outputs {
+                let line = try #require(renderer.render(output, room: "super\u{1B}bowl", reader: alice.id))
+                let unsafe = line.unicodeScalars.filter { TerminalText.isUnsafe($0) && $0 != "\u{1B}" }
+                #expect(unsafe.isEmpty)
+                #expect(!line.contains("\n"))
+                // The only ESCs left are the renderer's own colour codes.
+                let stripped = line.replacingOccurrences(of: #"\x1B\[[0-9;]*m"#, with: "", options: .regularExpression)
+                #expect(!stripped.contains("\u{1B}"))
+            }
+        }
+        let line = plain.render(message(from: evil, text: text), room: "r", reader: alice.id)
+        #expect(
+            line == #"23:30:05 bo\x1B]0;pwned\x07b: hi\x1B[2J\x0D\x0Athere \u202Edlrow\u202C \x9B31m \u2066x\u2069"#
+                + "  (held 2.0 s)")
+    }
+
+    @Test func historyLine() {
+        let stored = event(bob.id, 3, .chat(text: "touchdown"), at: kickoff + 2000)
+        #expect(plain.history(stored, nick: "bob", gameTime: kickoff, room: "r") == "23:30:05 bob: touchdown")
+        #expect(plain.history(stored, nick: "bob", gameTime: nil, room: "r") == "~23:30:07 bob: touchdown")
+    }
+
+    @Test func describeLag() {
+        #expect(OutputRenderer.describeLag(nick: nil, behindReader: 2000) == "2.0 s behind you")
+        #expect(OutputRenderer.describeLag(nick: "carol", behindReader: -1500) == "carol is 1.5 s ahead of you")
+        #expect(OutputRenderer.describeLag(nick: "dave", behindReader: nil) == "dave is not calibrated with you yet")
+        #expect(OutputRenderer.describeLag(nick: nil, behindReader: 0) == "in step with you")
+    }
+}
+
+@Suite struct HumanFormatTests {
+    @Test(arguments: [
+        (Int64(0), "0 ms"), (350, "350 ms"), (-350, "350 ms"), (999, "999 ms"), (1000, "1.0 s"), (1999, "2.0 s"),
+        (2000, "2.0 s"), (-1500, "1.5 s"), (59_940, "59.9 s"), (59_960, "1 min"), (95_000, "1 min 35 s"),
+        (3_725_000, "1 h 2 min"), (7_200_000, "2 h"), (.min, "2562047788015 h 12 min"),
+    ])
+    func durations(milliseconds: Int64, text: String) {
+        #expect(HumanFormat.duration(milliseconds: milliseconds) == text)
+    }
+
+    @Test func clockInAZone() {
+        let utc = TimeZone(identifier: "UTC")!
+        #expect(HumanFormat.clock(kickoff, timeZone: utc) == "23:30:05")
+        #expect(HumanFormat.clock(kickoff, timeZone: TimeZone(secondsFromGMT: 3600)!) == "00:30:05")
+        #expect(HumanFormat.clock(-1, timeZone: utc) == "23:59:59")
+        #expect(HumanFormat.clock(0, timeZone: utc) == "00:00:00")
+        #expect(HumanFormat.clock(.max, timeZone: utc).count == 8)
+        #expect(HumanFormat.clock(.min, timeZone: utc).count == 8)
+    }
+}
+
+@Suite struct OutputSinkTests {
+    @Test func writesWholeLinesFromManyTasks() async throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let (readEnd, writeEnd) = (fds[0], fds[1])
+        let sink = OutputSink(fileDescriptor: writeEnd)
+        // Read on a thread of its own: the writers block until it reads.
+        let reader = Task {
+            await withCheckedContinuation { continuation in
+                Thread {
+                    var bytes: [UInt8] = []
+                    var chunk = [UInt8](repeating: 0, count: 4096)
+                    while true {
+                        let count = chunk.withUnsafeMutableBytes { read(readEnd, $0.baseAddress!, $0.count) }
+                        if count < 0, errno == EINTR { continue }
+                        guard count > 0 else { break }
+                        bytes += chunk[..<count]
+                    }
+                    close(readEnd)
+                    continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
+                }.start()
+            }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    let pad = String(repeating: "x", count: 300)
+                    for n in 0..<50 { sink.write("{\"task\":\(task),\"n\":\(n),\"pad\":\"\(pad)\"}") }
+                }
+            }
+        }
+        close(writeEnd)
+        let lines = await reader.value.split(separator: "\n")
+        #expect(lines.count == 400)
+        for line in lines { #expect(line.hasPrefix("{\"task\":") && line.hasSuffix("\"}")) }
+        #expect(sink.failedWrites == 0)
+    }
+
+    @Test func aClosedReaderIsCountedNotFatal() {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        close(fds[0])
+        let previous = signal(SIGPIPE, SIG_IGN)
+        defer { signal(SIGPIPE, previous) }
+        let sink = OutputSink(fileDescriptor: fds[1])
+        sink.write("nobody reads this")
+        #expect(sink.failedWrites == 1)
+        close(fds[1])
+    }
+}
