@@ -8,7 +8,7 @@ let strictness: [SwiftSetting] = [
 
 let package = Package(
     name: "huddle",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "huddle", targets: ["huddle"]),
         .library(name: "HuddleCore", targets: ["HuddleCore"]),
@@ -16,6 +16,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // Pure logic: identity, version vectors, room log, calibration, hold-back, wire codec.
@@ -38,6 +42,11 @@ let package = Package(
             dependencies: [
                 "HuddleCore",
                 .target(name: "CDNSSD", condition: .when(platforms: [.linux])),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictness
         ),
@@ -47,11 +56,17 @@ let package = Package(
                 "HuddleCore",
                 "HuddleNode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictness
         ),
         .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"], swiftSettings: strictness),
-        .testTarget(name: "HuddleNodeTests", dependencies: ["HuddleNode"], swiftSettings: strictness),
+        .testTarget(
+            name: "HuddleNodeTests",
+            dependencies: ["HuddleNode", "HuddleCore"],
+            swiftSettings: strictness
+        ),
         .testTarget(name: "HuddleCLITests", dependencies: ["huddle"], swiftSettings: strictness),
     ]
 )

@@ -13,7 +13,8 @@ struct Huddle: AsyncParsableCommand {
             own stream has reached the moment it was written in: mark a moment everyone sees \
             ("/now kickoff") and Huddle works out how far each stream is ahead of or behind yours.
             """,
-        version: "huddle \(HuddleVersion.release) (wire protocol \(WireProtocol.version))"
+        version: "huddle \(HuddleVersion.release) (wire protocol \(WireProtocol.version))",
+        subcommands: [Run.self, Status.self, Send.self, History.self]
     )
 
     mutating func run() async throws {

@@ -1,0 +1,241 @@
+import Foundation
+import HuddleCore
+public import Logging
+import NIOCore
+import NIOPosix
+
+/// The sockets a node listens on: UDP for pushes, digests and membership; TCP for pulls.
+typealias DatagramSocket = NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>
+/// The TCP listener hands over plain channels with auto-read off; each is wrapped in an
+/// `NIOAsyncChannel` only by the task that serves it. NIO traps when an accepted `NIOAsyncChannel`
+/// is dropped unconsumed, which happens to connections accepted just as a node shuts down
+/// (apple/swift-nio#2637); a plain channel is harmless to drop.
+typealias StreamListener = NIOAsyncChannel<any Channel, Never>
+
+extension Node {
+    /// Opens the store, listens, joins the configured room and runs until `/quit`, the end of
+    /// stdin (console mode) or cancellation (SIGINT/SIGTERM through the service group).
+    public static func run(_ configuration: NodeConfiguration, logger: Logger) async throws {
+        let store = try HuddleStore(directory: configuration.dataDir)
+        let identity = try store.loadOrCreateIdentity()
+        try store.setNick(configuration.nick)
+        let node = Node(configuration: configuration, store: store, identity: identity, logger: logger)
+        try await node.serve()
+    }
+
+    func serve() async throws {
+        let group = MultiThreadedEventLoopGroup.singleton
+        let (udp, tcp) = try await Self.bind(host: configuration.listenHost, port: configuration.port, on: group)
+        port = udp.channel.localAddress?.port ?? configuration.port
+        datagramChannel = udp.channel
+        membership = Membership(
+            me: identity.id, nick: configuration.nick, port: UInt16(port), incarnation: UInt64(max(0, startedAt)))
+        for seed in configuration.seeds {
+            guard let address = PeerAddress(parsing: seed) else {
+                showError("ignoring --peer \(seed): expected HOST:PORT")
+                continue
+            }
+            membership.addSeed(address)
+        }
+        if configuration.mdns {
+            logger.notice("mDNS discovery is not built yet; peers are found through --peer seeds and gossip")
+        }
+
+        let control = ControlServer()
+        let socketPath = DataDirectory.controlSocketPath(in: configuration.dataDir)
+        try await control.start(path: socketPath) { [weak self] request in
+            guard let self else { return .error("the node is shutting down") }
+            return await self.handleControl(request)
+        }
+        defer { control.close() }
+
+        show(renderer.ready(id: identity.id, nick: configuration.nick, port: port, dataDir: configuration.dataDir))
+        restoreRooms()
+
+        try await withThrowingDiscardingTaskGroup { tasks in
+            tasks.addTask {
+                try await udp.executeThenClose { inbound, _ in
+                    for try await envelope in inbound { await self.receive(envelope) }
+                }
+            }
+            tasks.addTask {
+                try await tcp.executeThenClose { connections in
+                    try await withThrowingDiscardingTaskGroup { streams in
+                        for try await connection in connections {
+                            streams.addTask { await self.serveSync(connection) }
+                        }
+                    }
+                }
+            }
+            tasks.addTask { await self.timerLoop() }
+            tasks.addTask { await self.pullLoop(group: group) }
+            tasks.addTask { try await control.run() }
+            if configuration.console {
+                await consoleLoop()
+            } else {
+                while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }
+            }
+            tasks.cancelAll()
+        }
+    }
+
+    /// Joined rooms come back from the store; `--room` joins only if not joined already (a join
+    /// resets calibration, so a restart must not re-join).
+    func restoreRooms() {
+        do {
+            for room in try store.joinedRooms() {
+                _ = session(for: room)
+                joined.append(room)
+            }
+            currentRoom = try store.currentRoom.flatMap { joined.contains($0) ? $0 : nil } ?? joined.last
+        } catch {
+            showError("could not load rooms from the store: \(error)")
+        }
+        membership.rooms = joined
+        if let room = configuration.room {
+            join(room)
+        }
+    }
+
+    // MARK: Sockets
+
+    /// Binds UDP and TCP on the same port. With port 0, UDP picks a free port and TCP takes the
+    /// same one; if TCP finds it taken, both retry on another.
+    static func bind(
+        host: String, port: Int, on group: any EventLoopGroup
+    ) async throws -> (DatagramSocket, StreamListener) {
+        var lastError: (any Error)?
+        for _ in 0..<(port == 0 ? 8 : 1) {
+            let udp: DatagramSocket
+            do {
+                udp = try await DatagramBootstrap(group: group)
+                    .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                    .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
+                    .bind(host: host, port: port) { channel in
+                        channel.eventLoop.makeCompletedFuture { try DatagramSocket(wrappingChannelSynchronously: channel) }
+                    }
+            } catch {
+                throw NodeError.cannotListen(host: host, port: port, protocol: "UDP", underlying: "\(error)")
+            }
+            let chosen = udp.channel.localAddress?.port ?? port
+            do {
+                let tcp = try await ServerBootstrap(group: group)
+                    .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                    .childChannelOption(.autoRead, value: false)
+                    .bind(host: host, port: chosen) { channel in
+                        channel.eventLoop.makeSucceededFuture(channel)
+                    }
+                return (udp, tcp)
+            } catch {
+                lastError = error
+                try? await udp.channel.close()
+            }
+        }
+        throw NodeError.cannotListen(host: host, port: port, protocol: "TCP", underlying: "\(lastError.map { "\($0)" } ?? "")")
+    }
+
+    /// Decodes and verifies a datagram off the actor, then hands it in.
+    nonisolated func receive(_ envelope: AddressedEnvelope<ByteBuffer>) async {
+        let remote = envelope.remoteAddress
+        let source = PeerAddress(host: remote.ipAddress ?? "unknown", port: UInt16(clamping: remote.port ?? 0))
+        let message: WireMessage
+        do {
+            message = try WireMessage(decoding: envelope.data.readableBytesView)
+        } catch {
+            if error.isUnsupportedVersion {
+                await countNewerProtocol(from: "\(source)")
+            } else {
+                await countRejected("\(error)", from: "\(source)")
+            }
+            return
+        }
+        if case .events(let events) = message, !events.allSatisfy(\.hasValidSignature) {
+            await countRejected("an event's signature does not verify", from: "\(source)")
+            return
+        }
+        await handle(message, from: source)
+    }
+
+    /// Answers sync requests on one TCP connection until the peer closes it.
+    nonisolated func serveSync(_ channel: any Channel) async {
+        let peer = channel.remoteAddress.map { "\($0)" } ?? "unknown"
+        do {
+            let connection = try await channel.eventLoop.submit {
+                let connection = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                try channel.syncOptions?.setOption(.autoRead, value: true)
+                return connection
+            }.get()
+            try await connection.executeThenClose { inbound, outbound in
+                var splitter = FrameSplitter()
+                for try await chunk in inbound {
+                    for payload in try splitter.append(chunk.readableBytesView) {
+                        guard case .syncRequest(let request) = try WireMessage(decoding: payload) else {
+                            throw SyncError.unexpectedReply
+                        }
+                        let (events, more) = await self.syncBatch(
+                            room: request.room, have: request.have, limit: Int(request.limit))
+                        let response = WireMessage.syncResponse(SyncResponse(room: request.room, events: events, more: more))
+                        try await outbound.write(ByteBuffer(bytes: WireFrame.encode(response)))
+                    }
+                }
+            }
+        } catch {
+            await countRejected("sync connection: \(error)", from: peer)
+        }
+    }
+
+    /// Runs queued pulls one at a time, verifying what arrives before the actor sees it.
+    func pullLoop(group: any EventLoopGroup) async {
+        let client = SyncClient(group: group)
+        let me = identity.id
+        for await request in pullRequests {
+            let have = vector(of: request.room)
+            do {
+                try await client.pull(room: request.room, have: have, from: me, host: request.host, port: request.port) {
+                    events in
+                    let valid = events.filter(\.hasValidSignature)
+                    if valid.count != events.count {
+                        await self.countRejected("events with bad signatures in a sync response", from: request.host)
+                    }
+                    return await self.ingest(valid, room: request.room)
+                }
+            } catch {
+                logger.debug("pull failed", metadata: ["huddle.peer": "\(request.host):\(request.port)", "huddle.error": "\(error)"])
+            }
+            pullFinished(request)
+        }
+    }
+
+    /// Wakes for hold-back releases, membership ticks and anti-entropy rounds; anything that
+    /// becomes due earlier cancels the current sleep (``rescheduleTimer()``).
+    func timerLoop() async {
+        while !Task.isCancelled {
+            let deadline = runDueWork()
+            let delay = max(0, deadline - clock.wallMillis())
+            let sleep = Task {
+                do { try await Task.sleep(for: .milliseconds(delay)) } catch {}
+            }
+            setSleeper(sleep, until: deadline)
+            await withTaskCancellationHandler {
+                await sleep.value
+            } onCancel: {
+                sleep.cancel()
+            }
+            sleeperDeadline = .max
+        }
+    }
+}
+
+/// Why a node could not start.
+public enum NodeError: Error, CustomStringConvertible {
+    case cannotListen(host: String, port: Int, protocol: String, underlying: String)
+
+    public var description: String {
+        switch self {
+        case .cannotListen(let host, let port, let proto, let underlying):
+            port == 0
+                ? "could not listen on \(host) (\(proto)): \(underlying)"
+                : "could not listen on \(host):\(port) (\(proto)): is another node using port \(port)? (\(underlying))"
+        }
+    }
+}

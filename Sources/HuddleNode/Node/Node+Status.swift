@@ -1,0 +1,67 @@
+import Foundation
+import HuddleCore
+import NIOCore
+
+extension Node {
+    /// Answers a request from the control socket (`huddle status`, `huddle send`).
+    func handleControl(_ request: ControlRequest) -> ControlResponse {
+        switch request {
+        case .status:
+            return .status(status())
+        case .send(let room, let text):
+            guard joined.contains(room) else { return .error("this node is not in room \(room)") }
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty else { return .error("nothing to send") }
+            guard let event = originate(.chat(text: trimmed), in: room) else {
+                return .error("the message was refused (too long or containing control characters)")
+            }
+            return .sent(id: "\(event.origin.hex)#\(event.seq)")
+        }
+    }
+
+    func status() -> NodeStatus {
+        let wall = clock.wallMillis()
+        let monotonic = clock.monotonicMicros()
+        let peers = membership.peers.values.sorted { ($0.nick, $0.id) < ($1.nick, $1.id) }.map { peer in
+            NodeStatus.Peer(
+                id: peer.id.hex, nick: peer.nick, address: "\(peer.address)", state: "\(peer.state)",
+                rttMs: peer.rtt.map { Double($0) / 1000 }, lastSeenMs: max(0, (monotonic - peer.lastSeen) / 1000),
+                rooms: peer.rooms, foundBy: "\(peer.foundBy)")
+        }
+        let roomStatuses = joined.map { name -> NodeStatus.Room in
+            let session = rooms[name] ?? RoomSession(room: name, reader: identity.id)
+            let members = session.members.map { member in
+                let placement = session.calibration.placement(of: member.id)
+                return NodeStatus.RoomMember(
+                    id: member.id.hex, nick: member.nick, offsetMs: placement?.offset,
+                    calibrated: placement != nil, reference: placement?.reference.hex)
+            }
+            var vector: [String: UInt64] = [:]
+            for (origin, seq) in session.log.vector.entries { vector[origin.hex] = seq }
+            return NodeStatus.Room(
+                name: name, current: name == currentRoom, members: members, eventCount: session.log.count,
+                heldBackCount: session.heldBackCount, versionVector: vector)
+        }
+        return NodeStatus(
+            node: NodeStatus.Node(
+                id: identity.id.hex, nick: configuration.nick, port: port, addresses: Self.localAddresses(),
+                uptimeMs: wall - startedAt, dataDir: configuration.dataDir),
+            peers: peers, rooms: roomStatuses,
+            counters: NodeStatus.Counters(
+                packetsIn: counters.packetsIn, packetsOut: counters.packetsOut, rejected: counters.rejected,
+                eventsReceived: counters.eventsReceived, eventsStored: counters.eventsStored))
+    }
+
+    /// The IPv4 and IPv6 addresses of this host's interfaces, loopback last.
+    static func localAddresses() -> [String] {
+        guard let devices = try? System.enumerateDevices() else { return [] }
+        let addresses = devices.compactMap { device -> String? in
+            guard let address = device.address, let ip = address.ipAddress else { return nil }
+            if case .v6 = address, ip.hasPrefix("fe80") { return nil }
+            return ip
+        }
+        let unique = Array(Set(addresses))
+        return unique.filter { !$0.hasPrefix("127.") && $0 != "::1" }.sorted()
+            + unique.filter { $0.hasPrefix("127.") || $0 == "::1" }.sorted()
+    }
+}

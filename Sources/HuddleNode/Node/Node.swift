@@ -1,0 +1,416 @@
+import Foundation
+import HuddleCore
+import Logging
+import NIOCore
+import NIOPosix
+
+/// A running Huddle node: the shell around the pure core.
+///
+/// One actor owns every piece of state: the rooms (``RoomSession``), the membership state
+/// machine, the store and the counters. Sockets, the console and timers live in `run` as child
+/// tasks that decode and verify what arrives, then call into the actor; the actor interprets what
+/// the core returns (events to push, directives to send, outputs to show).
+///
+/// ```swift
+/// try await Node.run(NodeConfiguration(nick: "alice", room: "superbowl", dataDir: dir), logger: logger)
+/// ```
+public actor Node {
+    let configuration: NodeConfiguration
+    let logger: Logger
+    let clock = NodeClock()
+    let store: HuddleStore
+    let identity: NodeIdentity
+    let renderer: OutputRenderer
+    let sink: OutputSink
+    let startedAt: Int64
+
+    var membership: Membership
+    var rooms: [String: RoomSession] = [:]
+    /// Joined rooms, in join order.
+    var joined: [String] = []
+    var currentRoom: String?
+    var counters = NodeCounters()
+    var port = 0
+
+    /// The UDP socket, set once it is bound. Writes go straight to it: fire and forget, like UDP.
+    var datagramChannel: (any Channel)?
+    /// Pulls to run, and those running, keyed by peer address and room.
+    let pullRequests: AsyncStream<PullRequest>
+    let pullRequestSink: AsyncStream<PullRequest>.Continuation
+    var pullsInFlight: Set<PullRequest> = []
+
+    /// The timer loop's current sleep and when it ends (wall ms), so earlier work can cut it short.
+    var sleeper: Task<Void, Never>?
+    var sleeperDeadline: Int64 = .max
+    var membershipTickAt: Int64 = 0
+    var nextAntiEntropyAt: Int64 = 0
+
+    /// How often each room swaps version vectors with a random peer.
+    static let antiEntropyInterval: Int64 = 1000
+    /// The timer loop wakes at least this often.
+    static let maximumSleep: Int64 = 1000
+
+    init(configuration: NodeConfiguration, store: HuddleStore, identity: NodeIdentity, logger: Logger) {
+        self.configuration = configuration
+        self.store = store
+        self.identity = identity
+        self.logger = logger
+        renderer = OutputRenderer(json: configuration.json, colors: configuration.colors)
+        sink = OutputSink()
+        startedAt = NodeClock().wallMillis()
+        membership = Membership(
+            me: identity.id, nick: configuration.nick, port: 0, incarnation: UInt64(max(0, startedAt)))
+        (pullRequests, pullRequestSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    /// A pull of one room from one peer.
+    struct PullRequest: Hashable, Sendable {
+        var room: String
+        var host: String
+        var port: Int
+    }
+
+    // MARK: Output
+
+    func show(_ line: String?) {
+        guard let line else { return }
+        sink.write(line)
+    }
+
+    func showError(_ message: String) {
+        show(renderer.error(message))
+    }
+
+    func showInfo(_ text: String) {
+        show(renderer.info(text))
+    }
+
+    /// Shows a room's outputs, recording shown messages in the store first so a restart never
+    /// shows them again.
+    func show(_ outputs: [RoomOutput], room: String) {
+        // Whatever changed may have moved the next hold-back release earlier.
+        rescheduleTimer()
+        guard !outputs.isEmpty else { return }
+        let shownIDs = outputs.compactMap { output -> EventID? in
+            if case .message(let message) = output { message.event.id } else { nil }
+        }
+        if !shownIDs.isEmpty {
+            do {
+                _ = try store.markShown(shownIDs, room: room, at: clock.wallMillis())
+            } catch {
+                logger.error("could not record shown messages", metadata: ["huddle.error": "\(error)"])
+            }
+        }
+        for output in outputs {
+            show(renderer.render(output, room: room, reader: identity.id))
+        }
+    }
+
+    // MARK: Rooms
+
+    /// Loads a room's session from the store (after a restart or a re-join), creating it if new.
+    func session(for room: String) -> RoomSession {
+        if let session = rooms[room] { return session }
+        var session = RoomSession(room: room, reader: identity.id)
+        do {
+            let events = try store.events(room: room)
+            let shown = try store.shownIDs(room: room)
+            let outputs = session.restore(events, shown: shown, now: clock.wallMillis())
+            rooms[room] = session
+            show(outputs, room: room)
+            return rooms[room]!
+        } catch {
+            logger.error("could not load room from the store", metadata: ["huddle.room": "\(room)", "huddle.error": "\(error)"])
+            rooms[room] = session
+            return session
+        }
+    }
+
+    /// Makes this node's next event in `room`, stores it, shows what it shows and pushes it to
+    /// the room's live peers.
+    @discardableResult
+    func originate(_ body: EventBody, in room: String) -> Event? {
+        var session = session(for: room)
+        let made: (event: Event, outputs: [RoomOutput])
+        do {
+            made = try session.compose(body, now: clock.wallMillis(), signer: identity)
+        } catch {
+            showError("not sent: \(error)")
+            return nil
+        }
+        rooms[room] = session
+        do {
+            counters.eventsStored += try store.insert([made.event])
+        } catch {
+            logger.error("could not store an event", metadata: ["huddle.error": "\(error)"])
+        }
+        show(made.outputs, room: room)
+        push([made.event], room: room)
+        return made.event
+    }
+
+    /// Joins `room` (a join event resets this node's calibration there) and makes it current.
+    func join(_ room: String) {
+        if joined.contains(room) {
+            currentRoom = room
+            try? store.setCurrentRoom(room)
+            showInfo("now talking in \(room)")
+            return
+        }
+        guard validRoomName(room) else { return }
+        _ = session(for: room)
+        joined.append(room)
+        currentRoom = room
+        do {
+            try store.setJoined(room, true)
+            try store.setCurrentRoom(room)
+        } catch {
+            logger.error("could not record the join", metadata: ["huddle.error": "\(error)"])
+        }
+        membership.rooms = joined
+        originate(.join(nick: configuration.nick), in: room)
+        for peer in membership.alivePeers(inRoom: room) {
+            sendDigest(room: room, to: peer.address)
+        }
+    }
+
+    func leave(_ room: String) {
+        guard joined.contains(room) else {
+            showError("you are not in \(room)")
+            return
+        }
+        originate(.leave, in: room)
+        joined.removeAll { $0 == room }
+        membership.rooms = joined
+        if currentRoom == room { currentRoom = joined.last }
+        do {
+            try store.setJoined(room, false)
+            try store.setCurrentRoom(currentRoom)
+        } catch {
+            logger.error("could not record the leave", metadata: ["huddle.error": "\(error)"])
+        }
+        showInfo(currentRoom.map { "left \(room); now talking in \($0)" } ?? "left \(room)")
+    }
+
+    private func validRoomName(_ room: String) -> Bool {
+        let problem: String? =
+            if room.utf8.count > WireLimits.maxRoomBytes {
+                "a room name has at most \(WireLimits.maxRoomBytes) bytes"
+            } else if room.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
+                "a room name cannot contain control characters"
+            } else if room.contains(where: \.isWhitespace) {
+                "a room name cannot contain spaces"
+            } else {
+                nil
+            }
+        if let problem { showError(problem) }
+        return problem == nil
+    }
+
+    // MARK: Receiving
+
+    /// Applies verified events from a peer: store first (so a crash loses nothing it showed),
+    /// then show. Returns the room's version vector afterwards.
+    @discardableResult
+    func ingest(_ events: [Event], room: String) -> VersionVector {
+        guard joined.contains(room) else { return VersionVector() }
+        var session = session(for: room)
+        let now = clock.wallMillis()
+        var outputs: [RoomOutput] = []
+        var fresh: [Event] = []
+        for event in events where event.room == room && !session.log.contains(event.id) {
+            counters.eventsReceived += 1
+            fresh.append(event)
+            outputs += session.receive(event, now: now)
+        }
+        rooms[room] = session
+        if !fresh.isEmpty {
+            do {
+                counters.eventsStored += try store.insert(fresh)
+            } catch {
+                logger.error("could not store events", metadata: ["huddle.error": "\(error)"])
+            }
+        }
+        show(outputs, room: room)
+        return session.log.vector
+    }
+
+    /// The rooms' events a peer misses, packed to fit one frame.
+    func syncBatch(room: String, have: VersionVector, limit: Int) -> (events: [Event], more: Bool) {
+        guard let session = rooms[room] else { return ([], false) }
+        let wanted = min(max(1, limit), WireLimits.maxEventsPerBatch)
+        let candidates = session.log.missing(for: have, limit: wanted + 1)
+        var batch: [Event] = []
+        var bytes = 64
+        for event in candidates.prefix(wanted) {
+            bytes += event.encodedByteCount
+            if bytes > WireLimits.maxFrameBytes / 2, !batch.isEmpty { return (batch, true) }
+            batch.append(event)
+        }
+        return (batch, candidates.count > batch.count)
+    }
+
+    func countRejected(_ reason: String, from source: String) {
+        counters.rejected += 1
+        logger.debug("dropped input", metadata: ["huddle.peer": "\(source)", "huddle.reason": "\(reason)"])
+    }
+
+    func countNewerProtocol(from source: String) {
+        counters.newerProtocol += 1
+        countRejected("newer wire protocol", from: source)
+    }
+
+    /// A decoded, verified datagram.
+    func handle(_ message: WireMessage, from source: PeerAddress) {
+        counters.packetsIn += 1
+        let now = clock.monotonicMicros()
+        switch message {
+        case .events(let events):
+            for (room, events) in Dictionary(grouping: events, by: \.room) {
+                ingest(events, room: room)
+            }
+        case .digest(let digest):
+            perform(membership.heard(from: digest.from, now: now))
+            guard joined.contains(digest.room), let session = rooms[digest.room] else { return }
+            let peer = membership.peers[digest.from]?.address ?? source
+            if !session.log.vector.dominates(digest.vector) {
+                requestPull(room: digest.room, from: peer)
+            }
+            if !digest.vector.dominates(session.log.vector) {
+                sendDigest(room: digest.room, to: peer)
+            }
+        case .probe(let probe):
+            perform(membership.receive(probe, from: source, now: now))
+        case .ack(let ack):
+            perform(membership.receive(ack, from: source, now: now))
+        case .syncRequest, .syncResponse:
+            countRejected("sync messages travel over TCP", from: "\(source)")
+        }
+    }
+
+    // MARK: Sending
+
+    func send(_ message: WireMessage, to address: PeerAddress) {
+        guard let datagramChannel else { return }
+        let bytes = message.encoded()
+        guard bytes.count <= WireLimits.maxDatagramBytes else {
+            logger.warning("message too large for a datagram", metadata: ["huddle.bytes": "\(bytes.count)"])
+            return
+        }
+        let envelope: AddressedEnvelope<ByteBuffer>
+        do {
+            envelope = AddressedEnvelope(
+                remoteAddress: try SocketAddress.makeAddressResolvingHost(address.host, port: Int(address.port)),
+                data: ByteBuffer(bytes: bytes))
+        } catch {
+            logger.debug("cannot resolve peer", metadata: ["huddle.peer": "\(address)"])
+            return
+        }
+        counters.packetsOut += 1
+        datagramChannel.writeAndFlush(envelope, promise: nil)
+    }
+
+    /// Pushes new events to every live peer in the room, batching into as few datagrams as fit.
+    func push(_ events: [Event], room: String) {
+        let peers = membership.alivePeers(inRoom: room)
+        guard !peers.isEmpty else { return }
+        for peer in peers {
+            send(.events(events), to: peer.address)
+        }
+    }
+
+    func sendDigest(room: String, to address: PeerAddress) {
+        guard let session = rooms[room] else { return }
+        send(.digest(RoomDigest(from: identity.id, room: room, vector: session.log.vector)), to: address)
+    }
+
+    func requestPull(room: String, from address: PeerAddress) {
+        let request = PullRequest(room: room, host: address.host, port: Int(address.port))
+        guard !pullsInFlight.contains(request) else { return }
+        pullsInFlight.insert(request)
+        pullRequestSink.yield(request)
+    }
+
+    func pullFinished(_ request: PullRequest) {
+        pullsInFlight.remove(request)
+    }
+
+    func vector(of room: String) -> VersionVector {
+        rooms[room]?.log.vector ?? VersionVector()
+    }
+
+    // MARK: Membership
+
+    func perform(_ directives: [MembershipDirective]) {
+        for directive in directives {
+            switch directive {
+            case .send(let message, let address):
+                send(message, to: address)
+            case .peerChanged(let id, let nick, let from, let to):
+                logger.info(
+                    "peer \(to)", metadata: ["huddle.peer": "\(nick)", "huddle.id": "\(id)", "huddle.was": "\(from.map { "\($0)" } ?? "unknown")"])
+                show(renderer.peer(id: id, nick: nick, state: to))
+                if to == .alive, let peer = membership.peers[id] {
+                    for room in joined where peer.rooms.contains(room) {
+                        sendDigest(room: room, to: peer.address)
+                    }
+                }
+            case .scheduleTick(let at):
+                membershipTickAt = at
+                rescheduleTimer()
+            }
+        }
+    }
+
+    // MARK: Timers
+
+    /// Runs whatever is due (hold-back releases, membership tick, anti-entropy) and returns the
+    /// wall-clock time of the next deadline.
+    func runDueWork() -> Int64 {
+        let now = clock.wallMillis()
+        for room in rooms.keys.sorted() {
+            guard var session = rooms[room], let wake = session.nextWake, wake <= now else { continue }
+            let outputs = session.wake(now: now)
+            rooms[room] = session
+            show(outputs, room: room)
+        }
+        let monotonic = clock.monotonicMicros()
+        if membershipTickAt <= monotonic {
+            perform(membership.tick(now: monotonic))
+        }
+        if nextAntiEntropyAt <= now {
+            nextAntiEntropyAt = now + Self.antiEntropyInterval
+            antiEntropyRound()
+        }
+        return nextDeadline(now: now, monotonic: monotonic)
+    }
+
+    /// Swaps version vectors with one random live peer per joined room.
+    func antiEntropyRound() {
+        for room in joined {
+            if let peer = membership.alivePeers(inRoom: room).randomElement() {
+                sendDigest(room: room, to: peer.address)
+            }
+        }
+    }
+
+    func nextDeadline(now: Int64, monotonic: Int64) -> Int64 {
+        var deadline = min(nextAntiEntropyAt, now + Self.maximumSleep)
+        deadline = min(deadline, now + max(0, (membershipTickAt - monotonic) / 1000))
+        for session in rooms.values {
+            if let wake = session.nextWake { deadline = min(deadline, wake) }
+        }
+        return deadline
+    }
+
+    /// Cuts the timer loop's sleep short when something is now due earlier than it planned.
+    func rescheduleTimer() {
+        let deadline = nextDeadline(now: clock.wallMillis(), monotonic: clock.monotonicMicros())
+        if deadline < sleeperDeadline { sleeper?.cancel() }
+    }
+
+    func setSleeper(_ task: Task<Void, Never>, until deadline: Int64) {
+        sleeper = task
+        sleeperDeadline = deadline
+    }
+}

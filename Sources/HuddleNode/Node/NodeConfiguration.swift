@@ -1,0 +1,40 @@
+/// Everything `huddle run` was asked for.
+public struct NodeConfiguration: Sendable {
+    /// The nick other viewers see.
+    public var nick: String
+    /// A room to join at start (kept across restarts once joined).
+    public var room: String?
+    /// Store and control socket live here.
+    public var dataDir: String
+    /// UDP and TCP port; 0 picks a free one.
+    public var port: Int
+    /// `HOST:PORT` of peers to contact at start; the peer lists they gossip find the rest.
+    public var seeds: [String]
+    /// Look for peers over mDNS (not yet implemented; the flag is accepted so scripts can pass it).
+    public var mdns: Bool
+    /// One JSON object per line on stdout instead of text for people.
+    public var json: Bool
+    /// Read commands and messages from stdin.
+    public var console: Bool
+    /// ANSI colours in text output.
+    public var colors: Bool
+    /// Address to listen on.
+    public var listenHost: String
+
+    public init(
+        nick: String, room: String? = nil, dataDir: String, port: Int = 0, seeds: [String] = [],
+        mdns: Bool = true, json: Bool = false, console: Bool = true, colors: Bool = false,
+        listenHost: String = "0.0.0.0"
+    ) {
+        self.nick = nick
+        self.room = room
+        self.dataDir = dataDir
+        self.port = port
+        self.seeds = seeds
+        self.mdns = mdns
+        self.json = json
+        self.console = console
+        self.colors = colors
+        self.listenHost = listenHost
+    }
+}

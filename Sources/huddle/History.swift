@@ -1,0 +1,63 @@
+import ArgumentParser
+import HuddleCore
+import HuddleNode
+
+extension Huddle {
+    /// `huddle history`: a room's messages from the store, whether or not the node runs.
+    struct History: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a room's messages in game-time order, from the node's store.",
+            discussion: """
+                Reads the store read-only, so it works while the node is running and while it is \
+                not. A message's time is its game time (local HH:MM:SS); while its sender was \
+                not calibrated it is the time it was sent, marked with ~. With --json, one object \
+                per line: type, room, id, from, nick, text, sent_at, game_ms (null if not calibrated).
+                """
+        )
+
+        @OptionGroup var location: NodeLocationOptions
+
+        @Option(name: .long, help: ArgumentHelp("The room to list.", valueName: "ROOM"))
+        var room: String
+
+        @Option(name: .long, help: ArgumentHelp("Only the last N messages.", valueName: "N"))
+        var limit: Int?
+
+        @Flag(name: .long, help: "Print one JSON object per line.")
+        var json = false
+
+        func validate() throws {
+            if let limit, limit <= 0 { throw ValidationError("--limit must be a positive number") }
+        }
+
+        func run() async throws {
+            let directory = location.directory
+            let store = try HuddleStore(directory: directory, readOnly: true)
+            let messages = try store.history(room: room, limit: limit)
+            // Read after the history: a superset of its events, so every sender's join is there.
+            let events = try store.events(room: room)
+            guard !events.isEmpty else {
+                let rooms = try store.storedRooms()
+                let known = rooms.isEmpty ? "none" : rooms.map { "\"\($0)\"" }.joined(separator: ", ")
+                throw CommandFailure("nothing stored for room \"\(room)\" in \(directory) (rooms there: \(known))")
+            }
+            var nicks: [NodeID: String] = [:]
+            for event in events {
+                if case .join(let nick) = event.body { nicks[event.origin] = nick }  // sorted by seq: latest wins
+            }
+            let calibration = CalibrationSolver.solve(events)
+            let renderer = OutputRenderer(json: json, colors: !json && OutputSink.standardOutputWantsColors)
+            if messages.isEmpty, !json {
+                print("no messages in \(TerminalText.escaped(room)) yet")
+            }
+            for event in messages {
+                let nick = nicks[event.origin] ?? "node-\(event.origin)"
+                if let line = renderer.history(
+                    event, nick: nick, gameTime: calibration.gameTime(of: event), room: room)
+                {
+                    print(line)
+                }
+            }
+        }
+    }
+}

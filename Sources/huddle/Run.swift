@@ -1,0 +1,130 @@
+import ArgumentParser
+import Foundation
+import HuddleCore
+import HuddleNode
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+extension Huddle {
+    /// `huddle run`: a node, with a console on stdin unless `--no-console`.
+    struct Run: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run a node: chat in a room, with every message held back to your stream.",
+            discussion: """
+                Type a line to send it to the current room; commands start with / (try /help). \
+                When a moment everyone can see happens on your screen (kickoff, a goal), type \
+                /now LABEL; once others mark it too, their messages wait for your stream. \
+                The conversation goes to stdout, logs to stderr. End of input or /quit stops the node.
+                """
+        )
+
+        @Option(name: .long, help: ArgumentHelp("The nick others see.", valueName: "NICK"))
+        var name: String
+
+        @Option(name: .long, help: ArgumentHelp("A room to join at start.", valueName: "ROOM"))
+        var room: String?
+
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Where the store and control socket live (default: $XDG_DATA_HOME/huddle/NICK or ~/.local/share/huddle/NICK).",
+                valueName: "DIR"))
+        var dataDir: String?
+
+        @Option(name: .long, help: ArgumentHelp("UDP and TCP port (default: a free one, printed at start).", valueName: "N"))
+        var port: Int = 0
+
+        @Option(
+            name: .customLong("peer"),
+            help: ArgumentHelp("A peer to contact at start (repeatable); one is enough, peers share who they know.",
+                               valueName: "HOST:PORT"))
+        var peers: [String] = []
+
+        @Flag(name: .customLong("no-mdns"), help: "Do not look for peers over mDNS.")
+        var noMDNS = false
+
+        @Flag(name: .long, help: "Print one JSON object per line on stdout instead of text.")
+        var json = false
+
+        @Flag(name: .customLong("no-console"), help: "Service mode: do not read stdin; run until SIGINT or SIGTERM.")
+        var noConsole = false
+
+        @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "LEVEL"))
+        var logLevel: String = "notice"
+
+        func validate() throws {
+            guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--name cannot be blank") }
+            guard name.utf8.count <= WireLimits.maxNickBytes else {
+                throw ValidationError("--name has at most \(WireLimits.maxNickBytes) bytes")
+            }
+            guard !name.contains("/") else { throw ValidationError("--name cannot contain '/'") }
+            guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+            for peer in peers where PeerAddress(parsing: peer) == nil {
+                throw ValidationError("--peer \(peer): expected HOST:PORT, e.g. 192.168.1.20:7400")
+            }
+            guard Logger.Level(rawValue: logLevel) != nil else {
+                throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+            }
+        }
+
+        func run() async throws {
+            let level = Logger.Level(rawValue: logLevel) ?? .notice
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+            let logger = Logger(label: "huddle")
+            let configuration = NodeConfiguration(
+                nick: name, room: room, dataDir: DataDirectory.resolve(explicit: dataDir, nick: name), port: port,
+                seeds: peers, mdns: !noMDNS, json: json, console: !noConsole,
+                colors: !json && OutputSink.standardOutputWantsColors)
+            // A closed stdout (`huddle run --json | head -1`) must not kill the node mid-write.
+            signal(SIGPIPE, SIG_IGN)
+            let service = NodeService(configuration: configuration, logger: logger)
+            let group = ServiceGroup(
+                configuration: ServiceGroupConfiguration(
+                    services: [
+                        .init(
+                            service: service, successTerminationBehavior: .gracefullyShutdownGroup,
+                            failureTerminationBehavior: .gracefullyShutdownGroup)
+                    ],
+                    gracefulShutdownSignals: [.sigterm, .sigint],
+                    logger: logger))
+            do {
+                try await group.run()
+            } catch {
+                let message = "\(service.failure.withLock { $0 } ?? "\(error)")"
+                FileHandle.standardError.write(Data("huddle: \(message)\n".utf8))
+                throw ExitCode.failure
+            }
+        }
+    }
+}
+
+/// Runs the node as a service: a graceful shutdown (SIGINT, SIGTERM) cancels it.
+final class NodeService: Service, Sendable {
+    let configuration: NodeConfiguration
+    let logger: Logger
+    /// Why the node stopped, in words, if it failed.
+    let failure = Mutex<String?>(nil)
+
+    init(configuration: NodeConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    func run() async throws {
+        do {
+            try await cancelWhenGracefulShutdown {
+                try await Node.run(self.configuration, logger: self.logger)
+            }
+        } catch is CancellationError {
+            return
+        } catch {
+            failure.withLock { $0 = "\(error)" }
+            throw error
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+@testable import huddle
+
+@Suite struct HistoryCommandTests {
+    @Test func missingDataDirIsAClearError() throws {
+        let directory = try ScratchDirectory()
+        let missing = directory.path + "/nobody"
+        let result = try HuddleBinary.run(["history", "--data-dir", missing, "--room", "superbowl"])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "Error: no Huddle data in \(missing) (start a node with this data dir first)\n")
+        #expect(!FileManager.default.fileExists(atPath: missing))  // read-only: nothing created
+    }
+
+    @Test func optionsAreChecked() throws {
+        let noRoom = try HuddleBinary.run(["history", "--name", "alice"])
+        #expect(noRoom.status == 64)
+        #expect(noRoom.stderr.contains("--room"))
+
+        let badLimit = try HuddleBinary.run(["history", "--name", "alice", "--room", "r", "--limit", "0"])
+        #expect(badLimit.status == 64)
+        #expect(badLimit.stderr.contains("--limit must be a positive number"))
+
+        let nowhere = try HuddleBinary.run(["history", "--room", "r"])
+        #expect(nowhere.status == 64)
+        #expect(nowhere.stderr.contains("give --name NICK or --data-dir DIR"))
+    }
+
+    @Test func parsesInProcess() throws {
+        let history = try #require(
+            try Huddle.parseAsRoot(["history", "--data-dir", "/tmp/x", "--room", "r", "--limit", "5", "--json"])
+                as? Huddle.History)
+        #expect(history.limit == 5)
+        #expect(history.json)
+        #expect(history.location.directory == "/tmp/x")
+    }
+}
