@@ -1,0 +1,125 @@
+"""Real `huddle run` processes on loopback, driven through stdin and read through --json."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def huddle_binary() -> str:
+    """The debug build Scripts/test made (or HUDDLE_BIN)."""
+    explicit = os.environ.get("HUDDLE_BIN")
+    if explicit:
+        return explicit
+    out = subprocess.run(
+        ["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    return str(Path(out) / "huddle")
+
+
+class Node:
+    """One viewer: a `huddle run --json` process with its own data dir."""
+
+    def __init__(self, binary: str, name: str, data_dir: Path, room: str | None = "superbowl",
+                 peers: list[str] = (), port: int = 0, console: bool = True):
+        self.name = name
+        self.data_dir = data_dir
+        args = [binary, "run", "--name", name, "--data-dir", str(data_dir), "--json", "--no-mdns",
+                "--port", str(port), "--log-level", "info"]
+        if room:
+            args += ["--room", room]
+        for peer in peers:
+            args += ["--peer", peer]
+        if not console:
+            args.append("--no-console")
+        self.stderr_path = data_dir.parent / f"{name}-{int(time.time() * 1000)}.stderr"
+        data_dir.parent.mkdir(parents=True, exist_ok=True)
+        self._stderr = open(self.stderr_path, "w")
+        self.process = subprocess.Popen(
+            args, stdin=subprocess.PIPE if console else subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=self._stderr, text=True, bufsize=1)
+        self.lines: queue.Queue[dict] = queue.Queue()
+        self.seen: list[dict] = []
+        self.raw: list[str] = []
+        self.outputs: list[dict] = []  # everything, in order, never consumed
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        ready = self.wait_for(lambda o: o["type"] == "ready", timeout=30, what="ready")
+        self.id = ready["id"]
+        self.port = ready["port"]
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            self.raw.append(line)
+            obj = json.loads(line)
+            self.outputs.append(obj)
+            self.lines.put(obj)
+
+    def say(self, line: str) -> None:
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def wait_for(self, predicate, timeout: float = 15, what: str = "output") -> dict:
+        """The first output (seen before or arriving within `timeout`) matching `predicate`."""
+        deadline = time.monotonic() + timeout
+        for obj in self.seen:
+            if predicate(obj):
+                self.seen.remove(obj)
+                return obj
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(
+                    f"{self.name}: no {what} within {timeout} s; saw {self.seen[-10:]}; "
+                    f"stderr tail: {self.stderr_path.read_text()[-2000:]}")
+            try:
+                obj = self.lines.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            if predicate(obj):
+                return obj
+            self.seen.append(obj)
+
+    def message(self, text: str, timeout: float = 15) -> dict:
+        return self.wait_for(lambda o: o["type"] == "message" and o["text"] == text, timeout, f"message {text!r}")
+
+    def shown_texts(self) -> list[str]:
+        """The text of every message this node has shown so far, in order."""
+        return [o["text"] for o in list(self.outputs) if o["type"] == "message"]
+
+    def status(self) -> dict:
+        out = subprocess.run([huddle_binary(), "status", "--json", "--data-dir", str(self.data_dir)],
+                             capture_output=True, text=True, timeout=10)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    def quit(self, timeout: float = 10) -> int:
+        if self.process.poll() is None:
+            try:
+                self.say("/quit")
+            except (BrokenPipeError, ValueError):
+                pass
+            try:
+                self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._stderr.close()
+        return self.process.returncode
+
+    def kill9(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+        self._stderr.close()

@@ -1,0 +1,91 @@
+"""Membership seen from outside, and the tools that talk to a node: status, send, history."""
+
+import json
+import subprocess
+import time
+
+
+def peer_state(node, nick, state, timeout):
+    return node.wait_for(lambda o: o["type"] == "peer" and o["nick"] == nick and o["state"] == state,
+                         timeout=timeout, what=f"{nick} {state}")
+
+
+def test_a_killed_peer_is_gone_within_ten_seconds_and_alive_when_back(lan):
+    one = lan("one")
+    two = lan("two", peers=[one.address])
+    peer_state(one, "two", "alive", timeout=10)
+    two.kill9()
+    killed_at = time.monotonic()
+    peer_state(one, "two", "suspect", timeout=10)
+    peer_state(one, "two", "gone", timeout=10)
+    assert time.monotonic() - killed_at <= 10
+
+    status = one.status()
+    assert [p["state"] for p in status["peers"] if p["nick"] == "two"] == ["gone"]
+
+    lan("two", peers=[one.address])
+    peer_state(one, "two", "alive", timeout=10)
+
+
+def test_one_seed_is_enough_to_meet_everyone(lan):
+    hub = lan("hub")
+    left = lan("left", peers=[hub.address])
+    right = lan("right", peers=[hub.address])
+    peer_state(left, "right", "alive", timeout=10)
+    peer_state(right, "left", "alive", timeout=10)
+    status = left.status()
+    found = {p["nick"]: p["found_by"] for p in status["peers"]}
+    # left never heard of right from a flag: it learned of it from hub's list, or right (which
+    # learned of left that way) contacted it first.
+    assert found["hub"] == "seed" and found["right"] in ("gossip", "inbound")
+
+
+def test_send_and_status_and_history_through_the_tools(lan, binary, tmp_path):
+    one = lan("one")
+    two = lan("two", peers=[one.address])
+    two.wait_for(lambda o: o["type"] == "join" and o["nick"] == "one")
+
+    sent = subprocess.run([binary, "send", "--room", "superbowl", "--data-dir", str(one.data_dir), "from", "the", "shell"],
+                          capture_output=True, text=True, timeout=10)
+    assert sent.returncode == 0, sent.stderr
+    two.message("from the shell")
+
+    refused = subprocess.run([binary, "send", "--room", "worldcup", "--data-dir", str(one.data_dir), "hi"],
+                             capture_output=True, text=True, timeout=10)
+    assert refused.returncode != 0
+    assert "worldcup" in refused.stderr
+
+    table = subprocess.run([binary, "status", "--data-dir", str(one.data_dir)], capture_output=True, text=True,
+                           timeout=10)
+    assert table.returncode == 0, table.stderr
+    assert "two" in table.stdout and "superbowl" in table.stdout
+
+    two.say("for the record")
+    one.message("for the record")
+    assert one.quit() == 0
+
+    # history reads the store while the node is down, ordered by game time.
+    history = subprocess.run([binary, "history", "--room", "superbowl", "--json", "--data-dir", str(one.data_dir)],
+                             capture_output=True, text=True, timeout=10)
+    assert history.returncode == 0, history.stderr
+    texts = [json.loads(line)["text"] for line in history.stdout.splitlines()]
+    assert texts == ["from the shell", "for the record"]
+
+    # status with nothing running says so plainly.
+    down = subprocess.run([binary, "status", "--data-dir", str(one.data_dir)], capture_output=True, text=True,
+                          timeout=10)
+    assert down.returncode == 1
+    assert "no Huddle node is running" in down.stderr
+
+
+def test_bad_console_input_is_answered_and_changes_nothing(lan):
+    one = lan("one")
+    one.say("/dance")
+    error = one.wait_for(lambda o: o["type"] == "error")
+    assert "unknown command" in error["message"]
+    one.say("/delay sideways")
+    one.wait_for(lambda o: o["type"] == "error" and "/delay" in o["message"])
+    one.say("x" * 5000)
+    one.wait_for(lambda o: o["type"] == "error")
+    room = next(r for r in one.status()["rooms"] if r["name"] == "superbowl")
+    assert room["event_count"] == 1  # only the join

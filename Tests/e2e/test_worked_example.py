@@ -1,0 +1,71 @@
+"""DESIGN.md's worked example with three real nodes, at half speed (1 s there is 0.5 s here)."""
+
+import time
+
+TOLERANCE_MS = 150
+
+
+def connect_three(lan):
+    one = lan("one")
+    two = lan("two", peers=[one.address])
+    three = lan("three", peers=[one.address])
+    for node in (one, two, three):
+        for other in ("one", "two", "three"):
+            if other != node.name:
+                node.wait_for(lambda o, n=other: o["type"] == "join" and o["nick"] == n, what=f"{other} joining")
+    return one, two, three
+
+
+def test_worked_example_holds_messages_back_by_the_stream_offsets(lan):
+    one, two, three = connect_three(lan)
+
+    start = time.monotonic()
+
+    def at(seconds):
+        time.sleep(max(0, start + seconds - time.monotonic()))
+
+    one.say("/now A")         # t = 1 s in the design
+    at(1.0)
+    two.say("/now A")         # t = 2 s: two is 1 s behind one
+    at(2.0)
+    three.say("/now B")       # t = 3 s: nothing known about three yet
+    at(4.0)
+    two.say("/now B")         # t = 5 s: three is 1 s ahead of one
+
+    def offsets_settled(o):
+        offsets = o.get("offsets", {})
+        return o["type"] == "offsets" and all(offsets.get(n) is not None for n in ("one", "two", "three"))
+
+    expected = {"one": 0, "two": 1000, "three": -1000}
+    for node in (one, two, three):
+        offsets = node.wait_for(offsets_settled, what="all three calibrated")["offsets"]
+        for nick, value in expected.items():
+            assert abs(offsets[nick] - value) <= TOLERANCE_MS, (node.name, offsets)
+
+    # status --json shows the same offsets.
+    room = next(r for r in one.status()["rooms"] if r["name"] == "superbowl")
+    by_nick = {m["nick"]: m for m in room["members"]}
+    for nick, value in expected.items():
+        assert by_nick[nick]["calibrated"]
+        assert abs(by_nick[nick]["offset_ms"] - value) <= TOLERANCE_MS
+
+    # three (1 s ahead of one, 2 s ahead of two) writes: one shows it 1 s later, two 2 s later.
+    three.say("what a catch")
+    sent = three.message("what a catch")
+    assert sent["held_ms"] == 0
+    on_one = one.message("what a catch")
+    on_two = two.message("what a catch")
+    assert abs((on_one["shown_at"] - sent["sent_at"]) - 1000) <= TOLERANCE_MS, on_one
+    assert abs((on_two["shown_at"] - sent["sent_at"]) - 2000) <= TOLERANCE_MS, on_two
+    assert on_one["held_ms"] > 700 and on_two["held_ms"] > 1700
+    assert on_one["game_ms"] is not None
+
+    # one's messages appear on three at once.
+    one.say("no spoilers")
+    sent = one.message("no spoilers")
+    on_three = three.message("no spoilers")
+    assert on_three["shown_at"] - sent["sent_at"] <= TOLERANCE_MS
+    assert on_three["held_ms"] <= 50
+
+    for node in (one, two, three):
+        assert node.quit() == 0
