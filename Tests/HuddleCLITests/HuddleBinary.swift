@@ -20,10 +20,12 @@ struct HuddleBinary {
         return directory.appendingPathComponent("huddle")
     }
 
-    static func run(_ arguments: [String]) throws -> Result {
+    /// Runs `huddle` with `environment` added to this process's environment.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

@@ -100,16 +100,16 @@ extension Node {
         var lines = ["in \(room):"]
         for entry in session.offsetReport.entries {
             let name = entry.member.id == identity.id ? "\(entry.member.nick) (you)" : entry.member.nick
-            let where_: String
+            let standing: String
             if entry.member.id == identity.id {
-                where_ = session.calibration.isCalibrated(identity.id) ? "calibrated" : "not calibrated yet"
+                standing = session.calibration.isCalibrated(identity.id) ? "calibrated" : "not calibrated yet"
             } else if let behind = entry.behindReader {
-                where_ = OutputRenderer.describeLag(nick: nil, behindReader: behind)
+                standing = OutputRenderer.describeLag(nick: nil, behindReader: behind)
             } else {
-                where_ = "not calibrated with you yet"
+                standing = "not calibrated with you yet"
             }
             let state = membership.peers[entry.member.id].map { " [\($0.state)]" } ?? ""
-            lines.append("  \(name): \(where_)\(state)")
+            lines.append("  \(name): \(standing)\(state)")
         }
         return lines.joined(separator: "\n")
     }
