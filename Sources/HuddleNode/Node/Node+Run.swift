@@ -84,7 +84,7 @@ extension Node {
     func restoreRooms() {
         do {
             for room in try store.joinedRooms() {
-                _ = session(for: room)
+                loadRoom(room)
                 joined.append(room)
             }
             currentRoom = try store.currentRoom.flatMap { joined.contains($0) ? $0 : nil } ?? joined.last
@@ -193,7 +193,7 @@ extension Node {
             do {
                 try await client.pull(room: request.room, have: have, from: me, host: request.host, port: request.port) {
                     events in
-                    let valid = events.filter(\.hasValidSignature)
+                    let valid = await SignatureCheck.valid(events)
                     if valid.count != events.count {
                         await self.countRejected("events with bad signatures in a sync response", from: request.host)
                     }

@@ -108,37 +108,41 @@ public actor Node {
 
     // MARK: Rooms
 
-    /// Loads a room's session from the store (after a restart or a re-join), creating it if new.
-    func session(for room: String) -> RoomSession {
-        if let session = rooms[room] { return session }
+    /// Loads a room's session from the store (after a restart or a re-join) unless it is loaded.
+    func loadRoom(_ room: String) {
+        guard rooms[room] == nil else { return }
         var session = RoomSession(room: room, reader: identity.id)
+        var outputs: [RoomOutput] = []
         do {
-            let events = try store.events(room: room)
-            let shown = try store.shownIDs(room: room)
-            let outputs = session.restore(events, shown: shown, now: clock.wallMillis())
-            rooms[room] = session
-            show(outputs, room: room)
-            return rooms[room]!
+            outputs = session.restore(
+                try store.events(room: room), shown: try store.shownIDs(room: room), now: clock.wallMillis())
         } catch {
-            logger.error("could not load room from the store", metadata: ["huddle.room": "\(room)", "huddle.error": "\(error)"])
-            rooms[room] = session
-            return session
+            logger.error(
+                "could not load room from the store", metadata: ["huddle.room": "\(room)", "huddle.error": "\(error)"])
         }
+        rooms[room] = session
+        show(outputs, room: room)
+    }
+
+    /// Runs `body` on the room's session in place. Copying a session out of `rooms` and back
+    /// would copy its whole log on every change (the dictionary would still hold a reference).
+    func withRoom<T>(_ room: String, _ body: (inout RoomSession) throws -> T) rethrows -> T {
+        loadRoom(room)
+        return try body(&rooms[room]!)
     }
 
     /// Makes this node's next event in `room`, stores it, shows what it shows and pushes it to
     /// the room's live peers.
     @discardableResult
     func originate(_ body: EventBody, in room: String) -> Event? {
-        var session = session(for: room)
+        let now = clock.wallMillis()
         let made: (event: Event, outputs: [RoomOutput])
         do {
-            made = try session.compose(body, now: clock.wallMillis(), signer: identity)
+            made = try withRoom(room) { try $0.compose(body, now: now, signer: identity) }
         } catch {
             showError("not sent: \(error)")
             return nil
         }
-        rooms[room] = session
         do {
             counters.eventsStored += try store.insert([made.event])
         } catch {
@@ -158,7 +162,7 @@ public actor Node {
             return
         }
         guard validRoomName(room) else { return }
-        _ = session(for: room)
+        loadRoom(room)
         joined.append(room)
         currentRoom = room
         do {
@@ -214,16 +218,17 @@ public actor Node {
     @discardableResult
     func ingest(_ events: [Event], room: String) -> VersionVector {
         guard joined.contains(room) else { return VersionVector() }
-        var session = session(for: room)
         let now = clock.wallMillis()
-        var outputs: [RoomOutput] = []
-        var fresh: [Event] = []
-        for event in events where event.room == room && !session.log.contains(event.id) {
-            counters.eventsReceived += 1
-            fresh.append(event)
-            outputs += session.receive(event, now: now)
+        let (fresh, outputs, vector) = withRoom(room) { session in
+            var outputs: [RoomOutput] = []
+            var fresh: [Event] = []
+            for event in events where event.room == room && !session.log.contains(event.id) {
+                fresh.append(event)
+                outputs += session.receive(event, now: now)
+            }
+            return (fresh, outputs, session.log.vector)
         }
-        rooms[room] = session
+        counters.eventsReceived += fresh.count
         if !fresh.isEmpty {
             do {
                 counters.eventsStored += try store.insert(fresh)
@@ -232,7 +237,7 @@ public actor Node {
             }
         }
         show(outputs, room: room)
-        return session.log.vector
+        return vector
     }
 
     /// The rooms' events a peer misses, packed to fit one frame.
@@ -369,10 +374,8 @@ public actor Node {
     func runDueWork() -> Int64 {
         let now = clock.wallMillis()
         for room in rooms.keys.sorted() {
-            guard var session = rooms[room], let wake = session.nextWake, wake <= now else { continue }
-            let outputs = session.wake(now: now)
-            rooms[room] = session
-            show(outputs, room: room)
+            guard let wake = rooms[room]?.nextWake, wake <= now else { continue }
+            show(withRoom(room) { $0.wake(now: now) }, room: room)
         }
         let monotonic = clock.monotonicMicros()
         if membershipTickAt <= monotonic {
