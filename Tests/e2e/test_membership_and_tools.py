@@ -85,7 +85,9 @@ def test_bad_console_input_is_answered_and_changes_nothing(lan):
     assert "unknown command" in error["message"]
     one.say("/delay sideways")
     one.wait_for(lambda o: o["type"] == "error" and "/delay" in o["message"])
-    one.say("x" * 5000)
+    one.say("x" * 5000)  # over the 4,096 bytes a message may have
     one.wait_for(lambda o: o["type"] == "error")
+    one.say("y" * 200_000)  # over what the console reads as one line at all
+    one.wait_for(lambda o: o["type"] == "error" and "ignored a line" in o["message"])
     room = next(r for r in one.status()["rooms"] if r["name"] == "superbowl")
     assert room["event_count"] == 1  # only the join

@@ -3,9 +3,14 @@ import HuddleCore
 extension Node {
     /// Reads console lines until `/quit` or the end of stdin.
     func consoleLoop() async {
-        for await line in StandardInputLines.stream() {
+        for await input in StandardInputLines.stream() {
             guard !Task.isCancelled else { return }
-            if !runConsoleLine(line) { return }
+            switch input {
+            case .line(let line):
+                if !runConsoleLine(line) { return }
+            case .tooLong(let bytes):
+                showError("ignored a line of \(bytes) bytes (at most \(StandardInputLines.maximumLineBytes))")
+            }
         }
     }
 

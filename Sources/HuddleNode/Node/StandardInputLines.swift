@@ -1,13 +1,53 @@
 import Foundation
 
-/// Lines of standard input as an async sequence. A dedicated thread blocks in `readLine`, so
-/// the rest of the node never waits on the terminal; the stream ends at end of input.
+/// Lines of standard input as an async sequence. A dedicated thread blocks in `read(2)`, so the
+/// rest of the node never waits on the terminal; the stream ends at end of input. A line longer
+/// than ``maximumLineBytes`` is skipped up to its newline and reported, so input without
+/// newlines (a pipe from /dev/zero) cannot make the node buffer without bound.
 enum StandardInputLines {
-    static func stream() -> AsyncStream<String> {
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+    /// What the console reader saw.
+    enum Input: Sendable {
+        case line(String)
+        /// A line over the limit was dropped; its length so far.
+        case tooLong(bytes: Int)
+    }
+
+    /// Far beyond any chat message (the wire allows 4,096 bytes of text).
+    static let maximumLineBytes = 64 * 1024
+
+    static func stream(fileDescriptor: Int32 = STDIN_FILENO) -> AsyncStream<Input> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Input.self)
         let reader = Thread {
-            while let line = readLine(strippingNewline: true) {
-                continuation.yield(line)
+            var line: [UInt8] = []
+            var skipping = 0  // bytes dropped of an over-long line, 0 when not skipping
+            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(fileDescriptor, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                for byte in buffer[..<count] {
+                    if byte == UInt8(ascii: "\n") {
+                        if skipping > 0 {
+                            continuation.yield(.tooLong(bytes: skipping))
+                        } else {
+                            continuation.yield(.line(String(decoding: line, as: UTF8.self)))
+                        }
+                        line.removeAll(keepingCapacity: true)
+                        skipping = 0
+                    } else if skipping > 0 {
+                        skipping += 1
+                    } else if line.count >= maximumLineBytes {
+                        skipping = line.count + 1
+                        line.removeAll()
+                    } else {
+                        line.append(byte)
+                    }
+                }
+            }
+            if skipping > 0 {
+                continuation.yield(.tooLong(bytes: skipping))
+            } else if !line.isEmpty {
+                continuation.yield(.line(String(decoding: line, as: UTF8.self)))
             }
             continuation.finish()
         }
