@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"], swiftSettings: strictness),
         .testTarget(
             name: "HuddleNodeTests",
-            dependencies: ["HuddleNode", "HuddleCore"],
+            dependencies: ["HuddleNode", "HuddleCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictness
         ),
         .testTarget(name: "HuddleCLITests", dependencies: ["huddle"], swiftSettings: strictness),

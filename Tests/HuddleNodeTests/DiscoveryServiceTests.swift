@@ -1,0 +1,210 @@
+import Foundation
+import HuddleCore
+import Logging
+import Synchronization
+import Testing
+
+@testable import HuddleNode
+
+/// Log records kept in memory, for tests that look at what was logged.
+final class DiscoveryLogCapture: Sendable {
+    private let records = Mutex<[(level: Logger.Level, message: String)]>([])
+
+    var messages: [(level: Logger.Level, message: String)] { records.withLock { $0 } }
+
+    func logger(level: Logger.Level = .debug) -> Logger {
+        var logger = Logger(label: "huddle.discovery.test") { _ in Handler(capture: self) }
+        logger.logLevel = level
+        return logger
+    }
+
+    private struct Handler: LogHandler {
+        let capture: DiscoveryLogCapture
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .debug
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            capture.records.withLock { $0.append((event.level, event.message.description)) }
+        }
+    }
+}
+
+/// Whether this process can be sure no mDNS daemon answers: no system bus is configured or
+/// present, so Avahi's compat library cannot reach avahi-daemon. The live tests set
+/// `HUDDLE_DISCOVERY_TEST_PEER=1` and run where one does answer.
+let noMDNSDaemonExpected: Bool = {
+    let environment = ProcessInfo.processInfo.environment
+    guard environment["HUDDLE_DISCOVERY_TEST_PEER"] != "1" else { return false }
+    #if os(Linux)
+    guard environment["DBUS_SYSTEM_BUS_ADDRESS"] == nil else { return false }
+    return !["/run/dbus/system_bus_socket", "/var/run/dbus/system_bus_socket"].contains {
+        FileManager.default.fileExists(atPath: $0)
+    }
+    #else
+    return false  // Bonjour is always there on macOS.
+    #endif
+}()
+
+/// Reads a discovery stream in a task of its own and keeps every event, with when it came.
+final class DiscoveryEventRecorder: Sendable {
+    private let state = Mutex<(events: [(event: DiscoveryEvent, at: ContinuousClock.Instant)], finished: Bool)>(
+        ([], false))
+    private let reader = Mutex<Task<Void, Never>?>(nil)
+
+    init(_ stream: AsyncStream<DiscoveryEvent>) {
+        let task = Task { [self] in
+            for await event in stream {
+                self.state.withLock { $0.events.append((event, .now)) }
+            }
+            self.state.withLock { $0.finished = true }
+        }
+        reader.withLock { $0 = task }
+    }
+
+    var events: [DiscoveryEvent] { state.withLock { $0.events.map(\.event) } }
+    var timedEvents: [(event: DiscoveryEvent, at: ContinuousClock.Instant)] { state.withLock { $0.events } }
+    var finished: Bool { state.withLock { $0.finished } }
+
+    /// Stops reading: the stream's consumer goes away.
+    func cancel() { reader.withLock { $0?.cancel() } }
+
+    /// Waits until `condition` holds for the events so far; `false` if it does not within `timeout`.
+    func wait(
+        for timeout: Duration, until condition: ([DiscoveryEvent]) -> Bool
+    ) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition(events) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return condition(events)
+    }
+
+    /// Waits until the stream has finished.
+    func waitUntilFinished(for timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline, !finished {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return finished
+    }
+}
+
+extension DiscoveryEvent {
+    var isUnavailable: Bool {
+        if case .unavailable = self { return true }
+        return false
+    }
+}
+
+@Suite(.serialized) struct DiscoveryServiceTests {
+    private var shortRetry: DiscoveryConfiguration {
+        var configuration = DiscoveryConfiguration()
+        configuration.retryInterval = .milliseconds(200)
+        return configuration
+    }
+
+    @Test(.enabled(if: noMDNSDaemonExpected, "an mDNS daemon may answer here"), .timeLimit(.minutes(1)))
+    func withoutADaemonDiscoveryIsUnavailableOnce() async {
+        let logs = DiscoveryLogCapture()
+        let discovery = ServiceDiscovery(logger: logs.logger(), configuration: shortRetry)
+        let ad = ServiceAdvertisement(id: discoveryTestID(0xab), nick: "alice", port: 7700, rooms: ["superbowl"])
+        let started = ContinuousClock.now
+        let recorder = DiscoveryEventRecorder(discovery.start(advertising: ad))
+
+        #expect(await recorder.wait(for: .seconds(5)) { !$0.isEmpty })
+        guard let first = recorder.timedEvents.first, case .unavailable(let message) = first.event else {
+            Issue.record("expected .unavailable first, got \(recorder.events)")
+            discovery.stop()
+            return
+        }
+        #expect(first.at - started < .seconds(3))
+        #expect(message.contains("discovery is off"))
+        #expect(message.contains("sudo systemctl start avahi-daemon"))
+
+        // It keeps retrying (every 200 ms here) without reporting the outage again.
+        try? await Task.sleep(for: .seconds(1.5))
+        #expect(recorder.events.count == 1)
+        let retries = logs.messages.count { $0.message == "discovery still off" }
+        #expect(retries >= 3)
+
+        discovery.update(rooms: ["nfl"])  // harmless while off
+        discovery.stop()
+        #expect(await recorder.waitUntilFinished(for: .seconds(2)))
+        #expect(recorder.events.count == 1)
+        discovery.stop()  // idempotent
+    }
+
+    @Test(.enabled(if: noMDNSDaemonExpected, "an mDNS daemon may answer here"), .timeLimit(.minutes(1)))
+    func browseOnlyWithoutADaemon() async {
+        let discovery = ServiceDiscovery(logger: DiscoveryLogCapture().logger())
+        let recorder = DiscoveryEventRecorder(discovery.start(advertising: nil))
+        #expect(await recorder.wait(for: .seconds(5)) { !$0.isEmpty })
+        guard case .unavailable(let message) = recorder.events.first else {
+            Issue.record("expected .unavailable, got \(recorder.events)")
+            discovery.stop()
+            return
+        }
+        #expect(message.contains("avahi-daemon"))
+        discovery.stop()
+        #expect(await recorder.waitUntilFinished(for: .seconds(2)))
+    }
+
+    @Test func stopBeforeStartGivesAFinishedStream() async {
+        let discovery = ServiceDiscovery(logger: DiscoveryLogCapture().logger())
+        discovery.stop()
+        var events = discovery.start(advertising: nil).makeAsyncIterator()
+        #expect(await events.next() == nil)
+        discovery.update(rooms: ["a"])  // does nothing
+    }
+
+    @Test(.enabled(if: noMDNSDaemonExpected, "an mDNS daemon may answer here"), .timeLimit(.minutes(1)))
+    func secondStartGivesAFinishedStream() async {
+        let discovery = ServiceDiscovery(logger: DiscoveryLogCapture().logger(), configuration: shortRetry)
+        let recorder = DiscoveryEventRecorder(discovery.start(advertising: nil))
+        var second = discovery.start(advertising: nil).makeAsyncIterator()
+        #expect(await second.next() == nil)
+        #expect(await recorder.wait(for: .seconds(5)) { $0.first?.isUnavailable == true })
+        discovery.stop()
+    }
+
+    @Test(.enabled(if: noMDNSDaemonExpected, "an mDNS daemon may answer here"), .timeLimit(.minutes(1)))
+    func droppingTheStreamStopsDiscovery() async {
+        let logs = DiscoveryLogCapture()
+        let discovery = ServiceDiscovery(logger: logs.logger(), configuration: shortRetry)
+        let recorder = DiscoveryEventRecorder(discovery.start(advertising: nil))
+        #expect(await recorder.wait(for: .seconds(5)) { !$0.isEmpty })
+        recorder.cancel()
+        #expect(await recorder.waitUntilFinished(for: .seconds(2)))
+        let stopped = ContinuousClock.now
+        func threadEnded() -> Bool { logs.messages.contains { $0.message == "discovery stopped" } }
+        while ContinuousClock.now - stopped < .seconds(2), !threadEnded() {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(threadEnded())
+        discovery.stop()  // returns at once: the thread is gone
+    }
+
+    @Test(.enabled(if: noMDNSDaemonExpected, "an mDNS daemon may answer here"), .timeLimit(.minutes(1)))
+    func instancesGiveBackWhatTheyTake() async {
+        // Each start makes a thread and a pipe, each retry a dns_sd ref; stop gives them all back.
+        func openFiles() -> Int {
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+        }
+        let before = openFiles()
+        for _ in 0..<10 {
+            let discovery = ServiceDiscovery(logger: DiscoveryLogCapture().logger(), configuration: shortRetry)
+            let recorder = DiscoveryEventRecorder(discovery.start(advertising: nil))
+            _ = await recorder.wait(for: .seconds(5)) { !$0.isEmpty }
+            discovery.stop()
+        }
+        #if os(Linux)
+        #expect(openFiles() <= before + 2)
+        #endif
+    }
+}
