@@ -361,6 +361,30 @@ private let second: Int64 = 1_000_000
         #expect(membership.peers[bob]?.state == .gone)
     }
 
+    @Test func aPeerHeardOfIndirectlyCountsAsFoundOverMDNSOnceItAnnouncesItself() {
+        var membership = aliceNode()
+        let record = PeerRecord(id: carol, nick: "carol", host: "192.0.2.13", port: 7003, state: .alive, incarnation: 1)
+        _ = membership.receive(probe(from: bob, peers: [record]), from: bobAt, now: 0)
+        #expect(membership.peers[bob]?.foundBy == .inbound)
+        #expect(membership.peers[carol]?.foundBy == .gossip)
+        _ = membership.addDiscovered(id: carol, nick: "carol", address: carolAt, rooms: [], now: 10)
+        _ = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: [], now: 20)
+        #expect(membership.peers[carol]?.foundBy == .mdns)
+        #expect(membership.peers[bob]?.foundBy == .mdns)
+        // A seed stays a seed: the user named it.
+        let dave = NodeID.fixture(4)
+        let daveAt = PeerAddress(host: "192.0.2.14", port: 7004)
+        membership.addSeed(daveAt)
+        let probes = membership.tick(now: 30).probes
+        let sequence = probes.first { $0.to == daveAt }!.probe.sequence
+        _ = membership.receive(
+            Ack(from: dave, nick: "dave", incarnation: 1, sequence: sequence, echoedSentAt: 30, rooms: [], peers: []),
+            from: daveAt, now: 40)
+        #expect(membership.peers[dave]?.foundBy == .seed)
+        _ = membership.addDiscovered(id: dave, nick: "dave", address: daveAt, rooms: [], now: 50)
+        #expect(membership.peers[dave]?.foundBy == .seed)
+    }
+
     // MARK: Wake-ups
 
     @Test func scheduleTickIsTheNextDueProbeOrStateChange() {

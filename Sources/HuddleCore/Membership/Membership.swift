@@ -109,6 +109,9 @@ public struct Membership: Sendable {
         if var peer = peers[id] {
             peer.nick = nick
             peer.rooms = rooms
+            // Hearsay, or the peer reaching us first, gives way to its own announcement on this
+            // network; a seed stays a seed (the user named it).
+            if peer.foundBy == .gossip || peer.foundBy == .inbound { peer.foundBy = .mdns }
             if peer.address != address || peer.state == .gone {
                 peer.address = address
                 lastProbeAt[id] = nil

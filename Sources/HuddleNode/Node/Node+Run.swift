@@ -37,9 +37,6 @@ extension Node {
             }
             membership.addSeed(address)
         }
-        if configuration.mdns {
-            logger.notice("mDNS discovery is not built yet; peers are found through --peer seeds and gossip")
-        }
 
         let control = ControlServer()
         let socketPath = DataDirectory.controlSocketPath(in: configuration.dataDir)
@@ -51,6 +48,8 @@ extension Node {
 
         show(renderer.ready(id: identity.id, nick: configuration.nick, port: port, dataDir: configuration.dataDir))
         restoreRooms()
+        let discoveries = startDiscovery()
+        defer { discovery?.stop() }
 
         try await withThrowingDiscardingTaskGroup { tasks in
             tasks.addTask {
@@ -70,6 +69,11 @@ extension Node {
             tasks.addTask { await self.timerLoop() }
             tasks.addTask { await self.pullLoop(group: group) }
             tasks.addTask { try await control.run() }
+            if let discoveries {
+                tasks.addTask {
+                    for await event in discoveries { await self.discovered(event) }
+                }
+            }
             if configuration.console {
                 await consoleLoop()
             } else {
@@ -94,6 +98,34 @@ extension Node {
         membership.rooms = joined
         if let room = configuration.room {
             join(room)
+        }
+    }
+
+    // MARK: Discovery
+
+    /// Advertises this node and browses for others over mDNS, unless `--no-mdns`.
+    func startDiscovery() -> AsyncStream<DiscoveryEvent>? {
+        guard configuration.mdns else { return nil }
+        let discovery = ServiceDiscovery(logger: logger)
+        self.discovery = discovery
+        return discovery.start(
+            advertising: ServiceAdvertisement(id: identity.id, nick: configuration.nick, port: UInt16(port), rooms: joined))
+    }
+
+    func discovered(_ event: DiscoveryEvent) {
+        switch event {
+        case .found(let peer):
+            guard peer.id != identity.id else { return }
+            let address = PeerAddress(host: peer.host, port: peer.port)
+            perform(
+                membership.addDiscovered(
+                    id: peer.id, nick: peer.nick, address: address, rooms: peer.rooms, now: clock.monotonicMicros()))
+        case .lost(let id):
+            logger.info("peer withdrew its mDNS service", metadata: ["huddle.id": "\(id)"])
+        case .unavailable(let why):
+            logger.notice("\(why); carrying on with --peer seeds and gossip")
+        case .available:
+            logger.notice("mDNS discovery is on")
         }
     }
 

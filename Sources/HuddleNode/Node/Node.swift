@@ -32,6 +32,8 @@ public actor Node {
     var counters = NodeCounters()
     var port = 0
 
+    /// mDNS advertisement and browsing, unless `--no-mdns`.
+    var discovery: ServiceDiscovery?
     /// The UDP socket, set once it is bound. Writes go straight to it: fire and forget, like UDP.
     var datagramChannel: (any Channel)?
     /// Pulls to run, and those running, keyed by peer address and room.
@@ -172,6 +174,7 @@ public actor Node {
             logger.error("could not record the join", metadata: ["huddle.error": "\(error)"])
         }
         membership.rooms = joined
+        discovery?.update(rooms: joined)
         originate(.join(nick: configuration.nick), in: room)
         for peer in membership.alivePeers(inRoom: room) {
             sendDigest(room: room, to: peer.address)
@@ -186,6 +189,7 @@ public actor Node {
         originate(.leave, in: room)
         joined.removeAll { $0 == room }
         membership.rooms = joined
+        discovery?.update(rooms: joined)
         if currentRoom == room { currentRoom = joined.last }
         do {
             try store.setJoined(room, false)
@@ -204,6 +208,8 @@ public actor Node {
                 "a room name cannot contain control characters"
             } else if room.contains(where: \.isWhitespace) {
                 "a room name cannot contain spaces"
+            } else if room.contains(",") {
+                "a room name cannot contain commas (mDNS lists rooms separated by commas)"
             } else {
                 nil
             }

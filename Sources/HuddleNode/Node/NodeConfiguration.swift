@@ -10,7 +10,7 @@ public struct NodeConfiguration: Sendable {
     public var port: Int
     /// `HOST:PORT` of peers to contact at start; the peer lists they gossip find the rest.
     public var seeds: [String]
-    /// Look for peers over mDNS (not yet implemented; the flag is accepted so scripts can pass it).
+    /// Advertise this node and look for peers over mDNS (DNS-SD).
     public var mdns: Bool
     /// One JSON object per line on stdout instead of text for people.
     public var json: Bool

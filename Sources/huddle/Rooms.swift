@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import HuddleCore
+import HuddleNode
+import Logging
+
+extension Huddle {
+    /// `huddle rooms`: browse the LAN over mDNS, without running a node.
+    struct Rooms: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the rooms advertised on the local network, with the nicks in each.",
+            discussion: """
+                Browses for Huddle nodes over mDNS (DNS-SD) for a few seconds and lists every \
+                room they advertise. Needs a running mDNS daemon (avahi-daemon on Linux); exits \
+                with status 1 and says how to start one if none answers.
+                """
+        )
+
+        @Option(name: .long, help: ArgumentHelp("How long to listen, in seconds.", valueName: "S"))
+        var timeout: Double = 3
+
+        @Flag(name: .long, help: "Print one JSON object: rooms with their nicks, and the nodes seen.")
+        var json = false
+
+        func validate() throws {
+            guard timeout > 0, timeout <= 600 else { throw ValidationError("--timeout must be between 0 and 600 seconds") }
+        }
+
+        func run() async throws {
+            var logger = Logger(label: "huddle.rooms")
+            logger.logLevel = .warning
+            let discovery = ServiceDiscovery(logger: logger)
+            let events = discovery.start(advertising: nil)
+            let seen = try await Self.collect(events, for: .milliseconds(Int64(timeout * 1000)))
+            discovery.stop()
+            let rooms = Dictionary(grouping: seen.values.flatMap { peer in peer.rooms.map { ($0, peer.nick) } }, by: \.0)
+                .mapValues { $0.map(\.1).sorted() }
+            if json {
+                let object: [String: Any] = [
+                    "rooms": rooms.keys.sorted().map { ["name": $0, "nicks": rooms[$0]!] },
+                    "nodes": seen.values.sorted { $0.nick < $1.nick }.map { peer in
+                        [
+                            "id": peer.id.hex, "nick": peer.nick, "address": "\(PeerAddress(host: peer.host, port: peer.port))",
+                            "rooms": peer.rooms,
+                        ] as [String: Any]
+                    },
+                ]
+                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+                print(String(decoding: data, as: UTF8.self))
+            } else if rooms.isEmpty {
+                print(seen.isEmpty ? "no Huddle nodes found on this network" : "nodes found, but none is in a room")
+            } else {
+                let width = rooms.keys.map(\.count).max() ?? 0
+                for room in rooms.keys.sorted() {
+                    print(room.padding(toLength: width + 2, withPad: " ", startingAt: 0) + rooms[room]!.joined(separator: ", "))
+                }
+            }
+        }
+
+        /// The nodes seen within `duration`, by id; throws at once if no mDNS daemon answers.
+        static func collect(
+            _ events: AsyncStream<DiscoveryEvent>, for duration: Duration
+        ) async throws -> [NodeID: DiscoveredPeer] {
+            try await withThrowingTaskGroup(of: [NodeID: DiscoveredPeer]?.self) { group in
+                group.addTask {
+                    var seen: [NodeID: DiscoveredPeer] = [:]
+                    for await event in events {
+                        switch event {
+                        case .found(let peer): seen[peer.id] = peer
+                        case .lost(let id): seen[id] = nil
+                        case .unavailable(let why): throw CommandFailure(why)
+                        case .available: continue
+                        }
+                        if Task.isCancelled { break }
+                    }
+                    return seen
+                }
+                group.addTask {
+                    try? await Task.sleep(for: duration)
+                    return nil
+                }
+                // Whichever ends first: the timer (then cut the browse short and take what it saw),
+                // the browse (its stream ended), or an error.
+                var seen: [NodeID: DiscoveredPeer]?
+                while seen == nil, let result = try await group.next() {
+                    seen = result
+                    group.cancelAll()
+                }
+                return seen ?? [:]
+            }
+        }
+    }
+}
