@@ -29,11 +29,17 @@ class Node:
     """One viewer: a `huddle run --json` process with its own data dir."""
 
     def __init__(self, binary: str, name: str, data_dir: Path, room: str | None = "superbowl",
-                 peers: list[str] = (), port: int = 0, console: bool = True):
+                 peers: list[str] = (), port: int = 0, console: bool = True, mdns: bool = False,
+                 launcher: list[str] = (), host_address: str = "127.0.0.1"):
+        """`launcher` prefixes the command (e.g. `Scripts/lan exec h1`); `host_address` is where
+        peers reach this node."""
         self.name = name
         self.data_dir = data_dir
-        args = [binary, "run", "--name", name, "--data-dir", str(data_dir), "--json", "--no-mdns",
+        self.host_address = host_address
+        args = [*launcher, binary, "run", "--name", name, "--data-dir", str(data_dir), "--json",
                 "--port", str(port), "--log-level", "info"]
+        if not mdns:
+            args.append("--no-mdns")
         if room:
             args += ["--room", room]
         for peer in peers:
@@ -58,7 +64,7 @@ class Node:
 
     @property
     def address(self) -> str:
-        return f"127.0.0.1:{self.port}"
+        return f"{self.host_address}:{self.port}"
 
     def _read(self) -> None:
         for line in self.process.stdout:
@@ -100,6 +106,7 @@ class Node:
         return [o["text"] for o in list(self.outputs) if o["type"] == "message"]
 
     def status(self) -> dict:
+        # The control socket is a file in the data dir: reachable from any network namespace.
         out = subprocess.run([huddle_binary(), "status", "--json", "--data-dir", str(self.data_dir)],
                              capture_output=True, text=True, timeout=10)
         assert out.returncode == 0, out.stderr
@@ -120,6 +127,7 @@ class Node:
         return self.process.returncode
 
     def kill9(self) -> None:
+        # With a launcher the child is `ip netns exec`, which execs the node: same pid.
         self.process.send_signal(signal.SIGKILL)
         self.process.wait()
         self._stderr.close()

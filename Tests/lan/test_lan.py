@@ -1,0 +1,114 @@
+"""Three viewers on separate simulated hosts, no --peer flags: they find each other over mDNS."""
+
+import time
+
+from conftest import lan
+from huddle_node import huddle_binary
+
+NAMES = {"h1": "alice", "h2": "bob", "h3": "carol"}
+
+
+def meet(hosts):
+    nodes = {host: hosts(host, nick) for host, nick in NAMES.items()}
+    for node in nodes.values():
+        for other in NAMES.values():
+            if other != node.name:
+                node.wait_for(lambda o, n=other: o["type"] == "join" and o["nick"] == n, timeout=20,
+                              what=f"{other} joining over mDNS")
+    return nodes
+
+
+def test_discovery_chat_calibration_and_the_service_records(hosts):
+    nodes = meet(hosts)
+    alice, bob, carol = nodes["h1"], nodes["h2"], nodes["h3"]
+
+    # Peers are found over mDNS, at their hosts' addresses (a peer may reach alice before her
+    # own browse reports it; status says mdns once it has).
+    deadline = time.monotonic() + 10
+    while True:
+        peers = {p["nick"]: p for p in alice.status()["peers"]}
+        if all(peers.get(n, {}).get("found_by") == "mdns" for n in ("bob", "carol")) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert peers["bob"]["found_by"] == "mdns" and peers["bob"]["address"].startswith("192.0.2.12:"), peers
+    assert peers["carol"]["found_by"] == "mdns" and peers["carol"]["address"].startswith("192.0.2.13:"), peers
+
+    alice.say("kickoff soon")
+    bob.message("kickoff soon")
+    carol.message("kickoff soon")
+
+    # Calibration across hosts: bob's stream 1 s behind alice's, carol's 2 s.
+    start = time.monotonic()
+    alice.say("/now kickoff")
+    time.sleep(max(0, start + 1 - time.monotonic()))
+    bob.say("/now kickoff")
+    time.sleep(max(0, start + 2 - time.monotonic()))
+    carol.say("/now kickoff")
+    for node in (alice, bob, carol):
+        node.wait_for(lambda o: o["type"] == "offsets" and all(v is not None for v in o["offsets"].values())
+                      and len(o["offsets"]) == 3, what="all calibrated")
+    alice.say("touchdown")
+    sent = alice.message("touchdown")
+    on_bob, on_carol = bob.message("touchdown"), carol.message("touchdown")
+    # Each host has its own clock, but all read the machine's clock here, so they compare.
+    assert abs(on_bob["shown_at"] - sent["sent_at"] - 1000) <= 250, on_bob
+    assert abs(on_carol["shown_at"] - sent["sent_at"] - 2000) <= 250, on_carol
+
+    # A fourth host sees each node's service and TXT with avahi-browse.
+    browse = lan("exec", "h4", "avahi-browse", "-r", "-t", "-p", "_huddle._tcp").stdout
+    resolved = [line.split(";") for line in browse.splitlines() if line.startswith("=")]
+    by_nick = {}
+    for fields in resolved:
+        txt = fields[9]
+        # avahi-browse prints a TXT record's strings last to first; txtvers=1 comes first on the
+        # wire (checked byte by byte in DiscoveryTXTTests).
+        assert txt.endswith('"txtvers=1"'), txt
+        for nick in NAMES.values():
+            if f'"nick={nick}"' in txt:
+                by_nick[nick] = (fields[7], txt)
+    assert set(by_nick) == set(NAMES.values()), browse
+    assert by_nick["alice"][0] == "192.0.2.11"
+    assert f'"id={alice.id}"' in by_nick["alice"][1] and '"rooms=superbowl"' in by_nick["alice"][1]
+
+    # huddle rooms on the fourth host lists the room and who is in it.
+    rooms = lan("exec", "h4", huddle_binary(), "rooms", "--timeout", "3").stdout
+    assert "superbowl" in rooms and all(nick in rooms for nick in NAMES.values()), rooms
+
+
+def test_a_cut_host_goes_suspect_then_gone_and_everything_arrives_once_after(hosts):
+    nodes = meet(hosts)
+    alice, bob, carol = nodes["h1"], nodes["h2"], nodes["h3"]
+
+    lan("cut", "h3")
+    for node in (alice, bob):
+        node.wait_for(lambda o: o["type"] == "peer" and o["nick"] == "carol" and o["state"] == "suspect",
+                      timeout=10, what="carol suspect")
+        node.wait_for(lambda o: o["type"] == "peer" and o["nick"] == "carol" and o["state"] == "gone",
+                      timeout=10, what="carol gone")
+
+    alice.say("while carol was away")
+    carol.say("alone on my island")
+    bob.message("while carol was away")
+
+    lan("restore", "h3")
+    alice.wait_for(lambda o: o["type"] == "peer" and o["nick"] == "carol" and o["state"] == "alive",
+                   timeout=20, what="carol back")
+    carol.message("while carol was away", timeout=20)
+    alice.message("alone on my island", timeout=20)
+    bob.message("alone on my island", timeout=20)
+    time.sleep(2)
+    for node in (alice, bob, carol):
+        texts = node.shown_texts()
+        assert texts.count("while carol was away") == 1, (node.name, texts)
+        assert texts.count("alone on my island") == 1, (node.name, texts)
+
+
+def test_a_daemon_that_goes_away_and_comes_back_is_picked_up(hosts):
+    alice = hosts("h1", "alice")
+    lan("avahi-stop", "h2")
+    bob = hosts("h2", "bob")   # starts with no mDNS daemon: says so and carries on
+    time.sleep(2)
+    lan("avahi-start", "h2")
+    bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice", timeout=30, what="alice over mDNS")
+    alice.wait_for(lambda o: o["type"] == "join" and o["nick"] == "bob", timeout=30, what="bob over mDNS")
+    assert "discovery is off" in bob.stderr_path.read_text()
