@@ -35,7 +35,14 @@ extension Node {
                 showError("ignoring --peer \(seed): expected HOST:PORT")
                 continue
             }
-            membership.addSeed(address)
+            // Resolved once, here: datagrams go to IPv4 literals only.
+            guard let resolved = try? SocketAddress.makeAddressResolvingHost(address.host, port: Int(address.port)),
+                case .v4 = resolved, let ip = resolved.ipAddress
+            else {
+                showError("ignoring --peer \(seed): no IPv4 address for \(address.host)")
+                continue
+            }
+            membership.addSeed(PeerAddress(host: ip, port: address.port))
         }
 
         let control = ControlServer()
@@ -56,6 +63,8 @@ extension Node {
                 try await udp.executeThenClose { inbound, _ in
                     for try await envelope in inbound { await self.receive(envelope) }
                 }
+                // The socket closed under us: stop loudly rather than run deaf.
+                if !Task.isCancelled { throw NodeError.socketClosed("UDP") }
             }
             tasks.addTask {
                 try await tcp.executeThenClose { connections in
@@ -65,6 +74,7 @@ extension Node {
                         }
                     }
                 }
+                if !Task.isCancelled { throw NodeError.socketClosed("TCP") }
             }
             tasks.addTask { await self.timerLoop() }
             tasks.addTask { await self.pullLoop(group: group) }
@@ -261,6 +271,7 @@ extension Node {
 /// Why a node could not start.
 public enum NodeError: Error, CustomStringConvertible {
     case cannotListen(host: String, port: Int, protocol: String, underlying: String)
+    case socketClosed(String)
 
     public var description: String {
         switch self {
@@ -268,6 +279,8 @@ public enum NodeError: Error, CustomStringConvertible {
             port == 0
                 ? "could not listen on \(host) (\(proto)): \(underlying)"
                 : "could not listen on \(host):\(port) (\(proto)): is another node using port \(port)? (\(underlying))"
+        case .socketClosed(let proto):
+            "the \(proto) socket closed unexpectedly; stopping"
         }
     }
 }

@@ -36,6 +36,12 @@ public actor Node {
     var discovery: ServiceDiscovery?
     /// The UDP socket, set once it is bound. Writes go straight to it: fire and forget, like UDP.
     var datagramChannel: (any Channel)?
+    /// When this node last answered a peer's digest for a room with its own.
+    var lastDigestReply: [DigestReply: Int64] = [:]
+    struct DigestReply: Hashable {
+        var room: String
+        var peer: NodeID
+    }
     /// Pulls to run, and those running, keyed by peer address and room.
     let pullRequests: AsyncStream<PullRequest>
     let pullRequestSink: AsyncStream<PullRequest>.Continuation
@@ -44,6 +50,7 @@ public actor Node {
     /// The timer loop's current sleep and when it ends (wall ms), so earlier work can cut it short.
     var sleeper: Task<Void, Never>?
     var sleeperDeadline: Int64 = .max
+    /// Monotonic µs of the next membership tick and anti-entropy round.
     var membershipTickAt: Int64 = 0
     var nextAntiEntropyAt: Int64 = 0
 
@@ -104,7 +111,7 @@ public actor Node {
             }
         }
         for output in outputs {
-            show(renderer.render(output, room: room, reader: identity.id))
+            show(renderer.render(output, room: room, reader: identity.id, inCurrentRoom: room == currentRoom))
         }
     }
 
@@ -220,17 +227,18 @@ public actor Node {
     // MARK: Receiving
 
     /// Applies verified events from a peer: store first (so a crash loses nothing it showed),
-    /// then show. Returns the room's version vector afterwards.
+    /// then show. Only events the room's log accepted are stored. Returns the room's version
+    /// vector afterwards, or `nil` if this node is not in the room.
     @discardableResult
-    func ingest(_ events: [Event], room: String) -> VersionVector {
-        guard joined.contains(room) else { return VersionVector() }
+    func ingest(_ events: [Event], room: String) -> VersionVector? {
+        guard joined.contains(room) else { return nil }
         let now = clock.wallMillis()
         let (fresh, outputs, vector) = withRoom(room) { session in
             var outputs: [RoomOutput] = []
             var fresh: [Event] = []
             for event in events where event.room == room && !session.log.contains(event.id) {
-                fresh.append(event)
                 outputs += session.receive(event, now: now)
+                if session.log.contains(event.id) { fresh.append(event) }
             }
             return (fresh, outputs, session.log.vector)
         }
@@ -287,7 +295,14 @@ public actor Node {
             if !session.log.vector.dominates(digest.vector) {
                 requestPull(room: digest.room, from: peer)
             }
-            if !digest.vector.dominates(session.log.vector) {
+            // Answer with our own digest so the peer pulls what it lacks, at most once per round
+            // per peer and room: two concurrent vectors would otherwise bounce digests at wire speed.
+            let key = DigestReply(room: digest.room, peer: digest.from)
+            let nowMillis = clock.wallMillis()
+            if !digest.vector.dominates(session.log.vector),
+                nowMillis - (lastDigestReply[key] ?? .min / 2) >= Self.antiEntropyInterval
+            {
+                lastDigestReply[key] = nowMillis
                 sendDigest(room: digest.room, to: peer)
             }
         case .probe(let probe):
@@ -301,27 +316,27 @@ public actor Node {
 
     // MARK: Sending
 
+    /// Sends one datagram. Peers are addressed by IPv4 literal only: the socket is IPv4, and a
+    /// write NIO cannot recover from (wrong address family, no route) would close it. Host
+    /// names are resolved once, when a seed is given, never per datagram on the actor.
     func send(_ message: WireMessage, to address: PeerAddress) {
         guard let datagramChannel else { return }
+        guard let remote = try? SocketAddress(ipAddress: address.host, port: Int(address.port)),
+            case .v4 = remote
+        else {
+            logger.debug("not an IPv4 address; not sending", metadata: ["huddle.peer": "\(address)"])
+            return
+        }
         let bytes = message.encoded()
         guard bytes.count <= WireLimits.maxDatagramBytes else {
             logger.warning("message too large for a datagram", metadata: ["huddle.bytes": "\(bytes.count)"])
             return
         }
-        let envelope: AddressedEnvelope<ByteBuffer>
-        do {
-            envelope = AddressedEnvelope(
-                remoteAddress: try SocketAddress.makeAddressResolvingHost(address.host, port: Int(address.port)),
-                data: ByteBuffer(bytes: bytes))
-        } catch {
-            logger.debug("cannot resolve peer", metadata: ["huddle.peer": "\(address)"])
-            return
-        }
         counters.packetsOut += 1
-        datagramChannel.writeAndFlush(envelope, promise: nil)
+        datagramChannel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: ByteBuffer(bytes: bytes)), promise: nil)
     }
 
-    /// Pushes new events to every live peer in the room, batching into as few datagrams as fit.
+    /// Pushes new events to every live peer in the room, one datagram each.
     func push(_ events: [Event], room: String) {
         let peers = membership.alivePeers(inRoom: room)
         guard !peers.isEmpty else { return }
@@ -379,7 +394,8 @@ public actor Node {
     /// wall-clock time of the next deadline.
     func runDueWork() -> Int64 {
         let now = clock.wallMillis()
-        for room in rooms.keys.sorted() {
+        // Messages held in a room this node has left stay held: nobody is reading there.
+        for room in joined {
             guard let wake = rooms[room]?.nextWake, wake <= now else { continue }
             show(withRoom(room) { $0.wake(now: now) }, room: room)
         }
@@ -387,8 +403,8 @@ public actor Node {
         if membershipTickAt <= monotonic {
             perform(membership.tick(now: monotonic))
         }
-        if nextAntiEntropyAt <= now {
-            nextAntiEntropyAt = now + Self.antiEntropyInterval
+        if nextAntiEntropyAt <= monotonic {
+            nextAntiEntropyAt = monotonic + Self.antiEntropyInterval * 1000
             antiEntropyRound()
         }
         return nextDeadline(now: now, monotonic: monotonic)
@@ -404,10 +420,11 @@ public actor Node {
     }
 
     func nextDeadline(now: Int64, monotonic: Int64) -> Int64 {
-        var deadline = min(nextAntiEntropyAt, now + Self.maximumSleep)
+        var deadline = now + Self.maximumSleep
+        deadline = min(deadline, now + max(0, (nextAntiEntropyAt - monotonic) / 1000))
         deadline = min(deadline, now + max(0, (membershipTickAt - monotonic) / 1000))
-        for session in rooms.values {
-            if let wake = session.nextWake { deadline = min(deadline, wake) }
+        for room in joined {
+            if let wake = rooms[room]?.nextWake { deadline = min(deadline, wake) }
         }
         return deadline
     }
