@@ -11,9 +11,30 @@ struct SyncClient: Sendable {
     var batchLimit: UInt16 = 1024
     var connectTimeout: TimeAmount = .seconds(2)
 
+    /// Pulls until the peer has nothing more, `receive` returns `nil` (the room is no longer
+    /// wanted) or a batch brings nothing new (so a peer cannot keep it asking forever), and gives
+    /// up after `deadline` however far it got; anti-entropy will ask again.
     func pull(
         room: String, have: VersionVector, from me: NodeID, host: String, port: Int,
-        receive: @Sendable ([Event]) async -> VersionVector
+        deadline: Duration = .seconds(30),
+        receive: @escaping @Sendable ([Event]) async -> VersionVector?
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await pullBatches(room: room, have: have, from: me, host: host, port: port, receive: receive)
+            }
+            group.addTask {
+                try await Task.sleep(for: deadline)
+                throw SyncError.timedOut(deadline)
+            }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+    }
+
+    private func pullBatches(
+        room: String, have: VersionVector, from me: NodeID, host: String, port: Int,
+        receive: @Sendable ([Event]) async -> VersionVector?
     ) async throws {
         let channel = try await ClientBootstrap(group: group)
             .connectTimeout(connectTimeout)
@@ -35,7 +56,8 @@ struct SyncClient: Sendable {
                     guard case .syncResponse(let response) = try WireMessage(decoding: payload),
                         response.room == room
                     else { throw SyncError.unexpectedReply }
-                    have = await receive(response.events)
+                    guard let now = await receive(response.events), now != have, now.dominates(have) else { return }
+                    have = now
                     guard response.more, !response.events.isEmpty else { return }
                     try await ask()
                 }
@@ -47,6 +69,12 @@ struct SyncClient: Sendable {
 /// Why a pull ended early.
 enum SyncError: Error, CustomStringConvertible {
     case unexpectedReply
+    case timedOut(Duration)
 
-    var description: String { "the peer answered a sync request with something else" }
+    var description: String {
+        switch self {
+        case .unexpectedReply: "the peer answered a sync request with something else"
+        case .timedOut(let deadline): "the pull took longer than \(deadline)"
+        }
+    }
 }
