@@ -162,17 +162,20 @@ import Testing
         #expect(schedule.calibration == with([n1: 0, n2: 500]))
     }
 
-    @Test func losingCalibrationReleasesEverythingInHistoryOrder() {
+    @Test func losingCalibrationKeepsHeldMessagesHeldUntilTheirLastKnownTime() {
+        // Node 3 is 2 s ahead of reader node 1 and 4 s ahead of node 2 (the worked example).
         var schedule = HoldBackSchedule(reader: n2, calibration: example)
-        let a = chat(n1, 1, at: 10_000)
-        let b = chat(n3, 1, at: 9_000)
-        let c = chat(n1, 2, at: 9_000)
-        for message in [a, b, c] { _ = schedule.admit(message, now: 10_100) }
-        #expect(schedule.pendingCount == 3)
-        // Without calibration each is keyed by its own createdAt, ties by id: c (n1) before b (n3).
-        let released = schedule.recalibrate(.none, now: 10_200)
-        #expect(released.map(\.event) == [c, b, a])
-        #expect(released.allSatisfy { $0.releaseAt == 10_200 && $0.shownAt == 10_200 })
+        let a = chat(n1, 1, at: 10_000)  // due at 12 000
+        let b = chat(n3, 1, at: 9_000)  // due at 13 000
+        for message in [a, b] { _ = schedule.admit(message, now: 10_100) }
+        #expect(schedule.pendingCount == 2)
+        // Everyone leaves: no calibration at all. Nothing is shown early: that would spoil it.
+        #expect(schedule.recalibrate(.none, now: 10_200).isEmpty)
+        #expect(schedule.nextWake == 12_000)
+        #expect(schedule.releaseDue(now: 12_000).map(\.event) == [a])
+        #expect(schedule.releaseDue(now: 13_000).map(\.event) == [b])
+        // A message arriving while disconnected is shown at once, as DESIGN.md says.
+        #expect(schedule.admit(chat(n3, 2, at: 13_500), now: 13_600).count == 1)
     }
 
     // MARK: Ordering

@@ -111,15 +111,21 @@ public struct HoldBackSchedule: Sendable {
         return released
     }
 
-    /// Switches to a new calibration at `now`: recomputes every waiting message's release time
-    /// and returns those now due. A message whose sender is no longer connected to the reader is
-    /// due at once.
+    /// Switches to a new calibration at `now`: recomputes the release time of every waiting
+    /// message whose sender is still connected to the reader, and returns those now due.
+    ///
+    /// A message whose sender is no longer connected (someone left or re-joined, and with them
+    /// went the marks that linked the two) keeps the release time it had: it was held back
+    /// because it is ahead of the reader's stream, and losing the link does not make it safe
+    /// to show. Releasing it at once would spoil exactly the play it is about.
     public mutating func recalibrate(_ calibration: Calibration, now: Int64) -> [Release] {
         self.calibration = calibration
         for position in heap.indices {
             let event = heap[position].event
-            heap[position].releaseAt = releaseTime(of: event, now: now)
-            heap[position].historyKey = calibration.historyKey(of: event)
+            if event.origin == reader || calibration.areConnected(event.origin, reader) {
+                heap[position].releaseAt = releaseTime(of: event, now: now)
+                heap[position].historyKey = calibration.historyKey(of: event)
+            }
         }
         for position in stride(from: heap.count / 2 - 1, through: 0, by: -1) {
             siftDown(from: position)
