@@ -59,6 +59,9 @@ extension Huddle {
                 throw ValidationError("--name has at most \(WireLimits.maxNickBytes) bytes")
             }
             guard !name.contains("/") else { throw ValidationError("--name cannot contain '/'") }
+            guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
+                throw ValidationError("--name cannot contain control characters")
+            }
             guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
             for peer in peers where PeerAddress(parsing: peer) == nil {
                 throw ValidationError("--peer \(peer): expected HOST:PORT, e.g. 192.168.1.20:7400")

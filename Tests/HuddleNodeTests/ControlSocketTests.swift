@@ -33,7 +33,8 @@ let sampleStatus = NodeStatus(
             eventCount: 42, heldBackCount: 1,
             versionVector: [String(repeating: "ab", count: 32): 12, String(repeating: "cd", count: 32): 30])
     ],
-    counters: .init(packetsIn: 10, packetsOut: 12, rejected: 0, eventsReceived: 30, eventsStored: 42))
+    counters: .init(
+        packetsIn: 10, packetsOut: 12, rejected: 0, newerProtocol: 0, eventsReceived: 30, eventsStored: 42))
 
 /// A private directory with a short path (Unix socket paths are limited to about 100 bytes).
 struct TemporaryDirectory: ~Copyable {

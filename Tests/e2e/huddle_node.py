@@ -58,7 +58,13 @@ class Node:
         self.outputs: list[dict] = []  # everything, in order, never consumed
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        ready = self.wait_for(lambda o: o["type"] == "ready", timeout=30, what="ready")
+        try:
+            ready = self.wait_for(lambda o: o["type"] == "ready", timeout=30, what="ready")
+        except BaseException:
+            # Not handed to any fixture yet: nobody else would stop it.
+            self.process.kill()
+            self.process.wait()
+            raise
         self.id = ready["id"]
         self.port = ready["port"]
 

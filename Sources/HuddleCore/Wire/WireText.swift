@@ -1,6 +1,7 @@
 /// The rule every string on the wire follows: well-formed UTF-8 (RFC 3629: no overlong forms,
 /// no surrogates, nothing above U+10FFFF) with no C0 control character (U+0000…U+001F) and no
-/// DEL (U+007F). Checked by hand because `String(validating:as:)` needs macOS 15.
+/// DEL (U+007F). Checked by hand in one pass over the bytes, reporting the offset of the first
+/// fault, which `String(validating:as:)` does not.
 enum WireText {
     /// The outcome of ``check(_:)``; positions are offsets into the checked bytes.
     enum Verdict: Equatable {

@@ -75,8 +75,9 @@ extension NodeStatus {
 
         lines.append("")
         lines.append(
-            "COUNTERS packets in \(counters.packetsIn), out \(counters.packetsOut), rejected \(counters.rejected); "
-                + "events received \(counters.eventsReceived), stored \(counters.eventsStored)")
+            "COUNTERS packets in \(counters.packetsIn), out \(counters.packetsOut), rejected \(counters.rejected)"
+                + (counters.newerProtocol > 0 ? " (\(counters.newerProtocol) from newer Huddle versions: upgrade)" : "")
+                + "; events received \(counters.eventsReceived), stored \(counters.eventsStored)")
         return lines.joined(separator: "\n")
     }
 

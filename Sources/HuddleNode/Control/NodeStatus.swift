@@ -51,6 +51,8 @@ public struct NodeStatus: Codable, Sendable, Equatable {
         public var packetsOut: Int
         /// Datagrams and frames dropped: malformed, oversized, wrongly signed or refused.
         public var rejected: Int
+        /// Of those, datagrams from peers speaking a newer wire protocol (upgrade this node).
+        public var newerProtocol: Int
         public var eventsReceived: Int
         public var eventsStored: Int
     }

@@ -53,7 +53,7 @@ public struct DiscoveredPeer: Hashable, Sendable {
 /// ```swift
 /// for await event in discovery.start(advertising: ad) {
 ///     switch event {
-///     case .found(let peer): membership.addSeed(peer.host, peer.port)
+///     case .found(let peer): membership.addDiscovered(id: peer.id, nick: peer.nick, address: ..., rooms: peer.rooms, now: now)
 ///     case .lost(let id): print("\(id) left")
 ///     case .unavailable(let why): print(why)   // "discovery is off: no mDNS daemon answered ..."
 ///     case .available: print("discovery is on")

@@ -49,6 +49,7 @@ extension Node {
             peers: peers, rooms: roomStatuses,
             counters: NodeStatus.Counters(
                 packetsIn: counters.packetsIn, packetsOut: counters.packetsOut, rejected: counters.rejected,
+                newerProtocol: counters.newerProtocol,
                 eventsReceived: counters.eventsReceived, eventsStored: counters.eventsStored))
     }
 
