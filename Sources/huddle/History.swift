@@ -33,28 +33,24 @@ extension Huddle {
         func run() async throws {
             let directory = location.directory
             let store = try HuddleStore(directory: directory, readOnly: true)
-            let messages = try store.history(room: room, limit: limit)
-            // Read after the history: a superset of its events, so every sender's join is there.
             let events = try store.events(room: room)
             guard !events.isEmpty else {
                 let rooms = try store.storedRooms()
                 let known = rooms.isEmpty ? "none" : rooms.map { "\"\($0)\"" }.joined(separator: ", ")
                 throw CommandFailure("nothing stored for room \"\(room)\" in \(directory) (rooms there: \(known))")
             }
-            var nicks: [NodeID: String] = [:]
-            for event in events {
-                if case .join(let nick) = event.body { nicks[event.origin] = nick }  // sorted by seq: latest wins
-            }
-            let calibration = CalibrationSolver.solve(events)
+            // The room as the node would see it: calibration, nicks and causal order from the core.
+            let reader = try store.storedIdentity()?.id ?? events[0].origin
+            var session = RoomSession(room: room, reader: reader)
+            _ = session.restore(events, shown: Set(events.map(\.id)), now: 0)
+            let messages = session.history(last: limit ?? .max)
             let renderer = OutputRenderer(json: json, colors: !json && OutputSink.standardOutputWantsColors)
             if messages.isEmpty, !json {
                 print("no messages in \(TerminalText.escaped(room)) yet")
             }
             for event in messages {
-                let nick = nicks[event.origin] ?? "node-\(event.origin)"
-                if let line = renderer.history(
-                    event, nick: nick, gameTime: calibration.gameTime(of: event), room: room)
-                {
+                let gameTime = session.calibration.gameTime(of: event)
+                if let line = renderer.history(event, nick: session.member(event.origin).nick, gameTime: gameTime, room: room) {
                     print(line)
                 }
             }

@@ -54,7 +54,7 @@ extension Huddle {
         var logLevel: String = "notice"
 
         func validate() throws {
-            guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--name cannot be blank") }
+            guard !name.trimmingWhitespace().isEmpty else { throw ValidationError("--name cannot be blank") }
             guard name.utf8.count <= WireLimits.maxNickBytes else {
                 throw ValidationError("--name has at most \(WireLimits.maxNickBytes) bytes")
             }

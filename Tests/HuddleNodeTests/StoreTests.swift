@@ -287,7 +287,7 @@ func byID(_ events: [Event]) -> [Event] {
 
     // MARK: History
 
-    @Test func historyIsInGameTimeOrderAndLimited() throws {
+    @Test func aRoomRestoredFromTheStoreListsHistoryInGameTimeOrder() throws {
         try withTemporaryDirectory { dir in
             var log = RoomLog(room: "superbowl")
             // Kickoff: alice sees it at 2 000 on her clock, bob at 4 000 on his: bob is 2 s behind.
@@ -304,11 +304,12 @@ func byID(_ events: [Event]) -> [Event] {
 
             let store = try HuddleStore(directory: dir)
             try store.insert(events)
-            #expect(try store.history(room: "superbowl").map(\.id) == [a0, b1, a1].map(\.id))
-            #expect(try store.history(room: "superbowl", limit: 2).map(\.id) == [b1, a1].map(\.id))
-            #expect(try store.history(room: "superbowl", limit: 10).count == 3)
-            #expect(try store.history(room: "superbowl", limit: 0).isEmpty)
-            #expect(try store.history(room: "nowhere").isEmpty)
+            let stored = try store.events(room: "superbowl")
+            var session = RoomSession(room: "superbowl", reader: alice.id)
+            #expect(session.restore(stored, shown: Set(stored.map(\.id)), now: 10_000).isEmpty)
+            #expect(session.history(last: 10).map(\.id) == [a0, b1, a1].map(\.id))
+            #expect(session.history(last: 2).map(\.id) == [b1, a1].map(\.id))
+            #expect(try store.events(room: "nowhere").isEmpty)
         }
     }
 
@@ -324,10 +325,10 @@ func byID(_ events: [Event]) -> [Event] {
             let reader = try HuddleStore(directory: dir, readOnly: true)
             #expect(reader.isReadOnly)
             #expect(try reader.storedIdentity()?.id == me.id)
-            #expect(try reader.history(room: "superbowl").count == 1)
+            #expect(try reader.events(room: "superbowl").count == 1)
 
             try writer.insert([log.append(alice, .chat(text: "two"), at: 2)])
-            #expect(try reader.history(room: "superbowl").map(\.body) == [.chat(text: "one"), .chat(text: "two")])
+            #expect(try reader.events(room: "superbowl").map(\.body) == [.chat(text: "one"), .chat(text: "two")])
 
             #expect(throws: StoreError.readOnly(path: reader.path)) {
                 try reader.insert([log.append(alice, .chat(text: "three"), at: 3)])

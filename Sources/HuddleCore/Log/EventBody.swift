@@ -16,3 +16,10 @@ public enum EventBody: Hashable, Sendable {
     /// The origin nudges its own offset by this many milliseconds (positive: "my stream is later").
     case delayNudge(milliseconds: Int64)
 }
+
+extension EventBody {
+    /// Whether this is a chat message (the only kind that is held back and listed in history).
+    public var isChat: Bool {
+        if case .chat = self { true } else { false }
+    }
+}

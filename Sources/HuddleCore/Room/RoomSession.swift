@@ -67,8 +67,7 @@ public struct RoomSession: Sendable {
 
     /// The last `count` delivered chat messages, ordered by game time.
     public func history(last count: Int) -> [Event] {
-        let chats = log.delivered.filter { if case .chat = $0.body { true } else { false } }
-        return Array(calibration.historyOrder(chats).suffix(count))
+        Array(calibration.historyOrder(log.delivered.filter(\.body.isChat)).suffix(count))
     }
 
     // MARK: Writing
@@ -100,8 +99,8 @@ public struct RoomSession: Sendable {
             if case .accepted(let newly) = log.insert(event) { delivered += newly }
         }
         let unshown = delivered.filter { !shown.contains($0.id) }
-        var outputs = apply(delivered.filter { !isChat($0) }, now: now, announce: false)
-        outputs += apply(unshown.filter(isChat), now: now, announce: true)
+        var outputs = apply(delivered.filter { !$0.body.isChat }, now: now, announce: false)
+        outputs += apply(unshown.filter(\.body.isChat), now: now, announce: true)
         return outputs
     }
 
@@ -170,9 +169,5 @@ public struct RoomSession: Sendable {
         return .message(ShownMessage(
             event: release.event, from: member(release.event.origin), text: text, shownAt: release.shownAt,
             heldMillis: release.heldMillis, gameTime: calibration.gameTime(of: release.event)))
-    }
-
-    private func isChat(_ event: Event) -> Bool {
-        if case .chat = event.body { true } else { false }
     }
 }

@@ -195,12 +195,3 @@ public struct ServiceAdvertisement: Hashable, Sendable {
     }
 }
 
-extension String {
-    /// Without leading and trailing whitespace.
-    fileprivate func trimmingWhitespace() -> String {
-        guard let first = firstIndex(where: { !$0.isWhitespace }),
-            let last = lastIndex(where: { !$0.isWhitespace })
-        else { return "" }
-        return String(self[first...last])
-    }
-}

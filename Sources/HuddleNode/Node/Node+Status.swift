@@ -10,7 +10,7 @@ extension Node {
             return .status(status())
         case .send(let room, let text):
             guard joined.contains(room) else { return .error("this node is not in room \(room)") }
-            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            let trimmed = text.trimmingWhitespace()
             guard !trimmed.isEmpty else { return .error("nothing to send") }
             guard let event = originate(.chat(text: trimmed), in: room) else {
                 return .error("the message was refused (too long or containing control characters)")

@@ -104,19 +104,6 @@ extension HuddleStore {
         }
     }
 
-    /// The chat messages of `room` in game-time order (the order of
-    /// `Calibration.historyOrder(_:)`, with the calibration solved from all the room's stored
-    /// events): the last `limit` of them, or all if `limit` is `nil`.
-    ///
-    /// Works on a read-only store while a node is writing: it reads one consistent snapshot.
-    public func history(room: String, limit: Int? = nil) throws -> [Event] {
-        let events = try events(room: room)
-        let calibration = CalibrationSolver.solve(events)
-        let chat = calibration.historyOrder(events.filter(\.body.isChat))
-        guard let limit else { return chat }
-        return Array(chat.suffix(max(0, limit)))
-    }
-
     // MARK: Rows
 
     private static func events(room: String, in db: Database, path: String) throws -> [Event] {
@@ -156,12 +143,6 @@ extension HuddleStore {
         case .mark(let label): ("mark", label)
         case .delayNudge(let milliseconds): ("delay", milliseconds > 0 ? "+\(milliseconds)" : "\(milliseconds)")
         }
-    }
-}
-
-extension EventBody {
-    fileprivate var isChat: Bool {
-        if case .chat = self { true } else { false }
     }
 }
 

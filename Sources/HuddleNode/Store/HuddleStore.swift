@@ -17,7 +17,7 @@ import GRDB
 /// let alreadyShown = try store.shownIDs(room: "superbowl")
 ///
 /// let reader = try HuddleStore(directory: dataDir, readOnly: true)
-/// let lines = try reader.history(room: "superbowl", limit: 50)   // chat, in game-time order
+/// let events = try reader.events(room: "superbowl")   // e.g. for `huddle history`
 /// ```
 ///
 /// **Durability.** The file runs in WAL mode with `synchronous = NORMAL`: a transaction that has
