@@ -14,9 +14,12 @@
 /// log.missing(for: peerVector, limit: 256)   // what a peer lacks, for anti-entropy
 /// ```
 public struct RoomLog: Sendable {
-    /// How far past the contiguous prefix an origin's event may be and still be buffered. Keeps a
-    /// peer from making the log hold an unbounded number of undeliverable events.
-    public static let maximumGap: UInt64 = 100_000
+    /// How far past the contiguous prefix an origin's event may be and still be buffered. Pulls
+    /// fill gaps in seq order and pushes arrive roughly in order, so a few batches' worth is
+    /// plenty; it bounds what one origin can make the log hold without its context. (Many
+    /// origins, each a new key, are bounded only by the room's membership: a limit to add if
+    /// Huddle ever leaves the home network.)
+    public static let maximumGap: UInt64 = 4 * UInt64(WireLimits.maxEventsPerBatch)
 
     public let room: String
 
