@@ -33,7 +33,7 @@ extension Huddle {
         var dataDir: String?
 
         @Option(name: .long, help: ArgumentHelp("UDP and TCP port (default: a free one, printed at start).", valueName: "N"))
-        var port: Int = 0
+        var port: Int?
 
         @Option(
             name: .customLong("peer"),
@@ -62,7 +62,9 @@ extension Huddle {
             guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
                 throw ValidationError("--name cannot contain control characters")
             }
-            guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+            if let port, !(0...65_535).contains(port) {
+                throw ValidationError("--port must be between 0 and 65535 (0 or none: a free one)")
+            }
             for peer in peers where PeerAddress(parsing: peer) == nil {
                 throw ValidationError("--peer \(peer): expected HOST:PORT, e.g. 192.168.1.20:7400")
             }
@@ -80,7 +82,7 @@ extension Huddle {
             }
             let logger = Logger(label: "huddle")
             let configuration = NodeConfiguration(
-                nick: name, room: room, dataDir: DataDirectory.resolve(explicit: dataDir, nick: name), port: port,
+                nick: name, room: room, dataDir: DataDirectory.resolve(explicit: dataDir, nick: name), port: port ?? 0,
                 seeds: peers, mdns: !noMDNS, json: json, console: !noConsole,
                 colors: !json && OutputSink.standardOutputWantsColors)
             // A closed stdout (`huddle run --json | head -1`) must not kill the node mid-write.
