@@ -88,3 +88,21 @@ def test_garbage_is_counted_and_ignored(lan):
     # Still working.
     two.say("still here?")
     one.message("still here?")
+
+
+def test_silent_connections_are_capped_and_the_node_keeps_chatting(lan):
+    one = lan("one")
+    two = lan("two", peers=[one.address])
+    two.wait_for(lambda o: o["type"] == "join" and o["nick"] == "one")
+    before = one.status()["counters"]["rejected"]
+    idle = [socket.create_connection(("127.0.0.1", one.port), timeout=5) for _ in range(40)]
+    try:
+        deadline = time.monotonic() + 5
+        while one.status()["counters"]["rejected"] < before + 8 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert one.status()["counters"]["rejected"] >= before + 8  # 40 silent, 32 allowed
+        two.say("still chatting")
+        one.message("still chatting")
+    finally:
+        for connection in idle:
+            connection.close()

@@ -198,9 +198,28 @@ extension Node {
         await handle(message, from: source)
     }
 
-    /// Answers sync requests on one TCP connection until the peer closes it.
+    /// Serves one TCP connection, within limits a peer cannot stretch: at most
+    /// ``maximumSyncConnections`` at once and ``syncConnectionLifetime`` each (a pull gives up
+    /// after 30 s anyway), so a peer that connects and goes silent holds nothing for long.
     nonisolated func serveSync(_ channel: any Channel) async {
         let peer = channel.remoteAddress.map { "\($0)" } ?? "unknown"
+        guard await openSyncConnection() else {
+            channel.close(promise: nil)
+            await countRejected("too many sync connections", from: peer)
+            return
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.answerSyncRequests(on: channel, peer: peer) }
+            group.addTask { try? await Task.sleep(for: Self.syncConnectionLifetime) }
+            await group.next()
+            group.cancelAll()
+        }
+        channel.close(promise: nil)
+        await closeSyncConnection()
+    }
+
+    /// Answers sync requests on one TCP connection until the peer closes it.
+    nonisolated func answerSyncRequests(on channel: any Channel, peer: String) async {
         do {
             let connection = try await channel.eventLoop.submit {
                 let connection = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)

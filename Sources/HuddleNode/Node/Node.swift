@@ -46,6 +46,8 @@ public actor Node {
     let pullRequests: AsyncStream<PullRequest>
     let pullRequestSink: AsyncStream<PullRequest>.Continuation
     var pullsInFlight: Set<PullRequest> = []
+    /// TCP connections being served now.
+    var syncConnections = 0
 
     /// The timer loop's current sleep and when it ends (wall ms), so earlier work can cut it short.
     var sleeper: Task<Void, Never>?
@@ -359,6 +361,22 @@ public actor Node {
 
     func pullFinished(_ request: PullRequest) {
         pullsInFlight.remove(request)
+    }
+
+    /// Most TCP connections served at once; a home network has a handful of peers.
+    static let maximumSyncConnections = 32
+    /// Longest a peer may keep one TCP connection.
+    static let syncConnectionLifetime = Duration.seconds(60)
+
+    /// Counts a new TCP connection in, or refuses it when there are too many.
+    func openSyncConnection() -> Bool {
+        guard syncConnections < Self.maximumSyncConnections else { return false }
+        syncConnections += 1
+        return true
+    }
+
+    func closeSyncConnection() {
+        syncConnections -= 1
     }
 
     func vector(of room: String) -> VersionVector {
