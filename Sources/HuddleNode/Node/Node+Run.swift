@@ -19,17 +19,15 @@ extension Node {
         let store = try HuddleStore(directory: configuration.dataDir)
         let identity = try store.loadOrCreateIdentity()
         try store.setNick(configuration.nick)
-        let node = Node(configuration: configuration, store: store, identity: identity, logger: logger)
-        try await node.serve()
+        let group = MultiThreadedEventLoopGroup.singleton
+        let (udp, tcp) = try await bind(host: configuration.listenHost, port: configuration.port, on: group)
+        let node = Node(
+            configuration: configuration, store: store, identity: identity, logger: logger,
+            port: udp.channel.localAddress?.port ?? configuration.port, datagramChannel: udp.channel)
+        try await node.serve(udp: udp, tcp: tcp, group: group)
     }
 
-    func serve() async throws {
-        let group = MultiThreadedEventLoopGroup.singleton
-        let (udp, tcp) = try await Self.bind(host: configuration.listenHost, port: configuration.port, on: group)
-        port = udp.channel.localAddress?.port ?? configuration.port
-        datagramChannel = udp.channel
-        membership = Membership(
-            me: identity.id, nick: configuration.nick, port: UInt16(port), incarnation: UInt64(max(0, startedAt)))
+    func serve(udp: DatagramSocket, tcp: StreamListener, group: any EventLoopGroup) async throws {
         for seed in configuration.seeds {
             guard let address = PeerAddress(parsing: seed) else {
                 showError("ignoring --peer \(seed): expected HOST:PORT")
@@ -45,7 +43,7 @@ extension Node {
             membership.addSeed(PeerAddress(host: ip, port: address.port))
         }
 
-        let control = ControlServer()
+        let control = ControlServer(logger: logger)
         let socketPath = DataDirectory.controlSocketPath(in: configuration.dataDir)
         try await control.start(path: socketPath) { [weak self] request in
             guard let self else { return .error("the node is shutting down") }

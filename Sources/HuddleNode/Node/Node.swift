@@ -30,13 +30,14 @@ public actor Node {
     var joined: [String] = []
     var currentRoom: String?
     var counters = NodeCounters()
-    var port = 0
+    /// The UDP and TCP port this node listens on.
+    let port: Int
 
     /// mDNS advertisement and browsing, unless `--no-mdns`.
     var discovery: ServiceDiscovery?
-    /// The UDP socket, set once it is bound. Writes go straight to it: fire and forget, like UDP.
-    var datagramChannel: (any Channel)?
-    /// When this node last answered a peer's digest for a room with its own.
+    /// The UDP socket. Writes go straight to it: fire and forget, like UDP.
+    let datagramChannel: any Channel
+    /// When (monotonic µs) this node last answered a peer's digest for a room with its own.
     var lastDigestReply: [DigestReply: Int64] = [:]
     struct DigestReply: Hashable {
         var room: String
@@ -61,16 +62,23 @@ public actor Node {
     /// The timer loop wakes at least this often.
     static let maximumSleep: Int64 = 1000
 
-    init(configuration: NodeConfiguration, store: HuddleStore, identity: NodeIdentity, logger: Logger) {
+    /// A node on sockets already bound to `port` (see ``bind(host:port:on:)``).
+    init(
+        configuration: NodeConfiguration, store: HuddleStore, identity: NodeIdentity, logger: Logger,
+        port: Int, datagramChannel: any Channel
+    ) {
         self.configuration = configuration
         self.store = store
         self.identity = identity
         self.logger = logger
+        self.port = port
+        self.datagramChannel = datagramChannel
         renderer = OutputRenderer(json: configuration.json, colors: configuration.colors)
         sink = OutputSink()
         startedAt = NodeClock().wallMillis()
+        // A later start has a higher incarnation, so gossip can tell a restarted node's address.
         membership = Membership(
-            me: identity.id, nick: configuration.nick, port: 0, incarnation: UInt64(max(0, startedAt)))
+            me: identity.id, nick: configuration.nick, port: UInt16(port), incarnation: UInt64(max(0, startedAt)))
         (pullRequests, pullRequestSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
@@ -172,7 +180,7 @@ public actor Node {
             showInfo("now talking in \(room)")
             return
         }
-        guard validRoomName(room) else { return }
+        if let problem = RoomName.problem(with: room) { return showError(problem) }
         loadRoom(room)
         joined.append(room)
         currentRoom = room
@@ -207,23 +215,6 @@ public actor Node {
             logger.error("could not record the leave", metadata: ["huddle.error": "\(error)"])
         }
         showInfo(currentRoom.map { "left \(room); now talking in \($0)" } ?? "left \(room)")
-    }
-
-    private func validRoomName(_ room: String) -> Bool {
-        let problem: String? =
-            if room.utf8.count > WireLimits.maxRoomBytes {
-                "a room name has at most \(WireLimits.maxRoomBytes) bytes"
-            } else if room.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
-                "a room name cannot contain control characters"
-            } else if room.contains(where: \.isWhitespace) {
-                "a room name cannot contain spaces"
-            } else if room.contains(",") {
-                "a room name cannot contain commas (mDNS lists rooms separated by commas)"
-            } else {
-                nil
-            }
-        if let problem { showError(problem) }
-        return problem == nil
     }
 
     // MARK: Receiving
@@ -300,11 +291,10 @@ public actor Node {
             // Answer with our own digest so the peer pulls what it lacks, at most once per round
             // per peer and room: two concurrent vectors would otherwise bounce digests at wire speed.
             let key = DigestReply(room: digest.room, peer: digest.from)
-            let nowMillis = clock.wallMillis()
             if !digest.vector.dominates(session.log.vector),
-                nowMillis - (lastDigestReply[key] ?? .min / 2) >= Self.antiEntropyInterval
+                lastDigestReply[key].map({ now - $0 >= Self.antiEntropyInterval * 1000 }) ?? true
             {
-                lastDigestReply[key] = nowMillis
+                lastDigestReply[key] = now
                 sendDigest(room: digest.room, to: peer)
             }
         case .probe(let probe):
@@ -322,28 +312,30 @@ public actor Node {
     /// write NIO cannot recover from (wrong address family, no route) would close it. Host
     /// names are resolved once, when a seed is given, never per datagram on the actor.
     func send(_ message: WireMessage, to address: PeerAddress) {
-        guard let datagramChannel else { return }
-        guard let remote = try? SocketAddress(ipAddress: address.host, port: Int(address.port)),
-            case .v4 = remote
-        else {
-            logger.debug("not an IPv4 address; not sending", metadata: ["huddle.peer": "\(address)"])
-            return
-        }
-        let bytes = message.encoded()
+        send(encoded: message.encoded(), to: [address])
+    }
+
+    /// Pushes new events to every live peer in the room, one datagram each, encoded once.
+    func push(_ events: [Event], room: String) {
+        let peers = membership.alivePeers(inRoom: room)
+        guard !peers.isEmpty else { return }
+        send(encoded: WireMessage.events(events).encoded(), to: peers.map(\.address))
+    }
+
+    private func send(encoded bytes: [UInt8], to addresses: [PeerAddress]) {
         guard bytes.count <= WireLimits.maxDatagramBytes else {
             logger.warning("message too large for a datagram", metadata: ["huddle.bytes": "\(bytes.count)"])
             return
         }
-        counters.packetsOut += 1
-        datagramChannel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: ByteBuffer(bytes: bytes)), promise: nil)
-    }
-
-    /// Pushes new events to every live peer in the room, one datagram each.
-    func push(_ events: [Event], room: String) {
-        let peers = membership.alivePeers(inRoom: room)
-        guard !peers.isEmpty else { return }
-        for peer in peers {
-            send(.events(events), to: peer.address)
+        let payload = ByteBuffer(bytes: bytes)
+        for address in addresses {
+            guard let remote = try? SocketAddress(ipAddress: address.host, port: Int(address.port)), case .v4 = remote
+            else {
+                logger.debug("not an IPv4 address; not sending", metadata: ["huddle.peer": "\(address)"])
+                continue
+            }
+            counters.packetsOut += 1
+            datagramChannel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: payload), promise: nil)
         }
     }
 
