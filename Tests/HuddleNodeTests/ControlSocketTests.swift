@@ -25,7 +25,7 @@ let sampleStatus = NodeStatus(
                     reference: String(repeating: "ab", count: 32)),
                 .init(
                     id: String(repeating: "cd", count: 32), nick: "bob", offsetMs: 2000, calibrated: true,
-                    reference: String(repeating: "ab", count: 32)),
+                    reference: String(repeating: "ab", count: 32), behindYouMs: 2000),
                 .init(
                     id: String(repeating: "ef", count: 32), nick: "carol", offsetMs: nil, calibrated: false,
                     reference: nil),

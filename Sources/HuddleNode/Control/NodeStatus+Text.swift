@@ -86,14 +86,13 @@ extension NodeStatus {
         let current = room.current ? " (current)" : ""
         let events = room.eventCount == 1 ? "1 event" : "\(room.eventCount) events"
         lines.append("ROOM \(safe(room.name))\(current): \(events), \(room.heldBackCount) held back")
-        let me = room.members.first { $0.id == node.id }
         func nick(of id: String) -> String {
             room.members.first { $0.id == id }.map { safe($0.nick) } ?? short(id)
         }
         let rows = room.members.map { member -> [String] in
             [
                 safe(member.nick) + (member.id == node.id ? " (you)" : ""), short(member.id),
-                offsetText(member, me: me), member.calibrated ? "yes" : "no",
+                offsetText(member), member.calibrated ? "yes" : "no",
                 member.reference.map(nick(of:)) ?? "-",
             ]
         }
@@ -111,13 +110,11 @@ extension NodeStatus {
         return lines
     }
 
-    private func offsetText(_ member: RoomMember, me: RoomMember?) -> String {
+    private func offsetText(_ member: RoomMember) -> String {
         guard let offset = member.offsetMs else { return "not calibrated" }
         let ms = offset > 0 ? "+\(offset) ms" : "\(offset) ms"
-        if member.id == node.id { return ms }
-        guard let me, let mine = me.offsetMs, me.reference == member.reference else { return ms }
-        let (lag, overflow) = offset.subtractingReportingOverflow(mine)
-        return overflow ? ms : "\(ms), \(HumanFormat.lag(lag))"
+        guard member.id != node.id, let lag = member.behindYouMs else { return ms }
+        return "\(ms), \(HumanFormat.lag(lag))"
     }
 
     private static func formatRTT(_ milliseconds: Double) -> String {

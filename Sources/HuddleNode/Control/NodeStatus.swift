@@ -34,6 +34,9 @@ public struct NodeStatus: Codable, Sendable, Equatable {
         public var calibrated: Bool
         /// Id of the reference of the member's calibrated group.
         public var reference: String?
+        /// How far this member's stream is behind the node's own (negative: ahead), when both
+        /// are in one calibrated group.
+        public var behindYouMs: Int64? = nil
     }
 
     public struct Room: Codable, Sendable, Equatable {

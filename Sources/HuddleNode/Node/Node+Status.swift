@@ -30,11 +30,12 @@ extension Node {
         }
         let roomStatuses = joined.map { name -> NodeStatus.Room in
             let session = rooms[name] ?? RoomSession(room: name, reader: identity.id)
-            let members = session.members.map { member in
-                let placement = session.calibration.placement(of: member.id)
+            let members = session.offsetReport.entries.map { entry in
+                let placement = session.calibration.placement(of: entry.member.id)
                 return NodeStatus.RoomMember(
-                    id: member.id.hex, nick: member.nick, offsetMs: placement?.offset,
-                    calibrated: placement != nil, reference: placement?.reference.hex)
+                    id: entry.member.id.hex, nick: entry.member.nick, offsetMs: entry.offset,
+                    calibrated: placement != nil, reference: placement?.reference.hex,
+                    behindYouMs: entry.behindReader)
             }
             var vector: [String: UInt64] = [:]
             for (origin, seq) in session.log.vector.entries { vector[origin.hex] = seq }
