@@ -106,14 +106,8 @@ public struct Calibration: Equatable, Sendable {
         gameTime(of: event) ?? event.createdAt
     }
 
-    /// Whether `a` comes before `b` in history: by ``historyKey(of:)``, ties by event id.
-    public func historyPrecedes(_ a: Event, _ b: Event) -> Bool {
-        let (ka, kb) = (historyKey(of: a), historyKey(of: b))
-        return ka != kb ? ka < kb : a.id < b.id
-    }
-
-    /// The events sorted into history order (see ``historyPrecedes(_:_:)``). Deterministic for
-    /// every input order; duplicates are kept.
+    /// The events in history order: by ``historyKey(of:)``, ties by event id (each key computed
+    /// once). Deterministic for every input order; duplicates are kept.
     public func historyOrder(_ events: some Sequence<Event>) -> [Event] {
         events
             .map { (key: historyKey(of: $0), event: $0) }

@@ -64,7 +64,7 @@ public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
 extension Sequence<UInt8> {
     /// Lowercase hex digits, two per byte.
-    var hexString: String {
+    public var hexString: String {
         let digits = Array("0123456789abcdef".utf8)
         var utf8 = [UInt8]()
         for byte in self {

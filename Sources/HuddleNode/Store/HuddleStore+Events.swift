@@ -145,9 +145,3 @@ extension HuddleStore {
         }
     }
 }
-
-extension Data {
-    fileprivate var hexString: String {
-        map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-    }
-}
