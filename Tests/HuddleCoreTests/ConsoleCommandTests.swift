@@ -13,6 +13,8 @@ import Testing
         ("/who", .who),
         ("/event first pitch", .event(label: "first pitch")),
         ("/now kickoff", .now(label: "kickoff")),
+        ("/now", .now(label: nil)),
+        ("/now   ", .now(label: nil)),
         ("/ignore halftime", .ignore(label: "halftime")),
         ("/delay +1", .delay(milliseconds: 1000)),
         ("/delay -0.5", .delay(milliseconds: -500)),
@@ -32,7 +34,7 @@ import Testing
         ("   ", "nothing to send"),
         ("/dance", "unknown command \"/dance\" (try /help)"),
         ("/join", "/join needs a room name"),
-        ("/now", "/now needs a label, e.g. /now kickoff"),
+        ("/ignore", "/ignore needs a label"),
         ("/leave now", "/leave takes no argument"),
         ("/delay 1", "/delay: \"1\" is not +S or -S seconds, e.g. +1 or -0.5"),
         ("/delay +abc", "/delay: \"+abc\" is not +S or -S seconds, e.g. +1 or -0.5"),
@@ -52,8 +54,14 @@ import Testing
     }
 
     @Test func helpListsEveryCommand() {
-        for command in ["/join", "/leave", "/rooms", "/who", "/event", "/now", "/ignore", "/delay", "/history", "/help", "/quit"] {
-            #expect(ConsoleCommand.helpText.contains(command))
+        for command in ConsoleCommand.names {
+            #expect(ConsoleCommand.helpText.contains(command + " "))
+            // Every name completion offers is a command the parser knows.
+            do {
+                _ = try ConsoleCommand(parsing: command)
+            } catch {
+                #expect(error != .unknownCommand(command))
+            }
         }
     }
 }

@@ -123,3 +123,46 @@ import Testing
         #expect(room.log.count == 0)
     }
 }
+
+/// What the console offers to mark, as a room's events arrive.
+@Suite struct RoomSessionMarkOfferTests {
+    let me = NodeIdentity.generate()
+    let bob = NodeIdentity.generate()
+    let now: Int64 = 1_700_000_000_000
+
+    @Test func aPeersProposalIsOfferedUntilMarked() throws {
+        var mine = RoomSession(room: "superbowl", reader: me.id)
+        var bobs = RoomSession(room: "superbowl", reader: bob.id)
+        func fromBob(_ body: EventBody, at time: Int64) throws {
+            let (event, _) = try bobs.compose(body, now: time, signer: bob)
+            _ = mine.receive(event, now: time)
+        }
+        _ = try mine.compose(.join(nick: "me"), now: now, signer: me)
+        try fromBob(.join(nick: "bob"), at: now)
+        try fromBob(.calibrationEvent(label: "Kickoff"), at: now + 1)
+        try fromBob(.mark(label: "kickoff"), at: now + 1)
+        #expect(mine.markOffer(now: now + 2) == .init(label: CalibrationLabel("kickoff")!, more: 0))
+        _ = try mine.compose(.mark(label: "kickoff"), now: now + 3, signer: me)
+        #expect(mine.markOffer(now: now + 4) == nil)
+        #expect(mine.calibration.isCalibrated(me.id))
+    }
+
+    @Test func ownProposalsAreOfferedAndRejoiningStartsAfresh() throws {
+        var mine = RoomSession(room: "superbowl", reader: me.id)
+        _ = try mine.compose(.join(nick: "me"), now: now, signer: me)
+        _ = try mine.compose(.calibrationEvent(label: "halftime"), now: now + 1, signer: me)
+        #expect(mine.markOffer(now: now + 2)?.label.normalized == "halftime")
+        _ = try mine.compose(.join(nick: "me"), now: now + 3, signer: me)
+        #expect(mine.markOffer(now: now + 4) == nil)
+    }
+
+    @Test func restoredProposalsAreOfferedOnlyWithinTheWindow() throws {
+        var mine = RoomSession(room: "superbowl", reader: me.id)
+        var events = [try mine.compose(.join(nick: "me"), now: now, signer: me).event]
+        events.append(try mine.compose(.calibrationEvent(label: "kickoff"), now: now + 1, signer: me).event)
+        var restored = RoomSession(room: "superbowl", reader: me.id)
+        _ = restored.restore(events, shown: [], now: now + 2)
+        #expect(restored.markOffer(now: now + 2)?.label.normalized == "kickoff")
+        #expect(restored.markOffer(now: now + 2 + PendingMarks.offerWindow) == nil)
+    }
+}

@@ -18,8 +18,9 @@ public enum ConsoleCommand: Hashable, Sendable {
     case who
     /// Create a calibration event other viewers are prompted to mark.
     case event(label: String)
-    /// Mark a calibration event now (creating it first if it is new).
-    case now(label: String)
+    /// Mark a calibration event now (creating it first if it is new); without a label, the moment
+    /// the console offers (``PendingMarks/offer(now:)``).
+    case now(label: String?)
     /// Stop being prompted for this calibration event.
     case ignore(label: String)
     /// Nudge one's own offset: positive means "my stream is later than the marks say".
@@ -28,6 +29,11 @@ public enum ConsoleCommand: Hashable, Sendable {
     case history(count: Int)
     case help
     case quit
+
+    /// Every command's name, as typed, for completion.
+    public static let names = [
+        "/join", "/leave", "/rooms", "/who", "/event", "/now", "/ignore", "/delay", "/history", "/help", "/quit",
+    ]
 
     /// Default number of messages `/history` shows.
     public static let defaultHistoryCount = 20
@@ -65,7 +71,7 @@ public enum ConsoleCommand: Hashable, Sendable {
         case "/rooms": try none(); self = .rooms
         case "/who": try none(); self = .who
         case "/event": self = .event(label: try required("a label, e.g. /event kickoff"))
-        case "/now": self = .now(label: try required("a label, e.g. /now kickoff"))
+        case "/now": self = .now(label: argument.isEmpty ? nil : argument)
         case "/ignore": self = .ignore(label: try required("a label"))
         case "/delay": self = .delay(milliseconds: try Self.parseDelay(required("+S or -S seconds, e.g. /delay +1")))
         case "/history":
@@ -108,6 +114,7 @@ public enum ConsoleCommand: Hashable, Sendable {
           /who             people in the current room, with how far their stream is from yours
           /event LABEL     propose a moment everyone can see (e.g. kickoff) for others to mark
           /now LABEL       it is happening on your screen right now (creates LABEL if new)
+          /now             mark the moment the prompt offers ([Enter = LABEL]; Enter alone does it too)
           /ignore LABEL    stop being asked to mark LABEL
           /delay +S|-S     nudge your offset by S seconds (fractions allowed)
           /history [N]     the last N messages (default 20), ordered by game time

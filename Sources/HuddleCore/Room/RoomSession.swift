@@ -26,10 +26,8 @@ public struct RoomSession: Sendable {
     /// Nick from each origin's latest join, and whether that origin is currently in the room.
     private var nicks: [NodeID: String] = [:]
     public private(set) var memberIDs: Set<NodeID> = []
-    /// Calibration events proposed in this room (normalised labels).
-    public private(set) var labels: Set<CalibrationLabel> = []
-    /// Labels this reader does not want to be prompted for.
-    public private(set) var ignoredLabels: Set<CalibrationLabel> = []
+    /// Proposed calibration moments, and which of them wait for this reader's mark.
+    public private(set) var pendingMarks = PendingMarks()
 
     public init(room: String, reader: NodeID) {
         self.room = room
@@ -49,6 +47,15 @@ public struct RoomSession: Sendable {
     public func member(_ id: NodeID) -> Member {
         Member(id: id, nick: nicks[id] ?? "node-\(id)")
     }
+
+    /// Calibration events proposed in this room (normalised labels).
+    public var labels: Set<CalibrationLabel> { pendingMarks.labels }
+
+    /// Labels this reader does not want to be prompted for.
+    public var ignoredLabels: Set<CalibrationLabel> { pendingMarks.ignored }
+
+    /// The moment one key marks now on this reader's console (see ``PendingMarks``).
+    public func markOffer(now: Int64) -> PendingMarks.Offer? { pendingMarks.offer(now: now) }
 
     /// Messages waiting to be shown.
     public var heldBackCount: Int { schedule.pendingCount }
@@ -111,7 +118,7 @@ public struct RoomSession: Sendable {
 
     /// Stops (or resumes) prompting for a calibration label on this node only.
     public mutating func ignore(label: CalibrationLabel, _ ignored: Bool = true) {
-        if ignored { ignoredLabels.insert(label) } else { ignoredLabels.remove(label) }
+        pendingMarks.ignore(label, ignored)
     }
 
     // MARK: Applying delivered events
@@ -121,10 +128,13 @@ public struct RoomSession: Sendable {
         var recalibrate = false
         for event in delivered {
             let from = member(event.origin)
+            // Restored events arrived when they were made, as far as offers to mark are concerned.
+            let arrived = announce ? now : event.createdAt
             switch event.body {
             case .chat:
                 outputs += schedule.admit(event, now: now).map(shown)
             case .join(let nick):
+                if event.origin == reader { pendingMarks.readerJoined() }
                 nicks[event.origin] = nick
                 memberIDs.insert(event.origin)
                 calibrationEvents.append(event)
@@ -137,13 +147,17 @@ public struct RoomSession: Sendable {
                 if announce { outputs.append(.left(from)) }
             case .calibrationEvent(let raw):
                 guard let label = CalibrationLabel(raw) else { continue }
-                labels.insert(label)
+                pendingMarks.proposed(label, at: arrived)
                 if announce, !ignoredLabels.contains(label) {
                     outputs.append(.calibrationEvent(label: label.normalized, by: from))
                 }
             case .mark(let raw):
                 if let label = CalibrationLabel(raw) {
-                    labels.insert(label)
+                    if event.origin == reader {
+                        pendingMarks.readerMarked(label, at: arrived)
+                    } else {
+                        pendingMarks.proposed(label, at: arrived)
+                    }
                     if announce { outputs.append(.mark(label: label.normalized, by: from, at: event.createdAt)) }
                 }
                 calibrationEvents.append(event)

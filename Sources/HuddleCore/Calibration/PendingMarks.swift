@@ -1,0 +1,113 @@
+/// The calibration moments a room has proposed that this reader has not marked yet: what the
+/// console offers to mark with one key (`[Enter = kickoff]`).
+///
+/// A pure value fed by ``RoomSession`` as events are delivered. The rules:
+///
+/// - A label becomes *proposed* the first time a calibration event or a mark with that label is
+///   delivered here; the order of first delivery is the order of proposals.
+/// - It stops being pending once the reader marks it (a mark counts only after the reader's latest
+///   join, as in ``CalibrationSolver``), or is ignored here (`/ignore`).
+/// - Marking a moment *passes* every pending moment proposed before it: on the reader's screen
+///   those moments are already over. A join passes every earlier proposal the same way (a
+///   re-joined node starts afresh).
+/// - A proposal older than ``offerWindow`` (by this node's clock when it arrived) is no longer
+///   offered: an Enter pressed long after a proposal is far more likely a slip than a mark.
+///
+/// The console offers the *oldest* pending moment, not the newest: proposals come from viewers
+/// who are ahead and arrive in the order the moments happen, so the next one to appear on the
+/// reader's stream is the oldest still open. Marking it moves the offer on to the next.
+///
+/// ```swift
+/// var pending = PendingMarks()
+/// pending.proposed("kickoff", at: 1_000)
+/// pending.proposed("first down", at: 20_000)
+/// pending.offer(now: 30_000)               // "kickoff", with 1 more after it
+/// pending.readerMarked("kickoff")
+/// pending.offer(now: 31_000)               // "first down"
+/// ```
+public struct PendingMarks: Equatable, Sendable {
+    /// How long a proposal stays on offer after it arrived: ten minutes, longer than any stream's
+    /// lag behind another and than most pauses.
+    public static let offerWindow: Int64 = 10 * 60 * 1000
+
+    private struct Proposal: Equatable {
+        /// Position in the order of first delivery.
+        var order: Int
+        /// This node's clock when it arrived.
+        var arrivedAt: Int64
+    }
+
+    private var proposals: [CalibrationLabel: Proposal] = [:]
+    private var nextOrder = 0
+    /// Labels the reader marked since its latest join.
+    private var marked: Set<CalibrationLabel> = []
+    /// Proposals with an order below this have passed on the reader's screen.
+    private var passedBefore = 0
+    /// Labels the reader does not want to be asked about.
+    public private(set) var ignored: Set<CalibrationLabel> = []
+
+    public init() {}
+
+    /// What the console offers: the oldest open moment and how many more wait after it.
+    public struct Offer: Equatable, Sendable {
+        public var label: CalibrationLabel
+        /// Further pending moments proposed after ``label``.
+        public var more: Int
+
+        public init(label: CalibrationLabel, more: Int) {
+            self.label = label
+            self.more = more
+        }
+    }
+
+    /// Every label proposed in the room (marked, ignored or not).
+    public var labels: Set<CalibrationLabel> { Set(proposals.keys) }
+
+    /// A calibration event or a mark with `label` was delivered when this node's clock read `at`.
+    public mutating func proposed(_ label: CalibrationLabel, at: Int64) {
+        guard proposals[label] == nil else { return }
+        proposals[label] = Proposal(order: nextOrder, arrivedAt: at)
+        nextOrder += 1
+    }
+
+    /// The reader marked `label` (the label is proposed first if it was new).
+    public mutating func readerMarked(_ label: CalibrationLabel, at: Int64) {
+        proposed(label, at: at)
+        marked.insert(label)
+        passedBefore = max(passedBefore, proposals[label]!.order)
+    }
+
+    /// The reader (re-)joined: its earlier marks no longer count, and earlier proposals have passed.
+    public mutating func readerJoined() {
+        marked.removeAll()
+        passedBefore = nextOrder
+    }
+
+    /// Stops (or resumes) offering `label` on this node.
+    public mutating func ignore(_ label: CalibrationLabel, _ ignored: Bool = true) {
+        if ignored { self.ignored.insert(label) } else { self.ignored.remove(label) }
+    }
+
+    /// The open moments, oldest first.
+    public func pending(now: Int64) -> [CalibrationLabel] {
+        proposals
+            .filter { label, proposal in
+                proposal.order >= passedBefore && !marked.contains(label) && !ignored.contains(label)
+                    && now - proposal.arrivedAt <= Self.offerWindow
+            }
+            .sorted { $0.value.order < $1.value.order }
+            .map(\.key)
+    }
+
+    /// The moment one key marks now, if any.
+    public func offer(now: Int64) -> Offer? {
+        let open = pending(now: now)
+        return open.first.map { Offer(label: $0, more: open.count - 1) }
+    }
+
+    /// When the current offer set next changes by itself (a proposal leaving the window), if ever.
+    public func nextExpiry(now: Int64) -> Int64? {
+        let open = Set(pending(now: now))
+        return open.compactMap { proposals[$0].map { $0.arrivedAt + Self.offerWindow + 1 } }.min()
+    }
+}
