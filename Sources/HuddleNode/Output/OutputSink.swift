@@ -11,7 +11,7 @@ import Foundation
 /// let sink = OutputSink.standardOutput
 /// sink.write(renderer.ready(id: me.id, nick: "alice", port: 7700, dataDir: dir))
 /// ```
-public final class OutputSink: Sendable {
+public final class OutputSink: LineOutput {
     /// Stdout.
     public static let standardOutput = OutputSink(fileDescriptor: 1)
 
@@ -41,26 +41,7 @@ public final class OutputSink: Sendable {
         bytes.append(UInt8(ascii: "\n"))
         lock.lock()
         defer { lock.unlock() }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { buffer in
-                #if canImport(Glibc)
-                Glibc.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                #else
-                Darwin.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                #endif
-            }
-            if written > 0 {
-                offset += written
-            } else if written < 0, errno == EINTR {
-                continue
-            } else if written < 0, errno == EAGAIN {
-                usleep(1000)  // a non-blocking stdout that is full: wait for the reader
-            } else {
-                failures += 1
-                return
-            }
-        }
+        if !writeAll(bytes, to: fileDescriptor) { failures += 1 }
     }
 
     /// How many lines could not be written (the reader went away).

@@ -1,0 +1,131 @@
+public import HuddleCore
+
+/// What the node tells the interactive console: the status line, the prompt's room and offer, and
+/// what Tab completes.
+public struct ConsoleContext: Equatable, Sendable {
+    /// The status line, in words.
+    public var status: String
+    /// The current room.
+    public var room: String?
+    /// The moment one key marks, and how many more wait after it.
+    public var offer: PendingMarks.Offer?
+    /// What Tab completes.
+    public var words: ConsoleCompletion.Words
+
+    public init(status: String, room: String?, offer: PendingMarks.Offer?, words: ConsoleCompletion.Words) {
+        self.status = status
+        self.room = room
+        self.offer = offer
+        self.words = words
+    }
+}
+
+/// The interactive console without its terminal: the line editor, the screen layout and what the
+/// node last said, turning keys into screen updates and inputs for the node. Pure, so a test can
+/// type bytes and read the screen; ``InteractiveConsole`` runs one on a real terminal.
+///
+/// ```swift
+/// var session = ConsoleSession(columns: 80, colors: false)
+/// var bytes = session.begin()
+/// let reaction = session.handle([.text("hi"), .enter], at: now)
+/// bytes += reaction.output          // the echo, the cleared line
+/// reaction.inputs                   // [.line("hi", at: now)]
+/// ```
+struct ConsoleSession: Sendable {
+    private(set) var screen: ConsoleScreen
+    private(set) var editor: LineEditor
+    private(set) var context: ConsoleContext?
+
+    /// What keys did.
+    struct Reaction: Equatable, Sendable {
+        /// Bytes to write to the terminal.
+        var output = ""
+        /// What the node should act on.
+        var inputs: [ConsoleInput] = []
+        /// Lines submitted, for the history file.
+        var submitted: [String] = []
+        /// Ctrl-Z: stop like a shell job (the keys after it were not handled).
+        var suspend = false
+        /// Ctrl-C or Ctrl-D: quit (the keys after it were not handled).
+        var quit = false
+    }
+
+    init(columns: Int, colors: Bool, history: InputHistory = InputHistory()) {
+        screen = ConsoleScreen(columns: columns, colors: colors)
+        editor = LineEditor(history: history)
+    }
+
+    /// Draws the footer (at start, and again after a suspend).
+    mutating func begin() -> String {
+        screen.begin() + screen.edit(text: editor.text, cursor: editor.cursor)
+    }
+
+    /// Erases the footer and gives the terminal back.
+    mutating func end() -> String {
+        screen.end()
+    }
+
+    /// Prints a line above the footer.
+    mutating func print(_ line: String) -> String {
+        screen.print([line])
+    }
+
+    /// A new terminal width.
+    mutating func resize(columns: Int) -> String {
+        screen.resize(columns: columns)
+    }
+
+    /// Takes the node's new context; returns what to redraw (possibly nothing).
+    mutating func update(_ context: ConsoleContext) -> String {
+        guard context != self.context else { return "" }
+        self.context = context
+        let offer = context.offer.map { offer in
+            TerminalText.escaped(offer.label.normalized) + (offer.more > 0 ? " +\(offer.more) more" : "")
+        }
+        let footer = ConsoleScreen.Footer(
+            status: TerminalText.escaped(context.status), room: context.room.map(TerminalText.escaped), offer: offer)
+        return screen.update(footer) ?? ""
+    }
+
+    /// Applies keys that arrived when the clock read `at`, up to a quit or a suspend.
+    mutating func handle(_ keys: [TerminalKey], at: Int64) -> Reaction {
+        var reaction = Reaction()
+        for key in keys {
+            handle(key, at: at, into: &reaction)
+            if reaction.quit || reaction.suspend { break }
+        }
+        return reaction
+    }
+
+    private mutating func handle(_ key: TerminalKey, at: Int64, into reaction: inout Reaction) {
+        let action = editor.handle(key, at: at)
+        switch action {
+        case .submit(let line):
+            reaction.inputs.append(.line(line, at: at))
+            reaction.submitted.append(line)
+        case .markOffered:
+            if let offer = context?.offer {
+                reaction.inputs.append(.markOffered(label: offer.label.normalized, at: at))
+            }
+        case .markHotKey:
+            reaction.inputs.append(.markOffered(label: context?.offer?.label.normalized, at: at))
+        case .complete:
+            let result = ConsoleCompletion.complete(editor.beforeCursor, words: context?.words ?? .init())
+            if result.replacing > 0 || !result.with.isEmpty {
+                editor.complete(replacing: result.replacing, with: result.with)
+            } else if !result.candidates.isEmpty {
+                reaction.output += screen.print([result.candidates.map(TerminalText.escaped).joined(separator: "  ")])
+            }
+        case .redraw:
+            reaction.output += screen.clear()
+        case .quit:
+            reaction.inputs.append(.quit)
+            reaction.quit = true
+        case .suspend:
+            reaction.suspend = true
+        case .none, .bell:
+            break
+        }
+        reaction.output += screen.edit(text: editor.text, cursor: editor.cursor)
+    }
+}

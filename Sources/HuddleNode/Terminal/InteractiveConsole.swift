@@ -1,0 +1,211 @@
+import Dispatch
+import Foundation
+import HuddleCore
+import Synchronization
+
+/// The console on a terminal: chat scrolls by above a status line and an input line that incoming
+/// lines never break, with line editing, history, Tab completion and one-key marks.
+///
+/// It owns the terminal while it runs: raw mode from ``start()`` to ``stop()`` (and back to normal
+/// on every way out, see ``RawTerminal``), one reader thread that turns keys into edits, and a lock
+/// that serialises everything written to the screen: lines from the node (``write(_:)``), the
+/// footer it updates (``update(_:)``) and the keys' echo. What the user submits comes out of
+/// ``inputs``, each with the time its key arrived.
+///
+/// Keys, beyond line editing (see ``LineEditor``): Enter sends the line; Enter on an empty line
+/// marks the moment the prompt offers (`[Enter = kickoff]`); Ctrl-T marks it while a line is being
+/// typed, which stays; Tab completes; Ctrl-L redraws; Ctrl-Z suspends; Ctrl-C, or Ctrl-D on an
+/// empty line, quits.
+public final class InteractiveConsole: LineOutput {
+    /// Submitted lines, marks and quits; finishes when the console stops.
+    let inputs: AsyncStream<ConsoleInput>
+    private let continuation: AsyncStream<ConsoleInput>.Continuation
+
+    private struct State: ~Copyable {
+        var session: ConsoleSession
+        var raw: RawTerminal?
+        var started = false
+        var stopped = false
+        var resize: (any DispatchSourceSignal)?
+    }
+
+    private let state: Mutex<State>
+    private let input: Int32
+    private let output: Int32
+    private let history: InputHistoryFile?
+    /// Written to once to stop the reader thread.
+    private let wakePipe: (read: Int32, write: Int32)
+    private let readerDone = DispatchSemaphore(value: 0)
+    private let clock = NodeClock()
+
+    /// Whether stdin and stdout are both a terminal this process may take over.
+    public static var isAvailable: Bool {
+        RawTerminal.canTakeOver(STDIN_FILENO) && isatty(STDOUT_FILENO) != 0
+    }
+
+    /// A console on stdin and stdout. History is kept in `historyDirectory` (the data dir) if given.
+    public init(historyDirectory: String?, colors: Bool) {
+        input = STDIN_FILENO
+        output = STDOUT_FILENO
+        history = historyDirectory.map { InputHistoryFile(directory: $0) }
+        let columns = RawTerminal.columns(of: STDOUT_FILENO) ?? 80
+        state = Mutex(State(session: ConsoleSession(
+            columns: columns, colors: colors, history: InputHistory(entries: history?.load() ?? []))))
+        var fds: [Int32] = [-1, -1]
+        if pipe(&fds) != 0 { fds = [-1, -1] }
+        wakePipe = (fds[0], fds[1])
+        (inputs, continuation) = AsyncStream.makeStream(of: ConsoleInput.self)
+    }
+
+    deinit {
+        close(wakePipe.read)
+        close(wakePipe.write)
+    }
+
+    // MARK: Lifecycle
+
+    /// Takes over the terminal: raw mode, the footer, the key reader, redraw on resize.
+    public func start() throws {
+        try state.withLock { state in
+            guard !state.started else { return }
+            state.raw = try RawTerminal.enter(fileDescriptor: input)
+            state.started = true
+            draw(state.session.begin())
+            // SIGWINCH must be ignored for a dispatch source to see it (it is by default).
+            signal(SIGWINCH, SIG_IGN)
+            let resize = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
+            resize.setEventHandler { [weak self] in self?.resized() }
+            resize.resume()
+            state.resize = resize
+        }
+        let reader = Thread { [self] in
+            readKeys()
+            readerDone.signal()
+        }
+        reader.name = "huddle-console"
+        reader.start()
+    }
+
+    /// Gives the terminal back as it was: footer erased, cursor on a fresh line, cooked mode.
+    /// Safe to call more than once, and before ``start()``.
+    public func stop() {
+        let wasRunning = state.withLock { state in
+            defer { state.stopped = true }
+            return state.started && !state.stopped
+        }
+        guard wasRunning else { return continuation.finish() }
+        var byte: UInt8 = 1
+        _ = Foundation.write(wakePipe.write, &byte, 1)
+        readerDone.wait()
+        state.withLock { state in
+            state.resize?.cancel()
+            draw(state.session.end())
+            state.raw?.restore()
+        }
+        continuation.finish()
+    }
+
+    // MARK: From the node
+
+    /// Prints a line above the footer.
+    public func write(_ text: String) {
+        state.withLock { state in draw(state.session.print(text)) }
+    }
+
+    /// Shows the node's state in the footer and tells the keys what they offer and complete.
+    public func update(_ context: ConsoleContext) {
+        state.withLock { state in draw(state.session.update(context)) }
+    }
+
+    /// A log line: above the footer while the console runs, on stderr otherwise.
+    public func log(_ text: String) {
+        state.withLock { state in
+            if state.session.screen.isDrawn {
+                draw(state.session.print(state.session.screen.colors ? "\u{1b}[2m\(text)\u{1b}[0m" : text))
+            } else {
+                _ = writeAll(Array((text + "\n").utf8), to: STDERR_FILENO)
+            }
+        }
+    }
+
+    // MARK: Keys
+
+    /// The reader thread: waits for keys (or the stop signal), decodes them and applies them. A
+    /// lone Escape is told from the start of a sequence by 50 ms of silence.
+    private func readKeys() {
+        var decoder = KeyDecoder()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var descriptors = [
+            pollfd(fd: input, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            let ready = poll(&descriptors, 2, decoder.isWaiting ? 50 : -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                continuation.yield(.quit)
+                return
+            }
+            if descriptors[1].revents != 0 { return }
+            if ready == 0 {
+                guard apply(decoder.flush(), at: clock.wallMillis()) else { return }
+                continue
+            }
+            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            // The time the key arrived, taken before anything else happens to it.
+            let at = clock.wallMillis()
+            if count < 0, errno == EINTR || errno == EAGAIN { continue }
+            guard count > 0 else {  // the terminal went away
+                continuation.yield(.quit)
+                return
+            }
+            guard apply(decoder.feed(buffer[..<count]), at: at) else { return }
+        }
+    }
+
+    /// Applies keys that arrived at `at`; `false` once they asked to quit.
+    private func apply(_ keys: [TerminalKey], at: Int64) -> Bool {
+        var pending = keys[...]
+        while !pending.isEmpty {
+            let reaction = state.withLock { state in
+                let reaction = state.session.handle(Array(pending), at: at)
+                draw(reaction.output)
+                return reaction
+            }
+            for line in reaction.submitted { history?.append(line) }
+            for input in reaction.inputs { continuation.yield(input) }
+            if reaction.quit { return false }
+            guard reaction.suspend else { return true }
+            suspend()
+            // Keys typed together with Ctrl-Z come after the `fg`.
+            pending = pending.drop { $0 != .control("z") }.dropFirst()
+        }
+        return true
+    }
+
+    /// Ctrl-Z: give the terminal back, stop the job as the shell's Ctrl-Z would, and take the
+    /// terminal again after `fg`.
+    private func suspend() {
+        state.withLock { state in
+            draw(state.session.end())
+            state.raw?.restore()
+        }
+        kill(0, SIGTSTP)  // returns once the job is continued
+        state.withLock { state in
+            guard !state.stopped else { return }
+            try? state.raw?.resume()
+            draw(state.session.begin())
+        }
+    }
+
+    private func resized() {
+        guard let columns = RawTerminal.columns(of: output) else { return }
+        state.withLock { state in draw(state.session.resize(columns: columns)) }
+    }
+
+    /// Writes to the terminal; called with the lock held, so nothing interleaves.
+    private func draw(_ text: String) {
+        guard !text.isEmpty else { return }
+        _ = writeAll(Array(text.utf8), to: output)
+    }
+}

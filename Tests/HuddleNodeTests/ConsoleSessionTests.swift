@@ -1,0 +1,232 @@
+import HuddleCore
+import Testing
+
+@testable import HuddleNode
+
+/// The interactive console end to end without a terminal: bytes typed in, through the key
+/// decoder, the line editor and the screen layout, into an emulated terminal whose screen the
+/// tests read as a user would.
+struct Typist {
+    var session: ConsoleSession
+    var decoder = KeyDecoder()
+    var terminal: VirtualTerminal
+    var inputs: [ConsoleInput] = []
+    var clock: Int64 = 1_700_000_000_000
+
+    init(columns: Int = 60, rows: Int = 8, room: String? = "superbowl", offer: String? = nil) {
+        session = ConsoleSession(columns: columns, colors: false)
+        terminal = VirtualTerminal(columns: columns, rows: rows)
+        terminal.feed("$ huddle run --name alice\r\n")
+        tell(room: room, offer: offer)
+        terminal.feed(session.begin())
+    }
+
+    /// Bytes as a terminal sends them, `ms` after the previous ones.
+    mutating func type(_ bytes: String, after ms: Int64 = 1000) {
+        clock += ms
+        let reaction = session.handle(decoder.feed(Array(bytes.utf8)), at: clock)
+        terminal.feed(reaction.output)
+        inputs += reaction.inputs
+    }
+
+    /// A line from the node (a peer's message), printed above the prompt.
+    mutating func arrive(_ line: String) {
+        terminal.feed(session.print(line))
+    }
+
+    mutating func tell(room: String? = "superbowl", offer: String? = nil, more: Int = 0, status: String = "status",
+                       words: ConsoleCompletion.Words = .init()) {
+        let context = ConsoleContext(
+            status: status, room: room, offer: offer.map { .init(label: CalibrationLabel($0)!, more: more) },
+            words: words)
+        terminal.feed(session.update(context))
+    }
+
+    /// The row the cursor is on: the input line.
+    var inputRow: String { terminal.lines[terminal.row] }
+    var statusRow: String { terminal.lines[terminal.row - 1] }
+}
+
+@Suite struct ConsoleSessionTests {
+    @Test func incomingLinesGoAboveAndTheLineBeingTypedStaysIntact() {
+        var typist = Typist()
+        typist.type("what a cat")
+        typist.arrive("~11:17:00 bob: hello alice")
+        #expect(typist.terminal.visible == [
+            "$ huddle run --name alice",
+            "~11:17:00 bob: hello alice",
+            " status",
+            "superbowl> what a cat",
+        ])
+        #expect(typist.terminal.column == "superbowl> what a cat".count)
+        typist.type("ch\r")
+        #expect(typist.inputs == [.line("what a catch", at: typist.clock)])
+        #expect(typist.inputRow == "superbowl>")
+    }
+
+    @Test func aLineArrivingMidWordKeepsTheCursorWhereItWas() {
+        var typist = Typist()
+        typist.type("hello world")
+        typist.type("\u{1b}[D\u{1b}[D\u{1b}[D\u{1b}[D\u{1b}[D")  // five Lefts: before "world"
+        typist.arrive("* bob joined superbowl")
+        typist.type("big ")
+        #expect(typist.inputRow == "superbowl> hello big world")
+        #expect(typist.terminal.column == "superbowl> hello big ".count)
+    }
+
+    @Test func aFloodOfLinesScrollsAboveAFooterThatStaysAtTheBottom() {
+        var typist = Typist(rows: 6)
+        typist.type("half typed")
+        for n in 1...20 { typist.arrive("line \(n)") }
+        let lines = typist.terminal.lines
+        #expect(lines[2...] == ["line 19", "line 20", " status", "superbowl> half typed"])
+        #expect(typist.terminal.transcript.filter { $0.hasPrefix("line ") }.count == 20)
+        #expect(typist.terminal.row == 5)
+    }
+
+    @Test func multiLineOutputKeepsTheFooterTogether() {
+        var typist = Typist()
+        typist.arrive("in superbowl:\n  alice (you): calibrated\n  bob: 2.0 s behind you")
+        #expect(typist.terminal.visible.suffix(5) == [
+            "in superbowl:", "  alice (you): calibrated", "  bob: 2.0 s behind you", " status", "superbowl>",
+        ])
+    }
+
+    @Test func wideCharactersKeepTheCursorRight() {
+        var typist = Typist()
+        typist.type("🏈 日本")
+        typist.type("\u{1b}[D\u{1b}[Dx")
+        #expect(typist.inputRow == "superbowl> 🏈 x日本")
+        // "superbowl> " 11, the football 2, a space 1, x 1.
+        #expect(typist.terminal.column == 15)
+        typist.type("\u{7f}\u{7f}")  // Backspace twice: x, then the space
+        #expect(typist.inputRow == "superbowl> 🏈日本")
+        #expect(typist.terminal.column == 13)
+    }
+
+    @Test func aLongLineScrollsSidewaysWithTheCursor() {
+        var typist = Typist(columns: 30)
+        let long = (0..<60).map { String($0 % 10) }.joined()
+        typist.type(long)
+        #expect(typist.inputRow.hasPrefix("superbowl> "))
+        #expect(typist.inputRow.hasSuffix("56789"))
+        #expect(typist.inputRow.count <= 29)
+        #expect(typist.terminal.column <= 29)
+        typist.type("\u{01}")  // Ctrl-A
+        #expect(typist.inputRow == "superbowl> " + String(long.prefix(18)))
+        #expect(typist.terminal.column == 11)
+        typist.type("\r")
+        #expect(typist.inputs == [.line(long, at: typist.clock)])
+    }
+
+    @Test func thePromptOffersTheMomentAndEnterOnAnEmptyLineMarksIt() {
+        var typist = Typist()
+        typist.tell(offer: "kickoff", more: 1)
+        #expect(typist.inputRow == "superbowl [Enter = kickoff +1 more]>")
+        // Where the prompt would crowd out the line, the room goes first.
+        var narrow = Typist(columns: 40, offer: "kickoff")
+        narrow.type("hi")
+        #expect(narrow.inputRow == "[Enter = kickoff]> hi")
+        typist.type("\r")
+        #expect(typist.inputs == [.markOffered(label: "kickoff", at: typist.clock)])
+    }
+
+    @Test func enterRightAfterSendingIsADoublePressNotAMark() {
+        var typist = Typist(offer: "kickoff")
+        typist.type("go team\r")
+        typist.type("\r", after: 100)
+        #expect(typist.inputs == [.line("go team", at: typist.clock - 100)])
+        typist.type("\r", after: 1000)
+        #expect(typist.inputs.last == .markOffered(label: "kickoff", at: typist.clock))
+    }
+
+    @Test func enterOnAnEmptyLineWithNothingOfferedDoesNothing() {
+        var typist = Typist()
+        typist.type("\r")
+        #expect(typist.inputs.isEmpty)
+    }
+
+    @Test func theHotKeyMarksWhileALineIsBeingTyped() {
+        var typist = Typist(offer: "kickoff")
+        typist.type("what a ")
+        typist.type("\u{14}")  // Ctrl-T
+        #expect(typist.inputs == [.markOffered(label: "kickoff", at: typist.clock)])
+        #expect(typist.inputRow == "superbowl [Enter = kickoff]> what a")
+        typist.type("run\r")
+        #expect(typist.inputs.last == .line("what a run", at: typist.clock))
+    }
+
+    @Test func tabCompletesAndListsTheChoices() {
+        var typist = Typist()
+        typist.tell(words: .init(rooms: ["superbowl"], nicks: ["bob", "bella"], labels: ["kickoff"]))
+        typist.type("/jo\t")
+        #expect(typist.inputRow == "superbowl> /join")
+        typist.type("s\t")
+        #expect(typist.inputRow == "superbowl> /join superbowl")
+        typist.type("\u{15}b\t")  // Ctrl-U, then "b" and Tab: two nicks
+        #expect(typist.statusRow == " status")
+        #expect(typist.terminal.visible.contains("bella  bob"))
+        #expect(typist.inputRow == "superbowl> b")
+        typist.type("o\t")
+        #expect(typist.inputRow == "superbowl> bob:")
+    }
+
+    @Test func aPasteIsOneLineNeverAnEnter() {
+        var typist = Typist(offer: "kickoff")
+        typist.type("\u{1b}[200~first line\nsecond line\n\u{1b}[201~")
+        #expect(typist.inputs.isEmpty)
+        #expect(typist.inputRow == "superbowl [Enter = kickoff]> first line second line")
+    }
+
+    @Test func historyComesBackWithUpAndTheDraftWithDown() {
+        var typist = Typist()
+        typist.type("one\r")
+        typist.type("two\r")
+        typist.type("dra")
+        typist.type("\u{1b}[A")
+        #expect(typist.inputRow == "superbowl> two")
+        typist.type("\u{1b}[A")
+        #expect(typist.inputRow == "superbowl> one")
+        typist.type("\u{1b}[B\u{1b}[B")
+        #expect(typist.inputRow == "superbowl> dra")
+    }
+
+    @Test func ctrlCAndCtrlDOnAnEmptyLineQuit() {
+        var typist = Typist()
+        typist.type("\u{03}")
+        #expect(typist.inputs == [.quit])
+        var other = Typist()
+        other.type("x\u{04}")  // Ctrl-D deletes on a non-empty line (nothing under the cursor)
+        #expect(other.inputs.isEmpty)
+        other.type("\u{15}\u{04}")
+        #expect(other.inputs == [.quit])
+    }
+
+    @Test func endingLeavesTheConversationAndAnEmptyLine() {
+        var typist = Typist()
+        typist.arrive("bob: bye")
+        typist.type("unsent")
+        typist.terminal.feed(typist.session.end())
+        #expect(typist.terminal.visible == ["$ huddle run --name alice", "bob: bye"])
+        #expect(typist.terminal.column == 0)
+        #expect(typist.terminal.row == 2)
+    }
+
+    @Test func aNarrowerTerminalRedrawsAFooterThatFits() {
+        var typist = Typist(columns: 60)
+        typist.tell(offer: "kickoff", status: "superbowl · 2 peers · you: 3.0 s behind alice · 2 waiting, next in 4 s")
+        typist.type("hello")
+        var narrow = VirtualTerminal(columns: 30, rows: 8)
+        narrow.feed(typist.session.resize(columns: 30))
+        narrow.feed(typist.session.print("bob: hi"))
+        #expect(narrow.lines.allSatisfy { DisplayWidth.of($0) <= 29 })
+        #expect(narrow.lines.contains(" superbowl · 2 peers · you: …"))
+        #expect(narrow.lines[narrow.row].hasSuffix("> hello"))
+    }
+
+    @Test func textFromPeersCannotDriveTheTerminal() {
+        var typist = Typist()
+        typist.tell(room: "superbowl", offer: nil, status: "bob\u{1b}[2J")
+        #expect(typist.statusRow == " bob\\x1B[2J")
+    }
+}

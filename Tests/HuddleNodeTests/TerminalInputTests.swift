@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+
+@testable import HuddleNode
+
+@Suite struct KeyDecoderTests {
+    func decode(_ chunks: [[UInt8]]) -> [TerminalKey] {
+        var decoder = KeyDecoder()
+        return chunks.flatMap { decoder.feed($0) }
+    }
+
+    func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    @Test func textAndControlKeys() {
+        #expect(decode([bytes("hi\r")]) == [.text("hi"), .enter])
+        #expect(decode([[0x7f, 0x08, 0x09, 0x01, 0x14, 0x03, 0x00]])
+            == [.backspace, .backspace, .tab, .control("a"), .control("t"), .control("c"), .control(" ")])
+    }
+
+    @Test func arrowsHomeEndAndDeleteInEveryDialect() {
+        #expect(decode([bytes("\u{1b}[A\u{1b}[B\u{1b}[C\u{1b}[D")]) == [.up, .down, .right, .left])
+        #expect(decode([bytes("\u{1b}OA\u{1b}OH\u{1b}OF")]) == [.up, .home, .end])
+        #expect(decode([bytes("\u{1b}[H\u{1b}[F\u{1b}[1~\u{1b}[4~\u{1b}[7~\u{1b}[8~\u{1b}[3~")])
+            == [.home, .end, .home, .end, .home, .end, .delete])
+    }
+
+    @Test func wordMovesWithCtrlOrAlt() {
+        #expect(decode([bytes("\u{1b}[1;5C\u{1b}[1;5D\u{1b}[1;3D\u{1b}b\u{1b}f")])
+            == [.wordRight, .wordLeft, .wordLeft, .wordLeft, .wordRight])
+        #expect(decode([[0x1b, 0x7f]]) == [.altBackspace])
+        #expect(decode([bytes("\u{1b}d")]) == [.alt("d")])
+    }
+
+    @Test func sequencesSplitAcrossReadsWaitForTheirRest() {
+        let football = Array("🏈".utf8)
+        #expect(decode([Array(football[..<2]), Array(football[2...])]) == [.text("🏈")])
+        #expect(decode([[0x1b], bytes("["), bytes("D")]) == [.left])
+        var decoder = KeyDecoder()
+        #expect(decoder.feed([0x1b, UInt8(ascii: "[")]) == [])
+        #expect(decoder.isWaiting)
+    }
+
+    @Test func aLoneEscapeIsKnownOnlyAfterSilence() {
+        var decoder = KeyDecoder()
+        #expect(decoder.feed([0x1b]) == [])
+        #expect(decoder.flush() == [.escape])
+        #expect(!decoder.isWaiting)
+    }
+
+    @Test func unknownSequencesAreSwallowedWhole() {
+        #expect(decode([bytes("\u{1b}[15~a\u{1b}[5~b")]) == [.ignored, .text("a"), .ignored, .text("b")])
+    }
+
+    @Test func bracketedPasteIsOneKeyWithItsLineBreaksFlattened() {
+        #expect(decode([bytes("\u{1b}[200~one\r\ntwo\tthree\u{1b}[201~x")]) == [.paste("one two three"), .text("x")])
+        // The end marker split across reads.
+        #expect(decode([bytes("\u{1b}[200~abc\u{1b}[20"), bytes("1~")]) == [.paste("abc")])
+        // Escape sequences inside a paste are text, not keys (and their ESC is dropped).
+        #expect(decode([bytes("\u{1b}[200~a\u{1b}[Db\u{1b}[201~")]) == [.paste("a[Db")])
+    }
+
+    @Test func strayBytesAreDropped() {
+        #expect(decode([[0x80, 0xff, UInt8(ascii: "a")]]) == [.text("a")])
+    }
+}
+
+@Suite struct LineEditorTests {
+    func typed(_ keys: [TerminalKey]) -> LineEditor {
+        var editor = LineEditor()
+        for key in keys { _ = editor.handle(key, at: 0) }
+        return editor
+    }
+
+    @Test func killsAndYank() {
+        var editor = typed([.text("one two three"), .control("w")])
+        #expect(editor.text == "one two ")
+        _ = editor.handle(.control("a"), at: 0)
+        _ = editor.handle(.control("k"), at: 0)
+        #expect(editor.text == "")
+        _ = editor.handle(.control("y"), at: 0)
+        #expect(editor.text == "one two ")
+        _ = editor.handle(.control("u"), at: 0)
+        #expect(editor.text == "" && editor.cursor == 0)
+    }
+
+    @Test func wordMovesStopAtPunctuation() {
+        var editor = typed([.text("what a catch!"), .wordLeft])
+        #expect(editor.cursor == 7)
+        _ = editor.handle(.wordLeft, at: 0)
+        #expect(editor.cursor == 5)
+        _ = editor.handle(.wordRight, at: 0)
+        #expect(editor.cursor == 6)
+        _ = editor.handle(.alt("d"), at: 0)
+        #expect(editor.text == "what a!")
+        _ = editor.handle(.altBackspace, at: 0)
+        #expect(editor.text == "what !")
+    }
+
+    @Test func combiningMarksAndEmojiAreOneStep() {
+        var editor = typed([.text("cafe"), .text("\u{301}")])
+        #expect(editor.text == "café" && editor.cursor == 4)
+        _ = editor.handle(.backspace, at: 0)
+        #expect(editor.text == "caf")
+        editor = typed([.text("👍🏽👨‍👩‍👧"), .left])
+        #expect(editor.cursor == 1)
+        _ = editor.handle(.delete, at: 0)
+        #expect(editor.text == "👍🏽")
+    }
+
+    @Test func controlCharactersNeverEnterTheLine() {
+        let editor = typed([.paste("a\u{1b}b\u{7f}c")])
+        #expect(editor.text == "abc")
+    }
+
+    @Test func theLineIsBounded() {
+        var editor = LineEditor()
+        #expect(editor.handle(.paste(String(repeating: "x", count: LineEditor.maximumBytes)), at: 0) == .none)
+        #expect(editor.handle(.text("y"), at: 0) == .bell)
+        #expect(editor.text.utf8.count == LineEditor.maximumBytes)
+    }
+
+    @Test func keysThatAskTheConsole() {
+        var editor = LineEditor()
+        #expect(editor.handle(.tab, at: 0) == .complete)
+        #expect(editor.handle(.control("t"), at: 0) == .markHotKey)
+        #expect(editor.handle(.control("l"), at: 0) == .redraw)
+        #expect(editor.handle(.control("z"), at: 0) == .suspend)
+        #expect(editor.handle(.control("c"), at: 0) == .quit)
+        #expect(editor.handle(.escape, at: 0) == .bell)
+        #expect(editor.handle(.enter, at: 0) == .markOffered)
+        #expect(editor.handle(.text("  "), at: 0) == .none)
+        #expect(editor.handle(.enter, at: 1000) == .markOffered)
+        #expect(editor.text == "")
+    }
+}
+
+@Suite struct InputHistoryTests {
+    @Test func boundedWithoutRepeatsOrBlanks() {
+        var history = InputHistory(limit: 3)
+        for line in ["a", "b", "b", "  ", "c", "d"] { history.add(line) }
+        #expect(history.entries == ["b", "c", "d"])
+    }
+
+    @Test func browsingReturnsToTheDraft() {
+        var history = InputHistory(entries: ["hello", "/who"])
+        #expect(history.older(than: "dra") == "/who")
+        #expect(history.older(than: "/who") == "hello")
+        #expect(history.older(than: "hello") == nil)
+        #expect(history.newer() == "/who")
+        #expect(history.newer() == "dra")
+        #expect(history.newer() == nil)
+    }
+
+    @Test func theFileKeepsHistoryAcrossRestartsBoundedAndPrivate() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("huddle-history-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = InputHistoryFile(directory: directory.path, limit: 5)
+        #expect(file.load() == [])
+        for n in 1...12 { file.append("line \(n)") }
+        #expect(file.load() == (8...12).map { "line \($0)" })
+        // Past twice the limit the file was rewritten with the newest entries only.
+        let text = try String(contentsOfFile: file.path, encoding: .utf8)
+        #expect(text == (8...12).map { "line \($0)\n" }.joined())
+        let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+}
+
+@Suite struct DisplayWidthTests {
+    @Test(arguments: [
+        ("abc", 3), ("日本語", 6), ("한국", 4), ("🏈", 2), ("👍🏽", 2), ("👨‍👩‍👧", 2), ("❤️", 2), ("❤", 1),
+        ("é", 1), ("e\u{301}", 1), ("ｆｕｌｌ", 8), ("\u{1b}", 0), ("1️⃣", 2), ("🇩🇪", 2),
+    ])
+    func columns(text: String, width: Int) {
+        #expect(DisplayWidth.of(text) == width)
+    }
+}
