@@ -14,8 +14,18 @@ extension Huddle {
             discussion: """
                 Type a line to send it to the current room; commands start with / (try /help). \
                 When a moment everyone can see happens on your screen (kickoff, a goal), type \
-                /now LABEL; once others mark it too, their messages wait for your stream. \
-                The conversation goes to stdout, logs to stderr. End of input or /quit stops the node.
+                /now LABEL; once others mark it too, their messages wait for your stream.
+
+                On a terminal the console keeps your input line at the bottom, under a status \
+                line, and chat scrolls by above it. When someone proposes a moment, the prompt \
+                says [Enter = LABEL]: press Enter on an empty line the moment it is on your \
+                screen, or Ctrl-T while typing, and the mark is timed at that keypress. Editing \
+                keys as in a shell (arrows, Home/End, Ctrl-A/E/U/K/W/Y, Alt-B/F); Up/Down for \
+                history (kept in the data dir); Tab completes commands, rooms, nicks and labels; \
+                Ctrl-L redraws; Ctrl-C or Ctrl-D quits.
+
+                Piped stdin, --plain and --json are read line by line. The conversation goes \
+                to stdout, logs to stderr. End of input or /quit stops the node.
                 """
         )
 
@@ -50,6 +60,9 @@ extension Huddle {
         @Flag(name: .customLong("no-console"), help: "Service mode: do not read stdin; run until SIGINT or SIGTERM.")
         var noConsole = false
 
+        @Flag(name: .long, help: "On a terminal too, read stdin line by line: no prompt, status line or line editing.")
+        var plain = false
+
         @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "LEVEL"))
         var logLevel: String = "notice"
 
@@ -75,19 +88,24 @@ extension Huddle {
 
         func run() async throws {
             let level = Logger.Level(rawValue: logLevel) ?? .notice
+            let configuration = NodeConfiguration(
+                nick: name, room: room, dataDir: DataDirectory.resolve(explicit: dataDir, nick: name), port: port ?? 0,
+                seeds: peers, mdns: !noMDNS, json: json, console: !noConsole,
+                colors: !json && OutputSink.standardOutputWantsColors)
+            // The interactive console when a person is at a terminal; scripts get lines.
+            let console =
+                configuration.console && !json && !plain && InteractiveConsole.isAvailable
+                ? InteractiveConsole(historyDirectory: configuration.dataDir, colors: configuration.colors) : nil
             LoggingSystem.bootstrap { label in
+                if let console { return ConsoleLogHandler(console: console, level: level) }
                 var handler = StreamLogHandler.standardError(label: label)
                 handler.logLevel = level
                 return handler
             }
             let logger = Logger(label: "huddle")
-            let configuration = NodeConfiguration(
-                nick: name, room: room, dataDir: DataDirectory.resolve(explicit: dataDir, nick: name), port: port ?? 0,
-                seeds: peers, mdns: !noMDNS, json: json, console: !noConsole,
-                colors: !json && OutputSink.standardOutputWantsColors)
             // A closed stdout (`huddle run --json | head -1`) must not kill the node mid-write.
             signal(SIGPIPE, SIG_IGN)
-            let service = NodeService(configuration: configuration, logger: logger)
+            let service = NodeService(configuration: configuration, console: console, logger: logger)
             let group = ServiceGroup(
                 configuration: ServiceGroupConfiguration(
                     services: [
@@ -95,9 +113,10 @@ extension Huddle {
                             service: service, successTerminationBehavior: .gracefullyShutdownGroup,
                             failureTerminationBehavior: .gracefullyShutdownGroup)
                     ],
-                    gracefulShutdownSignals: [.sigterm, .sigint],
+                    gracefulShutdownSignals: [.sigterm, .sigint, .sighup],
                     logger: logger))
             do {
+                defer { console?.stop() }
                 try await group.run()
             } catch {
                 let message = "\(service.failure.withLock { $0 } ?? "\(error)")"
@@ -111,19 +130,21 @@ extension Huddle {
 /// Runs the node as a service: a graceful shutdown (SIGINT, SIGTERM) cancels it.
 final class NodeService: Service, Sendable {
     let configuration: NodeConfiguration
+    let console: InteractiveConsole?
     let logger: Logger
     /// Why the node stopped, in words, if it failed.
     let failure = Mutex<String?>(nil)
 
-    init(configuration: NodeConfiguration, logger: Logger) {
+    init(configuration: NodeConfiguration, console: InteractiveConsole?, logger: Logger) {
         self.configuration = configuration
+        self.console = console
         self.logger = logger
     }
 
     func run() async throws {
         do {
             try await cancelWhenGracefulShutdown {
-                try await Node.run(self.configuration, logger: self.logger)
+                try await Node.run(self.configuration, logger: self.logger, console: self.console)
             }
         } catch is CancellationError {
             return

@@ -227,6 +227,13 @@ private func object(_ line: String?) throws -> [String: Any] {
             plain.render(.calibrationEvent(label: "kickoff", by: bob), room: "superbowl", reader: alice.id)
                 == "* bob proposes \"kickoff\" — type /now kickoff when you see it")
         #expect(
+            OutputRenderer(json: false, colors: false, interactive: true, timeZone: TimeZone(identifier: "UTC")!)
+                .render(.calibrationEvent(label: "kickoff", by: bob), room: "superbowl", reader: alice.id)
+                == "* bob proposes \"kickoff\" — press Enter when it is on your screen")
+        #expect(
+            plain.render(.calibrationEvent(label: "kickoff", by: alice), room: "superbowl", reader: alice.id)
+                == "* you proposed \"kickoff\"")
+        #expect(
             plain.render(.mark(label: "kickoff", by: bob, at: kickoff), room: "superbowl", reader: alice.id)
                 == "* bob marked \"kickoff\"")
         #expect(plain.render(.joined(bob), room: "superbowl", reader: alice.id) == "* bob joined superbowl")

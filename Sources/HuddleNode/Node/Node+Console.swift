@@ -1,22 +1,28 @@
 import HuddleCore
 
 extension Node {
-    /// Reads console lines until `/quit` or the end of stdin.
-    func consoleLoop() async {
-        for await input in StandardInputLines.stream() {
+    /// Reads the console until `/quit`, Ctrl-C or Ctrl-D, or the end of stdin: the interactive
+    /// console's keys, or lines of stdin.
+    func consoleLoop(interactive: Bool) async {
+        let inputs = interactive ? console?.inputs : nil
+        for await input in inputs ?? StandardInputLines.stream() {
             guard !Task.isCancelled else { return }
             switch input {
-            case .line(let line):
-                if !runConsoleLine(line) { return }
+            case .line(let line, let at):
+                if !runConsoleLine(line, at: at) { return }
             case .tooLong(let bytes):
                 showError("ignored a line of \(bytes) bytes (at most \(StandardInputLines.maximumLineBytes))")
+            case .markOffered(let label, let at):
+                inCurrentRoom { room in markOffered(label, in: room, at: at) }
+            case .quit:
+                return
             }
         }
     }
 
-    /// Runs one console line; returns `false` for `/quit`. A bad line prints an error and
-    /// changes nothing.
-    func runConsoleLine(_ line: String) -> Bool {
+    /// Runs one console line whose Enter arrived at `at`; returns `false` for `/quit`. A bad line
+    /// prints an error and changes nothing.
+    func runConsoleLine(_ line: String, at: Int64) -> Bool {
         let command: ConsoleCommand
         do {
             command = try ConsoleCommand(parsing: line)
@@ -46,13 +52,16 @@ extension Node {
                 guard let label = CalibrationLabel(label) else { return showError("a label cannot be blank") }
                 originate(.calibrationEvent(label: label.normalized), in: room)
             }
-        case .now(let label):
-            inCurrentRoom { room in mark(label, in: room) }
+        case .now(let label?):
+            inCurrentRoom { room in mark(label, in: room, at: at) }
+        case .now(nil):
+            inCurrentRoom { room in markOffered(rooms[room]?.markOffer(now: at)?.label.normalized, in: room, at: at) }
         case .ignore(let label):
             inCurrentRoom { room in
                 guard let label = CalibrationLabel(label) else { return showError("a label cannot be blank") }
                 rooms[room]?.ignore(label: label)
                 showInfo("you will not be asked to mark \"\(label)\" in \(room)")
+                refreshConsole()
             }
         case .delay(let milliseconds):
             inCurrentRoom { originate(.delayNudge(milliseconds: milliseconds), in: $0) }
@@ -70,13 +79,76 @@ extension Node {
         return true
     }
 
-    /// Marks `label` now, creating the calibration event first if nobody has proposed it.
-    private func mark(_ raw: String, in room: String) {
+    /// Marks `label` at `at`, creating the calibration event first if nobody has proposed it.
+    private func mark(_ raw: String, in room: String, at: Int64) {
         guard let label = CalibrationLabel(raw) else { return showError("a label cannot be blank") }
         if rooms[room]?.labels.contains(label) != true {
             originate(.calibrationEvent(label: label.normalized), in: room)
         }
-        originate(.mark(label: label.normalized), in: room)
+        originate(.mark(label: label.normalized), in: room, at: at)
+    }
+
+    /// Marks the moment the console offered when the key arrived (`nil`: it offered none).
+    private func markOffered(_ label: String?, in room: String, at: Int64) {
+        guard let label else {
+            return showError("no moment is waiting for your mark; /now LABEL marks a new one")
+        }
+        mark(label, in: room, at: at)
+    }
+
+    // MARK: The interactive console's footer
+
+    /// Tells the interactive console (if any) what its status line, prompt and Tab show now.
+    func refreshConsole() {
+        guard let console else { return }
+        let now = clock.wallMillis()
+        let session = currentRoom.flatMap { rooms[$0] }
+        var nicks: [String] = []
+        var labels: [String] = []
+        if let session {
+            nicks = session.members.filter { $0.id != identity.id }.map(\.nick)
+            let pending = session.pendingMarks.pending(now: now).map(\.normalized)
+            labels = pending + session.labels.map(\.normalized).filter { !pending.contains($0) }.sorted()
+        }
+        var roomNames = joined
+        for peer in membership.peers.values where peer.state != .gone {
+            roomNames += peer.rooms.filter { !roomNames.contains($0) }
+        }
+        console.update(ConsoleContext(
+            status: statusLine(session: session, now: now), room: currentRoom, offer: session?.markOffer(now: now),
+            words: ConsoleCompletion.Words(rooms: roomNames, nicks: nicks, labels: labels)))
+    }
+
+    /// What a viewer glances at: room, peers here, where their stream stands, what is held back.
+    ///
+    ///     superbowl · 2 peers · you: 3.0 s behind alice · 2 waiting, next in 4 s
+    func statusLine(session: RoomSession?, now: Int64) -> String {
+        guard let session else { return "not in a room: /join ROOM" }
+        let peers = membership.alivePeers(inRoom: session.room).count
+        var parts = [session.room, peers == 1 ? "1 peer" : "\(peers) peers"]
+        if let placement = session.calibration.placement(of: identity.id) {
+            if placement.reference == identity.id {
+                parts.append("you: the reference stream")
+            } else {
+                let reference = session.member(placement.reference).nick
+                let words =
+                    placement.offset == 0
+                    ? "in step with \(reference)"
+                    : "\(HumanFormat.duration(milliseconds: placement.offset)) \(placement.offset > 0 ? "behind" : "ahead of") \(reference)"
+                parts.append("you: " + words)
+            }
+        } else {
+            parts.append("not calibrated")
+        }
+        if session.heldBackCount > 0 {
+            var waiting = "\(session.heldBackCount) waiting"
+            if let wake = session.nextWake {
+                let seconds = max(0, (wake - now + 999) / 1000)
+                waiting += seconds > 0 ? ", next in \(seconds) s" : ", next now"
+            }
+            parts.append(waiting)
+        }
+        return parts.joined(separator: " · ")
     }
 
     private func inCurrentRoom(_ body: (String) -> Void) {

@@ -15,7 +15,12 @@ typealias StreamListener = NIOAsyncChannel<any Channel, Never>
 extension Node {
     /// Opens the store, listens, joins the configured room and runs until `/quit`, the end of
     /// stdin (console mode) or cancellation (SIGINT/SIGTERM through the service group).
-    public static func run(_ configuration: NodeConfiguration, logger: Logger) async throws {
+    ///
+    /// With `console`, the console is that interactive one on the terminal: it takes the terminal
+    /// once the node is listening and gives it back however the node stops.
+    public static func run(
+        _ configuration: NodeConfiguration, logger: Logger, console: InteractiveConsole? = nil
+    ) async throws {
         let store = try HuddleStore(directory: configuration.dataDir)
         let identity = try store.loadOrCreateIdentity()
         try store.setNick(configuration.nick)
@@ -23,7 +28,8 @@ extension Node {
         let (udp, tcp) = try await bind(host: configuration.listenHost, port: configuration.port, on: group)
         let node = Node(
             configuration: configuration, store: store, identity: identity, logger: logger,
-            port: udp.channel.localAddress?.port ?? configuration.port, datagramChannel: udp.channel)
+            port: udp.channel.localAddress?.port ?? configuration.port, datagramChannel: udp.channel,
+            console: console)
         try await node.serve(udp: udp, tcp: tcp, group: group)
     }
 
@@ -51,6 +57,7 @@ extension Node {
         }
         defer { control.close() }
 
+        defer { console?.stop() }
         show(renderer.ready(id: identity.id, nick: configuration.nick, port: port, dataDir: configuration.dataDir))
         restoreRooms()
         let discoveries = startDiscovery()
@@ -83,7 +90,7 @@ extension Node {
                 }
             }
             if configuration.console {
-                await consoleLoop()
+                await consoleLoop(interactive: startInteractiveConsole())
             } else {
                 while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }
             }
@@ -106,6 +113,20 @@ extension Node {
         membership.rooms = joined
         if let room = configuration.room {
             join(room)
+        }
+    }
+
+    /// Takes over the terminal for the interactive console, if there is one; if the terminal
+    /// refuses raw mode, says so and goes on line by line. Returns whether it started.
+    func startInteractiveConsole() -> Bool {
+        guard let console else { return false }
+        do {
+            refreshConsole()
+            try console.start()
+            return true
+        } catch {
+            showError("the interactive console could not start (\(error)); reading stdin line by line")
+            return false
         }
     }
 

@@ -21,7 +21,10 @@ public actor Node {
     let store: HuddleStore
     let identity: NodeIdentity
     let renderer: OutputRenderer
-    let sink: OutputSink
+    /// Where output lines go: stdout, or above the interactive console's prompt.
+    let sink: any LineOutput
+    /// The console on a terminal, when stdin and stdout are one (see ``InteractiveConsole``).
+    let console: InteractiveConsole?
     let startedAt: Int64
 
     var membership: Membership
@@ -65,7 +68,7 @@ public actor Node {
     /// A node on sockets already bound to `port` (see ``bind(host:port:on:)``).
     init(
         configuration: NodeConfiguration, store: HuddleStore, identity: NodeIdentity, logger: Logger,
-        port: Int, datagramChannel: any Channel
+        port: Int, datagramChannel: any Channel, console: InteractiveConsole? = nil
     ) {
         self.configuration = configuration
         self.store = store
@@ -73,8 +76,9 @@ public actor Node {
         self.logger = logger
         self.port = port
         self.datagramChannel = datagramChannel
-        renderer = OutputRenderer(json: configuration.json, colors: configuration.colors)
-        sink = OutputSink()
+        renderer = OutputRenderer(json: configuration.json, colors: configuration.colors, interactive: console != nil)
+        self.console = console
+        sink = console ?? OutputSink()
         startedAt = NodeClock().wallMillis()
         // A later start has a higher incarnation, so gossip can tell a restarted node's address.
         membership = Membership(
@@ -109,6 +113,7 @@ public actor Node {
     func show(_ outputs: [RoomOutput], room: String) {
         // Whatever changed may have moved the next hold-back release earlier.
         rescheduleTimer()
+        refreshConsole()
         guard !outputs.isEmpty else { return }
         let shownIDs = outputs.compactMap { output -> EventID? in
             if case .message(let message) = output { message.event.id } else { nil }
@@ -151,10 +156,10 @@ public actor Node {
     }
 
     /// Makes this node's next event in `room`, stores it, shows what it shows and pushes it to
-    /// the room's live peers.
+    /// the room's live peers. The event is stamped `at` (a mark: when its key arrived), or now.
     @discardableResult
-    func originate(_ body: EventBody, in room: String) -> Event? {
-        let now = clock.wallMillis()
+    func originate(_ body: EventBody, in room: String, at: Int64? = nil) -> Event? {
+        let now = at ?? clock.wallMillis()
         let made: (event: Event, outputs: [RoomOutput])
         do {
             made = try withRoom(room) { try $0.compose(body, now: now, signer: identity) }
@@ -178,6 +183,7 @@ public actor Node {
             currentRoom = room
             try? store.setCurrentRoom(room)
             showInfo("now talking in \(room)")
+            refreshConsole()
             return
         }
         if let problem = RoomName.problem(with: room) { return showError(problem) }
@@ -193,6 +199,7 @@ public actor Node {
         membership.rooms = joined
         discovery?.update(rooms: joined)
         originate(.join(nick: configuration.nick), in: room)
+        refreshConsole()
         for peer in membership.alivePeers(inRoom: room) {
             sendDigest(room: room, to: peer.address)
         }
@@ -215,6 +222,7 @@ public actor Node {
             logger.error("could not record the leave", metadata: ["huddle.error": "\(error)"])
         }
         showInfo(currentRoom.map { "left \(room); now talking in \($0)" } ?? "left \(room)")
+        refreshConsole()
     }
 
     // MARK: Receiving
@@ -386,6 +394,7 @@ public actor Node {
                 logger.info(
                     "peer \(to)", metadata: ["huddle.peer": "\(nick)", "huddle.id": "\(id)", "huddle.was": "\(from.map { "\($0)" } ?? "unknown")"])
                 show(renderer.peer(id: id, nick: nick, state: to))
+                refreshConsole()
                 if to == .alive, let peer = membership.peers[id] {
                     for room in joined where peer.rooms.contains(room) {
                         sendDigest(room: room, to: peer.address)
@@ -417,6 +426,7 @@ public actor Node {
             nextAntiEntropyAt = monotonic + Self.antiEntropyInterval * 1000
             antiEntropyRound()
         }
+        refreshConsole()
         return nextDeadline(now: now, monotonic: monotonic)
     }
 

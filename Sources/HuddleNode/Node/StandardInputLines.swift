@@ -1,22 +1,17 @@
 import Foundation
 
-/// Lines of standard input as an async sequence. A dedicated thread blocks in `read(2)`, so the
-/// rest of the node never waits on the terminal; the stream ends at end of input. A line longer
-/// than ``maximumLineBytes`` is skipped up to its newline and reported, so input without
-/// newlines (a pipe from /dev/zero) cannot make the node buffer without bound.
+/// Lines of standard input as an async sequence, for pipes and for a terminal used line by line
+/// (`--plain`). A dedicated thread blocks in `read(2)`, so the rest of the node never waits on
+/// input; the stream ends at end of input. Each line carries the wall-clock time its newline was
+/// read. A line longer than ``maximumLineBytes`` is skipped up to its newline and reported, so
+/// input without newlines (a pipe from /dev/zero) cannot make the node buffer without bound.
 enum StandardInputLines {
-    /// What the console reader saw.
-    enum Input: Sendable {
-        case line(String)
-        /// A line over the limit was dropped; its length so far.
-        case tooLong(bytes: Int)
-    }
-
     /// Far beyond any chat message (the wire allows 4,096 bytes of text).
     static let maximumLineBytes = 64 * 1024
 
-    static func stream(fileDescriptor: Int32 = STDIN_FILENO) -> AsyncStream<Input> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Input.self)
+    static func stream(fileDescriptor: Int32 = STDIN_FILENO) -> AsyncStream<ConsoleInput> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ConsoleInput.self)
+        let clock = NodeClock()
         let reader = Thread {
             var line: [UInt8] = []
             var skipping = 0  // bytes dropped of an over-long line, 0 when not skipping
@@ -25,12 +20,13 @@ enum StandardInputLines {
                 let count = buffer.withUnsafeMutableBytes { read(fileDescriptor, $0.baseAddress, $0.count) }
                 if count < 0, errno == EINTR { continue }
                 guard count > 0 else { break }
+                let readAt = clock.wallMillis()
                 for byte in buffer[..<count] {
                     if byte == UInt8(ascii: "\n") {
                         if skipping > 0 {
                             continuation.yield(.tooLong(bytes: skipping))
                         } else {
-                            continuation.yield(.line(String(decoding: line, as: UTF8.self)))
+                            continuation.yield(.line(String(decoding: line, as: UTF8.self), at: readAt))
                         }
                         line.removeAll(keepingCapacity: true)
                         skipping = 0
@@ -47,7 +43,7 @@ enum StandardInputLines {
             if skipping > 0 {
                 continuation.yield(.tooLong(bytes: skipping))
             } else if !line.isEmpty {
-                continuation.yield(.line(String(decoding: line, as: UTF8.self)))
+                continuation.yield(.line(String(decoding: line, as: UTF8.self), at: clock.wallMillis()))
             }
             continuation.finish()
         }

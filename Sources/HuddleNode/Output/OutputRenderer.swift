@@ -38,15 +38,19 @@ public struct OutputRenderer: Sendable {
     public let json: Bool
     /// Whether human lines carry ANSI colours (never with `json`).
     public let colors: Bool
+    /// Whether the reader is at the interactive console, where one key marks a proposed moment;
+    /// prompts then say to press Enter rather than to type `/now LABEL`.
+    public let interactive: Bool
     let timeZone: TimeZone
 
-    public init(json: Bool, colors: Bool) {
-        self.init(json: json, colors: colors, timeZone: .current)
+    public init(json: Bool, colors: Bool, interactive: Bool = false) {
+        self.init(json: json, colors: colors, interactive: interactive, timeZone: .current)
     }
 
-    init(json: Bool, colors: Bool, timeZone: TimeZone) {
+    init(json: Bool, colors: Bool, interactive: Bool = false, timeZone: TimeZone) {
         self.json = json
         self.colors = colors && !json
+        self.interactive = interactive && !json
         self.timeZone = timeZone
     }
 
@@ -225,11 +229,12 @@ public struct OutputRenderer: Sendable {
             ]
         case .calibrationEvent(let label, let by):
             let label = safe(label)
-            let who = by.id == reader ? "you" : nickText(by, reader: reader)
-            let verb = by.id == reader ? "proposed" : "proposes"
-            lines = [
-                style("* \(who) \(verb) \"\(label)\" — type /now \(label) when you see it", .yellow)
-            ]
+            if by.id == reader {
+                lines = [style("* you proposed \"\(label)\"", .yellow)]
+            } else {
+                let hint = interactive ? "press Enter when it is on your screen" : "type /now \(label) when you see it"
+                lines = [style("* \(nickText(by, reader: reader)) proposes \"\(label)\" — \(hint)", .yellow)]
+            }
         case .mark(let label, let by, _):
             let who = by.id == reader ? "you" : nickText(by, reader: reader)
             lines = [notice("\(who) marked \"\(safe(label))\"")]
