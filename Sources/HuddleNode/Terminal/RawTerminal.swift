@@ -129,8 +129,9 @@ private enum SavedTerminal {
         tcsetattr(fileDescriptor, TCSAFLUSH, &settings)
     }
 
-    /// In a crash: restore the terminal, reinstall the previous handler and return, so the fault
-    /// happens again (or the raised signal is delivered again) and goes where it went before.
+    /// In a crash: restore the terminal, reinstall the previous handler and raise the signal
+    /// again; it is delivered to that handler as soon as this one returns (and a fault would
+    /// happen again anyway), so the crash goes where it went before.
     static func restoreFromSignal(_ signal: Int32) {
         if active {
             active = false
@@ -140,6 +141,6 @@ private enum SavedTerminal {
             _ = reset.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
         }
         sigaction(signal, &previous[Int(signal)], nil)
-        if signal == SIGQUIT || signal == SIGABRT { raise(signal) }
+        raise(signal)
     }
 }

@@ -1,0 +1,162 @@
+"""The interactive console in a real terminal (a tmux pane): what a person typing sees while a
+peer's messages arrive, one-key marks, and a terminal left as it was found."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from terminal_pane import TerminalPane
+
+
+@pytest.fixture
+def pane(tmp_path, binary):
+    """Starts `huddle run` for alice in a tmux pane; the pane and its server go at the end."""
+    panes: list[TerminalPane] = []
+
+    def start(*extra: str, name: str = "alice", env: dict[str, str] | None = None, **kwargs) -> TerminalPane:
+        command = [binary, "run", "--name", name, "--data-dir", str(tmp_path / name), "--no-mdns",
+                   "--room", "superbowl", *extra]
+        terminal = TerminalPane(command, tmp_path / f"{name}-pane-{len(panes)}", env=env, **kwargs)
+        panes.append(terminal)
+        terminal.wait_for(lambda rows: rows and rows[-1].startswith("superbowl"), what="the prompt")
+        return terminal
+
+    yield start
+    for terminal in panes:
+        if not terminal.exited():
+            try:
+                os.kill(terminal.pid(), signal.SIGKILL)
+            except (IndexError, ProcessLookupError):
+                pass
+        terminal.close()
+
+
+def assert_cooked(terminal: TerminalPane) -> None:
+    terminal.wait_until_exited()
+    flags = terminal.stty_flags()
+    assert {"icanon", "echo", "isig", "icrnl", "ixon"} <= flags, f"terminal left in raw mode: {sorted(flags)}"
+
+
+def test_a_peers_message_goes_above_the_line_being_typed(lan, pane):
+    bob = lan("bob")
+    alice = pane("--peer", bob.address)
+    bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice", what="alice's join")
+
+    alice.type("what a cat")
+    bob.say("hello alice")
+    rows = alice.wait_for_text("bob: hello alice")
+    # The peer's line is above the status line; the prompt and the half-typed line are intact,
+    # the cursor right after them.
+    assert rows[-1] == "superbowl> what a cat", rows
+    assert "bob: hello alice" in rows[-3], rows
+    assert "superbowl · 1 peer" in rows[-2], rows
+    assert alice.cursor()[0] == len("superbowl> what a cat")
+
+    alice.type("ch")
+    alice.press("Enter")
+    bob.message("what a catch")
+    rows = alice.wait_for_text("alice: what a catch")
+    # Shown once, as a message; no echo of the typed line left behind.
+    assert sum("what a catch" in row for row in rows) == 1, rows
+    assert rows[-1] == "superbowl>", rows
+
+
+def test_enter_on_an_empty_line_marks_the_proposed_moment_at_the_keypress(lan, pane):
+    bob = lan("bob")
+    alice = pane("--peer", bob.address)
+    bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice", what="alice's join")
+
+    bob.say("/now kickoff")
+    alice.wait_for(lambda rows: rows[-1] == "superbowl [Enter = kickoff]>", what="the offer in the prompt")
+    before = int(time.time() * 1000)
+    alice.press("Enter")
+    mark = bob.wait_for(lambda o: o["type"] == "mark" and o["nick"] == "alice", what="alice's mark")
+    seen = int(time.time() * 1000)
+    assert mark["label"] == "kickoff"
+    # Timed at the keypress: not before it was sent, not after bob had it.
+    assert before - 5 <= mark["at"] <= seen
+    alice.wait_for(lambda rows: rows[-1] == "superbowl>", what="the offer gone from the prompt")
+    bob.wait_for(lambda o: o["type"] == "offsets" and o["offsets"].get("alice") is not None, what="alice's offset")
+
+
+def test_the_hot_key_marks_while_a_line_is_typed(lan, pane):
+    bob = lan("bob")
+    alice = pane("--peer", bob.address)
+    bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice", what="alice's join")
+    bob.say("/event first pitch")
+    alice.wait_for_text("[Enter = first pitch]")
+    alice.type("here we go")
+    alice.press("C-t")
+    mark = bob.wait_for(lambda o: o["type"] == "mark" and o["nick"] == "alice", what="alice's mark")
+    assert mark["label"] == "first pitch"
+    rows = alice.wait_for(lambda rows: rows[-1] == "superbowl> here we go", what="the line kept")
+    assert alice.cursor()[0] == len("superbowl> here we go"), rows
+
+
+@pytest.mark.parametrize("how", ["/quit", "C-c", "C-d", "SIGTERM", "SIGHUP"])
+def test_every_way_out_leaves_the_terminal_cooked(pane, how):
+    alice = pane()
+    alice.type("half a line")
+    if how == "/quit":
+        alice.press("C-u")
+        alice.type("/quit")
+        alice.press("Enter")
+    elif how == "C-d":
+        alice.press("C-u", "C-d")
+    elif how.startswith("SIG"):
+        os.kill(alice.pid(), getattr(signal, how))
+    else:
+        alice.press(how)
+    assert_cooked(alice)
+    rows = alice.visible()
+    assert not any(row.startswith("superbowl>") for row in rows), f"the prompt was left behind: {rows}"
+    assert alice.exit_status() == 0, rows
+
+
+def test_a_crash_leaves_the_terminal_cooked(pane):
+    # The default action, not Swift's interactive backtracer, so the crash ends at once.
+    alice = pane(env={"SWIFT_BACKTRACE": "enable=no"})
+    os.kill(alice.pid(), signal.SIGSEGV)
+    assert_cooked(alice)
+    assert alice.exit_status() == 128 + signal.SIGSEGV
+
+
+def test_a_failed_start_never_touches_the_terminal(tmp_path, binary, lan):
+    bob = lan("bob")
+    # bob holds the port: carol cannot listen and stops before the console starts.
+    terminal = TerminalPane([binary, "run", "--name", "carol", "--data-dir", str(tmp_path / "carol"), "--no-mdns",
+                             "--port", str(bob.port)], tmp_path / "carol-pane")
+    try:
+        assert_cooked(terminal)
+        rows = terminal.visible()
+        assert any("could not listen" in row for row in rows), rows
+        assert terminal.exit_status() == 1, rows
+    finally:
+        terminal.close()
+
+
+def test_history_survives_a_restart(pane):
+    alice = pane()
+    alice.type("first words")
+    alice.press("Enter")
+    alice.wait_for_text("alice: first words")
+    alice.press("C-d")
+    assert_cooked(alice)
+    again = pane()
+    again.press("Up")
+    again.wait_for(lambda rows: rows[-1] == "superbowl> first words", what="the line from history")
+
+
+def test_colours_only_without_no_color(pane):
+    coloured = pane()
+    coloured.type("x")
+    coloured.wait_for(lambda rows: rows[-1] == "superbowl> x")
+    assert any("\x1b[" in row for row in coloured.screen(escapes=True))
+    plain = pane(name="bob", env={"NO_COLOR": "1"})
+    plain.type("x")
+    plain.wait_for(lambda rows: rows[-1] == "superbowl> x")
+    assert not any("\x1b[" in row for row in plain.screen(escapes=True))
