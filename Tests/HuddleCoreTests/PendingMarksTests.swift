@@ -70,6 +70,19 @@ import Testing
         #expect(pending.offer(now: PendingMarks.offerWindow + 1) == .init(label: halftime, more: 0))
         #expect(pending.offer(now: PendingMarks.offerWindow + 60_001) == nil)
     }
+
+    @Test func aLateJoinerIsNotOfferedTheRoomsHistory() {
+        var pending = PendingMarks()
+        let joinedAt: Int64 = 30 * 60_000
+        // Made half an hour ago, pulled just now with the rest of the room's history.
+        pending.proposed(kickoff, madeAt: 0, at: joinedAt)
+        // Made a moment ago by a viewer ahead.
+        pending.proposed(halftime, madeAt: joinedAt - 20_000, at: joinedAt)
+        #expect(pending.offer(now: joinedAt) == .init(label: halftime, more: 0))
+        // A proposer's clock running ahead does not keep an offer open longer.
+        pending.proposed(firstDown, madeAt: joinedAt + 3_600_000, at: joinedAt)
+        #expect(pending.pending(now: joinedAt + PendingMarks.offerWindow + 1) == [])
+    }
 }
 
 /// What Tab puts in place of the word before the cursor.

@@ -10,8 +10,10 @@
 /// - Marking a moment *passes* every pending moment proposed before it: on the reader's screen
 ///   those moments are already over. A join passes every earlier proposal the same way (a
 ///   re-joined node starts afresh).
-/// - A proposal older than ``offerWindow`` (by this node's clock when it arrived) is no longer
-///   offered: an Enter pressed long after a proposal is far more likely a slip than a mark.
+/// - A proposal older than ``offerWindow`` is no longer offered: an Enter pressed long after a
+///   proposal is far more likely a slip than a mark. Its age counts from when it was made (the
+///   proposer's clock) or when it arrived here, whichever is earlier, so a late joiner is not
+///   offered the moments of the room's history it has just pulled.
 ///
 /// The console offers the *oldest* pending moment, not the newest: proposals come from viewers
 /// who are ahead and arrive in the order the moments happen, so the next one to appear on the
@@ -26,15 +28,15 @@
 /// pending.offer(now: 31_000)               // "first down"
 /// ```
 public struct PendingMarks: Equatable, Sendable {
-    /// How long a proposal stays on offer after it arrived: ten minutes, longer than any stream's
-    /// lag behind another and than most pauses.
-    public static let offerWindow: Int64 = 10 * 60 * 1000
+    /// How long a proposal stays on offer: three minutes, twice the widest spread measured
+    /// between streams of one broadcast (26–87 s behind live).
+    public static let offerWindow: Int64 = 3 * 60 * 1000
 
     private struct Proposal: Equatable {
         /// Position in the order of first delivery.
         var order: Int
-        /// This node's clock when it arrived.
-        var arrivedAt: Int64
+        /// When it was made or arrived, whichever is earlier (ms).
+        var since: Int64
     }
 
     private var proposals: [CalibrationLabel: Proposal] = [:]
@@ -63,10 +65,11 @@ public struct PendingMarks: Equatable, Sendable {
     /// Every label proposed in the room (marked, ignored or not).
     public var labels: Set<CalibrationLabel> { Set(proposals.keys) }
 
-    /// A calibration event or a mark with `label` was delivered when this node's clock read `at`.
-    public mutating func proposed(_ label: CalibrationLabel, at: Int64) {
+    /// A calibration event or a mark with `label`, made at `madeAt` (its origin's clock), was
+    /// delivered when this node's clock read `at`.
+    public mutating func proposed(_ label: CalibrationLabel, madeAt: Int64? = nil, at: Int64) {
         guard proposals[label] == nil else { return }
-        proposals[label] = Proposal(order: nextOrder, arrivedAt: at)
+        proposals[label] = Proposal(order: nextOrder, since: min(madeAt ?? at, at))
         nextOrder += 1
     }
 
@@ -93,7 +96,7 @@ public struct PendingMarks: Equatable, Sendable {
         proposals
             .filter { label, proposal in
                 proposal.order >= passedBefore && !marked.contains(label) && !ignored.contains(label)
-                    && now - proposal.arrivedAt <= Self.offerWindow
+                    && now - proposal.since <= Self.offerWindow
             }
             .sorted { $0.value.order < $1.value.order }
             .map(\.key)
@@ -108,6 +111,6 @@ public struct PendingMarks: Equatable, Sendable {
     /// When the current offer set next changes by itself (a proposal leaving the window), if ever.
     public func nextExpiry(now: Int64) -> Int64? {
         let open = Set(pending(now: now))
-        return open.compactMap { proposals[$0].map { $0.arrivedAt + Self.offerWindow + 1 } }.min()
+        return open.compactMap { proposals[$0].map { $0.since + Self.offerWindow + 1 } }.min()
     }
 }

@@ -128,8 +128,6 @@ public struct RoomSession: Sendable {
         var recalibrate = false
         for event in delivered {
             let from = member(event.origin)
-            // Restored events arrived when they were made, as far as offers to mark are concerned.
-            let arrived = announce ? now : event.createdAt
             switch event.body {
             case .chat:
                 outputs += schedule.admit(event, now: now).map(shown)
@@ -147,16 +145,16 @@ public struct RoomSession: Sendable {
                 if announce { outputs.append(.left(from)) }
             case .calibrationEvent(let raw):
                 guard let label = CalibrationLabel(raw) else { continue }
-                pendingMarks.proposed(label, at: arrived)
+                pendingMarks.proposed(label, madeAt: event.createdAt, at: now)
                 if announce, !ignoredLabels.contains(label) {
                     outputs.append(.calibrationEvent(label: label.normalized, by: from))
                 }
             case .mark(let raw):
                 if let label = CalibrationLabel(raw) {
                     if event.origin == reader {
-                        pendingMarks.readerMarked(label, at: arrived)
+                        pendingMarks.readerMarked(label, at: now)
                     } else {
-                        pendingMarks.proposed(label, at: arrived)
+                        pendingMarks.proposed(label, madeAt: event.createdAt, at: now)
                     }
                     if announce { outputs.append(.mark(label: label.normalized, by: from, at: event.createdAt)) }
                 }
