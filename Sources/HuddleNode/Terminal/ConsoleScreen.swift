@@ -44,6 +44,9 @@ struct ConsoleScreen: Equatable, Sendable {
     /// The line being typed and the cursor in it, as last drawn.
     private var text = ""
     private var cursor = 0
+    /// How wide the footer's rows were drawn, for a resize to know what the terminal reflowed.
+    private var drawnStatusWidth = 0
+    private var drawnCursorColumn = 0
 
     init(columns: Int, colors: Bool) {
         self.columns = max(columns, 8)
@@ -92,10 +95,18 @@ struct ConsoleScreen: Equatable, Sendable {
     }
 
     /// Adopts a new terminal width and draws the footer again.
+    ///
+    /// Most terminals (tmux, VTE, kitty, iTerm2, Terminal.app) reflow on resize: a footer row
+    /// wider than the new width now takes several rows, and the cursor sits on the one its column
+    /// fell into. The erase goes up over all of them, so no piece of the old footer stays behind.
+    /// (A terminal that truncates instead, like xterm, loses at most the rows a shrink made up.)
     mutating func resize(columns: Int) -> String {
-        self.columns = max(columns, 8)
+        let newColumns = max(columns, 8)
+        self.columns = newColumns
         guard isDrawn else { return "" }
-        return eraseFooter() + footerRows()
+        let statusRows = max(1, (drawnStatusWidth + newColumns - 1) / newColumns)
+        let up = drawnCursorColumn / newColumns + statusRows
+        return "\r\u{1b}[\(up)A\u{1b}[J" + footerRows()
     }
 
     /// Clears the whole screen and draws the footer at the top (Ctrl-L).
@@ -119,11 +130,11 @@ struct ConsoleScreen: Equatable, Sendable {
     /// Columns a row may use: never the last, so nothing wraps.
     private var usable: Int { columns - 1 }
 
-    private func statusRow() -> String {
-        let status = Self.fit(" " + footer.status, columns: usable)
-        guard colors else { return status }
-        let padding = String(repeating: " ", count: max(0, usable - DisplayWidth.of(status)))
-        return "\u{1b}[7m" + status + padding + "\u{1b}[0m"
+    /// The status line, not padded: the shorter the row, the less a narrowing terminal reflows.
+    private mutating func statusRow() -> String {
+        let status = Self.fit(" " + footer.status + " ", columns: usable)
+        drawnStatusWidth = DisplayWidth.of(status)
+        return colors ? "\u{1b}[7m" + status + "\u{1b}[0m" : status
     }
 
     /// The prompt: `ROOM> `, `ROOM [Enter = LABEL]> `, or `> ` outside any room.
@@ -164,6 +175,7 @@ struct ConsoleScreen: Equatable, Sendable {
             width += w
         }
         let cursorColumn = promptWidth + DisplayWidth.of(String(characters[min(scroll, cursor)..<cursor]))
+        drawnCursorColumn = cursorColumn
         let back = DisplayWidth.of(shown) + promptWidth - cursorColumn
         return styledPrompt(prompt) + shown + "\u{1b}[K" + (back > 0 ? "\u{1b}[\(back)D" : "")
     }

@@ -4,7 +4,7 @@
 /// SGR ignored, deferred autowrap, scrolling, wide characters) to show what a user would see after
 /// the console's bytes reach a real terminal.
 struct VirtualTerminal {
-    let columns: Int
+    private(set) var columns: Int
     let rows: Int
     /// Each cell holds a character, `""` for the right half of a wide one, or `" "`.
     private(set) var grid: [[String]]
@@ -52,6 +52,41 @@ struct VirtualTerminal {
             default: put(character)
             }
         }
+    }
+
+    /// Narrows the terminal the way tmux, VTE and most others do: each row wider than the new
+    /// width is wrapped onto several rows, and the cursor moves to the row its column fell into;
+    /// rows pushed off the top go to the scrollback.
+    mutating func narrow(to newColumns: Int) {
+        precondition(newColumns <= columns)
+        var reflowed: [[String]] = []
+        var cursorRow = 0
+        for (index, cells) in grid.enumerated() {
+            var used = cells
+            while used.last == " " { used.removeLast() }
+            if index == row { used += Array(repeating: " ", count: max(0, column + 1 - used.count)) }
+            let pieces = max(1, (used.count + newColumns - 1) / newColumns)
+            if index == row { cursorRow = reflowed.count + column / newColumns }
+            for piece in 0..<pieces {
+                var slice = Array(used[min(used.count, piece * newColumns)..<min(used.count, (piece + 1) * newColumns)])
+                slice += Array(repeating: " ", count: newColumns - slice.count)
+                reflowed.append(slice)
+            }
+        }
+        // Blank rows below the cursor are what the terminal drops first to keep the height.
+        while reflowed.count > rows, reflowed.count - 1 > cursorRow, Self.text(reflowed.last!).isEmpty {
+            reflowed.removeLast()
+        }
+        while reflowed.count > rows {
+            scrollback.append(Self.text(reflowed.removeFirst()))
+            cursorRow -= 1
+        }
+        while reflowed.count < rows { reflowed.append(Array(repeating: " ", count: newColumns)) }
+        grid = reflowed
+        column = column % newColumns
+        row = cursorRow
+        columns = newColumns
+        pendingWrap = false
     }
 
     // MARK: Pieces
