@@ -50,6 +50,10 @@ class TerminalPane:
         args = ["capture-pane", "-p"] + (["-e"] if escapes else [])
         return [line.rstrip() for line in self._tmux(*args).split("\n")]
 
+    def transcript(self) -> str:
+        """Everything the pane showed, its scrollback too, with wrapped rows joined back."""
+        return self._tmux("capture-pane", "-p", "-J", "-S", "-")
+
     def visible(self) -> list[str]:
         rows = self.screen()
         while rows and not rows[-1]:
