@@ -36,7 +36,7 @@ extension Node {
         case .quit:
             return false
         case .help:
-            showInfo(ConsoleCommand.helpText)
+            showInfo(ConsoleCommand.helpText + (console != nil ? "\n" + InteractiveConsole.keysHelp : ""))
         case .join(let room):
             join(room)
         case .rooms:

@@ -16,7 +16,25 @@ import Synchronization
 /// marks the moment the prompt offers (`[Enter = kickoff]`); Ctrl-T marks it while a line is being
 /// typed, which stays; Tab completes; Ctrl-L redraws; Ctrl-Z suspends; Ctrl-C, or Ctrl-D on an
 /// empty line, quits.
+///
+/// Why not libedit: a probe showed it can redraw its line after output printed above it
+/// (`EL_UNBUFFERED`, erase, `EL_REFRESH`), but the erasing, the wrapped-row and width arithmetic
+/// stay the caller's, its readline layer gets this wrong (`rl_replace_line` does nothing,
+/// `rl_redisplay` queues a ^R), and it has no footer, no bracketed paste and no key timestamps.
+/// What is left to write is small and, here, pure and tested byte by byte.
 public final class InteractiveConsole: LineOutput {
+    /// The keys, as `/help` lists them on the interactive console.
+    public static let keysHelp = """
+        Keys:
+          Enter on an empty line   mark the moment the prompt offers ([Enter = LABEL])
+          Ctrl-T                   mark it while you type (your line stays)
+          Tab                      complete commands, rooms, labels and nicks (twice: list them)
+          Up / Down                your earlier lines (kept across restarts)
+          Left/Right, Home/End, Ctrl-A/E, Alt-B/F, Ctrl-Left/Right   move
+          Backspace/Delete, Ctrl-U/K/W, Alt-D, Alt-Backspace, Ctrl-Y   delete and yank
+          Ctrl-L redraw   Ctrl-Z suspend (fg to return)   Ctrl-C, or Ctrl-D on an empty line: quit
+        """
+
     /// Submitted lines, marks and quits; finishes when the console stops.
     let inputs: AsyncStream<ConsoleInput>
     private let continuation: AsyncStream<ConsoleInput>.Continuation
