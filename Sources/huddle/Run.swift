@@ -113,7 +113,9 @@ extension Huddle {
                             service: service, successTerminationBehavior: .gracefullyShutdownGroup,
                             failureTerminationBehavior: .gracefullyShutdownGroup)
                     ],
-                    gracefulShutdownSignals: [.sigterm, .sigint, .sighup],
+                    // A closed terminal (SIGHUP) stops an interactive node cleanly; a service
+                    // keeps SIGHUP's disposition (nohup's ignore).
+                    gracefulShutdownSignals: console == nil ? [.sigterm, .sigint] : [.sigterm, .sigint, .sighup],
                     logger: logger))
             do {
                 defer { console?.stop() }
@@ -127,7 +129,8 @@ extension Huddle {
     }
 }
 
-/// Runs the node as a service: a graceful shutdown (SIGINT, SIGTERM) cancels it.
+/// Runs the node as a service: a graceful shutdown (SIGINT, SIGTERM; SIGHUP on the interactive
+/// console) cancels it.
 final class NodeService: Service, Sendable {
     let configuration: NodeConfiguration
     let console: InteractiveConsole?
