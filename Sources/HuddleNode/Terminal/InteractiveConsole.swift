@@ -84,6 +84,8 @@ public final class InteractiveConsole: LineOutput {
 
     /// Takes over the terminal: raw mode, the footer, the key reader, redraw on resize.
     public func start() throws {
+        // Without its wake-up pipe the key reader could never be stopped.
+        guard wakePipe.read >= 0 else { throw RawTerminalError.noWakePipe }
         try state.withLock { state in
             guard !state.started else { return }
             state.raw = try RawTerminal.enter(fileDescriptor: input)

@@ -76,9 +76,11 @@ final class RawTerminal: Sendable {
 enum RawTerminalError: Error, CustomStringConvertible {
     case notATerminal(errno: Int32)
     case cannotSet(errno: Int32)
+    case noWakePipe
 
     var description: String {
         switch self {
+        case .noWakePipe: "could not make a pipe for the console's key reader (too many open files?)"
         case .notATerminal(let code): "stdin is not a terminal (\(String(cString: strerror(code))))"
         case .cannotSet(let code): "could not set the terminal to raw mode (\(String(cString: strerror(code))))"
         }
