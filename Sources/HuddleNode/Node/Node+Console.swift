@@ -143,7 +143,7 @@ extension Node {
         if session.heldBackCount > 0 {
             var waiting = "\(session.heldBackCount) waiting"
             if let wake = session.nextWake {
-                let seconds = max(0, (wake - now + 999) / 1000)
+                let seconds = max(0, (wake - now + 500) / 1000)
                 waiting += seconds > 0 ? ", next in \(seconds) s" : ", next now"
             }
             parts.append(waiting)
