@@ -174,3 +174,43 @@ import Testing
         }
     }
 }
+
+@Suite struct RoomLogBatchTests {
+    let alice = NodeID.fixture(1)
+
+    func log(_ count: UInt64, text: String = "x") -> RoomLog {
+        var log = RoomLog(room: "superbowl")
+        for seq in 1...count { _ = log.insert(.fixture(alice, seq, .chat(text: text))) }
+        return log
+    }
+
+    @Test func aBatchStopsAtTheEventLimit() {
+        let (events, more) = log(10).batch(missingFor: VersionVector(), maxEvents: 4, maxBytes: .max)
+        #expect(events.map(\.seq) == [1, 2, 3, 4])
+        #expect(more)
+    }
+
+    @Test func aBatchStopsAtTheByteBudgetButCarriesAtLeastOneEvent() {
+        let big = log(5, text: String(repeating: "y", count: 1000))
+        let one = big.events(2)  // seq 1 has an empty context and is the smallest
+        let (events, more) = big.batch(missingFor: VersionVector(), maxEvents: 100, maxBytes: 2 * one + 10)
+        #expect(events.count == 2 && more)
+        let (single, _) = big.batch(missingFor: VersionVector(), maxEvents: 100, maxBytes: 1)
+        #expect(single.count == 1)
+    }
+
+    @Test func aBatchIsWhatThePeerMisses() {
+        var have = VersionVector()
+        have[alice] = 7
+        let (events, more) = log(10).batch(missingFor: have, maxEvents: 100, maxBytes: .max)
+        #expect(events.map(\.seq) == [8, 9, 10])
+        #expect(!more)
+    }
+}
+
+extension RoomLog {
+    /// Encoded size of the event with this seq: the unit the byte-budget test counts in.
+    fileprivate func events(_ seq: UInt64) -> Int {
+        missing(for: VersionVector(), limit: Int(seq)).last!.encodedByteCount
+    }
+}

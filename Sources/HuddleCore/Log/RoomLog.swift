@@ -109,6 +109,26 @@ public struct RoomLog: Sendable {
         return out
     }
 
+    /// Events a peer with vector `remote` misses, packed for one message: at most `maxEvents` of
+    /// them and at most `maxBytes` of encoded events (but always one, if any is missing), in the
+    /// order of ``missing(for:limit:)``; `more` says whether the peer misses further events.
+    ///
+    /// ```swift
+    /// let (events, more) = log.batch(missingFor: request.have, maxEvents: 1024, maxBytes: 2_000_000)
+    /// ```
+    public func batch(missingFor remote: VersionVector, maxEvents: Int, maxBytes: Int) -> (events: [Event], more: Bool) {
+        let wanted = max(1, maxEvents)
+        let candidates = missing(for: remote, limit: wanted + 1)
+        var batch: [Event] = []
+        var bytes = 0
+        for event in candidates.prefix(wanted) {
+            bytes += event.encodedByteCount
+            if bytes > maxBytes, !batch.isEmpty { return (batch, true) }
+            batch.append(event)
+        }
+        return (batch, candidates.count > batch.count)
+    }
+
     // MARK: Writing
 
     /// Stores `event` if it is new and well-formed, then delivers whatever became deliverable.

@@ -40,28 +40,21 @@ public actor Node {
     var discovery: ServiceDiscovery?
     /// The UDP socket. Writes go straight to it: fire and forget, like UDP.
     let datagramChannel: any Channel
-    /// When (monotonic µs) this node last answered a peer's digest for a room with its own.
-    var lastDigestReply: [DigestReply: Int64] = [:]
-    struct DigestReply: Hashable {
-        var room: String
-        var peer: NodeID
-    }
-    /// Pulls to run, and those running, keyed by peer address and room.
+    /// Anti-entropy and repair: when to swap digests, push, pull (see ``Replication``).
+    var replication: Replication
+    /// Pulls to run, one at a time.
     let pullRequests: AsyncStream<PullRequest>
     let pullRequestSink: AsyncStream<PullRequest>.Continuation
-    var pullsInFlight: Set<PullRequest> = []
     /// TCP connections being served now.
     var syncConnections = 0
 
     /// The timer loop's current sleep and when it ends (wall ms), so earlier work can cut it short.
     var sleeper: Task<Void, Never>?
     var sleeperDeadline: Int64 = .max
-    /// Monotonic µs of the next membership tick and anti-entropy round.
+    /// Monotonic µs of the next membership and replication ticks.
     var membershipTickAt: Int64 = 0
-    var nextAntiEntropyAt: Int64 = 0
+    var replicationTickAt: Int64 = 0
 
-    /// How often each room swaps version vectors with a random peer.
-    static let antiEntropyInterval: Int64 = 1000
     /// The timer loop wakes at least this often.
     static let maximumSleep: Int64 = 1000
 
@@ -83,12 +76,14 @@ public actor Node {
         // A later start has a higher incarnation, so gossip can tell a restarted node's address.
         membership = Membership(
             me: identity.id, nick: configuration.nick, port: UInt16(port), incarnation: UInt64(max(0, startedAt)))
+        replication = Replication(random: SplitMix64(seed: UInt64.random(in: .min ... .max)))
         (pullRequests, pullRequestSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
     /// A pull of one room from one peer.
     struct PullRequest: Hashable, Sendable {
         var room: String
+        var peer: NodeID
         var host: String
         var port: Int
     }
@@ -174,6 +169,7 @@ public actor Node {
         }
         show(made.outputs, room: room)
         push([made.event], room: room)
+        perform(replication.originated(room: room, now: clock.monotonicMicros()))
         return made.event
     }
 
@@ -200,9 +196,7 @@ public actor Node {
         discovery?.update(rooms: joined)
         originate(.join(nick: configuration.nick), in: room)
         refreshConsole()
-        for peer in membership.alivePeers(inRoom: room) {
-            sendDigest(room: room, to: peer.address)
-        }
+        perform(replication.joined(room: room, peers: membership.alivePeers(inRoom: room)))
     }
 
     func leave(_ room: String) {
@@ -211,6 +205,7 @@ public actor Node {
             return
         }
         originate(.leave, in: room)
+        replication.left(room: room)
         joined.removeAll { $0 == room }
         membership.rooms = joined
         discovery?.update(rooms: joined)
@@ -228,10 +223,11 @@ public actor Node {
     // MARK: Receiving
 
     /// Applies verified events from a peer: store first (so a crash loses nothing it showed),
-    /// then show. Only events the room's log accepted are stored. Returns the room's version
-    /// vector afterwards, or `nil` if this node is not in the room.
+    /// then show. Only events the room's log accepted are stored. `source` is the address a
+    /// datagram came from (`nil` for a pull): where to ask first if the events reveal a gap.
+    /// Returns the room's version vector afterwards, or `nil` if this node is not in the room.
     @discardableResult
-    func ingest(_ events: [Event], room: String) -> VersionVector? {
+    func ingest(_ events: [Event], room: String, from source: PeerAddress? = nil) -> VersionVector? {
         guard joined.contains(room) else { return nil }
         let now = clock.wallMillis()
         let (fresh, outputs, vector) = withRoom(room) { session in
@@ -252,22 +248,15 @@ public actor Node {
             }
         }
         show(outputs, room: room)
+        perform(replication.received(room: room, from: source, state: replicationState(room), now: clock.monotonicMicros()))
         return vector
     }
 
     /// The rooms' events a peer misses, packed to fit one frame.
     func syncBatch(room: String, have: VersionVector, limit: Int) -> (events: [Event], more: Bool) {
         guard let session = rooms[room] else { return ([], false) }
-        let wanted = min(max(1, limit), WireLimits.maxEventsPerBatch)
-        let candidates = session.log.missing(for: have, limit: wanted + 1)
-        var batch: [Event] = []
-        var bytes = 64
-        for event in candidates.prefix(wanted) {
-            bytes += event.encodedByteCount
-            if bytes > WireLimits.maxFrameBytes / 2, !batch.isEmpty { return (batch, true) }
-            batch.append(event)
-        }
-        return (batch, candidates.count > batch.count)
+        return session.log.batch(
+            missingFor: have, maxEvents: min(limit, WireLimits.maxEventsPerBatch), maxBytes: WireLimits.maxFrameBytes / 2)
     }
 
     func countRejected(_ reason: String, from source: String) {
@@ -286,25 +275,18 @@ public actor Node {
         let now = clock.monotonicMicros()
         switch message {
         case .events(let events):
-            for (room, events) in Dictionary(grouping: events, by: \.room) {
-                ingest(events, room: room)
+            for (room, events) in Dictionary(grouping: events, by: \.room).sorted(by: { $0.key < $1.key }) {
+                ingest(events, room: room, from: source)
             }
         case .digest(let digest):
             perform(membership.heard(from: digest.from, now: now))
-            guard joined.contains(digest.room), let session = rooms[digest.room] else { return }
-            let peer = membership.peers[digest.from]?.address ?? source
-            if !session.log.vector.dominates(digest.vector) {
-                requestPull(room: digest.room, from: peer)
-            }
-            // Answer with our own digest so the peer pulls what it lacks, at most once per round
-            // per peer and room: two concurrent vectors would otherwise bounce digests at wire speed.
-            let key = DigestReply(room: digest.room, peer: digest.from)
-            if !digest.vector.dominates(session.log.vector),
-                lastDigestReply[key].map({ now - $0 >= Self.antiEntropyInterval * 1000 }) ?? true
-            {
-                lastDigestReply[key] = now
-                sendDigest(room: digest.room, to: peer)
-            }
+            // Only a known node is answered, and at its known address: a digest with a forged
+            // source cannot aim this node's pushes at anyone else.
+            guard joined.contains(digest.room), let session = rooms[digest.room],
+                let peer = membership.peers[digest.from]
+            else { return }
+            perform(replication.digestReceived(
+                room: digest.room, from: peer, remote: digest.vector, local: session.log.vector, now: now))
         case .probe(let probe):
             perform(membership.receive(probe, from: source, now: now))
         case .ack(let ack):
@@ -352,15 +334,8 @@ public actor Node {
         send(.digest(RoomDigest(from: identity.id, room: room, vector: session.log.vector)), to: address)
     }
 
-    func requestPull(room: String, from address: PeerAddress) {
-        let request = PullRequest(room: room, host: address.host, port: Int(address.port))
-        guard !pullsInFlight.contains(request) else { return }
-        pullsInFlight.insert(request)
-        pullRequestSink.yield(request)
-    }
-
     func pullFinished(_ request: PullRequest) {
-        pullsInFlight.remove(request)
+        replication.pullFinished(room: request.room, peer: request.peer)
     }
 
     /// Most TCP connections served at once; a home network has a handful of peers.
@@ -396,9 +371,7 @@ public actor Node {
                 show(renderer.peer(id: id, nick: nick, state: to))
                 refreshConsole()
                 if to == .alive, let peer = membership.peers[id] {
-                    for room in joined where peer.rooms.contains(room) {
-                        sendDigest(room: room, to: peer.address)
-                    }
+                    perform(replication.peerAlive(peer, sharedRooms: joined.filter(peer.rooms.contains)))
                 }
             case .scheduleTick(let at):
                 membershipTickAt = at
@@ -422,26 +395,46 @@ public actor Node {
         if membershipTickAt <= monotonic {
             perform(membership.tick(now: monotonic))
         }
-        if nextAntiEntropyAt <= monotonic {
-            nextAntiEntropyAt = monotonic + Self.antiEntropyInterval * 1000
-            antiEntropyRound()
+        if replicationTickAt <= monotonic {
+            var states: [String: Replication.RoomState] = [:]
+            for room in joined { states[room] = replicationState(room) }
+            perform(replication.tick(now: monotonic, rooms: states))
         }
         refreshConsole()
         return nextDeadline(now: now, monotonic: monotonic)
     }
 
-    /// Swaps version vectors with one random live peer per joined room.
-    func antiEntropyRound() {
-        for room in joined {
-            if let peer = membership.alivePeers(inRoom: room).randomElement() {
-                sendDigest(room: room, to: peer.address)
+    /// What replication needs to know of a joined room.
+    func replicationState(_ room: String) -> Replication.RoomState {
+        let log = rooms[room]?.log
+        return Replication.RoomState(
+            peers: membership.alivePeers(inRoom: room), vector: log?.vector ?? VersionVector(),
+            waiting: (log?.waitingCount ?? 0) > 0)
+    }
+
+    func perform(_ directives: [ReplicationDirective]) {
+        for directive in directives {
+            switch directive {
+            case .sendDigest(let room, let address):
+                sendDigest(room: room, to: address)
+            case .pushMissing(let room, let have, let address):
+                guard let session = rooms[room] else { continue }
+                let config = replication.config
+                let (events, _) = session.log.batch(
+                    missingFor: have, maxEvents: config.maxPushEvents, maxBytes: config.maxPushBytes)
+                if !events.isEmpty { send(.events(events), to: address) }
+            case .pull(let room, let peer, let address):
+                pullRequestSink.yield(PullRequest(room: room, peer: peer, host: address.host, port: Int(address.port)))
+            case .scheduleTick(let at):
+                replicationTickAt = at
+                rescheduleTimer()
             }
         }
     }
 
     func nextDeadline(now: Int64, monotonic: Int64) -> Int64 {
         var deadline = now + Self.maximumSleep
-        deadline = min(deadline, now + max(0, (nextAntiEntropyAt - monotonic) / 1000))
+        deadline = min(deadline, now + max(0, (replicationTickAt - monotonic) / 1000))
         deadline = min(deadline, now + max(0, (membershipTickAt - monotonic) / 1000))
         for room in joined {
             if let wake = rooms[room]?.nextWake { deadline = min(deadline, wake) }

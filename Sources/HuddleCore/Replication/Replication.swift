@@ -1,0 +1,245 @@
+/// When a node swaps version vectors with its peers, pushes what a peer misses, and pulls what it
+/// misses itself: the anti-entropy and repair policy of every room, as a pure state machine.
+///
+/// Like ``Membership`` it does no I/O, reads no clock (`now` is the shell's monotonic clock, in
+/// **microseconds**) and draws its random choices from the generator it was given. The shell
+/// tells it what happened (events arrived, a digest arrived, this node made an event, a peer came
+/// alive, time passed) and carries out the ``ReplicationDirective``s that come back.
+///
+/// ```swift
+/// var replication = Replication(random: SplitMix64(seed: 7))
+/// // a push from bob left a gap in the room's log: ask bob at once
+/// replication.received(room: "superbowl", from: bobAddress, state: room, now: now)
+/// // [.sendDigest(room: "superbowl", to: bobAddress), .scheduleTick(at: now + 40_000)]
+/// ```
+///
+/// The rules:
+/// - **Digests are requests.** A digest is a node's version vector for a room. Its receiver
+///   pushes, by UDP, what the sender misses (a batch that fits one datagram, at most once per
+///   ``ReplicationConfig/answerInterval`` per peer and room), and when it misses something the
+///   sender holds: answers with its own digest (so the sender pushes back), or, when it misses
+///   more than one datagram carries (``ReplicationConfig/maxPushEvents``), pulls over TCP.
+/// - **Repair starts when a gap is seen.** Events that arrive but cannot be shown (their
+///   origin's earlier events, or their causal context, are missing) mean something was lost, and
+///   so does a digest from a peer that holds events this node lacks: the node sends its digest at
+///   once to the peer the events came from (or answers the digest), then again to a random live
+///   peer of the room after each of ``ReplicationConfig/repairDelays``, until the gap is closed
+///   and it holds all that digest showed.
+/// - **A burst ends with digests.** At each of ``ReplicationConfig/tailDelays`` after the last
+///   event this node made in a room, it sends its digest to every live peer of the room, so a
+///   peer that lost the burst's last push (a loss no later push reveals) asks for it.
+/// - **Anti-entropy.** Every ``ReplicationConfig/antiEntropyInterval`` each room swaps digests with
+///   one random live peer, which repairs whatever the rules above missed (and brings a late
+///   joiner or a node back from a crash up to date).
+/// - A peer that comes alive, and every live peer of a room this node joins, get a digest.
+/// - At most one pull per room and peer is in flight.
+public struct Replication: Sendable {
+    public let config: ReplicationConfig
+    private var random: SplitMix64
+    /// When the next anti-entropy round is due.
+    private var nextRoundAt: Int64?
+    /// Rooms with a gap being repaired.
+    private var repairs: [String: Repair] = [:]
+    /// Rooms whose tail digests are due: when the burst ended and how many rounds went out.
+    private var tails: [String: Tail] = [:]
+    /// When each peer was last sent a push in answer to its digest, per room.
+    private var lastPush: [RoomPeer: Int64] = [:]
+    /// When each peer was last sent a digest in answer to its own, per room.
+    private var lastAnswer: [RoomPeer: Int64] = [:]
+    /// Pulls running now.
+    private var pulls: Set<RoomPeer> = []
+    /// The wake-up time last handed to the shell.
+    private var scheduledTick: Int64?
+
+    private struct Repair: Sendable {
+        /// Digests sent for this gap so far.
+        var attempts: Int
+        var nextAt: Int64
+        /// What peers' digests showed they hold: the repair lasts until this node holds it too.
+        var target = VersionVector()
+    }
+
+    private struct Tail: Sendable {
+        var burstEnded: Int64
+        var rounds = 0
+    }
+
+    /// What the shell knows of one joined room, for ``tick(now:rooms:)``.
+    public struct RoomState: Sendable {
+        /// The room's live peers.
+        public var peers: [Peer]
+        /// The room log's version vector.
+        public var vector: VersionVector
+        /// Whether the log holds events it cannot show yet (a gap, or unmet context).
+        public var waiting: Bool
+
+        public init(peers: [Peer], vector: VersionVector, waiting: Bool) {
+            self.peers = peers
+            self.vector = vector
+            self.waiting = waiting
+        }
+    }
+
+    /// A room and a peer.
+    public struct RoomPeer: Hashable, Sendable {
+        public var room: String
+        public var peer: NodeID
+
+        public init(room: String, peer: NodeID) {
+            self.room = room
+            self.peer = peer
+        }
+    }
+
+    public init(config: ReplicationConfig = .init(), random: SplitMix64) {
+        self.config = config
+        self.random = random
+    }
+
+    // MARK: Inputs
+
+    /// Time passed: runs the anti-entropy round, tail digests and repair retries that are due,
+    /// for the joined `rooms`.
+    public mutating func tick(now: Int64, rooms: [String: RoomState]) -> [ReplicationDirective] {
+        var directives: [ReplicationDirective] = []
+        let names = rooms.keys.sorted()
+        if nextRoundAt.map({ $0 <= now }) ?? true {
+            nextRoundAt = now + config.antiEntropyInterval
+            for room in names {
+                if let peer = rooms[room]!.peers.randomElement(using: &random) {
+                    directives.append(.sendDigest(room: room, to: peer.address))
+                }
+            }
+        }
+        for (room, tail) in tails.sorted(by: { $0.key < $1.key }) {
+            guard let state = rooms[room] else {
+                tails[room] = nil
+                continue
+            }
+            guard tail.burstEnded + config.tailDelays[tail.rounds] <= now else { continue }
+            for peer in state.peers { directives.append(.sendDigest(room: room, to: peer.address)) }
+            tails[room] = tail.rounds + 1 < config.tailDelays.count ? Tail(burstEnded: tail.burstEnded, rounds: tail.rounds + 1) : nil
+        }
+        for (room, repair) in repairs.sorted(by: { $0.key < $1.key }) {
+            guard let state = rooms[room], Self.isOpen(repair, state) else {
+                repairs[room] = nil
+                continue
+            }
+            guard repair.nextAt <= now else { continue }
+            if let peer = state.peers.randomElement(using: &random) {
+                directives.append(.sendDigest(room: room, to: peer.address))
+            }
+            repairs[room]!.attempts += 1
+            repairs[room]!.nextAt = now + repairDelay(after: repair.attempts + 1)
+        }
+        scheduledTick = nil
+        return directives + schedule(now: now)
+    }
+
+    /// Events for `room` arrived in a datagram from `source` (`nil`: by a pull) and were inserted;
+    /// `state` is the room afterwards.
+    public mutating func received(
+        room: String, from source: PeerAddress?, state: RoomState, now: Int64
+    ) -> [ReplicationDirective] {
+        if let repair = repairs[room] {
+            if !Self.isOpen(repair, state) { repairs[room] = nil }
+            return []
+        }
+        guard state.waiting else { return [] }
+        repairs[room] = Repair(attempts: 1, nextAt: now + repairDelay(after: 1))
+        var directives: [ReplicationDirective] = []
+        if let source { directives.append(.sendDigest(room: room, to: source)) }
+        return directives + schedule(now: now)
+    }
+
+    /// A digest arrived from `peer`, a known node: `remote` is its vector for `room`, `local` this
+    /// node's.
+    public mutating func digestReceived(
+        room: String, from peer: Peer, remote: VersionVector, local: VersionVector, now: Int64
+    ) -> [ReplicationDirective] {
+        var directives: [ReplicationDirective] = []
+        let key = RoomPeer(room: room, peer: peer.id)
+        if !remote.dominates(local), lastPush[key].map({ now - $0 >= config.answerInterval }) ?? true {
+            lastPush[key] = now
+            directives.append(.pushMissing(room: room, have: remote, to: peer.address))
+        }
+        let lacking = remote.ranges(missingFrom: local).reduce(UInt64(0)) { $0 + UInt64($1.seqs.count) }
+        if lacking > UInt64(config.maxPushEvents) {
+            if pulls.insert(key).inserted { directives.append(.pull(room: room, peer: peer.id, from: peer.address)) }
+        } else if lacking > 0 {
+            // Answer so the peer pushes, and keep asking until what it showed is here.
+            if lastAnswer[key].map({ now - $0 >= config.answerInterval }) ?? true {
+                lastAnswer[key] = now
+                directives.append(.sendDigest(room: room, to: peer.address))
+            }
+            var repair = repairs[room] ?? Repair(attempts: 1, nextAt: now + repairDelay(after: 1))
+            repair.target.merge(remote)
+            repairs[room] = repair
+            directives += schedule(now: now)
+        }
+        return directives
+    }
+
+    /// This node made an event in `room` (and pushed it): its tail digests are due a little later.
+    public mutating func originated(room: String, now: Int64) -> [ReplicationDirective] {
+        tails[room] = Tail(burstEnded: now)
+        return schedule(now: now)
+    }
+
+    /// A peer came alive: a digest for each room this node shares with it.
+    public func peerAlive(_ peer: Peer, sharedRooms: [String]) -> [ReplicationDirective] {
+        sharedRooms.sorted().map { .sendDigest(room: $0, to: peer.address) }
+    }
+
+    /// This node joined `room`: a digest to each of its live peers.
+    public func joined(room: String, peers: [Peer]) -> [ReplicationDirective] {
+        peers.map { .sendDigest(room: room, to: $0.address) }
+    }
+
+    /// A pull of `room` from `peer` ended (however it ended).
+    public mutating func pullFinished(room: String, peer: NodeID) {
+        pulls.remove(RoomPeer(room: room, peer: peer))
+    }
+
+    /// This node left `room`: forget its repairs and tails.
+    public mutating func left(room: String) {
+        repairs[room] = nil
+        tails[room] = nil
+    }
+
+    // MARK: Pieces
+
+    /// How long to wait after the `attempts`-th digest for a gap before the next.
+    private func repairDelay(after attempts: Int) -> Int64 {
+        config.repairDelays[min(attempts, config.repairDelays.count) - 1]
+    }
+
+    /// Whether a repair still has something to wait for.
+    private static func isOpen(_ repair: Repair, _ state: RoomState) -> Bool {
+        state.waiting || !state.vector.dominates(repair.target)
+    }
+
+    /// The earliest thing due, if it is earlier than what the shell was last told.
+    private mutating func schedule(now: Int64) -> [ReplicationDirective] {
+        var due = nextRoundAt ?? now
+        for tail in tails.values { due = min(due, tail.burstEnded + config.tailDelays[tail.rounds]) }
+        for repair in repairs.values { due = min(due, repair.nextAt) }
+        if let scheduledTick, scheduledTick <= due { return [] }
+        scheduledTick = due
+        return [.scheduleTick(at: due)]
+    }
+}
+
+/// What ``Replication`` asks its shell to do.
+public enum ReplicationDirective: Equatable, Sendable {
+    /// Send this node's digest (version vector) for `room` to `to`, by UDP.
+    case sendDigest(room: String, to: PeerAddress)
+    /// Push, by UDP, the events of `room` a peer whose vector is `have` misses, as many as fit in
+    /// one datagram and ``ReplicationConfig/maxPushEvents``.
+    case pushMissing(room: String, have: VersionVector, to: PeerAddress)
+    /// Pull what this node misses of `room` from `peer` at `from`, over TCP; report the end with
+    /// ``Replication/pullFinished(room:peer:)``.
+    case pull(room: String, peer: NodeID, from: PeerAddress)
+    /// Call ``Replication/tick(now:rooms:)`` at this time (monotonic µs) or earlier.
+    case scheduleTick(at: Int64)
+}

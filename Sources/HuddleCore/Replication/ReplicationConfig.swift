@@ -1,0 +1,43 @@
+/// Timing and bounds of ``Replication``. Times are microseconds of the node's monotonic clock.
+///
+/// ```swift
+/// var config = ReplicationConfig()
+/// config.tailDelays = [50_000]   // one round of tail digests, 50 ms after a burst
+/// ```
+public struct ReplicationConfig: Hashable, Sendable {
+    /// How often each room swaps digests with one random live peer (default 1 s).
+    public var antiEntropyInterval: Int64
+    /// While a gap stays open, the waits between the digests sent to repair it: the first digest
+    /// goes at once, the next after the first delay, and so on; the last delay repeats (default
+    /// 40, 80, 160, 320 ms, then every 500 ms). A LAN round trip is a few milliseconds, Wi-Fi's
+    /// tens, so a lost request or answer is retried well before a person notices.
+    public var repairDelays: [Int64]
+    /// When, after the last event this node made in a room, its rounds of tail digests go out
+    /// (default 100 and 400 ms): later than a burst's next push would come, sooner than anyone
+    /// notices; the second for a peer that lost the first (or the push it answers).
+    public var tailDelays: [Int64]
+    /// Least time between two answers (a push, or a digest) to one peer's digests for one room
+    /// (default 20 ms), so a peer that floods digests gets at most 50 pushes a second.
+    public var answerInterval: Int64
+    /// Most events one push in answer to a digest carries (default 64). A peer missing more is
+    /// better served by a TCP pull, which it starts when it sees the difference.
+    public var maxPushEvents: Int
+    /// Most bytes of events one push in answer to a digest carries (default 16 KiB): far under a
+    /// datagram, so a digest (about 100 bytes) cannot make this node send much more to anyone.
+    public var maxPushBytes: Int
+
+    public init(
+        antiEntropyInterval: Int64 = 1_000_000, repairDelays: [Int64] = [40_000, 80_000, 160_000, 320_000, 500_000],
+        tailDelays: [Int64] = [100_000, 400_000], answerInterval: Int64 = 20_000, maxPushEvents: Int = 64,
+        maxPushBytes: Int = 16 * 1024
+    ) {
+        precondition(!repairDelays.isEmpty, "repairDelays needs at least one delay")
+        precondition(!tailDelays.isEmpty && tailDelays == tailDelays.sorted(), "tailDelays: at least one, ascending")
+        self.antiEntropyInterval = antiEntropyInterval
+        self.repairDelays = repairDelays
+        self.tailDelays = tailDelays
+        self.answerInterval = answerInterval
+        self.maxPushEvents = maxPushEvents
+        self.maxPushBytes = maxPushBytes
+    }
+}
