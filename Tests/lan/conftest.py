@@ -55,3 +55,4 @@ def hosts(bed, tmp_path):
             node.process.wait()
     for host in ("h1", "h2", "h3", "h4"):
         lan("restore", host, check=False)
+        lan("loss", host, "0", check=False)

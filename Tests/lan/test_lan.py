@@ -103,6 +103,33 @@ def test_a_cut_host_goes_suspect_then_gone_and_everything_arrives_once_after(hos
         assert texts.count("alone on my island") == 1, (node.name, texts)
 
 
+def test_a_lossy_lan_loses_nothing_and_shows_nothing_twice(hosts):
+    """Every host drops 20 % of the packets it receives (Scripts/lan loss): pushes, digests,
+    repairs and probes alike. Every message still arrives once, in the order it was written.
+    How fast is measured by Scripts/bench (lossy delivery), not asserted here."""
+    nodes = meet(hosts)
+    alice, bob, carol = nodes["h1"], nodes["h2"], nodes["h3"]
+    for host in ("h1", "h2", "h3"):
+        lan("loss", host, "20")
+    try:
+        sent = [f"play {i}" for i in range(60)]
+        for text in sent:
+            alice.say(text)
+            time.sleep(0.03)
+        carol.say("carol was here")
+        for node in (bob, carol):
+            node.message(sent[-1], timeout=30)
+        for node in (alice, bob):
+            node.message("carol was here", timeout=30)
+        time.sleep(2)
+        for node in (bob, carol):
+            shown = [t for t in node.shown_texts() if t.startswith("play ")]
+            assert shown == sent, (node.name, shown)
+    finally:
+        for host in ("h1", "h2", "h3"):
+            lan("loss", host, "0")
+
+
 def test_a_daemon_that_goes_away_and_comes_back_is_picked_up(hosts):
     alice = hosts("h1", "alice")
     lan("avahi-stop", "h2")

@@ -1,8 +1,9 @@
-/// Anti-entropy, step one: "here is my version vector for room R".
+/// Anti-entropy and repair: "here is my version vector for room R".
 ///
-/// Sent periodically to a few peers of the room (UDP). A receiver that holds events the sender
-/// misses pushes them, and one that misses events the sender holds asks for them with a
-/// ``SyncRequest`` (TCP).
+/// Sent by UDP, periodically and whenever a node sees it misses something (``Replication``). A
+/// receiver that holds events the sender misses pushes them; one that misses events the sender
+/// holds answers with its own digest, or asks for them with a ``SyncRequest`` (TCP) when they are
+/// more than one push carries.
 public struct RoomDigest: Hashable, Sendable {
     /// The node whose vector this is.
     public var from: NodeID
