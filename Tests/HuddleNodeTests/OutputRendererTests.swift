@@ -325,23 +325,7 @@ private func object(_ line: String?) throws -> [String: Any] {
         #expect(pipe(&fds) == 0)
         let (readEnd, writeEnd) = (fds[0], fds[1])
         let sink = OutputSink(fileDescriptor: writeEnd)
-        // Read on a thread of its own: the writers block until it reads.
-        let reader = Task {
-            await withCheckedContinuation { continuation in
-                Thread {
-                    var bytes: [UInt8] = []
-                    var chunk = [UInt8](repeating: 0, count: 4096)
-                    while true {
-                        let count = chunk.withUnsafeMutableBytes { read(readEnd, $0.baseAddress!, $0.count) }
-                        if count < 0, errno == EINTR { continue }
-                        guard count > 0 else { break }
-                        bytes += chunk[..<count]
-                    }
-                    close(readEnd)
-                    continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
-                }.start()
-            }
-        }
+        let reader = PipeReader(readEnd)
         await withTaskGroup(of: Void.self) { group in
             for task in 0..<8 {
                 group.addTask {
@@ -350,8 +334,9 @@ private func object(_ line: String?) throws -> [String: Any] {
                 }
             }
         }
+        sink.flush(timeout: .seconds(10))
         close(writeEnd)
-        let lines = await reader.value.split(separator: "\n")
+        let lines = reader.lines
         #expect(lines.count == 400)
         for line in lines { #expect(line.hasPrefix("{\"task\":") && line.hasSuffix("\"}")) }
         #expect(sink.failedWrites == 0)
@@ -365,7 +350,69 @@ private func object(_ line: String?) throws -> [String: Any] {
         defer { signal(SIGPIPE, previous) }
         let sink = OutputSink(fileDescriptor: fds[1])
         sink.write("nobody reads this")
+        sink.flush(timeout: .seconds(10))
         #expect(sink.failedWrites == 1)
         close(fds[1])
+    }
+
+    /// Reads a pipe to its end on a thread of its own (not a task: the tests block their own
+    /// threads in `flush`, and the reader must not wait for one of those).
+    final class PipeReader: @unchecked Sendable {
+        private var bytes: [UInt8] = []
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ descriptor: Int32) {
+            Thread { [self] in
+                var chunk = [UInt8](repeating: 0, count: 65536)
+                while true {
+                    let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
+                    if count < 0, errno == EINTR { continue }
+                    guard count > 0 else { break }
+                    bytes += chunk[..<count]
+                }
+                close(descriptor)
+                done.signal()
+            }.start()
+        }
+
+        /// Everything read, once the writer closed its end.
+        var lines: [Substring] {
+            done.wait()
+            return String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+        }
+    }
+
+    @Test func aReaderThatStopsReadingNeverStallsTheWriter() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let sink = OutputSink(fileDescriptor: fds[1])
+        // 2 MB, thirty times what a pipe holds, while nobody reads: every call returns at once.
+        let started = ContinuousClock.now
+        for n in 0..<2000 { sink.write("\(n) " + String(repeating: "x", count: 1000)) }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        let reader = PipeReader(fds[0])
+        sink.flush(timeout: .seconds(30))
+        close(fds[1])
+        let lines = reader.lines
+        #expect(lines.count == 2000)
+        #expect(lines.enumerated().allSatisfy { $1.hasPrefix("\($0) ") })
+        #expect(sink.droppedLines == 0)
+    }
+
+    @Test func aReaderTooFarBehindLosesLinesAndIsToldHowMany() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let writer = AsyncFileWriter(
+            fileDescriptor: fds[1], limit: 200_000, droppedNotice: { Array("dropped \($0)\n".utf8) })
+        let line = Array((String(repeating: "y", count: 999) + "\n").utf8)
+        for _ in 0..<1000 { writer.enqueue(line) }
+        #expect(writer.droppedWrites > 0)
+        let dropped = writer.droppedWrites
+        let reader = PipeReader(fds[0])
+        writer.flush(timeout: .seconds(30))
+        close(fds[1])
+        let lines = reader.lines
+        #expect(lines.count == 1000 - dropped + 1)
+        #expect(lines.contains("dropped \(dropped)"))
     }
 }

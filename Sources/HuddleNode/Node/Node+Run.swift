@@ -30,6 +30,8 @@ extension Node {
             configuration: configuration, store: store, identity: identity, logger: logger,
             port: udp.channel.localAddress?.port ?? configuration.port, datagramChannel: udp.channel,
             console: console)
+        // Whatever the node printed reaches its reader before the process exits.
+        defer { node.sink.flush(timeout: .seconds(5)) }
         try await node.serve(udp: udp, tcp: tcp, group: group)
     }
 

@@ -69,9 +69,12 @@ public actor Node {
         self.logger = logger
         self.port = port
         self.datagramChannel = datagramChannel
-        renderer = OutputRenderer(json: configuration.json, colors: configuration.colors, interactive: console != nil)
+        let renderer = OutputRenderer(json: configuration.json, colors: configuration.colors, interactive: console != nil)
+        self.renderer = renderer
         self.console = console
-        sink = console ?? OutputSink()
+        sink = console ?? OutputSink(droppedNotice: { count in
+            renderer.error("\(count) output lines were dropped: stdout was not read for a while")
+        })
         startedAt = NodeClock().wallMillis()
         // A later start has a higher incarnation, so gossip can tell a restarted node's address.
         membership = Membership(

@@ -1,28 +1,29 @@
 import Foundation
 
-/// Writes whole lines to a file descriptor (stdout by default), one `write(2)` per line under a
-/// lock, so lines from different tasks never interleave and each is out as soon as it is written
-/// (nothing is buffered, so there is nothing to flush).
+/// Writes whole lines to a file descriptor (stdout by default), in order, without ever making
+/// the caller wait: lines are queued and written by a thread of their own (``AsyncFileWriter``),
+/// so a reader that stops reading for a while does not stall the node.
 ///
 /// A closed reader (`huddle run --json | head -1`) does not stop the node: failed writes are
-/// counted in ``failedWrites`` and otherwise ignored.
+/// counted in ``failedWrites`` and otherwise ignored. A reader that falls more than 16 MiB behind
+/// loses lines (counted in ``droppedLines``), and then reads the `droppedNotice` line first.
 ///
 /// ```swift
-/// let sink = OutputSink.standardOutput
+/// let sink = OutputSink()
 /// sink.write(renderer.ready(id: me.id, nick: "alice", port: 7700, dataDir: dir))
+/// sink.flush(timeout: .seconds(5))   // before exiting
 /// ```
 public final class OutputSink: LineOutput {
-    /// Stdout.
-    public static let standardOutput = OutputSink(fileDescriptor: 1)
-
-    private let fileDescriptor: Int32
-    private let lock = NSLock()
-    /// Guarded by `lock`.
-    nonisolated(unsafe) private var failures = 0
+    private let writer: AsyncFileWriter
 
     /// A sink writing to `fileDescriptor` (stdout by default), which it does not close.
-    public init(fileDescriptor: Int32 = 1) {
-        self.fileDescriptor = fileDescriptor
+    /// `droppedNotice` is the line written after lines were dropped, given how many.
+    public init(fileDescriptor: Int32 = 1, droppedNotice: (@Sendable (Int) -> String)? = nil) {
+        var noticeBytes: (@Sendable (Int) -> [UInt8])?
+        if let droppedNotice {
+            noticeBytes = { count in Array((droppedNotice(count) + "\n").utf8) }
+        }
+        writer = AsyncFileWriter(fileDescriptor: fileDescriptor, droppedNotice: noticeBytes)
     }
 
     /// Whether stdout is a terminal.
@@ -35,19 +36,21 @@ public final class OutputSink: LineOutput {
         return standardOutputIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
     }
 
-    /// Writes `text` and a newline.
+    /// Queues `text` and a newline.
     public func write(_ text: String) {
         var bytes = Array(text.utf8)
         bytes.append(UInt8(ascii: "\n"))
-        lock.lock()
-        defer { lock.unlock() }
-        if !writeAll(bytes, to: fileDescriptor) { failures += 1 }
+        writer.enqueue(bytes)
+    }
+
+    /// Waits until every line is written or `timeout` passes.
+    public func flush(timeout: Duration) {
+        writer.flush(timeout: timeout)
     }
 
     /// How many lines could not be written (the reader went away).
-    public var failedWrites: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return failures
-    }
+    public var failedWrites: Int { writer.failedWrites }
+
+    /// How many lines were dropped because the reader fell too far behind.
+    public var droppedLines: Int { writer.droppedWrites }
 }

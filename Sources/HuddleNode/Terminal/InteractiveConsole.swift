@@ -8,8 +8,9 @@ import Synchronization
 ///
 /// It owns the terminal while it runs: raw mode from ``start()`` to ``stop()`` (and back to normal
 /// on every way out, see ``RawTerminal``), one reader thread that turns keys into edits, and a lock
-/// that serialises everything written to the screen: lines from the node (``write(_:)``), the
-/// footer it updates (``update(_:)``) and the keys' echo. What the user submits comes out of
+/// that orders everything drawn on the screen: lines from the node (``write(_:)``), the footer it
+/// updates (``update(_:)``) and the keys' echo. The bytes go out through an ``AsyncFileWriter``,
+/// so a terminal that stops reading never stalls the node. What the user submits comes out of
 /// ``inputs``, each with the time its key arrived.
 ///
 /// Keys, beyond line editing (see ``LineEditor``): Enter sends the line; Enter on an empty line
@@ -51,6 +52,7 @@ public final class InteractiveConsole: LineOutput {
     private let input: Int32
     private let output: Int32
     private let history: InputHistoryFile?
+    private let screen: AsyncFileWriter
     /// Written to once to stop the reader thread.
     private let wakePipe: (read: Int32, write: Int32)
     private let readerDone = DispatchSemaphore(value: 0)
@@ -66,6 +68,7 @@ public final class InteractiveConsole: LineOutput {
         input = STDIN_FILENO
         output = STDOUT_FILENO
         history = historyDirectory.map { InputHistoryFile(directory: $0) }
+        screen = AsyncFileWriter(fileDescriptor: STDOUT_FILENO)
         let columns = RawTerminal.columns(of: STDOUT_FILENO) ?? 80
         state = Mutex(State(session: ConsoleSession(
             columns: columns, colors: colors, history: InputHistory(entries: history?.load() ?? []))))
@@ -120,6 +123,7 @@ public final class InteractiveConsole: LineOutput {
         state.withLock { state in
             state.resize?.cancel()
             draw(state.session.end())
+            screen.flush(timeout: .seconds(2))
             state.raw?.restore()
         }
         continuation.finish()
@@ -130,6 +134,11 @@ public final class InteractiveConsole: LineOutput {
     /// Prints a line above the footer.
     public func write(_ text: String) {
         state.withLock { state in draw(state.session.print(text)) }
+    }
+
+    /// Waits until everything drawn is on the terminal, or `timeout` passes.
+    public func flush(timeout: Duration) {
+        screen.flush(timeout: timeout)
     }
 
     /// Shows the node's state in the footer and tells the keys what they offer and complete.
@@ -208,6 +217,7 @@ public final class InteractiveConsole: LineOutput {
     private func suspend() {
         state.withLock { state in
             draw(state.session.end())
+            screen.flush(timeout: .seconds(2))
             state.raw?.restore()
         }
         kill(0, SIGTSTP)  // returns once the job is continued
@@ -223,9 +233,9 @@ public final class InteractiveConsole: LineOutput {
         state.withLock { state in draw(state.session.resize(columns: columns)) }
     }
 
-    /// Writes to the terminal; called with the lock held, so nothing interleaves.
+    /// Queues bytes for the terminal; called with the lock held, so draws keep their order.
     private func draw(_ text: String) {
         guard !text.isEmpty else { return }
-        _ = writeAll(Array(text.utf8), to: output)
+        screen.enqueue(Array(text.utf8))
     }
 }

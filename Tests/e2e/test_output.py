@@ -1,0 +1,45 @@
+"""A reader that stops reading a node's stdout must not stall the node."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+
+
+def test_a_stdout_nobody_reads_for_15_s_does_not_make_the_node_gone(tmp_path, binary, lan):
+    # alice's stdout is a pipe this test leaves unread for 15 s while bob floods the room.
+    alice = subprocess.Popen(
+        [binary, "run", "--name", "alice", "--data-dir", str(tmp_path / "alice"), "--json", "--no-mdns",
+         "--room", "superbowl"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+    try:
+        ready = json.loads(alice.stdout.readline())
+        bob = lan("bob", peers=[f"127.0.0.1:{ready['port']}"])
+        bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice", what="alice's join")
+        pad = "x" * 500
+        count = 3000  # about 2.5 MB of JSON lines on alice's stdout, 40 pipe buffers
+        for n in range(count):
+            bob.say(f"{n} {pad}")
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            assert alice.poll() is None
+            troubled = [o for o in list(bob.outputs)
+                        if o["type"] == "peer" and o["nick"] == "alice" and o["state"] != "alive"]
+            assert not troubled, f"bob lost alice while her stdout was unread: {troubled}"
+            time.sleep(0.5)
+        # alice answers her control socket too, and then her stdout has every message, in order.
+        out = subprocess.run([binary, "status", "--json", "--data-dir", str(tmp_path / "alice")],
+                             capture_output=True, text=True, timeout=10)
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout)["node"]["nick"] == "alice"
+        alice.stdin.write("/quit\n")
+        alice.stdin.flush()
+        lines = [json.loads(line) for line in alice.stdout]
+        texts = [o["text"] for o in lines if o["type"] == "message"]
+        assert texts == [f"{n} {pad}" for n in range(count)]
+        assert alice.wait(timeout=15) == 0
+    finally:
+        if alice.poll() is None:
+            alice.kill()
+            alice.wait()
