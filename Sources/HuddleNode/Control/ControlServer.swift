@@ -2,6 +2,7 @@ import Foundation
 public import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// The node's control socket: a Unix domain socket in the data dir that `huddle status` and
 /// `huddle send` talk to while the node runs.
@@ -50,13 +51,14 @@ public final class ControlServer: Sendable {
         case closed
     }
 
+    private struct Guarded {
+        var state = State.idle
+        /// Every accepted connection still open, so that ``close()`` can close them all.
+        var connections: [ObjectIdentifier: any Channel] = [:]
+    }
+
     private let logger: Logger
-    private let lock = NSLock()
-    /// Guarded by `lock`.
-    nonisolated(unsafe) private var state = State.idle
-    /// Every accepted connection still open, so that ``close()`` can close them all. Guarded by
-    /// `lock`.
-    nonisolated(unsafe) private var connections: [ObjectIdentifier: any Channel] = [:]
+    private let guarded = Mutex(Guarded())
 
     /// A server that is not listening yet: call ``start(path:handler:)``.
     public init(logger: Logger = Logger(label: "huddle.control", factory: { _ in SwiftLogNoOpLogHandler() })) {
@@ -65,8 +67,8 @@ public final class ControlServer: Sendable {
 
     /// The socket's path once started, until closed.
     public var path: String? {
-        withLock {
-            switch state {
+        guarded.withLock {
+            switch $0.state {
             case .bound(let path, _, _), .running(let path, _): path
             case .idle, .closed: nil
             }
@@ -80,7 +82,7 @@ public final class ControlServer: Sendable {
     ///   other than a socket is there, the path is too long for a Unix socket, or it cannot be
     ///   bound.
     public func start(path: String, handler: @escaping Handler) async throws {
-        guard withLock({ if case .idle = state { true } else { false } }) else {
+        guard guarded.withLock({ if case .idle = $0.state { true } else { false } }) else {
             throw ControlServerError.alreadyStarted
         }
         var isDirectory: ObjCBool = false
@@ -114,9 +116,9 @@ public final class ControlServer: Sendable {
             unlink(path)
             throw ControlServerError.cannotBind(path: path, reason: "cannot make it private (chmod 0600): \(reason)")
         }
-        let stored = withLock {
-            guard case .idle = state else { return false }
-            state = .bound(path: path, listener: listener, handler: handler)
+        let stored = guarded.withLock {
+            guard case .idle = $0.state else { return false }
+            $0.state = .bound(path: path, listener: listener, handler: handler)
             return true
         }
         guard stored else {
@@ -134,13 +136,13 @@ public final class ControlServer: Sendable {
     ///
     /// - Throws: ``ControlServerError/notStarted`` if ``start(path:handler:)`` has not succeeded.
     public func run() async throws {
-        let taken = try withLock { () throws(ControlServerError) -> (Listener, Handler)? in
-            switch state {
+        let taken = try guarded.withLock { guarded throws(ControlServerError) -> (Listener, Handler)? in
+            switch guarded.state {
             case .idle: throw .notStarted
             case .running: throw .alreadyStarted
             case .closed: return nil
             case .bound(let path, let listener, let handler):
-                state = .running(path: path, channel: listener.channel)
+                guarded.state = .running(path: path, channel: listener.channel)
                 return (listener, handler)
             }
         }
@@ -165,11 +167,11 @@ public final class ControlServer: Sendable {
     /// Stops listening, closes every connection and removes the socket file. Safe to call more
     /// than once, from anywhere.
     public func close() {
-        let (previous, open) = withLock {
-            let previous = state
-            state = .closed
-            let open = Array(connections.values)
-            connections = [:]
+        let (previous, open) = guarded.withLock { guarded in
+            let previous = guarded.state
+            guarded.state = .closed
+            let open = Array(guarded.connections.values)
+            guarded.connections = [:]
             return (previous, open)
         }
         switch previous {
@@ -190,9 +192,9 @@ public final class ControlServer: Sendable {
     /// Remembers an accepted connection until it closes; closes it at once if the server is closed.
     private func track(_ channel: any Channel) {
         let key = ObjectIdentifier(channel)
-        let closed = withLock {
-            if case .closed = state { return true }
-            connections[key] = channel
+        let closed = guarded.withLock { guarded in
+            if case .closed = guarded.state { return true }
+            guarded.connections[key] = channel
             return false
         }
         if closed {
@@ -200,7 +202,7 @@ public final class ControlServer: Sendable {
             return
         }
         channel.closeFuture.whenComplete { _ in
-            self.withLock { _ = self.connections.removeValue(forKey: key) }
+            _ = self.guarded.withLock { $0.connections.removeValue(forKey: key) }
         }
     }
 
@@ -249,12 +251,6 @@ public final class ControlServer: Sendable {
     }
 
     // MARK: Helpers
-
-    private func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
-    }
 
     private static func isSocket(_ path: String) -> Bool {
         var info = stat()

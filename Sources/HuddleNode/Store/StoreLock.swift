@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -11,13 +12,12 @@ import Darwin
 /// An exclusive `flock` on `<dataDir>/huddle.lock`, held by a read-write ``HuddleStore`` so that
 /// only one node uses a data directory at a time. The kernel drops it when the process dies,
 /// however it dies, so a node restarted after `kill -9` gets it at once.
-final class StoreLock: @unchecked Sendable {
+final class StoreLock: Sendable {
     /// The lock file's name in the data dir.
     static let fileName = "huddle.lock"
 
-    private let mutex = NSLock()
-    /// The descriptor holding the lock; `nil` once released. Guarded by `mutex`.
-    private var fd: Int32?
+    /// The descriptor holding the lock; `nil` once released.
+    private let fd: Mutex<Int32?>
 
     /// Takes the lock, creating the lock file (mode 0600) if needed.
     /// - Throws: ``StoreError/inUse(directory:)`` if another store holds it.
@@ -31,15 +31,15 @@ final class StoreLock: @unchecked Sendable {
             if error == EWOULDBLOCK { throw .inUse(directory: directory) }
             throw .notWritable(path: path, reason: "cannot lock it: \(StoreFiles.describe(error))")
         }
-        self.fd = fd
+        self.fd = Mutex(fd)
     }
 
     /// Releases the lock; later calls do nothing.
     func release() {
-        mutex.lock()
-        defer { mutex.unlock() }
-        if let fd { close(fd) }
-        fd = nil
+        fd.withLock { fd in
+            if let held = fd { close(held) }
+            fd = nil
+        }
     }
 
     deinit {
