@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "huddle", targets: ["huddle"]),
+        .executable(name: "huddle-simulate", targets: ["huddle-simulate"]),
         .library(name: "HuddleCore", targets: ["HuddleCore"]),
     ],
     dependencies: [
@@ -61,7 +62,20 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
+        // N nodes' state machines in virtual time over a simulated network (Scripts/simulate).
+        .target(
+            name: "HuddleSimulation",
+            dependencies: ["HuddleCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictness
+        ),
+        .executableTarget(
+            name: "huddle-simulate",
+            dependencies: ["HuddleSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strictness
+        ),
         .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"], swiftSettings: strictness),
+        .testTarget(
+            name: "HuddleSimulationTests", dependencies: ["HuddleSimulation", "HuddleCore"], swiftSettings: strictness),
         .testTarget(
             name: "HuddleNodeTests",
             dependencies: ["HuddleNode", "HuddleCore", .product(name: "Logging", package: "swift-log")],

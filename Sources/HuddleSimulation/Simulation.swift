@@ -1,0 +1,201 @@
+import Crypto
+import HuddleCore
+
+/// N nodes' state machines in virtual time over a simulated network: per-link latency, random
+/// datagram loss, an optional partition. Deterministic: the same ``SimulationConfig`` (seed
+/// included) gives the same run, message for message, on any machine.
+///
+/// ```swift
+/// let report = Simulation(config: SimulationConfig(nodes: 25, loss: 0.2, seed: 1)).run()
+/// report.deliveredFraction   // 1.0
+/// report.p99Ms               // origin → shown on each other node
+/// ```
+///
+/// What is modelled: UDP datagrams are delivered after the link latency or lost (independently,
+/// with `loss`); messages of a TCP pull are never lost but each loss costs a retransmission
+/// timeout (1 s for the connection's first segment, as a SYN, then 200 ms doubling), as TCP does.
+/// Every node knows every other from the start (as mDNS gives it), joins the room, and after the
+/// warm-up the broadcasts start, each from a random node. Not modelled: CPU time (handling is
+/// instant), bandwidth, reordering beyond what loss and retransmission cause, signatures' cost.
+public struct Simulation {
+    public let config: SimulationConfig
+    private var nodes: [SimulatedNode] = []
+    private var byAddress: [PeerAddress: Int] = [:]
+    private var queue = EventQueue<Action>()
+    private var random: SplitMix64
+    /// When each node's tick is queued for (so a tick is queued once per time).
+    private var tickQueuedAt: [Int64?]
+    private var report = Collector()
+    private var trace = SHA256()
+    private static let room = "sim"
+
+    private enum Action {
+        case deliver(WireMessage, from: Int, to: Int)
+        case tick(Int)
+        case broadcast(Int)
+    }
+
+    public init(config: SimulationConfig) {
+        precondition(config.nodes >= 2, "a simulation needs two nodes")
+        self.config = config
+        random = SplitMix64(seed: config.seed)
+        tickQueuedAt = Array(repeating: nil, count: config.nodes)
+    }
+
+    /// Runs to the end and reports.
+    public mutating func run() -> SimulationReport {
+        let start = Int64(config.warmupSeconds * 1_000_000)
+        let interval = Int64(1_000_000 / config.rate)
+        for index in 0..<config.nodes {
+            var seed = [UInt8](repeating: 0, count: 32)
+            withUnsafeBytes(of: (config.seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(index)).bigEndian) {
+                seed.replaceSubrange(0..<8, with: $0)
+            }
+            seed[8] = UInt8(index & 0xff)
+            seed[9] = UInt8(index >> 8)
+            let identity = try! NodeIdentity(privateKeyBytes: seed)
+            nodes.append(SimulatedNode(index: index, identity: identity, room: Self.room, seed: random.next()))
+            byAddress[nodes[index].address] = index
+        }
+        for index in nodes.indices {
+            for other in nodes.indices where other != index {
+                let found = nodes[other]
+                apply(nodes[index].discovered(found, now: 0), from: index, now: 0)
+            }
+            let (_, effects) = nodes[index].originate(.join(nick: "n\(index)"), now: 0)
+            apply(effects, from: index, now: 0)
+        }
+        for broadcast in 0..<config.broadcasts {
+            queue.push(.broadcast(broadcast), at: start + Int64(broadcast) * interval)
+        }
+        let lastBroadcast = start + Int64(max(0, config.broadcasts - 1)) * interval
+        let end = lastBroadcast + Int64(config.drainSeconds * 1_000_000)
+        report.expected = config.broadcasts * (config.nodes - 1)
+        report.healAt = config.partition.map { start + Int64(($0.at + $0.seconds) * 1_000_000) }
+
+        while let (now, action) = queue.pop(), now <= end {
+            report.now = now
+            switch action {
+            case .broadcast(let number):
+                let origin = Int(random.next() % UInt64(config.nodes))
+                let (event, effects) = nodes[origin].originate(.chat(text: "broadcast \(number)"), now: now)
+                report.sent[event.id] = (origin, now)
+                report.counting = true
+                apply(effects, from: origin, now: now)
+            case .tick(let index):
+                guard tickQueuedAt[index] == now else { continue }
+                tickQueuedAt[index] = nil
+                apply(nodes[index].tick(now: now), from: index, now: now)
+            case .deliver(let message, let from, let to):
+                trace.update(data: Array("\(now) \(from)>\(to) \(message.kind)\n".utf8))
+                apply(nodes[to].receive(message, from: nodes[from].address, now: now), from: to, now: now)
+            }
+            if report.sent.count == config.broadcasts, report.delivered == report.expected { break }
+        }
+        return report.finish(config: config, trace: trace.finalize())
+    }
+
+    // MARK: Pieces
+
+    /// Sends what a node wants sent, records what it showed, queues its next tick.
+    private mutating func apply(_ effects: SimulatedNode.Effects, from index: Int, now: Int64) {
+        for id in effects.shown { report.shown(id, on: index, at: now) }
+        for send in effects.sends {
+            guard let to = byAddress[send.to] else { continue }
+            if report.counting {
+                report.messages += 1
+                report.byKind[send.message.kind, default: 0] += 1
+            }
+            guard let delay = delay(from: index, to: to, reliable: send.reliable, now: now) else { continue }
+            queue.push(.deliver(send.message, from: index, to: to), at: now + delay)
+        }
+        let next = nodes[index].nextTick
+        if tickQueuedAt[index].map({ next < $0 }) ?? true {
+            tickQueuedAt[index] = next
+            queue.push(.tick(index), at: max(next, now))
+        }
+    }
+
+    /// How long a message takes from one node to another, or `nil` if it is lost.
+    private mutating func delay(from: Int, to: Int, reliable: Bool, now: Int64) -> Int64? {
+        let latency = Int64(config.latencyMs) * 1000
+        if let cutUntil = partitionEnd(between: from, and: to, at: now) {
+            // A TCP message waits out the partition (retransmitting); a datagram is lost.
+            return reliable ? cutUntil - now + latency : nil
+        }
+        guard reliable else { return lost() ? nil : latency }
+        var delay = latency
+        var timeout: Int64 = 1_000_000
+        while lost() {
+            delay += timeout
+            timeout = min(timeout * 2, 8_000_000)
+        }
+        return delay
+    }
+
+    private mutating func lost() -> Bool {
+        config.loss > 0 && Double(random.next() >> 11) / Double(1 << 53) < config.loss
+    }
+
+    /// When the partition between two nodes ends, if they are cut off from each other now.
+    private func partitionEnd(between a: Int, and b: Int, at now: Int64) -> Int64? {
+        guard let partition = config.partition else { return nil }
+        let start = Int64(config.warmupSeconds * 1_000_000) + Int64(partition.at * 1_000_000)
+        let end = start + Int64(partition.seconds * 1_000_000)
+        guard now >= start, now < end, (a < partition.nodes) != (b < partition.nodes) else { return nil }
+        return end
+    }
+}
+
+/// Tallies a run as it goes.
+private struct Collector {
+    var now: Int64 = 0
+    var sent: [EventID: (origin: Int, at: Int64)] = [:]
+    var expected = 0
+    var delivered = 0
+    var duplicates = 0
+    var latencies: [Int64] = []
+    /// Messages are counted from the first broadcast on.
+    var counting = false
+    var messages = 0
+    var byKind: [WireMessage.Kind: Int] = [:]
+    var seen: Set<Pair> = []
+    var healAt: Int64?
+    var lastDelivery: Int64 = 0
+
+    struct Pair: Hashable {
+        var id: EventID
+        var node: Int
+    }
+
+    mutating func shown(_ id: EventID, on node: Int, at now: Int64) {
+        guard let (origin, sentAt) = sent[id], origin != node else { return }
+        guard seen.insert(Pair(id: id, node: node)).inserted else {
+            duplicates += 1
+            return
+        }
+        delivered += 1
+        latencies.append(now - sentAt)
+        lastDelivery = max(lastDelivery, now)
+    }
+
+    func finish(config: SimulationConfig, trace: SHA256.Digest) -> SimulationReport {
+        let sorted = latencies.sorted()
+        func percentile(_ p: Double) -> Double {
+            guard !sorted.isEmpty else { return 0 }
+            let rank = max(1, Int((p / 100 * Double(sorted.count)).rounded(.up)))
+            return Double(sorted[rank - 1]) / 1000
+        }
+        return SimulationReport(
+            config: config,
+            deliveredFraction: expected == 0 ? 1 : Double(delivered) / Double(expected),
+            messagesPerBroadcast: config.broadcasts == 0 ? 0 : Double(messages) / Double(config.broadcasts),
+            p50Ms: percentile(50), p99Ms: percentile(99), maxMs: Double(sorted.last ?? 0) / 1000,
+            duplicatesShown: duplicates,
+            messagesByKind: Dictionary(uniqueKeysWithValues: byKind.map { ("\($0.key)", $0.value) }),
+            allDeliveredAfterHealMs: healAt.flatMap { heal in
+                delivered == expected ? Double(max(0, lastDelivery - heal)) / 1000 : nil
+            },
+            trace: trace.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined())
+    }
+}

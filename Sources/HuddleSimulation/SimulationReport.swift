@@ -1,0 +1,98 @@
+/// The figures of one ``Simulation`` run, and the targets they are judged against.
+public struct SimulationReport: Sendable {
+    public let config: SimulationConfig
+    /// Shown (origin, other node) pairs over broadcasts × (nodes − 1).
+    public let deliveredFraction: Double
+    /// Every message any node sent from the first broadcast until the last was everywhere (or the
+    /// run ended), probes and digests included, over the broadcasts.
+    public let messagesPerBroadcast: Double
+    /// Origin → shown on each other node, ms of virtual time.
+    public let p50Ms: Double
+    public let p99Ms: Double
+    public let maxMs: Double
+    /// Messages a node showed a second time.
+    public let duplicatesShown: Int
+    /// Messages sent from the first broadcast on, by kind.
+    public let messagesByKind: [String: Int]
+    /// With a partition: from the heal until every broadcast was everywhere, ms (`nil` if that
+    /// never happened).
+    public let allDeliveredAfterHealMs: Double?
+    /// SHA-256 over every delivery (time, from, to, kind): equal for equal configs.
+    public let trace: String
+
+    /// One figure beside its target.
+    public struct Verdict: Sendable {
+        public let figure: String
+        public let value: String
+        public let target: String
+        public let met: Bool
+    }
+
+    /// The targets of issue 8, as they apply to this run's config.
+    public var verdicts: [Verdict] {
+        var verdicts: [Verdict] = []
+        func add(_ figure: String, _ value: String, _ target: String, _ met: Bool) {
+            verdicts.append(Verdict(figure: figure, value: value, target: target, met: met))
+        }
+        if config.partition != nil {
+            let healed = allDeliveredAfterHealMs.map { "\(Self.ms($0)) ms" } ?? "never"
+            add("all_delivered_after_heal_ms", healed, "<= 3000", (allDeliveredAfterHealMs ?? .infinity) <= 3000)
+        } else if config.loss == 0 {
+            add("msgs_per_broadcast", Self.two(messagesPerBroadcast), "<= 30", messagesPerBroadcast <= 30)
+            add("p50_ms", Self.ms(p50Ms), "<= 110", p50Ms <= 110)
+            add("max_ms", Self.ms(maxMs), "<= 250", maxMs <= 250)
+        } else {
+            add("delivered_fraction", Self.four(deliveredFraction), "= 1", deliveredFraction == 1)
+            add("duplicates_shown", "\(duplicatesShown)", "= 0", duplicatesShown == 0)
+            add("p99_ms", Self.ms(p99Ms), "<= 1500", p99Ms <= 1500)
+        }
+        return verdicts
+    }
+
+    /// One JSON object: the config, the figures and the verdicts.
+    public var json: String {
+        var fields: [(String, String)] = [
+            ("nodes", "\(config.nodes)"), ("latency_ms", "\(config.latencyMs)"), ("loss", "\(config.loss)"),
+            ("broadcasts", "\(config.broadcasts)"), ("rate", "\(config.rate)"), ("seed", "\(config.seed)"),
+            ("delivered_fraction", Self.four(deliveredFraction)),
+            ("msgs_per_broadcast", Self.two(messagesPerBroadcast)),
+            ("p50_ms", Self.ms(p50Ms)), ("p99_ms", Self.ms(p99Ms)), ("max_ms", Self.ms(maxMs)),
+            ("duplicates_shown", "\(duplicatesShown)"),
+            ("msgs_by_kind", "{" + messagesByKind.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }
+                .joined(separator: ",") + "}"),
+        ]
+        if let partition = config.partition {
+            fields.append(("partition", "{\"nodes\":\(partition.nodes),\"at_s\":\(partition.at),\"seconds\":\(partition.seconds)}"))
+            fields.append(("all_delivered_after_heal_ms", allDeliveredAfterHealMs.map(Self.ms) ?? "null"))
+        }
+        fields.append((
+            "targets",
+            "[" + verdicts.map {
+                "{\"figure\":\"\($0.figure)\",\"value\":\"\($0.value)\",\"target\":\"\($0.target)\",\"met\":\($0.met)}"
+            }.joined(separator: ",") + "]"))
+        fields.append(("trace_sha256", "\"\(trace)\""))
+        return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+    }
+
+    /// The figures as lines for a person.
+    public var text: String {
+        var lines = [
+            "\(config.nodes) nodes, \(config.latencyMs) ms links, \(Int(config.loss * 100)) % loss, "
+                + "\(config.broadcasts) broadcasts at \(config.rate)/s, seed \(config.seed)"
+                + (config.partition.map { ", \($0.nodes) nodes cut off at \($0.at) s for \($0.seconds) s" } ?? ""),
+            "  delivered \(Self.four(deliveredFraction)), shown twice \(duplicatesShown)",
+            "  latency p50 \(Self.ms(p50Ms)) ms, p99 \(Self.ms(p99Ms)) ms, max \(Self.ms(maxMs)) ms",
+            "  messages per broadcast \(Self.two(messagesPerBroadcast)) ("
+                + messagesByKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")",
+        ]
+        if let healed = allDeliveredAfterHealMs { lines.append("  everything everywhere \(Self.ms(healed)) ms after the heal") }
+        for verdict in verdicts {
+            lines.append("  \(verdict.figure) \(verdict.value), target \(verdict.target): \(verdict.met ? "OK" : "MISSED")")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func ms(_ value: Double) -> String { "\(Int(value.rounded()))" }
+    static func two(_ value: Double) -> String { "\((value * 100).rounded() / 100)" }
+    static func four(_ value: Double) -> String { "\((value * 10000).rounded() / 10000)" }
+}

@@ -1,0 +1,57 @@
+import Testing
+
+@testable import HuddleSimulation
+
+/// Small runs of the simulator: the properties the figures rely on.
+@Suite struct SimulationTests {
+    func run(_ config: SimulationConfig) -> SimulationReport {
+        var simulation = Simulation(config: config)
+        return simulation.run()
+    }
+
+    @Test func aSeedReplaysTheSameRunMessageForMessage() {
+        let config = SimulationConfig(nodes: 6, latencyMs: 20, loss: 0.2, broadcasts: 40, rate: 20, seed: 7)
+        let first = run(config), second = run(config)
+        #expect(first.trace == second.trace)
+        #expect(first.json == second.json)
+        var other = config
+        other.seed = 8
+        #expect(run(other).trace != first.trace)
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func withoutLossEverythingArrivesOnceAfterOneLinkDelay(seed: UInt64) {
+        let report = run(SimulationConfig(nodes: 6, latencyMs: 50, broadcasts: 30, rate: 10, seed: seed))
+        #expect(report.deliveredFraction == 1)
+        #expect(report.duplicatesShown == 0)
+        #expect(report.maxMs == 50)
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func aLossyNetworkLosesNothingAndShowsNothingTwice(seed: UInt64) {
+        let report = run(SimulationConfig(nodes: 8, latencyMs: 30, loss: 0.3, broadcasts: 60, rate: 10, seed: seed))
+        #expect(report.deliveredFraction == 1)
+        #expect(report.duplicatesShown == 0)
+        #expect(report.p50Ms == 30)
+    }
+
+    @Test func aHealedPartitionCatchesUp() {
+        var config = SimulationConfig(nodes: 8, latencyMs: 20, broadcasts: 60, rate: 10, seed: 3)
+        config.partition = .init(nodes: 3, at: 1, seconds: 10)
+        let report = run(config)
+        #expect(report.deliveredFraction == 1)
+        #expect(report.duplicatesShown == 0)
+        #expect(report.allDeliveredAfterHealMs != nil)
+        // Broadcasts across the cut waited for the heal.
+        #expect(report.maxMs >= 8000)
+    }
+
+    @Test func theReportIsOneJSONObjectWithTheFiguresAsked() {
+        let json = run(SimulationConfig(nodes: 3, latencyMs: 10, broadcasts: 5, seed: 1)).json
+        for key in ["delivered_fraction", "msgs_per_broadcast", "p50_ms", "p99_ms", "max_ms", "duplicates_shown",
+                    "targets", "trace_sha256"] {
+            #expect(json.contains("\"\(key)\":"), "\(key) missing from \(json)")
+        }
+        #expect(json.hasPrefix("{") && json.hasSuffix("}"))
+    }
+}
