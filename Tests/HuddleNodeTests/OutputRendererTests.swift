@@ -334,15 +334,15 @@ private func object(_ line: String?) throws -> [String: Any] {
                 }
             }
         }
-        sink.flush(timeout: .seconds(10))
+        await Self.eventually { sink.isIdle }
         close(writeEnd)
-        let lines = reader.lines
+        let lines = await reader.lines
         #expect(lines.count == 400)
         for line in lines { #expect(line.hasPrefix("{\"task\":") && line.hasSuffix("\"}")) }
         #expect(sink.failedWrites == 0)
     }
 
-    @Test func aClosedReaderIsCountedNotFatal() {
+    @Test func aClosedReaderIsCountedNotFatal() async {
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
         close(fds[0])
@@ -350,39 +350,47 @@ private func object(_ line: String?) throws -> [String: Any] {
         defer { signal(SIGPIPE, previous) }
         let sink = OutputSink(fileDescriptor: fds[1])
         sink.write("nobody reads this")
-        sink.flush(timeout: .seconds(10))
+        await Self.eventually { sink.isIdle }
         #expect(sink.failedWrites == 1)
         close(fds[1])
     }
 
-    /// Reads a pipe to its end on a thread of its own (not a task: the tests block their own
-    /// threads in `flush`, and the reader must not wait for one of those).
-    final class PipeReader: @unchecked Sendable {
-        private var bytes: [UInt8] = []
-        private let done = DispatchSemaphore(value: 0)
+    /// Reads a pipe to its end on a thread of its own, and hands over what it read without
+    /// blocking a thread of the test pool (two cores: a blocked pool starves the other tests).
+    final class PipeReader: Sendable {
+        private let result: Task<String, Never>
 
         init(_ descriptor: Int32) {
-            Thread { [self] in
-                var chunk = [UInt8](repeating: 0, count: 65536)
-                while true {
-                    let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
-                    if count < 0, errno == EINTR { continue }
-                    guard count > 0 else { break }
-                    bytes += chunk[..<count]
+            result = Task {
+                await withCheckedContinuation { continuation in
+                    Thread {
+                        var bytes: [UInt8] = []
+                        var chunk = [UInt8](repeating: 0, count: 65536)
+                        while true {
+                            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
+                            if count < 0, errno == EINTR { continue }
+                            guard count > 0 else { break }
+                            bytes += chunk[..<count]
+                        }
+                        close(descriptor)
+                        continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
+                    }.start()
                 }
-                close(descriptor)
-                done.signal()
-            }.start()
+            }
         }
 
         /// Everything read, once the writer closed its end.
         var lines: [Substring] {
-            done.wait()
-            return String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+            get async { await result.value.split(separator: "\n") }
         }
     }
 
-    @Test func aReaderThatStopsReadingNeverStallsTheWriter() throws {
+    /// Waits, without blocking a thread, until `done` holds.
+    static func eventually(_ done: () -> Bool) async {
+        for _ in 0..<30_000 where !done() { try? await Task.sleep(for: .milliseconds(1)) }
+    }
+
+    @Test func aReaderThatStopsReadingNeverStallsTheWriter() async throws {
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
         let sink = OutputSink(fileDescriptor: fds[1])
@@ -391,15 +399,15 @@ private func object(_ line: String?) throws -> [String: Any] {
         for n in 0..<2000 { sink.write("\(n) " + String(repeating: "x", count: 1000)) }
         #expect(ContinuousClock.now - started < .seconds(5))
         let reader = PipeReader(fds[0])
-        sink.flush(timeout: .seconds(30))
+        await Self.eventually { sink.isIdle }
         close(fds[1])
-        let lines = reader.lines
+        let lines = await reader.lines
         #expect(lines.count == 2000)
         #expect(lines.enumerated().allSatisfy { $1.hasPrefix("\($0) ") })
         #expect(sink.droppedLines == 0)
     }
 
-    @Test func aReaderTooFarBehindLosesLinesAndIsToldHowMany() throws {
+    @Test func aReaderTooFarBehindLosesLinesAndIsToldHowMany() async throws {
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
         let writer = AsyncFileWriter(
@@ -409,9 +417,9 @@ private func object(_ line: String?) throws -> [String: Any] {
         #expect(writer.droppedWrites > 0)
         let dropped = writer.droppedWrites
         let reader = PipeReader(fds[0])
-        writer.flush(timeout: .seconds(30))
+        await Self.eventually { writer.isIdle }
         close(fds[1])
-        let lines = reader.lines
+        let lines = await reader.lines
         #expect(lines.count == 1000 - dropped + 1)
         #expect(lines.contains("dropped \(dropped)"))
     }

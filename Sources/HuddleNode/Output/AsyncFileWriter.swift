@@ -71,11 +71,14 @@ final class AsyncFileWriter: Sendable {
     func flush(timeout: Duration = .seconds(5)) -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if state.withLock({ $0.queue.isEmpty && !$0.writing && $0.dropped == 0 }) { return true }
+            if isIdle { return true }
             usleep(1000)
         }
         return false
     }
+
+    /// Whether everything queued has been written (or has failed).
+    var isIdle: Bool { state.withLock { $0.queue.isEmpty && !$0.writing && $0.dropped == 0 } }
 
     /// Writes that failed because the reader went away.
     var failedWrites: Int { state.withLock { $0.failures } }

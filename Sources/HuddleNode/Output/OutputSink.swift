@@ -48,6 +48,9 @@ public final class OutputSink: LineOutput {
         writer.flush(timeout: timeout)
     }
 
+    /// Whether every line queued so far has been written (or has failed).
+    public var isIdle: Bool { writer.isIdle }
+
     /// How many lines could not be written (the reader went away).
     public var failedWrites: Int { writer.failedWrites }
 
