@@ -4,6 +4,8 @@ import Testing
 @testable import huddle
 
 @Suite struct HistoryCommandTests {
+    init() { BrokenPipes.ignored }
+
     @Test func missingDataDirIsAClearError() throws {
         let directory = try ScratchDirectory()
         let missing = directory.path + "/nobody"

@@ -4,6 +4,8 @@ import Testing
 @testable import huddle
 
 @Suite struct SendCommandTests {
+    init() { BrokenPipes.ignored }
+
     @Test func noNodeIsAClearErrorAndExitStatus1() throws {
         let directory = try ScratchDirectory()
         let result = try HuddleBinary.run([

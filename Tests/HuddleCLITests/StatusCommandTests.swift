@@ -17,6 +17,8 @@ struct ScratchDirectory: ~Copyable {
 }
 
 @Suite struct StatusCommandTests {
+    init() { BrokenPipes.ignored }
+
     @Test func noNodeIsOneClearLineAndExitStatus1() throws {
         let directory = try ScratchDirectory()
         let result = try HuddleBinary.run(["status", "--name", "nobody-here", "--data-dir", directory.path])

@@ -85,6 +85,8 @@ private struct RunningServer: Sendable {
 }
 
 @Suite struct ControlSocketTests {
+    init() { BrokenPipes.ignored }
+
     @Test func statusAndSendRoundTrip() async throws {
         let directory = try TemporaryDirectory()
         let running = try await RunningServer.start(at: directory.socketPath)
