@@ -53,7 +53,7 @@ public struct HoldBackSchedule: Sendable {
     /// The calibration release times are computed from.
     public private(set) var calibration: Calibration
 
-    private var heap: [Entry] = []
+    private var heap = BinaryHeap<Entry>()
     private var pendingIDs: Set<EventID> = []
 
     /// An empty schedule for `reader`.
@@ -67,19 +67,23 @@ public struct HoldBackSchedule: Sendable {
 
     /// The waiting messages, in the order they will be released.
     public var pending: [Pending] {
-        heap.sorted(by: Entry.precedes).map {
+        heap.unordered.sorted().map {
             Pending(event: $0.event, arrivedAt: $0.arrivedAt, releaseAt: $0.releaseAt)
         }
     }
 
     /// The earliest release time of a waiting message: when to call ``releaseDue(now:)`` next.
     /// `nil` when nothing is waiting.
-    public var nextWake: Int64? { heap.first?.releaseAt }
+    public var nextWake: Int64? { heap.min?.releaseAt }
 
     /// When the reader should show `event` given the current calibration, if it arrives at `now`:
     /// `now` for its own messages and for senders it is not connected to, otherwise
     /// `createdAt − offset(sender) + offset(reader)` (which may be in the past).
     public func releaseTime(of event: Event, now: Int64) -> Int64 {
+        Self.releaseTime(of: event, now: now, reader: reader, calibration: calibration)
+    }
+
+    private static func releaseTime(of event: Event, now: Int64, reader: NodeID, calibration: Calibration) -> Int64 {
         guard event.origin != reader, let lag = calibration.lag(of: reader, behind: event.origin) else {
             return now
         }
@@ -92,8 +96,8 @@ public struct HoldBackSchedule: Sendable {
     /// duplicates it has shown.
     public mutating func admit(_ event: Event, now: Int64) -> [Release] {
         if pendingIDs.insert(event.id).inserted {
-            push(Entry(event: event, arrivedAt: now, releaseAt: releaseTime(of: event, now: now),
-                       historyKey: calibration.historyKey(of: event)))
+            heap.insert(Entry(event: event, arrivedAt: now, releaseAt: releaseTime(of: event, now: now),
+                              historyKey: calibration.historyKey(of: event)))
         }
         return releaseDue(now: now)
     }
@@ -102,8 +106,8 @@ public struct HoldBackSchedule: Sendable {
     /// release order.
     public mutating func releaseDue(now: Int64) -> [Release] {
         var released: [Release] = []
-        while let top = heap.first, top.releaseAt <= now {
-            let entry = popFirst()
+        while let top = heap.min, top.releaseAt <= now {
+            let entry = heap.popMin()!
             pendingIDs.remove(entry.event.id)
             released.append(
                 Release(event: entry.event, arrivedAt: entry.arrivedAt, releaseAt: entry.releaseAt, shownAt: now))
@@ -120,63 +124,32 @@ public struct HoldBackSchedule: Sendable {
     /// to show. Releasing it at once would spoil exactly the play it is about.
     public mutating func recalibrate(_ calibration: Calibration, now: Int64) -> [Release] {
         self.calibration = calibration
-        for position in heap.indices {
-            let event = heap[position].event
+        let reader = reader  // the heap is being changed: nothing else of self may be read
+        heap.updateEach { entry in
+            let event = entry.event
             if event.origin == reader || calibration.areConnected(event.origin, reader) {
-                heap[position].releaseAt = releaseTime(of: event, now: now)
-                heap[position].historyKey = calibration.historyKey(of: event)
+                entry.releaseAt = Self.releaseTime(of: event, now: now, reader: reader, calibration: calibration)
+                entry.historyKey = calibration.historyKey(of: event)
             }
-        }
-        for position in stride(from: heap.count / 2 - 1, through: 0, by: -1) {
-            siftDown(from: position)
         }
         return releaseDue(now: now)
     }
 
-    // MARK: - Heap
+    // MARK: - Heap order
 
-    private struct Entry: Sendable {
+    /// A waiting message, ordered by release time, then history key, then id.
+    private struct Entry: Comparable, Sendable {
         var event: Event
         var arrivedAt: Int64
         var releaseAt: Int64
         var historyKey: Int64
 
-        static func precedes(_ a: Entry, _ b: Entry) -> Bool {
-            if a.releaseAt != b.releaseAt { return a.releaseAt < b.releaseAt }
-            if a.historyKey != b.historyKey { return a.historyKey < b.historyKey }
-            return a.event.id < b.event.id
+        static func < (a: Entry, b: Entry) -> Bool {
+            (a.releaseAt, a.historyKey, a.event.id) < (b.releaseAt, b.historyKey, b.event.id)
         }
-    }
 
-    private mutating func push(_ entry: Entry) {
-        heap.append(entry)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard Entry.precedes(heap[child], heap[parent]) else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private mutating func popFirst() -> Entry {
-        heap.swapAt(0, heap.count - 1)
-        let first = heap.removeLast()
-        if !heap.isEmpty { siftDown(from: 0) }
-        return first
-    }
-
-    private mutating func siftDown(from start: Int) {
-        var parent = start
-        while true {
-            let left = 2 * parent + 1
-            let right = left + 1
-            var smallest = parent
-            if left < heap.count, Entry.precedes(heap[left], heap[smallest]) { smallest = left }
-            if right < heap.count, Entry.precedes(heap[right], heap[smallest]) { smallest = right }
-            guard smallest != parent else { return }
-            heap.swapAt(parent, smallest)
-            parent = smallest
+        static func == (a: Entry, b: Entry) -> Bool {
+            (a.releaseAt, a.historyKey, a.event.id) == (b.releaseAt, b.historyKey, b.event.id)
         }
     }
 }
