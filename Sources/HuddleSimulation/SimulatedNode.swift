@@ -103,10 +103,8 @@ struct SimulatedNode {
         case .ack(let ack):
             perform(membership.receive(ack, from: source, now: now), now: now, into: &effects)
         case .syncRequest(let request):
-            let (events, more) = session.log.batch(
-                missingFor: request.have, maxEvents: Int(request.limit), maxBytes: WireLimits.maxFrameBytes / 2)
             effects.sends.append(
-                Send(message: .syncResponse(SyncResponse(room: room, events: events, more: more)), to: source, reliable: true))
+                Send(message: .syncResponse(session.log.response(to: request)), to: source, reliable: true))
         case .syncResponse(let response):
             let before = session.log.vector
             ingest(response.events, from: nil, now: now, into: &effects)
@@ -123,9 +121,7 @@ struct SimulatedNode {
     // MARK: Pieces
 
     private var replicationState: Replication.RoomState {
-        Replication.RoomState(
-            peers: membership.alivePeers(inRoom: room), vector: session.log.vector,
-            waiting: session.log.waitingCount > 0)
+        Replication.RoomState(peers: membership.alivePeers(inRoom: room), log: session.log)
     }
 
     private func syncRequest() -> WireMessage {
@@ -167,9 +163,7 @@ struct SimulatedNode {
                 let digest = RoomDigest(from: identity.id, room: room, vector: session.log.vector)
                 effects.sends.append(Send(message: .digest(digest), to: address, reliable: false))
             case .pushMissing(_, let have, let address):
-                let config = replication.config
-                let (events, _) = session.log.batch(
-                    missingFor: have, maxEvents: config.maxPushEvents, maxBytes: config.maxPushBytes)
+                let events = session.log.push(missingFor: have, config: replication.config)
                 if !events.isEmpty { effects.sends.append(Send(message: .events(events), to: address, reliable: false)) }
             case .pull(_, _, let address):
                 effects.sends.append(Send(message: syncRequest(), to: address, reliable: true))

@@ -78,6 +78,11 @@ public struct Replication: Sendable {
             self.vector = vector
             self.waiting = waiting
         }
+
+        /// A room whose log is `log` (empty if the room is not loaded) and whose live peers are `peers`.
+        public init(peers: [Peer], log: RoomLog?) {
+            self.init(peers: peers, vector: log?.vector ?? VersionVector(), waiting: (log?.waitingCount ?? 0) > 0)
+        }
     }
 
     /// A room and a peer.

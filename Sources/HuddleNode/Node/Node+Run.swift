@@ -254,10 +254,8 @@ extension Node {
                         guard case .syncRequest(let request) = try WireMessage(decoding: payload) else {
                             throw SyncError.unexpectedReply
                         }
-                        let (events, more) = await self.syncBatch(
-                            room: request.room, have: request.have, limit: Int(request.limit))
-                        let response = WireMessage.syncResponse(SyncResponse(room: request.room, events: events, more: more))
-                        try await outbound.write(ByteBuffer(bytes: WireFrame.encode(response)))
+                        let response = await self.syncResponse(to: request)
+                        try await outbound.write(ByteBuffer(bytes: WireFrame.encode(.syncResponse(response))))
                     }
                 }
             }

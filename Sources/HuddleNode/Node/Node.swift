@@ -255,11 +255,9 @@ public actor Node {
         return vector
     }
 
-    /// The rooms' events a peer misses, packed to fit one frame.
-    func syncBatch(room: String, have: VersionVector, limit: Int) -> (events: [Event], more: Bool) {
-        guard let session = rooms[room] else { return ([], false) }
-        return session.log.batch(
-            missingFor: have, maxEvents: min(limit, WireLimits.maxEventsPerBatch), maxBytes: WireLimits.maxFrameBytes / 2)
+    /// The answer to a peer's pull (nothing for a room this node has not loaded).
+    func syncResponse(to request: SyncRequest) -> SyncResponse {
+        rooms[request.room]?.log.response(to: request) ?? SyncResponse(room: request.room, events: [], more: false)
     }
 
     func countRejected(_ reason: String, from source: String) {
@@ -409,10 +407,7 @@ public actor Node {
 
     /// What replication needs to know of a joined room.
     func replicationState(_ room: String) -> Replication.RoomState {
-        let log = rooms[room]?.log
-        return Replication.RoomState(
-            peers: membership.alivePeers(inRoom: room), vector: log?.vector ?? VersionVector(),
-            waiting: (log?.waitingCount ?? 0) > 0)
+        Replication.RoomState(peers: membership.alivePeers(inRoom: room), log: rooms[room]?.log)
     }
 
     func perform(_ directives: [ReplicationDirective]) {
@@ -421,11 +416,10 @@ public actor Node {
             case .sendDigest(let room, let address):
                 sendDigest(room: room, to: address)
             case .pushMissing(let room, let have, let address):
-                guard let session = rooms[room] else { continue }
-                let config = replication.config
-                let (events, _) = session.log.batch(
-                    missingFor: have, maxEvents: config.maxPushEvents, maxBytes: config.maxPushBytes)
-                if !events.isEmpty { send(.events(events), to: address) }
+                guard let events = rooms[room]?.log.push(missingFor: have, config: replication.config),
+                    !events.isEmpty
+                else { continue }
+                send(.events(events), to: address)
             case .pull(let room, let peer, let address):
                 pullRequestSink.yield(PullRequest(room: room, peer: peer, host: address.host, port: Int(address.port)))
             case .scheduleTick(let at):
