@@ -15,9 +15,6 @@ struct EventQueue<Element> {
     private var heap = BinaryHeap<Scheduled>()
     private var nextOrder: UInt64 = 0
 
-    var isEmpty: Bool { heap.isEmpty }
-    var count: Int { heap.count }
-
     mutating func push(_ element: Element, at time: Int64) {
         heap.insert(Scheduled(time: time, order: nextOrder, element: element))
         nextOrder += 1

@@ -71,6 +71,15 @@ import Testing
         #expect(pending.offer(now: PendingMarks.offerWindow + 60_001) == nil)
     }
 
+    @Test func completionListsOpenMomentsFirst() {
+        var pending = PendingMarks()
+        pending.proposed(halftime, at: 0)
+        pending.proposed(kickoff, at: 1)
+        pending.proposed(firstDown, at: 2)
+        pending.readerMarked(kickoff, at: 3)  // passes halftime too
+        #expect(pending.labelsPendingFirst(now: 4) == [firstDown, halftime, kickoff])
+    }
+
     @Test func aLateJoinerIsNotOfferedTheRoomsHistory() {
         var pending = PendingMarks()
         let joinedAt: Int64 = 30 * 60_000

@@ -102,6 +102,13 @@ public struct PendingMarks: Equatable, Sendable {
             .map(\.key)
     }
 
+    /// Every proposed label, the open moments first (oldest first), then the rest by name: what
+    /// Tab offers after `/now`.
+    public func labelsPendingFirst(now: Int64) -> [CalibrationLabel] {
+        let open = pending(now: now)
+        return open + labels.subtracting(open).sorted()
+    }
+
     /// The moment one key marks now, if any.
     public func offer(now: Int64) -> Offer? {
         let open = pending(now: now)

@@ -107,8 +107,7 @@ extension Node {
         var labels: [String] = []
         if let session {
             nicks = session.members.filter { $0.id != identity.id }.map(\.nick)
-            let pending = session.pendingMarks.pending(now: now).map(\.normalized)
-            labels = pending + session.labels.map(\.normalized).filter { !pending.contains($0) }.sorted()
+            labels = session.pendingMarks.labelsPendingFirst(now: now).map(\.normalized)
         }
         var roomNames = joined
         for peer in membership.peers.values where peer.state != .gone {

@@ -45,6 +45,7 @@ struct KeyDecoder: Sendable {
     /// Longest paste kept; the rest is dropped (a console line is far shorter).
     static let maximumPasteBytes = 64 * 1024
 
+    private static let pasteStart: [UInt8] = Array("\u{1b}[200~".utf8)
     private static let pasteEnd: [UInt8] = Array("\u{1b}[201~".utf8)
 
     init() {}
@@ -180,11 +181,12 @@ struct KeyDecoder: Sendable {
         }
     }
 
-    /// The key an escape sequence at the start of `bytes` (which begins with ESC) stands for and its
+    /// What an escape sequence at the start of `bytes` (which begins with ESC) stands for and its
     /// length, or `nil` if more bytes are needed.
     private static func escapeSequence(_ bytes: ArraySlice<UInt8>) -> (Decoded, Int)? {
+        if bytes.starts(with: pasteStart) { return (.pasteStart, pasteStart.count) }
         guard let (key, length) = escapeKey(bytes) else { return nil }
-        return (key == .paste("") ? .pasteStart : .key(key), length)
+        return (.key(key), length)
     }
 
     private static func escapeKey(_ bytes: ArraySlice<UInt8>) -> (TerminalKey, Int)? {
@@ -249,7 +251,6 @@ struct KeyDecoder: Sendable {
             case 1, 7: return .home
             case 4, 8: return .end
             case 3: return .delete
-            case 200: return .paste("")  // the start marker; see escapeSequence
             default: return .ignored
             }
         default: return .ignored
