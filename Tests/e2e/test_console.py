@@ -41,10 +41,16 @@ def assert_cooked(terminal: TerminalPane) -> None:
     assert {"icanon", "echo", "isig", "icrnl", "ixon"} <= flags, f"terminal left in raw mode: {sorted(flags)}"
 
 
-def test_a_peers_message_goes_above_the_line_being_typed(lan, pane):
+def bob_and_alice_at_a_terminal(lan, pane):
+    """bob (--json, driven by the test) and alice at the interactive console, in one room."""
     bob = lan("bob")
     alice = pane("--peer", bob.address)
     bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice", what="alice's join")
+    return bob, alice
+
+
+def test_a_peers_message_goes_above_the_line_being_typed(lan, pane):
+    bob, alice = bob_and_alice_at_a_terminal(lan, pane)
 
     alice.type("what a cat")
     bob.say("hello alice")
@@ -66,9 +72,7 @@ def test_a_peers_message_goes_above_the_line_being_typed(lan, pane):
 
 
 def test_enter_on_an_empty_line_marks_the_proposed_moment_at_the_keypress(lan, pane):
-    bob = lan("bob")
-    alice = pane("--peer", bob.address)
-    bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice", what="alice's join")
+    bob, alice = bob_and_alice_at_a_terminal(lan, pane)
 
     bob.say("/now kickoff")
     alice.wait_for(lambda rows: rows[-1] == "superbowl [Enter = kickoff]>", what="the offer in the prompt")
@@ -84,9 +88,7 @@ def test_enter_on_an_empty_line_marks_the_proposed_moment_at_the_keypress(lan, p
 
 
 def test_the_hot_key_marks_while_a_line_is_typed(lan, pane):
-    bob = lan("bob")
-    alice = pane("--peer", bob.address)
-    bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice", what="alice's join")
+    bob, alice = bob_and_alice_at_a_terminal(lan, pane)
     bob.say("/event first pitch")
     alice.wait_for_text("[Enter = first pitch]")
     alice.type("here we go")
