@@ -1,6 +1,7 @@
 import pytest
 
-from huddle_node import Node, huddle_binary
+from huddletest.binary import huddle_binary
+from huddletest.node import Node, kill_all
 
 
 @pytest.fixture(scope="session")
@@ -19,7 +20,4 @@ def lan(tmp_path, binary):
         return node
 
     yield start
-    for node in nodes:
-        if node.process.poll() is None:
-            node.process.kill()
-            node.process.wait()
+    kill_all(nodes)

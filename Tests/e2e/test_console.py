@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from terminal_pane import TerminalPane
+from huddletest.terminal_pane import TerminalPane
 
 
 @pytest.fixture

@@ -1,37 +1,26 @@
 """A simulated LAN (Scripts/lan) for the whole session: four hosts, each with its own avahi."""
 
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "Tests" / "e2e"))
-
-from huddle_node import Node, huddle_binary  # noqa: E402
-
-LAN = str(ROOT / "Scripts" / "lan")
-# Our own bed (namespaces huddle-lt-*), apart from any a developer has up; nodes started through
-# `Scripts/lan exec` inherit the tag from this environment.
-os.environ.setdefault("HUDDLE_LAN_TAG", "lt")
-ENV = dict(os.environ)
-
-
-def lan(*args: str, check: bool = True, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([LAN, *args], env=ENV, check=check, capture_output=True, text=True, timeout=60, **kwargs)
+from huddletest.binary import huddle_binary
+from huddletest.lan import Bed
+from huddletest.node import Node, kill_all
 
 
 @pytest.fixture(scope="session")
 def bed():
-    up = lan("up", "4", "--force", check=False)
+    """Our own bed (namespaces huddle-lt-*, unless HUDDLE_LAN_TAG names another), apart from any
+    a developer has up."""
+    bed = Bed(os.environ.get("HUDDLE_LAN_TAG", "lt"))
+    up = bed.run("up", "4", "--force", check=False)
     if up.returncode != 0:
         pytest.fail(f"Scripts/lan up failed (exit {up.returncode}):\n{up.stderr}", pytrace=False)
     try:
-        yield lan
+        yield bed
     finally:
-        lan("down", check=False)
+        bed.down()
 
 
 @pytest.fixture
@@ -41,18 +30,13 @@ def hosts(bed, tmp_path):
     binary = huddle_binary()
 
     def start(host: str, name: str, **kwargs) -> Node:
-        address = lan("addr", host).stdout.strip()
-        node = Node(binary, name, tmp_path / name, mdns=True, launcher=[LAN, "exec", host],
-                    host_address=address, **kwargs)
-        node.host = host
+        node = Node(binary, name, tmp_path / name, mdns=True, launcher=bed.on_host(host),
+                    host_address=bed.address(host), **kwargs)
         nodes.append(node)
         return node
 
     yield start
-    for node in nodes:
-        if node.process.poll() is None:
-            node.process.kill()
-            node.process.wait()
+    kill_all(nodes)
     for host in ("h1", "h2", "h3", "h4"):
-        lan("restore", host, check=False)
-        lan("loss", host, "0", check=False)
+        bed.run("restore", host, check=False)
+        bed.run("loss", host, "0", check=False)

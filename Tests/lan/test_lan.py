@@ -2,8 +2,7 @@
 
 import time
 
-from conftest import lan
-from huddle_node import huddle_binary
+from huddletest.binary import huddle_binary
 
 NAMES = {"h1": "alice", "h2": "bob", "h3": "carol"}
 
@@ -18,7 +17,7 @@ def meet(hosts):
     return nodes
 
 
-def test_discovery_chat_calibration_and_the_service_records(hosts):
+def test_discovery_chat_calibration_and_the_service_records(hosts, bed):
     nodes = meet(hosts)
     alice, bob, carol = nodes["h1"], nodes["h2"], nodes["h3"]
 
@@ -55,7 +54,7 @@ def test_discovery_chat_calibration_and_the_service_records(hosts):
     assert abs(on_carol["shown_at"] - sent["sent_at"] - 2000) <= 250, on_carol
 
     # A fourth host sees each node's service and TXT with avahi-browse.
-    browse = lan("exec", "h4", "avahi-browse", "-r", "-t", "-p", "_huddle._tcp").stdout
+    browse = bed.run("exec", "h4", "avahi-browse", "-r", "-t", "-p", "_huddle._tcp").stdout
     resolved = [line.split(";") for line in browse.splitlines() if line.startswith("=")]
     by_nick = {}
     for fields in resolved:
@@ -71,15 +70,15 @@ def test_discovery_chat_calibration_and_the_service_records(hosts):
     assert f'"id={alice.id}"' in by_nick["alice"][1] and '"rooms=superbowl"' in by_nick["alice"][1]
 
     # huddle rooms on the fourth host lists the room and who is in it.
-    rooms = lan("exec", "h4", huddle_binary(), "rooms", "--timeout", "3").stdout
+    rooms = bed.run("exec", "h4", huddle_binary(), "rooms", "--timeout", "3").stdout
     assert "superbowl" in rooms and all(nick in rooms for nick in NAMES.values()), rooms
 
 
-def test_a_cut_host_goes_suspect_then_gone_and_everything_arrives_once_after(hosts):
+def test_a_cut_host_goes_suspect_then_gone_and_everything_arrives_once_after(hosts, bed):
     nodes = meet(hosts)
     alice, bob, carol = nodes["h1"], nodes["h2"], nodes["h3"]
 
-    lan("cut", "h3")
+    bed.run("cut", "h3")
     for node in (alice, bob):
         node.wait_for(lambda o: o["type"] == "peer" and o["nick"] == "carol" and o["state"] == "suspect",
                       timeout=10, what="carol suspect")
@@ -90,7 +89,7 @@ def test_a_cut_host_goes_suspect_then_gone_and_everything_arrives_once_after(hos
     carol.say("alone on my island")
     bob.message("while carol was away")
 
-    lan("restore", "h3")
+    bed.run("restore", "h3")
     alice.wait_for(lambda o: o["type"] == "peer" and o["nick"] == "carol" and o["state"] == "alive",
                    timeout=20, what="carol back")
     carol.message("while carol was away", timeout=20)
@@ -103,14 +102,14 @@ def test_a_cut_host_goes_suspect_then_gone_and_everything_arrives_once_after(hos
         assert texts.count("alone on my island") == 1, (node.name, texts)
 
 
-def test_a_lossy_lan_loses_nothing_and_shows_nothing_twice(hosts):
+def test_a_lossy_lan_loses_nothing_and_shows_nothing_twice(hosts, bed):
     """Every host drops 20 % of the packets it receives (Scripts/lan loss): pushes, digests,
     repairs and probes alike. Every message still arrives once, in the order it was written.
     How fast is measured by Scripts/bench (lossy delivery), not asserted here."""
     nodes = meet(hosts)
     alice, bob, carol = nodes["h1"], nodes["h2"], nodes["h3"]
     for host in ("h1", "h2", "h3"):
-        lan("loss", host, "20")
+        bed.run("loss", host, "20")
     try:
         sent = [f"play {i}" for i in range(60)]
         for text in sent:
@@ -127,15 +126,15 @@ def test_a_lossy_lan_loses_nothing_and_shows_nothing_twice(hosts):
             assert shown == sent, (node.name, shown)
     finally:
         for host in ("h1", "h2", "h3"):
-            lan("loss", host, "0")
+            bed.run("loss", host, "0")
 
 
-def test_a_daemon_that_goes_away_and_comes_back_is_picked_up(hosts):
+def test_a_daemon_that_goes_away_and_comes_back_is_picked_up(hosts, bed):
     alice = hosts("h1", "alice")
-    lan("avahi-stop", "h2")
+    bed.run("avahi-stop", "h2")
     bob = hosts("h2", "bob")   # starts with no mDNS daemon: says so and carries on
     time.sleep(2)
-    lan("avahi-start", "h2")
+    bed.run("avahi-start", "h2")
     bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice", timeout=30, what="alice over mDNS")
     alice.wait_for(lambda o: o["type"] == "join" and o["nick"] == "bob", timeout=30, what="bob over mDNS")
     assert "discovery is off" in bob.stderr_path.read_text()

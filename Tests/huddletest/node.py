@@ -3,26 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import queue
 import signal
 import subprocess
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def huddle_binary() -> str:
-    """The debug build Scripts/test made (or HUDDLE_BIN)."""
-    explicit = os.environ.get("HUDDLE_BIN")
-    if explicit:
-        return explicit
-    out = subprocess.run(
-        ["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True
-    ).stdout.strip()
-    return str(Path(out) / "huddle")
+from .binary import huddle_binary
 
 
 class Node:
@@ -133,7 +122,16 @@ class Node:
         return self.process.returncode
 
     def kill9(self) -> None:
-        # With a launcher the child is `ip netns exec`, which execs the node: same pid.
+        # With a launcher (Scripts/lan exec) every link execs the next: the node has this pid.
         self.process.send_signal(signal.SIGKILL)
         self.process.wait()
         self._stderr.close()
+
+
+def kill_all(nodes: Iterable[Node]) -> None:
+    """SIGKILLs whichever of `nodes` still run: the last word of a fixture or script, whatever
+    state a failure left them in."""
+    for node in nodes:
+        if node.process.poll() is None:
+            node.process.kill()
+            node.process.wait()

@@ -1,0 +1,151 @@
+"""Huddle's benchmarks, each figure printed beside its target.
+
+    Scripts/bench            # builds the release binary, then ~75 s of measuring
+    Scripts/bench --quick    # smaller counts (~40 s once built)
+    Scripts/bench --only discovery   # one part (latency, holdback, ingest, serf, discovery, marks, loss)
+    HUDDLE_BIN=/path/to/huddle Scripts/bench   # skip the build, use that binary
+
+Figures (BENCHMARKS.md says how each is measured and what it does and doesn't show):
+  1. delivery latency send -> shown, 5 nodes, no hold-back (p50/p99/max)
+  2. hold-back release error |shown - intended|, 3 calibrated nodes (p50/p99/max)
+  3. ingest rate: a fresh node pulling a room's history (verified + stored) from a peer
+  4. idle RSS per node (and, for comparison, per Serf agent)
+  5. Serf comparison: a user event reaching all 4 other agents vs a Huddle message shown
+     on all 4 other nodes
+  6. discovery over mDNS on a simulated LAN (Scripts/lan, root only): a new node on h1 listed by
+     the node on h2, beside avahi-publish on h1 -> a running avahi-browse on h2 resolving it
+  7. keypress -> mark: Enter pressed in a tmux pane running the interactive console at a known
+     time, against the mark's `at` a peer receives; one-key (Enter on an empty line) and typed
+     (/now LABEL, Enter) side by side (needs tmux)
+  8. delivery on a lossy LAN (Scripts/lan, root only): three hosts that each drop 20 % of the
+     packets they receive; 100 messages from h1, 100 ms apart, and 30 lone messages 1 s apart;
+     sent -> shown on h2 and h3 (p50/p99/max), and how many were missing or shown twice
+
+Parts 1-5 use only loopback; their nodes run with --no-mdns and Serf without -discover, so
+nothing multicasts. Part 6 multicasts only inside the network namespaces of its own bed
+(HUDDLE_LAN_TAG=bench Scripts/lan up 3), which it tears down again; without root, or where
+namespaces cannot be made, it prints a skip line. Every process started here is stopped (by pid)
+and every temp dir removed, also on failure or Ctrl-C. This is not a test: it exits 0 when a
+target is missed (marked MISSED), and non-zero only when a measurement could not be made at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from .. import ROOT
+from ..binary import built_binary
+from . import harness
+from .discovery import bench_discovery
+from .harness import LIVE_NODES, Table, cleanup, log, stop_node
+from .holdback import bench_holdback
+from .ingest import bench_ingest
+from .latency import bench_latency
+from .loss import bench_loss
+from .marks import bench_marks
+from .serf import bench_serf
+
+
+def on_signal(signum, _frame):
+    raise SystemExit(128 + signum)
+
+
+def build_binary() -> str:
+    explicit = os.environ.get("HUDDLE_BIN")
+    if explicit:
+        log(f"using HUDDLE_BIN={explicit}")
+        return explicit
+    log("building: swift build -c release --product huddle")
+    started = time.monotonic()
+    built = subprocess.run(["swift", "build", "-c", "release", "--product", "huddle"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=1800)
+    if built.returncode != 0:
+        sys.stderr.write(built.stdout[-4000:] + built.stderr[-4000:])
+        raise SystemExit("bench: the release build failed (output above)")
+    binary = built_binary("release")
+    log(f"built in {time.monotonic() - started:.0f} s: {binary}")
+    return binary
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="bench", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="smaller counts (latency 50, hold-back 30, ingest 2,000)")
+    parser.add_argument("--keep", action="store_true", help="keep the temp dirs (node logs, stores) for a look")
+    parser.add_argument("--only", choices=["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss"],
+                        action="append",
+                        help="run only these parts (repeatable); the Serf comparison needs latency for Huddle's side")
+    args = parser.parse_args()
+    harness.KEEP_TEMP = args.keep
+
+    binary = build_binary()
+    if not os.access(binary, os.X_OK):
+        raise SystemExit(f"bench: {binary} is not an executable")
+    os.environ["HUDDLE_BIN"] = binary  # node.Node.status() runs `huddle status` from it
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=10).stdout.strip()
+
+    quick = args.quick
+    latency_n = 50 if quick else 200
+    holdback_n = 30 if quick else 100
+    ingest_n = 2_000 if quick else 20_000
+    serf_n = 10 if quick else 20
+    discovery_n = 3 if quick else 8
+    marks_n = 10 if quick else 30
+    loss_stream, loss_lone = (50, 10) if quick else (100, 30)
+    parts = args.only or ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss"]
+
+    table = Table()
+    huddle_all: dict = {}
+    started = time.monotonic()
+    runs = {
+        "latency": ("1. delivery latency + idle RSS", lambda: bench_latency(binary, latency_n, 0.02, table, huddle_all)),
+        "holdback": ("2. hold-back release error", lambda: bench_holdback(binary, holdback_n, 0.02, table)),
+        "ingest": ("3. ingest", lambda: bench_ingest(binary, ingest_n, holdback_n, table)),
+        "serf": ("5. Serf comparison", lambda: bench_serf(serf_n, 0.3, table, huddle_all)),
+        "discovery": ("6. discovery over mDNS (simulated LAN)", lambda: bench_discovery(binary, discovery_n, table)),
+        "marks": ("7. keypress -> mark", lambda: bench_marks(binary, marks_n, table)),
+        "loss": ("8. delivery on a lossy LAN", lambda: bench_loss(binary, loss_stream, loss_lone, table)),
+    }
+    for key in ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss"]:
+        if key not in parts:
+            continue
+        title, run = runs[key]
+        log(f"--- {title}")
+        try:
+            run()
+        except (Exception, AssertionError) as error:  # noqa: B014 - AssertionError from Node.wait_for
+            table.fail(title, f"{type(error).__name__}: {error}"[:1500])
+        cleanup_between = [n for n in LIVE_NODES]
+        for n in cleanup_between:
+            stop_node(n)
+
+    cpu = os.cpu_count()
+    model = ""
+    try:
+        model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+                      if line.startswith("model name")), "")
+    except OSError:
+        pass
+    print(f"\nHuddle benchmarks (loopback; discovery on a simulated LAN): {version or binary}, {cpu} CPUs ({model}), "
+          f"{'quick' if quick else 'full'} run, {time.monotonic() - started:.0f} s")
+    table.print()
+    return 1 if table.failures else 0
+
+
+if __name__ == "__main__":
+    atexit.register(cleanup)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        code = 130
+    finally:
+        cleanup()
+    sys.exit(code)
