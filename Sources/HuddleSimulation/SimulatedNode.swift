@@ -69,7 +69,7 @@ struct SimulatedNode {
         for peer in membership.alivePeers(inRoom: room) {
             effects.sends.append(Send(message: .events([event]), to: peer.address, reliable: false))
         }
-        perform(replication.originated(room: room, now: now), now: now, into: &effects)
+        perform(replication.originated(event, state: replicationState, now: now), now: now, into: &effects)
         return (event, effects)
     }
 
@@ -132,7 +132,9 @@ struct SimulatedNode {
         for event in events where event.room == room {
             collect(session.receive(event, now: now / 1000), into: &effects)
         }
-        perform(replication.received(room: room, from: source, state: replicationState, now: now), now: now, into: &effects)
+        perform(
+            replication.received(room: room, events: events, from: source, state: replicationState, now: now),
+            now: now, into: &effects)
     }
 
     private func collect(_ outputs: [RoomOutput], into effects: inout Effects) {

@@ -73,10 +73,11 @@ private let second: Int64 = 1_000_000
             id: bob, nick: "bob", address: seed, rooms: ["superbowl", "replays"], state: .alive, incarnation: 5,
             lastSeen: 420, rtt: 420, foundBy: .seed))
 
-        // From now on bob is probed as a peer (at the address we know), and the seed no more.
+        // From now on bob is probed as a peer (at the address we know), and the seed no more;
+        // the period's next probe is due a quarter period later, unless this one is answered.
         let next = membership.tick(now: 1 * second)
         #expect(next.probes.map(\.to) == [seed])
-        #expect(next.last == .scheduleTick(at: 2 * second))
+        #expect(next.last == .scheduleTick(at: 1_250_000))
         let secondProbe = try #require(next.probes.first?.probe)
         #expect(secondProbe.sequence != sent.probe.sequence)
         #expect(secondProbe.sentAt == 1 * second)
@@ -170,68 +171,187 @@ private let second: Int64 = 1_000_000
         #expect(next.last == .scheduleTick(at: 1 * second))
     }
 
-    // MARK: Silence
+    // MARK: Periods, suspicion, refutation
 
-    @Test func silentPeerTurnsSuspectThenGoneAndComesBack() {
-        var membership = aliceNode()
-        var now: Int64 = 0
-        var directives = membership.receive(probe(from: bob), from: bobAt, now: now)
-        #expect(directives.contains(.peerChanged(id: bob, nick: "bob", from: nil, to: .alive)))
-
-        var changes: [(Int64, PeerState?, PeerState)] = []
-        var probeTimes: [Int64] = []
-        while now < 20 * second {
-            now = directives.wake ?? now
-            directives = membership.tick(now: now)
-            for case .peerChanged(bob, _, let from, let to) in directives {
-                changes.append((now, from, to))
-            }
-            probeTimes += directives.probes.filter { $0.to == bobAt }.map(\.probe.sentAt)
+    /// Runs `membership` from `now` to `end`, ticking at every wake-up it asks for; returns every
+    /// directive with its time.
+    func run(_ membership: inout Membership, from now: Int64, to end: Int64) -> [(at: Int64, directive: MembershipDirective)] {
+        var log: [(Int64, MembershipDirective)] = []
+        var at = now
+        while at <= end {
+            let directives = membership.tick(now: at)
+            log += directives.map { (at, $0) }
+            at = directives.wake!
         }
-        #expect(changes.map(\.0) == [3 * second, 8 * second])
-        #expect(changes.map(\.1) == [.alive, .suspect])
-        #expect(changes.map(\.2) == [.suspect, .gone])
-        #expect(8 * second < 10 * second)
-        // Every second while alive or suspect, then every 5 s once gone.
-        #expect(probeTimes == [0, 1, 2, 3, 4, 5, 6, 7, 12, 17].map { $0 * second })
+        return log
+    }
+
+    func changes(_ log: [(at: Int64, directive: MembershipDirective)], of id: NodeID) -> [(Int64, PeerState?, PeerState)] {
+        log.compactMap { entry in
+            guard case .peerChanged(id, _, let from, let to) = entry.directive else { return nil }
+            return (entry.at, from, to)
+        }
+    }
+
+    func probeTimes(_ log: [(at: Int64, directive: MembershipDirective)], to address: PeerAddress) -> [Int64] {
+        log.compactMap { entry in
+            guard case .send(.probe(let probe), address) = entry.directive else { return nil }
+            return probe.sentAt
+        }
+    }
+
+    @Test func anUnansweredPeriodMakesAPeerSuspectThenGoneUntilItRefutes() throws {
+        var membership = aliceNode()
+        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
+        let log = run(&membership, from: 0, to: 20 * second)
+
+        let seen = changes(log, of: bob)
+        #expect(seen.map(\.0) == [1 * second, 5 * second])  // suspect after one period, gone 4 s later
+        #expect(seen.map(\.1) == [.alive, .suspect])
+        #expect(seen.map(\.2) == [.suspect, .gone])
+        // Four probes a period while he is alive or suspect (he is the only peer), then every 5 s.
+        let quarters = (0..<20).map { Int64($0) * 250_000 }
+        #expect(probeTimes(log, to: bobAt) == quarters + [10, 15, 20].map { $0 * second })
         #expect(membership.peers[bob]?.state == .gone)
         #expect(membership.alivePeers(inRoom: "superbowl") == [])
 
-        // Bob probes again: alive at once.
-        let back = membership.receive(probe(from: bob, sequence: 78), from: bobAt, now: now)
+        // Bob probes again at his old incarnation: he is told he is gone, and stays so.
+        let told = membership.receive(probe(from: bob, sequence: 78), from: bobAt, now: 21 * second)
+        guard case .send(.ack(let answer), bobAt) = try #require(told.first) else {
+            Issue.record("no ack first: \(told)")
+            return
+        }
+        #expect(answer.peers == [record(bob, "bob", at: bobAt, .gone)])
+        #expect(membership.peers[bob]?.state == .gone)
+        // His refutation, at a higher incarnation, makes him alive at once.
+        let back = membership.receive(probe(from: bob, sequence: 79, incarnation: 2), from: bobAt, now: 21 * second + 5)
         #expect(back.contains(.peerChanged(id: bob, nick: "bob", from: .gone, to: .alive)))
-        #expect(membership.peers[bob]?.state == .alive)
         #expect(membership.alivePeers(inRoom: "superbowl").map(\.id) == [bob])
     }
 
-    @Test func heardTrafficIsAliveEvidence() {
+    @Test func anAnswerToAnyProbeOfThePeriodEndsItsRetries() throws {
+        var membership = aliceNode()
+        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
+        let first = try #require(membership.tick(now: 0).probes.first?.probe)
+        _ = membership.tick(now: 250_000)  // the second probe; the first is answered late
+        _ = membership.receive(ack(first, from: bob), from: bobAt, now: 300_000)
+        let log = run(&membership, from: 500_000, to: 1 * second)
+        #expect(probeTimes(log, to: bobAt) == [1 * second])  // only the next period's
+        #expect(changes(log, of: bob).isEmpty)
+    }
+
+    @Test func anyMessageFromThePeriodsPeerAnswersIt() {
         var membership = aliceNode()
         _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
         _ = membership.tick(now: 0)
-        let suspect = membership.tick(now: 3 * second)
-        #expect(suspect.contains(.peerChanged(id: bob, nick: "bob", from: .alive, to: .suspect)))
-
-        #expect(membership.heard(from: bob, now: 3 * second + 5) == [
-            .peerChanged(id: bob, nick: "bob", from: .suspect, to: .alive)
-        ])
-        #expect(membership.peers[bob]?.lastSeen == 3 * second + 5)
-        #expect(membership.heard(from: bob, now: 3 * second + 6) == [])
-        #expect(membership.heard(from: carol, now: 3 * second + 7) == [])  // unknown: ignored
-        #expect(membership.heard(from: alice, now: 3 * second + 8) == [])
-        // Silence is counted from the last message heard.
-        #expect(!membership.tick(now: 6 * second + 5).contains { if case .peerChanged = $0 { true } else { false } })
-        #expect(membership.tick(now: 6 * second + 6).contains(
-            .peerChanged(id: bob, nick: "bob", from: .alive, to: .suspect)))
+        #expect(membership.heard(from: bob, now: 100) == [])
+        #expect(changes(run(&membership, from: 250_000, to: 1 * second), of: bob).isEmpty)
     }
 
-    @Test func lateTickReportsAliveToGoneOnce() {
+    @Test func periodsGoRoundTheRingOnePeerEach() {
+        var membership = aliceNode()
+        for (id, port) in [(dave, 7004), (bob, 7002), (carol, 7003)] as [(NodeID, UInt16)] {
+            _ = membership.receive(
+                probe(from: id, nick: "n", port: port), from: PeerAddress(host: "192.0.2.1", port: port), now: 0)
+        }
+        var targets: [UInt16] = []
+        for period in 0..<5 {
+            let now = Int64(period) * second
+            _ = membership.tick(now: now)  // directives of the period's start
+            let sent = membership.tick(now: now).probes  // nothing new within the same instant
+            #expect(sent.isEmpty)
+            // Answer every probe so nobody turns suspect.
+            for outstanding in membership.outstanding.values {
+                guard case .peer(let id) = outstanding.target else { continue }
+                targets.append(outstanding.address.port)
+                _ = membership.heard(from: id, now: now + 1)
+            }
+            membership.outstanding = [:]
+        }
+        #expect(targets == [7002, 7003, 7004, 7002, 7003])
+    }
+
+    @Test func heardFromASuspectGetsItProbedWithTheClaimSoItCanRefute() throws {
         var membership = aliceNode()
         _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
-        let late = membership.tick(now: 9 * second)
-        #expect(late.filter { if case .peerChanged = $0 { true } else { false } } == [
-            .peerChanged(id: bob, nick: "bob", from: .alive, to: .gone)
-        ])
-        #expect(!membership.tick(now: 10 * second).contains { if case .peerChanged = $0 { true } else { false } })
+        _ = run(&membership, from: 0, to: 1 * second)
+        #expect(membership.peers[bob]?.state == .suspect)
+
+        #expect(membership.heard(from: bob, now: 1_100_000) == [.scheduleTick(at: 1_100_000)])
+        #expect(membership.peers[bob]?.lastSeen == 1_100_000)
+        #expect(membership.heard(from: carol, now: 1_100_001) == [])  // unknown: ignored
+        #expect(membership.heard(from: alice, now: 1_100_002) == [])
+        let tick = membership.tick(now: 1_100_000)
+        let sent = try #require(tick.probes.first { $0.to == bobAt }?.probe)
+        #expect(sent.peers.contains(record(bob, "bob", at: bobAt, .suspect)))
+        // His ack comes back at a higher incarnation: alive.
+        let refuted = membership.receive(ack(sent, from: bob, incarnation: 2), from: bobAt, now: 1_100_500)
+        #expect(refuted.contains(.peerChanged(id: bob, nick: "bob", from: .suspect, to: .alive)))
+        #expect(membership.peers[bob]?.incarnation == 2)
+    }
+
+    @Test func aLateTickReportsEachChangeOnce() {
+        var membership = aliceNode()
+        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
+        _ = membership.tick(now: 0)
+        let late = changes(membership.tick(now: 9 * second).map { (9 * second, $0) }, of: bob)
+        #expect(late.map(\.2) == [.suspect])
+        let log = run(&membership, from: 9 * second + 1, to: 14 * second)
+        #expect(changes(log, of: bob).map(\.0) == [13 * second])
+        #expect(changes(log, of: bob).map(\.2) == [.gone])
+    }
+
+    @Test func aClaimOfSuspectOrGoneAboutThisNodeIsRefuted() throws {
+        var membership = aliceNode()
+        func told(_ state: PeerState, _ incarnation: UInt64) -> Ack {
+            let directives = membership.receive(
+                probe(from: bob, peers: [record(alice, "alice", at: bobAt, state, incarnation: incarnation)]),
+                from: bobAt, now: 0)
+            guard case .send(.ack(let ack), _) = directives.first else { fatalError("no ack") }
+            return ack
+        }
+        #expect(told(.suspect, 1).incarnation == 2)  // the ack already carries the refutation
+        #expect(told(.suspect, 1).incarnation == 2)  // an old claim: nothing to refute
+        #expect(told(.gone, 5).incarnation == 6)
+        #expect(told(.alive, 9).incarnation == 9)  // caught up with, nothing to refute
+        #expect(told(.alive, 3).incarnation == 9)
+        #expect(membership.incarnation == 9)
+    }
+
+    @Test func claimsFollowOneOrderOnEveryNode() {
+        // SWIM's order: a higher incarnation wins; at the same one, alive < suspect < gone.
+        let at1 = Peer(
+            id: bob, nick: "bob", address: bobAt, rooms: [], state: .suspect, incarnation: 1, lastSeen: 0, rtt: nil,
+            foundBy: .mdns)
+        #expect(!Membership.claim(.alive, at: 1, beats: at1))
+        #expect(!Membership.claim(.suspect, at: 1, beats: at1))
+        #expect(Membership.claim(.gone, at: 1, beats: at1))
+        #expect(Membership.claim(.alive, at: 2, beats: at1))
+        #expect(!Membership.claim(.gone, at: 0, beats: at1))
+
+        var membership = aliceNode()
+        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
+        func carolSays(_ state: PeerState, _ incarnation: UInt64, at address: PeerAddress? = nil) -> [MembershipDirective] {
+            let rumour = probe(
+                from: carol, nick: "carol", port: 7003,
+                peers: [record(bob, "bob", at: address ?? bobAt, state, incarnation: incarnation)])
+            return membership.receive(rumour, from: carolAt, now: 100).filter {
+                if case .peerChanged(bob, _, _, _) = $0 { true } else { false }
+            }
+        }
+        #expect(carolSays(.suspect, 1) == [.peerChanged(id: bob, nick: "bob", from: .alive, to: .suspect)])
+        #expect(carolSays(.alive, 1) == [])
+        #expect(carolSays(.gone, 1) == [.peerChanged(id: bob, nick: "bob", from: .suspect, to: .gone)])
+        // A higher incarnation elsewhere: bob restarted there; he moves and is probed at once.
+        let elsewhere = PeerAddress(host: "192.0.2.50", port: 7002)
+        #expect(carolSays(.alive, 2, at: elsewhere) == [.peerChanged(id: bob, nick: "bob", from: .gone, to: .alive)])
+        #expect(membership.peers[bob]?.address == elsewhere)
+        #expect(membership.peers[bob]?.lastSeen == 0)
+        #expect(membership.probeSoon.contains(bob))
+        // An older or equal incarnation does not move him back.
+        #expect(carolSays(.alive, 1) == [])
+        #expect(carolSays(.alive, 2) == [])
+        #expect(membership.peers[bob]?.address == elsewhere)
     }
 
     // MARK: Probes
@@ -276,52 +396,48 @@ private let second: Int64 = 1_000_000
         #expect(membership.peers[bob]?.rooms == ["replays"])
     }
 
-    @Test func gossipNeverOverridesDirectObservation() {
+    @Test func gossipedGoneAndSuspectPeersAreNotAdded() {
         var membership = aliceNode()
-        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
-        let before = membership.peers[bob]
-
-        for state in [PeerState.gone, .suspect] {
-            let rumour = probe(from: carol, nick: "carol", port: 7003, peers: [record(bob, "bob", at: bobAt, state)])
-            let directives = membership.receive(rumour, from: carolAt, now: 100)
-            #expect(!directives.contains { if case .peerChanged(bob, _, _, _) = $0 { true } else { false } })
-            #expect(membership.peers[bob] == before)
-        }
-        // A higher incarnation moves bob (he restarted elsewhere) but does not make him gone.
-        let elsewhere = PeerAddress(host: "192.0.2.50", port: 7002)
-        let restarted = probe(
-            from: carol, nick: "carol", port: 7003,
-            peers: [record(bob, "bob", at: elsewhere, .suspect, incarnation: 2)])
-        _ = membership.receive(restarted, from: carolAt, now: 200)
-        #expect(membership.peers[bob]?.address == elsewhere)
-        #expect(membership.peers[bob]?.incarnation == 2)
-        #expect(membership.peers[bob]?.state == .alive)
-        #expect(membership.peers[bob]?.lastSeen == 0)
-        // An older or equal incarnation does not move him back.
-        _ = membership.receive(
-            probe(from: carol, nick: "carol", port: 7003, peers: [record(bob, "bob", at: bobAt, incarnation: 2)]),
-            from: carolAt, now: 300)
-        #expect(membership.peers[bob]?.address == elsewhere)
-    }
-
-    @Test func gossipedGonePeersAreNotAdded() {
-        var membership = aliceNode()
-        let rumour = probe(from: bob, peers: [record(carol, "carol", at: carolAt, .gone)])
+        let daveAt = PeerAddress(host: "192.0.2.14", port: 7004)
+        let rumour = probe(from: bob, peers: [record(carol, "carol", at: carolAt, .gone), record(dave, "dave", at: daveAt, .suspect)])
         _ = membership.receive(rumour, from: bobAt, now: 0)
         #expect(membership.peers.keys.sorted() == [bob])
     }
 
-    @Test func gossipOmitsGonePeersAndTheRecipient() throws {
+    @Test func gossipLeadsWithTheRecipientsOwnClaimThenFreshNews() throws {
+        var membership = aliceNode(config: MembershipConfig(maxGossipPeers: 2))
+        let daveAt = PeerAddress(host: "192.0.2.14", port: 7004)
+        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
+        _ = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: 0)
+        _ = membership.receive(probe(from: dave, nick: "dave", port: 7004), from: daveAt, now: 0)
+        // Twenty seconds on, dave says bob is gone; carol is suspect by her own period.
+        let later = 20 * second
+        _ = membership.receive(
+            probe(from: dave, nick: "dave", port: 7004, peers: [record(bob, "bob", at: bobAt, .gone)]), from: daveAt,
+            now: later)
+        membership.peers[carol]?.state = .suspect
+
+        // To carol: her own record first (so she can refute), then the fresh news about bob.
+        let toCarol = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: later)
+        guard case .send(.ack(let ack), _) = try #require(toCarol.first) else { return }
+        #expect(ack.peers == [record(bob, "bob", at: bobAt, .gone), record(carol, "carol", at: carolAt, .suspect)])
+        // Once the news is old, gone peers are no longer gossiped.
+        let toDave = membership.receive(probe(from: dave, nick: "dave", port: 7004), from: daveAt, now: later + 11 * second)
+        guard case .send(.ack(let old), _) = try #require(toDave.first) else { return }
+        #expect(old.peers == [record(carol, "carol", at: carolAt, .suspect)])
+    }
+
+    @Test func changingRoomsProbesEveryPeerSoEachLearnsThem() {
         var membership = aliceNode()
         _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
-        _ = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: 5 * second)
-        let tick = membership.tick(now: 9 * second)  // bob gone, carol suspect
-        #expect(membership.peers[bob]?.state == .gone)
-        #expect(membership.peers[carol]?.state == .suspect)
-        let toBob = try #require(tick.probes.first { $0.to == bobAt }?.probe)
-        let toCarol = try #require(tick.probes.first { $0.to == carolAt }?.probe)
-        #expect(toBob.peers == [record(carol, "carol", at: carolAt, .suspect)])
-        #expect(toCarol.peers == [])
+        _ = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: 0)
+        _ = membership.tick(now: 0)
+        membership.rooms = ["superbowl"]  // unchanged: nothing to tell
+        #expect(membership.tick(now: 100).probes.isEmpty)
+        membership.rooms = ["superbowl", "replays"]
+        let sent = membership.tick(now: 200).probes
+        #expect(Set(sent.map(\.to)) == [bobAt, carolAt])
+        #expect(sent.allSatisfy { $0.probe.rooms == ["superbowl", "replays"] })
     }
 
     @Test func roomsAreBoundedAndQueried() {
@@ -353,7 +469,7 @@ private let second: Int64 = 1_000_000
         ])
         #expect(membership.tick(now: 200).probes.map(\.to) == [moved])
         // Gone, then announced again at the same address: probed at once, still gone until it answers.
-        _ = membership.tick(now: 9 * second)
+        _ = run(&membership, from: 300, to: 9 * second)
         #expect(membership.peers[bob]?.state == .gone)
         let again = membership.addDiscovered(id: bob, nick: "bob", address: moved, rooms: [], now: 9 * second + 10)
         #expect(again == [.scheduleTick(at: 9 * second + 10)])
@@ -389,36 +505,33 @@ private let second: Int64 = 1_000_000
 
     @Test func scheduleTickIsTheNextDueProbeOrStateChange() {
         let config = MembershipConfig(
-            probeInterval: 1 * second, suspectAfter: 1_500_000, goneAfter: 4 * second, goneProbeInterval: 3 * second)
+            probeInterval: 1 * second, probeAttempts: 2, suspicionTimeout: 1_500_000, goneProbeInterval: 3 * second)
         var membership = aliceNode(config: config)
-        #expect(membership.tick(now: 0) == [.scheduleTick(at: 1 * second)])  // idle: once per probe interval
+        #expect(membership.tick(now: 0) == [.scheduleTick(at: 1 * second)])  // idle: once a period
 
-        let first = membership.receive(probe(from: bob), from: bobAt, now: 200_000)
-        #expect(first.last == .scheduleTick(at: 200_000))  // bob is to be probed at once
-        #expect(membership.tick(now: 200_000).last == .scheduleTick(at: 1_200_000))  // next probe
-        #expect(membership.tick(now: 1_200_000).last == .scheduleTick(at: 1_700_000))  // suspect
-        let suspect = membership.tick(now: 1_700_000)
-        #expect(suspect == [
-            .peerChanged(id: bob, nick: "bob", from: .alive, to: .suspect), .scheduleTick(at: 2_200_000),
-        ])
-        #expect(membership.tick(now: 2_200_000).last == .scheduleTick(at: 3_200_000))
-        #expect(membership.tick(now: 3_200_000).last == .scheduleTick(at: 4_200_000))  // probe and gone
-        let gone = membership.tick(now: 4_200_000)
-        #expect(gone.first == .peerChanged(id: bob, nick: "bob", from: .suspect, to: .gone))
-        #expect(gone.probes.isEmpty)  // last probed at 3.2 s, next at 3.2 + 3 s
-        #expect(gone.last == .scheduleTick(at: 5_200_000))  // idle wake-up comes first
-        #expect(membership.tick(now: 5_200_000).last == .scheduleTick(at: 6_200_000))
-        let slow = membership.tick(now: 6_200_000)
-        #expect(slow.probes.map(\.to) == [bobAt])
-        #expect(slow.last == .scheduleTick(at: 7_200_000))
+        // Bob probes us: nothing due before the next period.
+        #expect(membership.receive(probe(from: bob), from: bobAt, now: 200_000).count == 2)  // ack, alive
+        var wakes: [Int64] = []
+        var at: Int64 = 1 * second
+        var log: [(Int64, MembershipDirective)] = []
+        while at <= 7 * second {
+            let directives = membership.tick(now: at)
+            log += directives.map { (at, $0) }
+            wakes.append(at)
+            at = directives.wake!
+        }
+        // Probes at the period's start and half-way; suspect when it ends; gone 1.5 s later;
+        // then idle periods, and the gone peer probed every 3 s.
+        #expect(wakes == [1_000_000, 1_500_000, 2_000_000, 2_500_000, 3_000_000, 3_500_000, 4_000_000,
+                          5_000_000, 6_000_000, 6_500_000])
+        #expect(changes(log, of: bob).map(\.0) == [2 * second, 3_500_000])
+        #expect(probeTimes(log, to: bobAt) == [1_000_000, 1_500_000, 2_000_000, 2_500_000, 3_000_000, 6_500_000])
 
-        // Nothing earlier than the wake-up already set: no new one.
-        #expect(membership.heard(from: bob, now: 6_300_000) == [
-            .peerChanged(id: bob, nick: "bob", from: .gone, to: .alive)
-        ])
-        // A new peer is due at once: a new, earlier wake-up.
-        let gossip = probe(from: bob, peers: [record(carol, "carol", at: carolAt)])
-        #expect(membership.receive(gossip, from: bobAt, now: 6_400_000).last == .scheduleTick(at: 6_400_000))
+        // A gone peer heard from is due a probe at once: an earlier wake-up.
+        #expect(membership.heard(from: bob, now: 6_600_000) == [.scheduleTick(at: 6_600_000)])
+        // Nothing earlier than that: no new one.
+        let gossip = probe(from: carol, nick: "carol", port: 7003, peers: [record(dave, "dave", at: carolAt)])
+        #expect(!membership.receive(gossip, from: carolAt, now: 6_700_000).contains { if case .scheduleTick = $0 { true } else { false } })
     }
 
     @Test func tickEndsWithExactlyOneWakeUp() {
@@ -427,8 +540,8 @@ private let second: Int64 = 1_000_000
         _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
         let directives = membership.tick(now: 0)
         #expect(directives.filter { if case .scheduleTick = $0 { true } else { false } }.count == 1)
-        #expect(directives.last == .scheduleTick(at: 1 * second))
-        #expect(directives.probes.map(\.to) == [bobAt, carolAt])  // peers by id, then seeds
+        #expect(directives.last == .scheduleTick(at: 250_000))  // the period's next probe
+        #expect(directives.probes.map(\.to) == [bobAt, carolAt])  // the period's peer, then seeds
     }
 
     @Test func unansweredProbesAreForgotten() throws {
@@ -476,8 +589,9 @@ private let second: Int64 = 1_000_000
         }
         #expect(membership.peers.count == 256)
 
+        // Every peer learned by gossip is probed at once (the first one as the period's peer).
         let tick = membership.tick(now: 0)
-        #expect(tick.probes.count == 256)
+        #expect(tick.probes.count == membership.peers.values.filter { $0.foundBy == .gossip }.count)
         var gossiped: Set<NodeID> = []
         for sent in tick.probes {
             let bytes = WireMessage.probe(sent.probe).encoded()
@@ -503,8 +617,9 @@ private let second: Int64 = 1_000_000
         #expect(refused.count == 1)
         #expect(membership.peers[dave] == nil)
 
-        _ = membership.tick(now: 9 * second + 500_000)  // both gone; bob for longer
-        let taken = membership.receive(probe(from: dave, nick: "dave", port: 7004), from: daveAt, now: 10 * second)
+        _ = run(&membership, from: 2 * second, to: 12 * second)  // both gone
+        #expect(membership.peers.values.allSatisfy { $0.state == .gone })
+        let taken = membership.receive(probe(from: dave, nick: "dave", port: 7004), from: daveAt, now: 13 * second)
         #expect(taken.contains(.peerChanged(id: dave, nick: "dave", from: nil, to: .alive)))
         #expect(membership.peers.keys.sorted() == [carol, dave])
     }

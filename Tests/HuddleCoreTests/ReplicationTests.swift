@@ -31,6 +31,14 @@ import Testing
         directives.compactMap { if case .sendDigest(_, let to) = $0 { to } else { nil } }
     }
 
+    /// This node's event `seq` (node 1 is this node).
+    func mine(_ seq: UInt64) -> Event { .fixture(.fixture(1), seq, .chat(text: "hi")) }
+
+    /// An event of peer `n` whose context covers this node's events up to `seen`.
+    func theirs(_ n: UInt8, seeing seen: UInt64) -> Event {
+        .fixture(.fixture(n), 1, .chat(text: "ok"), context: vector((1, seen)))
+    }
+
     func schedule(_ directives: [ReplicationDirective]) -> Int64? {
         directives.compactMap { if case .scheduleTick(let at) = $0 { at } else { nil } }.last
     }
@@ -60,11 +68,11 @@ import Testing
         var replication = Replication(random: SplitMix64(seed: 2))
         _ = replication.tick(now: 0, rooms: [room: state()])
         let now = 10 * ms
-        let first = replication.received(room: room, from: bob.address, state: state(waiting: true), now: now)
+        let first = replication.received(room: room, events: [], from: bob.address, state: state(waiting: true), now: now)
         #expect(digests(first) == [bob.address])
         #expect(schedule(first) == now + 40 * ms)
         // More events arriving while the gap is open ask nothing more.
-        #expect(replication.received(room: room, from: carol.address, state: state(waiting: true), now: now + ms).isEmpty)
+        #expect(replication.received(room: room, events: [], from: carol.address, state: state(waiting: true), now: now + ms).isEmpty)
         // Retries back off: 40, 80, 160, 320, then 500 ms.
         var at = now + 40 * ms
         for delay in [80, 160, 320, 500] as [Int64] {
@@ -79,14 +87,14 @@ import Testing
         #expect(schedule(later) == at + 500 * ms)
         at += 500 * ms
         // Closed: when the next retry would have gone, only the anti-entropy round does.
-        #expect(replication.received(room: room, from: bob.address, state: state(waiting: false), now: at).isEmpty)
+        #expect(replication.received(room: room, events: [], from: bob.address, state: state(waiting: false), now: at).isEmpty)
         #expect(digests(replication.tick(now: at + 500 * ms, rooms: [room: state()])).count == 1)
     }
 
     @Test func aGapFromAPullIsRepairedOnTheTimer() {
         var replication = Replication(random: SplitMix64(seed: 3))
         _ = replication.tick(now: 0, rooms: [room: state()])
-        let directives = replication.received(room: room, from: nil, state: state(waiting: true), now: 0)
+        let directives = replication.received(room: room, events: [], from: nil, state: state(waiting: true), now: 0)
         #expect(digests(directives).isEmpty)
         #expect(schedule(directives) == 40 * ms)
         #expect(digests(replication.tick(now: 40 * ms, rooms: [room: state(waiting: true)])).count == 1)
@@ -117,7 +125,7 @@ import Testing
         #expect(schedule(answer) == 40 * ms)
         // Not waiting on anything it can see, but bob showed seq 7: retried until it is here.
         #expect(digests(replication.tick(now: 40 * ms, rooms: [room: state(vector: mine)])).count == 1)
-        _ = replication.received(room: room, from: bob.address, state: state(vector: theirs), now: 50 * ms)
+        _ = replication.received(room: room, events: [], from: bob.address, state: state(vector: theirs), now: 50 * ms)
         #expect(digests(replication.tick(now: 200 * ms, rooms: [room: state(vector: theirs)])).isEmpty)
     }
 
@@ -142,15 +150,82 @@ import Testing
     @Test func aBurstEndsWithTwoRoundsOfTailDigests() {
         var replication = Replication(random: SplitMix64(seed: 9))
         _ = replication.tick(now: 0, rooms: [room: state()])
-        #expect(schedule(replication.originated(room: room, now: 10 * ms)) == 110 * ms)
+        #expect(schedule(replication.originated(mine(1), state: state(), now: 10 * ms)) == 110 * ms)
         // A later event postpones the tail.
-        _ = replication.originated(room: room, now: 50 * ms)
+        _ = replication.originated(mine(2), state: state(), now: 50 * ms)
         #expect(digests(replication.tick(now: 110 * ms, rooms: [room: state()])).isEmpty)
         let first = replication.tick(now: 150 * ms, rooms: [room: state()])
         #expect(Set(digests(first)) == [bob.address, carol.address])
         #expect(schedule(first) == 450 * ms)
         #expect(Set(digests(replication.tick(now: 450 * ms, rooms: [room: state()]))) == [bob.address, carol.address])
         #expect(digests(replication.tick(now: 900 * ms, rooms: [room: state()])).isEmpty)
+    }
+
+    @Test func tailDigestsWaitThreeOfTheLongestRoundTrips() {
+        var replication = Replication(random: SplitMix64(seed: 12))
+        _ = replication.tick(now: 0, rooms: [room: state()])
+        var far = carol
+        far.rtt = 30 * ms
+        let peers = [bob, far]
+        #expect(schedule(replication.originated(mine(1), state: state(peers: peers), now: 0)) == 190 * ms)
+        // A round trip is counted at most maxAnswerGrace (500 ms): the tail goes at 1.6 s.
+        far.rtt = 10_000 * ms
+        _ = replication.originated(mine(2), state: state(peers: [far]), now: 0)
+        #expect(digests(replication.tick(now: 1599 * ms, rooms: [room: state(peers: [far])])).count == 1)  // the round
+        #expect(digests(replication.tick(now: 1600 * ms, rooms: [room: state(peers: [far])])) == [far.address])
+    }
+
+    @Test func aRoomThatSpeaksAfterABurstNeedsNoTail() {
+        var replication = Replication(random: SplitMix64(seed: 13))
+        _ = replication.tick(now: 0, rooms: [room: state()])
+        _ = replication.originated(mine(3), state: state(), now: 0)
+        // An event that has not seen seq 3 witnesses nothing; one from this node's own origin
+        // neither; the first that has is one witness, not yet enough.
+        _ = replication.received(room: room, events: [theirs(2, seeing: 2)], from: bob.address, state: state(), now: 20 * ms)
+        _ = replication.received(room: room, events: [theirs(2, seeing: 3)], from: bob.address, state: state(), now: 30 * ms)
+        _ = replication.received(room: room, events: [theirs(2, seeing: 3)], from: bob.address, state: state(), now: 40 * ms)
+        #expect(digests(replication.tick(now: 100 * ms, rooms: [room: state()])).count == 2)
+        // A second burst, and two other nodes show they saw it: no tail at all.
+        _ = replication.originated(mine(4), state: state(), now: 200 * ms)
+        _ = replication.received(
+            room: room, events: [theirs(2, seeing: 4), theirs(3, seeing: 4)], from: bob.address, state: state(),
+            now: 250 * ms)
+        for at in [300, 600, 900] as [Int64] {
+            #expect(digests(replication.tick(now: at * ms, rooms: [room: state()])).isEmpty)
+        }
+    }
+
+    @Test func anAntiEntropyRoundSkipsARoomWhereTwoOthersSpoke() {
+        var replication = Replication(random: SplitMix64(seed: 14))
+        _ = replication.tick(now: 0, rooms: [room: state()])
+        _ = replication.received(room: room, events: [theirs(2, seeing: 0)], from: bob.address, state: state(), now: 10 * ms)
+        #expect(digests(replication.tick(now: 1000 * ms, rooms: [room: state()])).count == 1)
+        _ = replication.received(
+            room: room, events: [theirs(2, seeing: 0), theirs(3, seeing: 0)], from: bob.address, state: state(),
+            now: 1010 * ms)
+        #expect(digests(replication.tick(now: 2000 * ms, rooms: [room: state()])).isEmpty)
+        // The next round starts counting afresh.
+        #expect(digests(replication.tick(now: 3000 * ms, rooms: [room: state()])).count == 1)
+    }
+
+    @Test func aRoomThatShowedLossKeepsItsTailsAndRoundsForTenSeconds() {
+        var replication = Replication(random: SplitMix64(seed: 15))
+        _ = replication.tick(now: 0, rooms: [room: state()])
+        // A gap at 10 ms (repaired at once): the room is lossy for the next 10 s.
+        _ = replication.received(room: room, events: [], from: bob.address, state: state(waiting: true), now: 10 * ms)
+        _ = replication.received(room: room, events: [], from: bob.address, state: state(), now: 20 * ms)
+        _ = replication.originated(mine(1), state: state(), now: 100 * ms)
+        _ = replication.received(
+            room: room, events: [theirs(2, seeing: 1), theirs(3, seeing: 1)], from: bob.address, state: state(),
+            now: 150 * ms)
+        #expect(digests(replication.tick(now: 200 * ms, rooms: [room: state()])).count == 2)  // the tail still goes
+        #expect(digests(replication.tick(now: 500 * ms, rooms: [room: state()])).count == 2)  // both rounds
+        #expect(digests(replication.tick(now: 1000 * ms, rooms: [room: state()])).count == 1)  // and the round
+        // Ten seconds without loss: clean again.
+        _ = replication.received(
+            room: room, events: [theirs(2, seeing: 1), theirs(3, seeing: 1)], from: bob.address, state: state(),
+            now: 10_500 * ms)
+        #expect(digests(replication.tick(now: 11_000 * ms, rooms: [room: state()])).isEmpty)
     }
 
     @Test func newPeersAndNewRoomsGetADigest() {
@@ -164,8 +239,8 @@ import Testing
     @Test func leavingARoomForgetsItsRepairsAndTails() {
         var replication = Replication(random: SplitMix64(seed: 11))
         _ = replication.tick(now: 0, rooms: [room: state()])
-        _ = replication.received(room: room, from: bob.address, state: state(waiting: true), now: 0)
-        _ = replication.originated(room: room, now: 0)
+        _ = replication.received(room: room, events: [], from: bob.address, state: state(waiting: true), now: 0)
+        _ = replication.originated(mine(1), state: state(), now: 0)
         replication.left(room: room)
         #expect(digests(replication.tick(now: 500 * ms, rooms: [room: state(waiting: true)])).isEmpty)
     }

@@ -1,5 +1,7 @@
 /// Who is out there: the peers one node knows, whether each is alive, suspect or gone, how far
-/// away it is (round-trip time) and which rooms it is in, as a pure state machine.
+/// away it is (round-trip time) and which rooms it is in, as a pure state machine after SWIM
+/// (Das, Gupta and Motivala, 2002): one probe target per period, suspicion that the suspected
+/// node refutes by raising its incarnation, and news spread in the probes and acks themselves.
 ///
 /// It does no I/O, reads no clock and draws no random numbers. The shell owns the UDP socket and
 /// a timer; it passes its monotonic clock in as `now` (**microseconds**), feeds every received
@@ -19,19 +21,35 @@
 /// ```
 ///
 /// How it works:
-/// - Every alive or suspect peer, and every seed address nobody has answered from yet, is probed
-///   each ``MembershipConfig/probeInterval``; a gone peer each ``MembershipConfig/goneProbeInterval``,
-///   so one that comes back is noticed. Probes and acks carry this node's rooms and a sample of
-///   its alive and suspect peers, so one seed is enough to learn everyone.
-/// - A peer is alive while we hear from it directly (a probe, an ack, or any message passed to
-///   ``heard(from:now:)``), suspect after ``MembershipConfig/suspectAfter`` of silence and gone
-///   after ``MembershipConfig/goneAfter``. What others gossip never changes a known peer's state;
-///   it only introduces unknown peers (as alive, so they get probed) and, with a higher
-///   incarnation, moves a known peer to a new address.
+/// - **Probing.** Each ``MembershipConfig/probeInterval`` (a period) one alive or suspect peer
+///   is probed: the next by id after the last one (a ring), so each peer is probed once in N
+///   periods and, with every node doing the same, about one probe a period reaches any node.
+///   While none of the period's probes is answered, up to ``MembershipConfig/probeAttempts`` go
+///   out, evenly spaced. A period that ends unanswered makes an alive peer suspect. Each node
+///   sends about two membership datagrams a period (a probe and an ack), however many peers it has.
+/// - **Suspicion and refutation.** A suspect peer is gone after
+///   ``MembershipConfig/suspicionTimeout`` unless it refutes: a node that hears itself called
+///   suspect or gone at its own incarnation or above raises its incarnation past it, and "alive
+///   at the new incarnation" beats the suspicion everywhere.
+/// - **One order for every claim.** A peer's (state, incarnation) is replaced by a claim with a
+///   higher incarnation, or with the same incarnation and a worse state (alive < suspect < gone).
+///   Claims come from gossip, from this node's own probing, and from the peer itself (a probe or
+///   ack carries its incarnation: "alive at i"). Every node applies the same order, so all
+///   converge on the same view.
+/// - **Gossip.** Probes and acks carry peer records: first the recipient's own record if this
+///   node thinks it suspect or gone (so it can refute), then the states that changed in the last
+///   ``MembershipConfig/freshGossipFor``, newest first, then a rotating window of the alive and
+///   suspect peers, so one seed is enough to learn everyone. Unknown peers gossiped as alive are
+///   added (and probed); gone and suspect ones are not.
+/// - **Probed at once, outside the ring:** a peer just learned of (by gossip or DNS-SD), one
+///   that moved, one we think suspect or gone that sends us anything (so it hears the claim and
+///   refutes), and, after this node's rooms change, everyone (peers learn rooms from probes and
+///   acks). A gone peer is probed every ``MembershipConfig/goneProbeInterval``, so one that comes
+///   back is noticed.
 /// - Everything a peer could inflate is bounded: known peers (``MembershipConfig/maxPeers``),
 ///   rooms per peer (``WireLimits/maxRoomsPerNode``), peer lists (``WireLimits/maxPeersPerList``
 ///   read, ``MembershipConfig/maxGossipPeers`` sent, always within ``WireLimits/maxDatagramBytes``),
-///   and unanswered probes (forgotten after ``MembershipConfig/goneAfter``).
+///   and unanswered probes (forgotten after a period plus the suspicion timeout).
 /// - Whatever is sent or reported is ordered by node id (then address), never by dictionary order.
 public struct Membership: Sendable {
     /// This node.
@@ -40,36 +58,55 @@ public struct Membership: Sendable {
     public var nick: String
     /// The port this node listens on (UDP and TCP), sent in probes.
     public let port: UInt16
-    /// This node's incarnation, sent in probes and acks (the shell raises it on every start).
-    public let incarnation: UInt64
+    /// This node's incarnation, sent in probes and acks. The shell starts it (higher on every
+    /// start); it rises past any claim that this node is suspect or gone.
+    public internal(set) var incarnation: UInt64
     /// Timing and bounds.
     public let config: MembershipConfig
     /// Everyone this node knows, by id, gone peers included.
-    public private(set) var peers: [NodeID: Peer] = [:]
+    public internal(set) var peers: [NodeID: Peer] = [:]
 
     /// This node's rooms, sent in probes and acks. Setting it keeps the first
     /// ``WireLimits/maxRoomsPerNode`` distinct rooms that can go on the wire (at most
-    /// ``WireLimits/maxRoomBytes`` bytes, no control characters), in the order given.
+    /// ``WireLimits/maxRoomBytes`` bytes, no control characters), in the order given; a change
+    /// gets every alive and suspect peer probed at the next tick, so each learns it.
     public var rooms: [String] {
         get { ownRooms }
-        set { ownRooms = Self.wireRooms(newValue) }
+        set {
+            let rooms = Self.wireRooms(newValue)
+            guard rooms != ownRooms else { return }
+            ownRooms = rooms
+            probeSoon.formUnion(peers.values.filter { $0.state != .gone }.map(\.id))
+        }
     }
 
     /// Seed addresses nobody has answered from yet, in order.
     public var seeds: [PeerAddress] { seedProbes.keys.sorted() }
 
-    private var ownRooms: [String] = []
-    /// When each known peer was last probed; missing means "probe at the next tick".
-    private var lastProbeAt: [NodeID: Int64] = [:]
+    var ownRooms: [String] = []
+    /// The current period's probe target, if a period is running.
+    var period: Period?
+    /// When the next period may start.
+    var nextPeriodAt: Int64 = .min
+    /// The last period's target: the next is the first peer by id after it.
+    var lastTarget: NodeID?
+    /// Peers to probe at the next tick, outside the ring.
+    var probeSoon: Set<NodeID> = []
+    /// When each gone peer was last probed.
+    var goneProbedAt: [NodeID: Int64] = [:]
+    /// When each suspect peer became suspect (at its current incarnation).
+    var suspectedAt: [NodeID: Int64] = [:]
+    /// When each peer's state or incarnation last changed, for fresh gossip.
+    var changedAt: [NodeID: Int64] = [:]
     /// Unresolved seeds, with when each was last probed.
-    private var seedProbes: [PeerAddress: SeedProbe] = [:]
+    var seedProbes: [PeerAddress: SeedProbe] = [:]
     /// Our probes not answered yet, by sequence number.
-    private var outstanding: [UInt64: OutstandingProbe] = [:]
-    private var nextSequence: UInt64 = 1
-    /// Where the next peer list starts in the id-sorted candidates, so every peer gets gossiped.
-    private var gossipCursor = 0
+    var outstanding: [UInt64: OutstandingProbe] = [:]
+    var nextSequence: UInt64 = 1
+    /// Where the next rotating window starts in the id-sorted candidates, so every peer gets gossiped.
+    var gossipCursor = 0
     /// The last wake-up time handed to the shell, to tell it when something falls due earlier.
-    private var scheduledTick: Int64?
+    var scheduledTick: Int64?
 
     /// A node that knows nobody yet.
     public init(me: NodeID, nick: String, port: UInt16, incarnation: UInt64, config: MembershipConfig = .init()) {
@@ -99,7 +136,7 @@ public struct Membership: Sendable {
     /// A peer found by DNS-SD. An unknown one is added as alive (``PeerSource/mdns``) and probed
     /// at once; for a known one the nick and rooms are updated, and it is probed at once if its
     /// address changed or it is gone (it may be back). Being announced is not evidence of being
-    /// alive: the state changes only by contact.
+    /// alive: the state changes only by contact or gossip.
     public mutating func addDiscovered(
         id: NodeID, nick: String, address: PeerAddress, rooms: [String], now: Int64
     ) -> [MembershipDirective] {
@@ -114,46 +151,49 @@ public struct Membership: Sendable {
             if peer.foundBy == .gossip || peer.foundBy == .inbound { peer.foundBy = .mdns }
             if peer.address != address || peer.state == .gone {
                 peer.address = address
-                lastProbeAt[id] = nil
+                probeSoon.insert(id)
             }
             peers[id] = peer
         } else if makeRoom() {
             peers[id] = Peer(
                 id: id, nick: nick, address: address, rooms: rooms, state: .alive, incarnation: 0, lastSeen: now,
                 rtt: nil, foundBy: .mdns)
+            probeSoon.insert(id)
             directives.append(.peerChanged(id: id, nick: nick, from: nil, to: .alive))
         }
         return directives + rescheduleIfEarlier(now: now)
     }
 
-    /// Moves time forward to `now`: peers silent for too long become suspect or gone, due
-    /// probes are sent, unanswered probes older than ``MembershipConfig/goneAfter`` are
-    /// forgotten. The last directive is always `.scheduleTick(at:)`: the next time anything is
-    /// due, at most one ``MembershipConfig/probeInterval`` away.
+    /// Moves time forward to `now`: suspicions that ran out make peers gone, a period that ended
+    /// unanswered makes its peer suspect, and the probes that are due go out (the period's, gone
+    /// peers', those to probe at once, seeds'). The last directive is always
+    /// `.scheduleTick(at:)`: the next time anything is due, at most one
+    /// ``MembershipConfig/probeInterval`` away.
     ///
-    /// Directives come in this order: state changes by id, probes to peers by id, probes to seeds
-    /// by address, the wake-up.
+    /// Directives come in this order: state changes (expired suspicions by id, then the period's
+    /// peer), the period's probe, probes to gone peers and to peers probed at once by id, probes to
+    /// seeds by address, the wake-up.
     public mutating func tick(now: Int64) -> [MembershipDirective] {
         var directives: [MembershipDirective] = []
-        outstanding = outstanding.filter { now.clampedSubtracting($0.value.sentAt) < config.goneAfter }
+        outstanding = outstanding.filter { now.clampedSubtracting($0.value.sentAt) < config.probeMemory }
+        changedAt = changedAt.filter { now.clampedSubtracting($0.value) < config.freshGossipFor }
 
-        let ids = peers.keys.sorted()
-        for id in ids {
-            guard var peer = peers[id] else { continue }
-            let silence = now.clampedSubtracting(peer.lastSeen)
-            let state: PeerState =
-                if silence >= config.goneAfter { .gone }
-                else if silence >= config.suspectAfter && peer.state == .alive { .suspect }
-                else { peer.state }
-            if state != peer.state {
-                directives.append(.peerChanged(id: id, nick: peer.nick, from: peer.state, to: state))
-                peer.state = state
-                peers[id] = peer
-            }
+        for id in peers.keys.sorted() {
+            guard let peer = peers[id], peer.state == .suspect,
+                (suspectedAt[id] ?? now).clampedAdding(config.suspicionTimeout) <= now
+            else { continue }
+            directives += setState(id, .gone, incarnation: peer.incarnation, now: now)
         }
-        for id in ids {
-            guard let peer = peers[id], probeDue(peer) <= now else { continue }
-            lastProbeAt[id] = now
+        directives += runPeriod(now: now)
+
+        var due = probeSoon
+        probeSoon = []
+        for (id, peer) in peers where peer.state == .gone && goneProbeDue(id) <= now {
+            due.insert(id)
+        }
+        for id in due.sorted() {
+            guard let peer = peers[id] else { continue }
+            if peer.state == .gone { goneProbedAt[id] = now }
             directives.append(probe(peer.address, target: .peer(id), now: now))
         }
         for address in seedProbes.keys.sorted() {
@@ -162,7 +202,7 @@ public struct Membership: Sendable {
             directives.append(probe(address, target: .seed(address), now: now))
         }
 
-        let idle = now.clampedAdding(max(config.probeInterval, 1))
+        let idle = now.clampedAdding(config.probeInterval)
         let wake = max(min(nextDue(now: now) ?? idle, idle), now.clampedAdding(1))
         scheduledTick = wake
         directives.append(.scheduleTick(at: wake))
@@ -171,10 +211,11 @@ public struct Membership: Sendable {
 
     /// Handles a probe that arrived at `now` from `source` (the datagram's source address).
     ///
-    /// Answers with an ack to the probe's host and listening port, echoing its sequence number
-    /// and send time; the sender becomes (or stays) alive at `source.host`:`probe.port` with the
-    /// nick, rooms and incarnation it sent; its peer list is merged. A probe from this node itself
-    /// is not answered (a seed that turns out to be this node is dropped).
+    /// The sender is in direct contact at `source.host`:`probe.port` with the nick, rooms and
+    /// incarnation it sent; its peer list is merged (which may raise this node's incarnation, to
+    /// refute a claim about it). Then it is answered with an ack to that address, echoing the
+    /// probe's sequence number and send time. A probe from this node itself is not answered (a
+    /// seed that turns out to be this node is dropped).
     ///
     /// Directives: the ack, then state changes (the sender first, then gossiped peers by list
     /// order), then a `.scheduleTick(at:)` if something new is due before the last wake-up.
@@ -189,20 +230,19 @@ public struct Membership: Sendable {
             return []
         }
         let sender = PeerAddress(host: source.host, port: probe.port == 0 ? source.port : probe.port)
+        seedProbes[sender] = nil
+        var changes = contact(
+            probe.from, nick: probe.nick, incarnation: probe.incarnation, rooms: probe.rooms, address: sender,
+            foundBy: .inbound, rttSample: nil, now: now)
+        changes += merge(probe.peers, sentBy: probe.from, now: now)
+
         var ack = Ack(
             from: me, nick: nick, incarnation: incarnation, sequence: probe.sequence, echoedSentAt: probe.sentAt,
             rooms: rooms, peers: [])
         ack.peers = gossip(
-            excluding: probe.from, destination: sender,
-            budget: WireLimits.maxDatagramBytes - WireMessage.ack(ack).encodedByteCount)
-        var directives: [MembershipDirective] = [.send(.ack(ack), to: sender)]
-
-        seedProbes[sender] = nil
-        directives += contact(
-            probe.from, nick: probe.nick, incarnation: probe.incarnation, rooms: probe.rooms, address: sender,
-            foundBy: .inbound, rttSample: nil, now: now)
-        directives += merge(probe.peers, sentBy: probe.from, now: now)
-        return directives + rescheduleIfEarlier(now: now)
+            to: probe.from, destination: sender,
+            budget: WireLimits.maxDatagramBytes - WireMessage.ack(ack).encodedByteCount, now: now)
+        return [.send(.ack(ack), to: sender)] + changes + rescheduleIfEarlier(now: now)
     }
 
     /// Handles an ack that arrived at `now` from `source`.
@@ -210,9 +250,10 @@ public struct Membership: Sendable {
     /// It is matched to our probe by sequence number alone (a probe sent to "localhost:7400" may
     /// be answered from 127.0.0.1:7400): a matched probe to a seed resolves the seed to the node
     /// that answered, and a matched send time gives a round-trip sample (`now − echoedSentAt`).
-    /// The sender becomes (or stays) alive at the address we probed (or, unmatched, at its known
+    /// The sender is in direct contact at the address we probed (or, unmatched, at its known
     /// address, else at `source`), with the nick, rooms and incarnation it sent; its peer list is
-    /// merged.
+    /// merged. If we still think it suspect or gone, it is probed again at once (that probe
+    /// carries the claim, so it refutes).
     ///
     /// Directives: state changes (the sender first), then a `.scheduleTick(at:)` if something new
     /// is due before the last wake-up.
@@ -221,8 +262,7 @@ public struct Membership: Sendable {
         var address = peers[ack.from]?.address ?? source
         var foundBy = PeerSource.inbound
         var rttSample: Int64?
-        let sent = outstanding.removeValue(forKey: ack.sequence)
-        if let sent {
+        if let sent = outstanding.removeValue(forKey: ack.sequence) {
             address = sent.address
             if ack.echoedSentAt == sent.sentAt {
                 rttSample = max(0, now.clampedSubtracting(sent.sentAt))
@@ -238,24 +278,22 @@ public struct Membership: Sendable {
         var directives = contact(
             ack.from, nick: ack.nick, incarnation: ack.incarnation, rooms: ack.rooms, address: address,
             foundBy: foundBy, rttSample: rttSample, now: now)
-        if let sent, peers[ack.from] != nil, lastProbeAt[ack.from] == nil {
-            lastProbeAt[ack.from] = sent.sentAt  // a seed just answered: its probe counts as this peer's
-        }
         directives += merge(ack.peers, sentBy: ack.from, now: now)
+        if let peer = peers[ack.from], peer.state != .alive { probeSoon.insert(ack.from) }
         return directives + rescheduleIfEarlier(now: now)
     }
 
-    /// Any valid message from node `id` arrived at `now`: if it is a known peer it is alive, and
-    /// a `.peerChanged` reports a return from suspect or gone. Unknown ids are ignored.
+    /// Any other valid message from node `id` arrived at `now`: it answers this period's probe if
+    /// `id` is its peer, and a known peer we think suspect or gone is probed at once, so it hears
+    /// the claim and refutes it. Unknown ids are ignored.
     public mutating func heard(from id: NodeID, now: Int64) -> [MembershipDirective] {
         guard id != me, var peer = peers[id] else { return [] }
-        let old = peer.state
-        peer.state = .alive
         peer.lastSeen = max(peer.lastSeen, now)
         peers[id] = peer
-        let change: [MembershipDirective] =
-            old == .alive ? [] : [.peerChanged(id: id, nick: peer.nick, from: old, to: .alive)]
-        return change + rescheduleIfEarlier(now: now)
+        if period?.target == id { period?.answered = true }
+        guard peer.state != .alive else { return [] }
+        probeSoon.insert(id)
+        return rescheduleIfEarlier(now: now)
     }
 }
 
@@ -272,197 +310,4 @@ public enum MembershipDirective: Hashable, Sendable {
     case peerChanged(id: NodeID, nick: String, from: PeerState?, to: PeerState)
     /// Call ``Membership/tick(now:)`` when the local monotonic clock reaches `at` (µs).
     case scheduleTick(at: Int64)
-}
-
-// MARK: - Internals
-
-extension Membership {
-    /// Whom an outstanding probe was for.
-    private enum ProbeTarget: Hashable, Sendable {
-        case peer(NodeID)
-        case seed(PeerAddress)
-    }
-
-    /// A probe we sent and have not seen answered.
-    private struct OutstandingProbe: Hashable, Sendable {
-        var target: ProbeTarget
-        var address: PeerAddress
-        var sentAt: Int64
-    }
-
-    /// An unresolved seed address.
-    private struct SeedProbe: Hashable, Sendable {
-        var lastProbeAt: Int64?
-    }
-
-    /// Builds a probe to `address`, remembers it, and returns the directive to send it.
-    private mutating func probe(_ address: PeerAddress, target: ProbeTarget, now: Int64) -> MembershipDirective {
-        let sequence = nextSequence
-        nextSequence &+= 1
-        var probe = Probe(
-            from: me, nick: nick, incarnation: incarnation, sequence: sequence, sentAt: now, port: port,
-            rooms: rooms, peers: [])
-        let recipient: NodeID? = if case .peer(let id) = target { id } else { nil }
-        probe.peers = gossip(
-            excluding: recipient, destination: address,
-            budget: WireLimits.maxDatagramBytes - WireMessage.probe(probe).encodedByteCount)
-        outstanding[sequence] = OutstandingProbe(target: target, address: address, sentAt: now)
-        return .send(.probe(probe), to: address)
-    }
-
-    /// Up to ``MembershipConfig/maxGossipPeers`` alive or suspect peers (other than the recipient)
-    /// whose records fit in `budget` bytes, sorted by id. Successive lists are consecutive windows
-    /// of the id-sorted candidates, so with more peers than fit in one list every peer is still
-    /// gossiped.
-    private mutating func gossip(excluding recipient: NodeID?, destination: PeerAddress, budget: Int) -> [PeerRecord] {
-        let candidates = peers.values
-            .filter { $0.state != .gone && $0.id != recipient && $0.address != destination }
-            .sorted { $0.id < $1.id }
-            .compactMap(Self.record(of:))
-        guard !candidates.isEmpty else { return [] }
-        let limit = min(config.maxGossipPeers, WireLimits.maxPeersPerList)
-        let start = gossipCursor % candidates.count
-        var chosen: [PeerRecord] = []
-        var bytes = 0
-        while chosen.count < min(limit, candidates.count) {
-            let record = candidates[(start + chosen.count) % candidates.count]
-            guard bytes + record.encodedByteCount <= budget else { break }
-            chosen.append(record)
-            bytes += record.encodedByteCount
-        }
-        gossipCursor = (start + chosen.count) % candidates.count
-        return chosen.sorted { $0.id < $1.id }
-    }
-
-    /// The peer as a gossip record, or `nil` if its nick or host could not go on the wire.
-    private static func record(of peer: Peer) -> PeerRecord? {
-        guard peer.nick.utf8.count <= WireLimits.maxNickBytes,
-            !peer.address.host.isEmpty, peer.address.host.utf8.count <= WireLimits.maxHostBytes,
-            peer.address.port != 0,
-            WireText.check(ArraySlice(peer.nick.utf8)) == .valid,
-            WireText.check(ArraySlice(peer.address.host.utf8)) == .valid
-        else { return nil }
-        return PeerRecord(
-            id: peer.id, nick: peer.nick, host: peer.address.host, port: peer.address.port, state: peer.state,
-            incarnation: peer.incarnation)
-    }
-
-    /// Direct contact with node `id` at `now`: it is alive at `address` with what it told us.
-    private mutating func contact(
-        _ id: NodeID, nick: String, incarnation: UInt64, rooms: [String], address: PeerAddress,
-        foundBy: PeerSource, rttSample: Int64?, now: Int64
-    ) -> [MembershipDirective] {
-        let rooms = Array(rooms.prefix(WireLimits.maxRoomsPerNode))
-        guard var peer = peers[id] else {
-            guard makeRoom() else { return [] }
-            peers[id] = Peer(
-                id: id, nick: nick, address: address, rooms: rooms, state: .alive, incarnation: incarnation,
-                lastSeen: now, rtt: rttSample, foundBy: foundBy)
-            return [.peerChanged(id: id, nick: nick, from: nil, to: .alive)]
-        }
-        let old = peer.state
-        peer.nick = nick
-        peer.incarnation = incarnation
-        peer.rooms = rooms
-        peer.address = address
-        peer.state = .alive
-        peer.lastSeen = max(peer.lastSeen, now)
-        if let sample = rttSample.map({ min($0, Int64.max / 8) }) {
-            peer.rtt = peer.rtt.map { ($0 * 7 + sample) / 8 } ?? sample  // TCP's SRTT; both <= max / 8
-        }
-        peers[id] = peer
-        return old == .alive ? [] : [.peerChanged(id: id, nick: nick, from: old, to: .alive)]
-    }
-
-    /// Merges a peer list gossiped by `sender`: unknown alive or suspect peers are added as alive
-    /// (to be probed); a known peer's state is never changed, but a record with a higher
-    /// incarnation moves it to the record's address (probed at the next tick).
-    private mutating func merge(_ records: [PeerRecord], sentBy sender: NodeID, now: Int64) -> [MembershipDirective] {
-        var directives: [MembershipDirective] = []
-        for record in records.prefix(WireLimits.maxPeersPerList) where record.id != me && record.id != sender {
-            guard record.state != .gone, !record.host.isEmpty, record.port != 0 else { continue }
-            let address = PeerAddress(host: record.host, port: record.port)
-            if var peer = peers[record.id] {
-                guard record.incarnation > peer.incarnation else { continue }
-                peer.incarnation = record.incarnation
-                peer.nick = record.nick
-                if peer.address != address {
-                    peer.address = address
-                    lastProbeAt[record.id] = nil
-                }
-                peers[record.id] = peer
-            } else if makeRoom() {
-                peers[record.id] = Peer(
-                    id: record.id, nick: record.nick, address: address, rooms: [], state: .alive,
-                    incarnation: record.incarnation, lastSeen: now, rtt: nil, foundBy: .gossip)
-                directives.append(.peerChanged(id: record.id, nick: record.nick, from: nil, to: .alive))
-            }
-        }
-        return directives
-    }
-
-    /// Whether one more peer may be added, evicting the gone peer seen longest ago if the table is
-    /// full.
-    private mutating func makeRoom() -> Bool {
-        guard peers.count >= config.maxPeers else { return true }
-        let oldestGone = peers.values
-            .filter { $0.state == .gone }
-            .min { ($0.lastSeen, $0.id) < ($1.lastSeen, $1.id) }
-        guard let evicted = oldestGone else { return false }
-        peers[evicted.id] = nil
-        lastProbeAt[evicted.id] = nil
-        return true
-    }
-
-    private func probeInterval(for state: PeerState) -> Int64 {
-        state == .gone ? config.goneProbeInterval : config.probeInterval
-    }
-
-    /// When `peer` is next to be probed (`Int64.min` if it never was: at the next tick).
-    private func probeDue(_ peer: Peer) -> Int64 {
-        lastProbeAt[peer.id].map { $0.clampedAdding(probeInterval(for: peer.state)) } ?? .min
-    }
-
-    private func seedDue(_ seed: SeedProbe) -> Int64 {
-        seed.lastProbeAt.map { $0.clampedAdding(config.probeInterval) } ?? .min
-    }
-
-    /// The earliest time a probe or a state change is due, not before `now`; `nil` if nothing is
-    /// pending at all.
-    private func nextDue(now: Int64) -> Int64? {
-        var due: Int64?
-        func consider(_ time: Int64) { due = min(due ?? time, time) }
-        for peer in peers.values {
-            consider(probeDue(peer))
-            switch peer.state {
-            case .alive: consider(peer.lastSeen.clampedAdding(config.suspectAfter))
-            case .suspect: consider(peer.lastSeen.clampedAdding(config.goneAfter))
-            case .gone: break
-            }
-        }
-        for seed in seedProbes.values {
-            consider(seedDue(seed))
-        }
-        return due.map { max($0, now) }
-    }
-
-    /// A `.scheduleTick(at:)` if something is due before the wake-up the shell already has.
-    private mutating func rescheduleIfEarlier(now: Int64) -> [MembershipDirective] {
-        guard let due = nextDue(now: now), scheduledTick.map({ due < $0 }) ?? true else { return [] }
-        scheduledTick = due
-        return [.scheduleTick(at: due)]
-    }
-
-    /// `rooms` as they may go on the wire: valid, distinct, at most ``WireLimits/maxRoomsPerNode``.
-    private static func wireRooms(_ rooms: [String]) -> [String] {
-        var seen: Set<String> = []
-        var kept: [String] = []
-        for room in rooms where kept.count < WireLimits.maxRoomsPerNode {
-            guard room.utf8.count <= WireLimits.maxRoomBytes, WireText.check(ArraySlice(room.utf8)) == .valid,
-                seen.insert(room).inserted
-            else { continue }
-            kept.append(room)
-        }
-        return kept
-    }
 }

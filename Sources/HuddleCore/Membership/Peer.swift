@@ -17,9 +17,9 @@ public struct Peer: Hashable, Sendable {
     /// The rooms it is in, as it last told us (empty until it does); at most
     /// ``WireLimits/maxRoomsPerNode``.
     public var rooms: [String]
-    /// How this node sees it: alive, suspect or gone. Only direct contact makes it alive.
+    /// How this node sees it: alive, suspect or gone, by the latest claim (see ``Membership``).
     public var state: PeerState
-    /// The peer's incarnation, as it last told us (or as gossiped).
+    /// The incarnation of its state: as it last told us, or as a later claim had it.
     public var incarnation: UInt64
     /// When we last heard from it directly (or learned of it), local µs.
     public var lastSeen: Int64

@@ -25,12 +25,21 @@
 ///   once to the peer the events came from (or answers the digest), then again to a random live
 ///   peer of the room after each of ``ReplicationConfig/repairDelays``, until the gap is closed
 ///   and it holds all that digest showed.
-/// - **A burst ends with digests.** At each of ``ReplicationConfig/tailDelays`` after the last
-///   event this node made in a room, it sends its digest to every live peer of the room, so a
-///   peer that lost the burst's last push (a loss no later push reveals) asks for it.
+/// - **A burst ends with digests.** At each of ``ReplicationConfig/tailDelays`` (plus three of
+///   the room's longest round trips) after the last event this node made in a room, it sends its
+///   digest to every live peer of the room, so a peer that lost the burst's last push (a loss no
+///   later push reveals) asks for it.
 /// - **Anti-entropy.** Every ``ReplicationConfig/antiEntropyInterval`` each room swaps digests with
 ///   one random live peer, which repairs whatever the rules above missed (and brings a late
 ///   joiner or a node back from a crash up to date).
+/// - **A clean, busy room needs neither.** Every event carries its maker's delivered vector as
+///   its causal context, so an event from another node that covers this node's last event shows
+///   every peer that lost the push that it lost it. In a room that has shown no loss for
+///   ``ReplicationConfig/lossMemory`` (no gap, no digest showing events this node lacks), the tail
+///   digests stop once events from ``ReplicationConfig/witnesses`` other nodes cover this node's
+///   last event, and a round skips the room when events from that many other nodes arrived since
+///   the last one. Under loss both keep going: they make repair faster, and loss is when the
+///   datagrams are worth it.
 /// - A peer that comes alive, and every live peer of a room this node joins, get a digest.
 /// - At most one pull per room and peer is in flight.
 public struct Replication: Sendable {
@@ -42,6 +51,10 @@ public struct Replication: Sendable {
     private var repairs: [String: Repair] = [:]
     /// Rooms whose tail digests are due: when the burst ended and how many rounds went out.
     private var tails: [String: Tail] = [:]
+    /// The origins whose events arrived in each room since the last anti-entropy round.
+    private var speakers: [String: Set<NodeID>] = [:]
+    /// When each room last showed a loss: a gap, or a digest showing events this node lacks.
+    private var lossSeenAt: [String: Int64] = [:]
     /// When each peer was last sent a push in answer to its digest, per room.
     private var lastPush: [RoomPeer: Int64] = [:]
     /// When each peer was last sent a digest in answer to its own, per room.
@@ -60,8 +73,20 @@ public struct Replication: Sendable {
     }
 
     private struct Tail: Sendable {
+        /// This node's last event in the room.
+        var origin: NodeID
+        var seq: UInt64
         var burstEnded: Int64
+        /// Added to each of the tail delays: three of the room's longest round trips (each at
+        /// most ``ReplicationConfig/maxRoundTrip``).
+        var extraDelay: Int64
         var rounds = 0
+        /// Other origins whose events' contexts cover this node's last event.
+        var witnesses: Set<NodeID> = []
+
+        func due(_ config: ReplicationConfig) -> Int64 {
+            burstEnded + config.tailDelays[rounds] + extraDelay
+        }
     }
 
     /// What the shell knows of one joined room, for ``tick(now:rooms:)``.
@@ -110,20 +135,22 @@ public struct Replication: Sendable {
         let names = rooms.keys.sorted()
         if nextRoundAt.map({ $0 <= now }) ?? true {
             nextRoundAt = now + config.antiEntropyInterval
-            for room in names {
+            for room in names where !isClean(room, now: now) || speakers[room, default: []].count < config.witnesses {
                 if let peer = rooms[room]!.peers.randomElement(using: &random) {
                     directives.append(.sendDigest(room: room, to: peer.address))
                 }
             }
+            speakers = [:]
         }
         for (room, tail) in tails.sorted(by: { $0.key < $1.key }) {
             guard let state = rooms[room] else {
                 tails[room] = nil
                 continue
             }
-            guard tail.burstEnded + config.tailDelays[tail.rounds] <= now else { continue }
+            guard tail.due(config) <= now else { continue }
             for peer in state.peers { directives.append(.sendDigest(room: room, to: peer.address)) }
-            tails[room] = tail.rounds + 1 < config.tailDelays.count ? Tail(burstEnded: tail.burstEnded, rounds: tail.rounds + 1) : nil
+            tails[room]!.rounds += 1
+            if tail.rounds + 1 == config.tailDelays.count { tails[room] = nil }
         }
         for (room, repair) in repairs.sorted(by: { $0.key < $1.key }) {
             guard let state = rooms[room], Self.isOpen(repair, state) else {
@@ -141,11 +168,19 @@ public struct Replication: Sendable {
         return directives + schedule(now: now)
     }
 
-    /// Events for `room` arrived in a datagram from `source` (`nil`: by a pull) and were inserted;
-    /// `state` is the room afterwards.
+    /// `events` for `room` arrived in a datagram from `source` (`nil`: by a pull) and the new
+    /// ones were inserted; `state` is the room afterwards.
     public mutating func received(
-        room: String, from source: PeerAddress?, state: RoomState, now: Int64
+        room: String, events: [Event], from source: PeerAddress?, state: RoomState, now: Int64
     ) -> [ReplicationDirective] {
+        if state.waiting { lossSeenAt[room] = now }
+        if !events.isEmpty { speakers[room, default: []].formUnion(events.map(\.origin)) }
+        if var tail = tails[room] {
+            for event in events where event.origin != tail.origin && event.context[tail.origin] >= tail.seq {
+                tail.witnesses.insert(event.origin)
+            }
+            tails[room] = tail.witnesses.count >= config.witnesses && isClean(room, now: now) ? nil : tail
+        }
         if let repair = repairs[room] {
             if !Self.isOpen(repair, state) { repairs[room] = nil }
             return []
@@ -169,6 +204,7 @@ public struct Replication: Sendable {
             directives.append(.pushMissing(room: room, have: remote, to: peer.address))
         }
         let lacking = remote.ranges(missingFrom: local).reduce(UInt64(0)) { $0 + UInt64($1.seqs.count) }
+        if lacking > 0 { lossSeenAt[room] = now }
         if lacking > UInt64(config.maxPushEvents) {
             if pulls.insert(key).inserted { directives.append(.pull(room: room, peer: peer.id, from: peer.address)) }
         } else if lacking > 0 {
@@ -185,9 +221,13 @@ public struct Replication: Sendable {
         return directives
     }
 
-    /// This node made an event in `room` (and pushed it): its tail digests are due a little later.
-    public mutating func originated(room: String, now: Int64) -> [ReplicationDirective] {
-        tails[room] = Tail(burstEnded: now)
+    /// This node made `event` (and pushed it); `state` is its room afterwards. Its tail digests
+    /// are due a little later, unless the room speaks after it.
+    public mutating func originated(_ event: Event, state: RoomState, now: Int64) -> [ReplicationDirective] {
+        let longestRoundTrip = state.peers.compactMap(\.rtt).max() ?? 0
+        tails[event.room] = Tail(
+            origin: event.origin, seq: event.seq, burstEnded: now,
+            extraDelay: 3 * min(longestRoundTrip, config.maxRoundTrip))
         return schedule(now: now)
     }
 
@@ -206,10 +246,12 @@ public struct Replication: Sendable {
         pulls.remove(RoomPeer(room: room, peer: peer))
     }
 
-    /// This node left `room`: forget its repairs and tails.
+    /// This node left `room`: forget its repairs, tails and what it saw there.
     public mutating func left(room: String) {
         repairs[room] = nil
         tails[room] = nil
+        speakers[room] = nil
+        lossSeenAt[room] = nil
     }
 
     // MARK: Pieces
@@ -217,6 +259,11 @@ public struct Replication: Sendable {
     /// How long to wait after the `attempts`-th digest for a gap before the next.
     private func repairDelay(after attempts: Int) -> Int64 {
         config.repairDelays[min(attempts, config.repairDelays.count) - 1]
+    }
+
+    /// Whether `room` has shown no loss for ``ReplicationConfig/lossMemory``.
+    private func isClean(_ room: String, now: Int64) -> Bool {
+        lossSeenAt[room].map { now - $0 >= config.lossMemory } ?? true
     }
 
     /// Whether a repair still has something to wait for.
@@ -227,7 +274,7 @@ public struct Replication: Sendable {
     /// The earliest thing due, if it is earlier than what the shell was last told.
     private mutating func schedule(now: Int64) -> [ReplicationDirective] {
         var due = nextRoundAt ?? now
-        for tail in tails.values { due = min(due, tail.burstEnded + config.tailDelays[tail.rounds]) }
+        for tail in tails.values { due = min(due, tail.due(config)) }
         for repair in repairs.values { due = min(due, repair.nextAt) }
         if let scheduledTick, scheduledTick <= due { return [] }
         scheduledTick = due

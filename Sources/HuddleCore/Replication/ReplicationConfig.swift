@@ -13,9 +13,20 @@ public struct ReplicationConfig: Hashable, Sendable {
     /// tens, so a lost request or answer is retried well before a person notices.
     public var repairDelays: [Int64]
     /// When, after the last event this node made in a room, its rounds of tail digests go out
-    /// (default 100 and 400 ms): later than a burst's next push would come, sooner than anyone
-    /// notices; the second for a peer that lost the first (or the push it answers).
+    /// (default 100 and 400 ms, each plus three of the room's longest round trips): later than a
+    /// burst's next push would come, sooner than anyone notices; the second for a peer that lost
+    /// the first (or the push it answers).
     public var tailDelays: [Int64]
+    /// In a room that has shown no loss for ``lossMemory``: how many other nodes' events must
+    /// cover this node's last event before its tail digests stop, and must have arrived since the
+    /// last anti-entropy round for the room to skip it (default 2). Their causal contexts show
+    /// any gap already.
+    public var witnesses: Int
+    /// How long after a room last showed a loss (a gap, or a digest showing events this node
+    /// lacks) its tail digests and anti-entropy rounds go out whatever the room says (default 10 s).
+    public var lossMemory: Int64
+    /// The longest round trip the tail digests wait for (default 500 ms).
+    public var maxRoundTrip: Int64
     /// Least time between two answers (a push, or a digest) to one peer's digests for one room
     /// (default 20 ms), so a peer that floods digests gets at most 50 pushes a second.
     public var answerInterval: Int64
@@ -28,14 +39,18 @@ public struct ReplicationConfig: Hashable, Sendable {
 
     public init(
         antiEntropyInterval: Int64 = 1_000_000, repairDelays: [Int64] = [40_000, 80_000, 160_000, 320_000, 500_000],
-        tailDelays: [Int64] = [100_000, 400_000], answerInterval: Int64 = 20_000, maxPushEvents: Int = 64,
-        maxPushBytes: Int = 16 * 1024
+        tailDelays: [Int64] = [100_000, 400_000], witnesses: Int = 2, lossMemory: Int64 = 10_000_000,
+        maxRoundTrip: Int64 = 500_000,
+        answerInterval: Int64 = 20_000, maxPushEvents: Int = 64, maxPushBytes: Int = 16 * 1024
     ) {
         precondition(!repairDelays.isEmpty, "repairDelays needs at least one delay")
         precondition(!tailDelays.isEmpty && tailDelays == tailDelays.sorted(), "tailDelays: at least one, ascending")
         self.antiEntropyInterval = antiEntropyInterval
         self.repairDelays = repairDelays
         self.tailDelays = tailDelays
+        self.witnesses = witnesses
+        self.lossMemory = lossMemory
+        self.maxRoundTrip = maxRoundTrip
         self.answerInterval = answerInterval
         self.maxPushEvents = maxPushEvents
         self.maxPushBytes = maxPushBytes

@@ -172,7 +172,7 @@ public actor Node {
         }
         show(made.outputs, room: room)
         push([made.event], room: room)
-        perform(replication.originated(room: room, now: clock.monotonicMicros()))
+        perform(replication.originated(made.event, state: replicationState(room), now: clock.monotonicMicros()))
         return made.event
     }
 
@@ -251,7 +251,8 @@ public actor Node {
             }
         }
         show(outputs, room: room)
-        perform(replication.received(room: room, from: source, state: replicationState(room), now: clock.monotonicMicros()))
+        perform(replication.received(
+            room: room, events: fresh, from: source, state: replicationState(room), now: clock.monotonicMicros()))
         return vector
     }
 

@@ -1,0 +1,181 @@
+/// The knowledge half of ``Membership``: applying claims about peers (from contact, gossip and
+/// this node's own probing) in one order, and choosing what to gossip.
+extension Membership {
+    /// Whether the claim "`state` at `incarnation`" replaces what this node holds of `peer`:
+    /// a higher incarnation always does; at the same incarnation only a worse state does
+    /// (alive < suspect < gone). SWIM's order, the same on every node.
+    static func claim(_ state: PeerState, at incarnation: UInt64, beats peer: Peer) -> Bool {
+        incarnation == peer.incarnation ? state.rawValue > peer.state.rawValue : incarnation > peer.incarnation
+    }
+
+    /// Sets a known peer's state and incarnation, starting or stopping its suspicion timer and
+    /// marking the change as fresh gossip; reports a change of state.
+    mutating func setState(_ id: NodeID, _ state: PeerState, incarnation: UInt64, now: Int64) -> [MembershipDirective] {
+        guard var peer = peers[id] else { return [] }
+        let old = peer
+        guard (old.state, old.incarnation) != (state, incarnation) else { return [] }
+        peer.state = state
+        peer.incarnation = incarnation
+        peers[id] = peer
+        changedAt[id] = now
+        suspectedAt[id] = state == .suspect ? now : nil
+        if state == .gone { goneProbedAt[id] = now }
+        return old.state == state ? [] : [.peerChanged(id: id, nick: peer.nick, from: old.state, to: state)]
+    }
+
+    /// Direct contact with node `id` at `now` (it probed us or answered): it is at `address` with
+    /// what it told us, answers this period's probe, and claims "alive at `incarnation`".
+    mutating func contact(
+        _ id: NodeID, nick: String, incarnation: UInt64, rooms: [String], address: PeerAddress,
+        foundBy: PeerSource, rttSample: Int64?, now: Int64
+    ) -> [MembershipDirective] {
+        let rooms = Array(rooms.prefix(WireLimits.maxRoomsPerNode))
+        guard var peer = peers[id] else {
+            guard makeRoom() else { return [] }
+            peers[id] = Peer(
+                id: id, nick: nick, address: address, rooms: rooms, state: .alive, incarnation: incarnation,
+                lastSeen: now, rtt: rttSample, foundBy: foundBy)
+            changedAt[id] = now
+            return [.peerChanged(id: id, nick: nick, from: nil, to: .alive)]
+        }
+        peer.nick = nick
+        peer.rooms = rooms
+        peer.address = address
+        peer.lastSeen = max(peer.lastSeen, now)
+        if let sample = rttSample.map({ min($0, Int64.max / 8) }) {
+            peer.rtt = peer.rtt.map { ($0 * 7 + sample) / 8 } ?? sample  // TCP's SRTT; both <= max / 8
+        }
+        peers[id] = peer
+        if period?.target == id { period?.answered = true }
+        guard Self.claim(.alive, at: incarnation, beats: peer) else { return [] }
+        return setState(id, .alive, incarnation: incarnation, now: now)
+    }
+
+    /// Merges a peer list gossiped by `sender`: each record is a claim about a peer, applied by
+    /// ``claim(_:at:beats:)``; one with a higher incarnation also moves the peer to the record's
+    /// address (probed at once). Unknown peers gossiped as alive are added and probed at once. A
+    /// claim that this node is suspect or gone at its incarnation or above raises the incarnation
+    /// past it: the refutation, carried by everything this node sends from now on.
+    mutating func merge(_ records: [PeerRecord], sentBy sender: NodeID, now: Int64) -> [MembershipDirective] {
+        var directives: [MembershipDirective] = []
+        for record in records.prefix(WireLimits.maxPeersPerList) where record.id != sender {
+            if record.id == me {
+                refute(record)
+                continue
+            }
+            guard !record.host.isEmpty, record.port != 0 else { continue }
+            let address = PeerAddress(host: record.host, port: record.port)
+            guard var peer = peers[record.id] else {
+                guard record.state == .alive, makeRoom() else { continue }
+                peers[record.id] = Peer(
+                    id: record.id, nick: record.nick, address: address, rooms: [], state: .alive,
+                    incarnation: record.incarnation, lastSeen: now, rtt: nil, foundBy: .gossip)
+                probeSoon.insert(record.id)
+                directives.append(.peerChanged(id: record.id, nick: record.nick, from: nil, to: .alive))
+                continue
+            }
+            guard Self.claim(record.state, at: record.incarnation, beats: peer) else { continue }
+            if record.incarnation > peer.incarnation {
+                peer.nick = record.nick
+                if peer.address != address {
+                    peer.address = address
+                    probeSoon.insert(record.id)
+                }
+                peers[record.id] = peer
+            }
+            directives += setState(record.id, record.state, incarnation: record.incarnation, now: now)
+        }
+        return directives
+    }
+
+    /// Answers a claim about this node: "suspect" or "gone" at its incarnation or above is
+    /// refuted by rising past it; "alive" at a higher one is caught up with.
+    private mutating func refute(_ record: PeerRecord) {
+        if record.state != .alive, record.incarnation >= incarnation, record.incarnation < .max {
+            incarnation = record.incarnation + 1
+        } else if record.incarnation > incarnation {
+            incarnation = record.incarnation
+        }
+    }
+
+    /// The peer records for one probe or ack to `recipient` at `destination`, within `budget`
+    /// bytes and ``MembershipConfig/maxGossipPeers``, sorted by id: the recipient's own record if
+    /// this node thinks it suspect or gone; then fresh changes, newest first; then the next
+    /// window of the alive and suspect peers, so with more peers than fit in one list every peer
+    /// is still gossiped. Peers at the destination's address are left out (it knows itself).
+    mutating func gossip(to recipient: NodeID?, destination: PeerAddress, budget: Int, now: Int64) -> [PeerRecord] {
+        let limit = min(config.maxGossipPeers, WireLimits.maxPeersPerList)
+        var chosen: [NodeID: PeerRecord] = [:]
+        var bytes = 0
+        /// Adds the peer's record if it can go on the wire; false once the list is full.
+        func take(_ peer: Peer) -> Bool {
+            guard chosen.count < limit else { return false }
+            guard chosen[peer.id] == nil, let record = Self.record(of: peer) else { return true }
+            guard bytes + record.encodedByteCount <= budget else { return false }
+            chosen[peer.id] = record
+            bytes += record.encodedByteCount
+            return true
+        }
+
+        if let recipient, let peer = peers[recipient], peer.state != .alive { _ = take(peer) }
+        let others = peers.values.filter { $0.id != recipient && $0.address != destination }
+        let fresh = others
+            .compactMap { peer in changedAt[peer.id].map { (peer, $0) } }
+            .filter { now.clampedSubtracting($0.1) < config.freshGossipFor }
+            .sorted { ($1.1, $0.0.id) < ($0.1, $1.0.id) }
+        for (peer, _) in fresh where !take(peer) { break }
+
+        let window = others.filter { $0.state != .gone }.sorted { $0.id < $1.id }
+        if !window.isEmpty {
+            let start = gossipCursor % window.count
+            var looked = 0
+            while looked < window.count, take(window[(start + looked) % window.count]) {
+                looked += 1
+            }
+            gossipCursor = (start + looked) % window.count
+        }
+        return chosen.values.sorted { $0.id < $1.id }
+    }
+
+    /// The peer as a gossip record, or `nil` if its nick or host could not go on the wire.
+    private static func record(of peer: Peer) -> PeerRecord? {
+        guard peer.nick.utf8.count <= WireLimits.maxNickBytes,
+            !peer.address.host.isEmpty, peer.address.host.utf8.count <= WireLimits.maxHostBytes,
+            peer.address.port != 0,
+            WireText.check(ArraySlice(peer.nick.utf8)) == .valid,
+            WireText.check(ArraySlice(peer.address.host.utf8)) == .valid
+        else { return nil }
+        return PeerRecord(
+            id: peer.id, nick: peer.nick, host: peer.address.host, port: peer.address.port, state: peer.state,
+            incarnation: peer.incarnation)
+    }
+
+    /// Whether one more peer may be added, evicting the gone peer seen longest ago if the table is
+    /// full.
+    mutating func makeRoom() -> Bool {
+        guard peers.count >= config.maxPeers else { return true }
+        let oldestGone = peers.values
+            .filter { $0.state == .gone }
+            .min { ($0.lastSeen, $0.id) < ($1.lastSeen, $1.id) }
+        guard let evicted = oldestGone?.id else { return false }
+        peers[evicted] = nil
+        goneProbedAt[evicted] = nil
+        changedAt[evicted] = nil
+        suspectedAt[evicted] = nil
+        probeSoon.remove(evicted)
+        return true
+    }
+
+    /// `rooms` as they may go on the wire: valid, distinct, at most ``WireLimits/maxRoomsPerNode``.
+    static func wireRooms(_ rooms: [String]) -> [String] {
+        var seen: Set<String> = []
+        var kept: [String] = []
+        for room in rooms where kept.count < WireLimits.maxRoomsPerNode {
+            guard room.utf8.count <= WireLimits.maxRoomBytes, WireText.check(ArraySlice(room.utf8)) == .valid,
+                seen.insert(room).inserted
+            else { continue }
+            kept.append(room)
+        }
+        return kept
+    }
+}
