@@ -78,7 +78,10 @@ let package = Package(
             name: "HuddleSimulationTests", dependencies: ["HuddleSimulation", "HuddleCore"], swiftSettings: strictness),
         .testTarget(
             name: "HuddleNodeTests",
-            dependencies: ["HuddleNode", "HuddleCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "HuddleNode", "HuddleCore", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: strictness
         ),
         .testTarget(name: "HuddleCLITests", dependencies: ["huddle"], swiftSettings: strictness),

@@ -17,7 +17,8 @@ import NIOPosix
 public actor Node {
     let configuration: NodeConfiguration
     let logger: Logger
-    let clock = NodeClock()
+    /// The wall and monotonic clocks everything is timed by.
+    let clock: any NodeClock
     let store: HuddleStore
     let identity: NodeIdentity
     let renderer: OutputRenderer
@@ -58,10 +59,12 @@ public actor Node {
     /// The timer loop wakes at least this often.
     static let maximumSleep: Int64 = 1000
 
-    /// A node on sockets already bound to `port` (see ``bind(host:port:on:)``).
+    /// A node on sockets already bound to `port` (see ``bind(host:port:on:)``). Output goes to
+    /// `sink`, or the console, or stdout; time comes from `clock`.
     init(
         configuration: NodeConfiguration, store: HuddleStore, identity: NodeIdentity, logger: Logger,
-        port: Int, datagramChannel: any Channel, console: InteractiveConsole? = nil
+        port: Int, datagramChannel: any Channel, console: InteractiveConsole? = nil,
+        clock: any NodeClock = SystemClock(), sink: (any LineOutput)? = nil
     ) {
         self.configuration = configuration
         self.store = store
@@ -72,10 +75,11 @@ public actor Node {
         let renderer = OutputRenderer(json: configuration.json, colors: configuration.colors, interactive: console != nil)
         self.renderer = renderer
         self.console = console
-        sink = console ?? OutputSink(droppedNotice: { count in
+        self.sink = sink ?? console ?? OutputSink(droppedNotice: { count in
             renderer.error("\(count) output lines were dropped: stdout was not read for a while")
         })
-        startedAt = NodeClock().wallMillis()
+        self.clock = clock
+        startedAt = clock.wallMillis()
         // A later start has a higher incarnation, so gossip can tell a restarted node's address.
         membership = Membership(
             me: identity.id, nick: configuration.nick, port: UInt16(port), incarnation: UInt64(max(0, startedAt)))

@@ -11,7 +11,7 @@ enum StandardInputLines {
 
     static func stream(fileDescriptor: Int32 = STDIN_FILENO) -> AsyncStream<ConsoleInput> {
         let (stream, continuation) = AsyncStream.makeStream(of: ConsoleInput.self)
-        let clock = NodeClock()
+        let clock = SystemClock()
         let reader = Thread {
             var line: [UInt8] = []
             var skipping = 0  // bytes dropped of an over-long line, 0 when not skipping

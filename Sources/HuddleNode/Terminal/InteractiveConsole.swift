@@ -56,7 +56,7 @@ public final class InteractiveConsole: LineOutput {
     /// Written to once to stop the reader thread.
     private let wakePipe: (read: Int32, write: Int32)
     private let readerDone = DispatchSemaphore(value: 0)
-    private let clock = NodeClock()
+    private let clock = SystemClock()
 
     /// Whether stdin and stdout are both a terminal this process may take over.
     public static var isAvailable: Bool {

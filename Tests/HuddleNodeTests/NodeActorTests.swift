@@ -1,0 +1,135 @@
+import Foundation
+import HuddleCore
+import Testing
+
+@testable import HuddleNode
+
+/// The `Node` actor itself, on a real socket and a real store, with a clock the test moves and
+/// output kept in memory: what it pushes, what it answers, when it releases a held message, and
+/// what survives a restart. A plain UDP socket plays bob.
+@Suite struct NodeActorTests {
+    let room = "superbowl"
+    let bob = NodeIdentity.generate()
+
+    /// Bob's side of the room: his events, signed by him, with the context his log gives them.
+    final class Bob {
+        var session: RoomSession
+        let identity: NodeIdentity
+
+        init(_ identity: NodeIdentity, room: String) {
+            self.identity = identity
+            session = RoomSession(room: room, reader: identity.id)
+        }
+
+        func make(_ body: EventBody, at now: Int64) throws -> Event {
+            try session.compose(body, now: now, signer: identity).event
+        }
+    }
+
+    /// Bob introduces himself to `alice` with a probe, as his node would, and reads her ack.
+    func introduce(_ peer: UDPPeer, to alice: NodeHarness) async throws {
+        let probe = Probe(
+            from: bob.id, nick: "bob", incarnation: 1, sequence: 1, sentAt: 0, port: peer.port, rooms: [room],
+            peers: [])
+        peer.send(.probe(probe), toPort: alice.port)
+        let ack = await peer.receive { if case .ack = $0 { true } else { false } }
+        try #require(ack != nil, "alice did not answer bob's probe")
+    }
+
+    @Test func aMessageMadeHereIsPushedToEveryLivePeerOfTheRoom() async throws {
+        let alice = try await NodeHarness.start(nick: "alice", room: room)
+        defer { Task { try? await alice.stop() } }
+        let peer = try UDPPeer()
+        try await introduce(peer, to: alice)
+
+        await alice.node.originate(.chat(text: "hello"), in: room)
+        let pushed = await peer.receive {
+            if case .events(let events) = $0 { events.contains { $0.body == .chat(text: "hello") } } else { false }
+        }
+        guard case .events(let events) = pushed else {
+            Issue.record("no push reached bob")
+            return
+        }
+        #expect(events.allSatisfy { $0.hasValidSignature })
+        #expect(events.allSatisfy { $0.origin == alice.identity.id && $0.room == room })
+    }
+
+    @Test func aPeerAheadIsHeldBackUntilTheReadersStreamGetsThere() async throws {
+        let alice = try await NodeHarness.start(nick: "alice", room: room)
+        defer { Task { try? await alice.stop() } }
+        let peer = try UDPPeer()
+        let start = alice.clock.wallMillis()
+        // Bob's stream is 2 s ahead: he marks kickoff at +1 s, alice at +3 s.
+        let bobSide = Bob(bob, room: room)
+        let events = [
+            try bobSide.make(.join(nick: "bob"), at: start),
+            try bobSide.make(.mark(label: "kickoff"), at: start + 1_000),
+            try bobSide.make(.chat(text: "touchdown"), at: start + 10_000),
+        ]
+        await alice.node.originate(.mark(label: "kickoff"), in: room, at: start + 3_000)
+        await alice.advance(ms: 10_000)
+        peer.send(.events(events), toPort: alice.port)
+        #expect(await alice.eventually { await alice.node.vector(of: room)[bob.id] == 3 })
+
+        // Written at +10 s on bob's stream: alice's stream gets there at +12 s.
+        #expect(alice.sink.messages == [])
+        await alice.advance(ms: 1_999)
+        #expect(alice.sink.messages == [])
+        await alice.advance(ms: 1)
+        #expect(alice.sink.messages == ["touchdown"])
+        let shown = alice.sink.objects.first { $0["text"] as? String == "touchdown" }
+        #expect(shown?["held_ms"] as? Int == 2_000)
+    }
+
+    @Test func aDigestIsAnsweredWithWhatThePeerMissesAndWithWhatThisNodeMisses() async throws {
+        let alice = try await NodeHarness.start(nick: "alice", room: room)
+        defer { Task { try? await alice.stop() } }
+        let peer = try UDPPeer()
+        try await introduce(peer, to: alice)
+        for text in ["one", "two", "three"] { await alice.node.originate(.chat(text: text), in: room) }
+        let held = await alice.node.vector(of: room)[alice.identity.id]
+
+        // Bob has nothing of alice's: she pushes all of it.
+        peer.send(.digest(RoomDigest(from: bob.id, room: room, vector: VersionVector())), toPort: alice.port)
+        let push = await peer.receive {
+            if case .events(let events) = $0 { events.count > 1 } else { false }
+        }
+        guard case .events(let events) = push else {
+            Issue.record("no push answered bob's digest")
+            return
+        }
+        #expect(events.map(\.seq) == Array(1...held))
+
+        // Bob has two events alice lacks: she answers with her own digest, so he pushes them.
+        var his = await alice.node.vector(of: room)
+        his[bob.id] = 2
+        peer.send(.digest(RoomDigest(from: bob.id, room: room, vector: his)), toPort: alice.port)
+        let answer = await peer.receive { if case .digest = $0 { true } else { false } }
+        guard case .digest(let digest) = answer else {
+            Issue.record("alice did not ask bob for what she lacks")
+            return
+        }
+        #expect(digest.from == alice.identity.id)
+        #expect(digest.vector[bob.id] == 0)
+    }
+
+    @Test func aRestartRestoresTheRoomAndShowsNothingTwice() async throws {
+        let alice = try await NodeHarness.start(nick: "alice", room: room)
+        let peer = try UDPPeer()
+        let bobSide = Bob(bob, room: room)
+        let now = alice.clock.wallMillis()
+        peer.send(
+            .events([try bobSide.make(.join(nick: "bob"), at: now), try bobSide.make(.chat(text: "hi"), at: now)]),
+            toPort: alice.port)
+        #expect(await alice.eventually { alice.sink.messages == ["hi"] })
+        try await alice.stop()
+
+        let again = try await NodeHarness.start(nick: "alice", room: room, dataDir: alice.dataDir)
+        defer { Task { try? await again.stop() } }
+        #expect(await again.node.vector(of: room)[bob.id] == 2)
+        #expect(again.sink.messages == [])
+        // And the room goes on: bob's next message is shown.
+        peer.send(.events([try bobSide.make(.chat(text: "still here"), at: now + 1)]), toPort: again.port)
+        #expect(await again.eventually { again.sink.messages == ["still here"] })
+    }
+}
