@@ -28,7 +28,7 @@ extension Node {
         let (udp, tcp) = try await bind(host: configuration.listenHost, port: configuration.port, on: group)
         let node = Node(
             configuration: configuration, store: store, identity: identity, logger: logger,
-            port: udp.channel.localAddress?.port ?? configuration.port, datagramChannel: udp.channel,
+            port: udp.channel.localAddress?.port ?? configuration.port, datagrams: DatagramEndpoint(channel: udp.channel),
             console: console)
         // Whatever the node printed reaches its reader before the process exits.
         defer { node.sink.flush(timeout: .seconds(5)) }
@@ -73,11 +73,14 @@ extension Node {
                 // The socket closed under us: stop loudly rather than run deaf.
                 if !Task.isCancelled { throw NodeError.socketClosed("UDP") }
             }
+            let syncServer = SyncServer(
+                respond: { await self.syncResponse(to: $0) },
+                reject: { await self.countRejected($0, from: $1) })
             tasks.addTask {
                 try await tcp.executeThenClose { connections in
                     try await withThrowingDiscardingTaskGroup { streams in
                         for try await connection in connections {
-                            streams.addTask { await self.serveSync(connection) }
+                            streams.addTask { await syncServer.serve(connection) }
                         }
                     }
                 }
@@ -199,68 +202,13 @@ extension Node {
 
     /// Decodes and verifies a datagram off the actor, then hands it in.
     nonisolated func receive(_ envelope: AddressedEnvelope<ByteBuffer>) async {
-        let remote = envelope.remoteAddress
-        let source = PeerAddress(host: remote.ipAddress ?? "unknown", port: UInt16(clamping: remote.port ?? 0))
-        let message: WireMessage
-        do {
-            message = try WireMessage(decoding: envelope.data.readableBytesView)
-        } catch {
-            if error.isUnsupportedVersion {
-                await countNewerProtocol(from: "\(source)")
-            } else {
-                await countRejected("\(error)", from: "\(source)")
-            }
-            return
-        }
-        if case .events(let events) = message, !events.allSatisfy(\.hasValidSignature) {
-            await countRejected("an event's signature does not verify", from: "\(source)")
-            return
-        }
-        await handle(message, from: source)
-    }
-
-    /// Serves one TCP connection, within limits a peer cannot stretch: at most
-    /// ``maximumSyncConnections`` at once and ``syncConnectionLifetime`` each (a pull gives up
-    /// after 30 s anyway), so a peer that connects and goes silent holds nothing for long.
-    nonisolated func serveSync(_ channel: any Channel) async {
-        let peer = channel.remoteAddress.map { "\($0)" } ?? "unknown"
-        guard await openSyncConnection() else {
-            channel.close(promise: nil)
-            await countRejected("too many sync connections", from: peer)
-            return
-        }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.answerSyncRequests(on: channel, peer: peer) }
-            group.addTask { try? await Task.sleep(for: Self.syncConnectionLifetime) }
-            await group.next()
-            group.cancelAll()
-        }
-        channel.close(promise: nil)
-        await closeSyncConnection()
-    }
-
-    /// Answers sync requests on one TCP connection until the peer closes it.
-    nonisolated func answerSyncRequests(on channel: any Channel, peer: String) async {
-        do {
-            let connection = try await channel.eventLoop.submit {
-                let connection = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                try channel.syncOptions?.setOption(.autoRead, value: true)
-                return connection
-            }.get()
-            try await connection.executeThenClose { inbound, outbound in
-                var splitter = FrameSplitter()
-                for try await chunk in inbound {
-                    for payload in try splitter.append(chunk.readableBytesView) {
-                        guard case .syncRequest(let request) = try WireMessage(decoding: payload) else {
-                            throw SyncError.unexpectedReply
-                        }
-                        let response = await self.syncResponse(to: request)
-                        try await outbound.write(ByteBuffer(bytes: WireFrame.encode(.syncResponse(response))))
-                    }
-                }
-            }
-        } catch {
-            await countRejected("sync connection: \(error)", from: peer)
+        switch DatagramEndpoint.decode(envelope) {
+        case .message(let message, let source):
+            await handle(message, from: source)
+        case .dropped(_, newerProtocol: true, let source):
+            await countNewerProtocol(from: "\(source)")
+        case .dropped(let reason, newerProtocol: false, let source):
+            await countRejected(reason, from: "\(source)")
         }
     }
 

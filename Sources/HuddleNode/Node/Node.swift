@@ -39,15 +39,13 @@ public actor Node {
 
     /// mDNS advertisement and browsing, unless `--no-mdns`.
     var discovery: ServiceDiscovery?
-    /// The UDP socket. Writes go straight to it: fire and forget, like UDP.
-    let datagramChannel: any Channel
+    /// The UDP socket: datagrams out go straight to it, fire and forget, like UDP.
+    let datagrams: DatagramEndpoint
     /// Anti-entropy and repair: when to swap digests, push, pull (see ``Replication``).
     var replication: Replication
     /// Pulls to run, one at a time.
     let pullRequests: AsyncStream<PullRequest>
     let pullRequestSink: AsyncStream<PullRequest>.Continuation
-    /// TCP connections being served now.
-    var syncConnections = 0
 
     /// The timer loop's current sleep and when it ends (wall ms), so earlier work can cut it short.
     var sleeper: Task<Void, Never>?
@@ -63,7 +61,7 @@ public actor Node {
     /// `sink`, or the console, or stdout; time comes from `clock`.
     init(
         configuration: NodeConfiguration, store: HuddleStore, identity: NodeIdentity, logger: Logger,
-        port: Int, datagramChannel: any Channel, console: InteractiveConsole? = nil,
+        port: Int, datagrams: DatagramEndpoint, console: InteractiveConsole? = nil,
         clock: any NodeClock = SystemClock(), sink: (any LineOutput)? = nil
     ) {
         self.configuration = configuration
@@ -71,7 +69,7 @@ public actor Node {
         self.identity = identity
         self.logger = logger
         self.port = port
-        self.datagramChannel = datagramChannel
+        self.datagrams = datagrams
         let renderer = OutputRenderer(json: configuration.json, colors: configuration.colors, interactive: console != nil)
         self.renderer = renderer
         self.console = console
@@ -304,9 +302,7 @@ public actor Node {
 
     // MARK: Sending
 
-    /// Sends one datagram. Peers are addressed by IPv4 literal only: the socket is IPv4, and a
-    /// write NIO cannot recover from (wrong address family, no route) would close it. Host
-    /// names are resolved once, when a seed is given, never per datagram on the actor.
+    /// Sends one datagram (to an IPv4 literal only: see ``DatagramEndpoint/send(_:to:)``).
     func send(_ message: WireMessage, to address: PeerAddress) {
         send(encoded: message.encoded(), to: [address])
     }
@@ -323,15 +319,10 @@ public actor Node {
             logger.warning("message too large for a datagram", metadata: ["huddle.bytes": "\(bytes.count)"])
             return
         }
-        let payload = ByteBuffer(bytes: bytes)
-        for address in addresses {
-            guard let remote = try? SocketAddress(ipAddress: address.host, port: Int(address.port)), case .v4 = remote
-            else {
-                logger.debug("not an IPv4 address; not sending", metadata: ["huddle.peer": "\(address)"])
-                continue
-            }
-            counters.packetsOut += 1
-            datagramChannel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: payload), promise: nil)
+        let skipped = datagrams.send(bytes, to: addresses)
+        counters.packetsOut += addresses.count - skipped.count
+        for address in skipped {
+            logger.debug("not an IPv4 address; not sending", metadata: ["huddle.peer": "\(address)"])
         }
     }
 
@@ -342,22 +333,6 @@ public actor Node {
 
     func pullFinished(_ request: PullRequest) {
         replication.pullFinished(room: request.room, peer: request.peer)
-    }
-
-    /// Most TCP connections served at once; a home network has a handful of peers.
-    static let maximumSyncConnections = 32
-    /// Longest a peer may keep one TCP connection.
-    static let syncConnectionLifetime = Duration.seconds(60)
-
-    /// Counts a new TCP connection in, or refuses it when there are too many.
-    func openSyncConnection() -> Bool {
-        guard syncConnections < Self.maximumSyncConnections else { return false }
-        syncConnections += 1
-        return true
-    }
-
-    func closeSyncConnection() {
-        syncConnections -= 1
     }
 
     func vector(of room: String) -> VersionVector {

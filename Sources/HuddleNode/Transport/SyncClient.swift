@@ -40,27 +40,24 @@ struct SyncClient: Sendable {
             .connectTimeout(connectTimeout)
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    try WireFrameCoder.addHandlers(to: channel)
+                    return try NIOAsyncChannel<WireMessage, WireMessage>(wrappingChannelSynchronously: channel)
                 }
             }
         try await channel.executeThenClose { inbound, outbound in
             var have = have
-            var splitter = FrameSplitter()
             func ask() async throws {
-                let request = WireMessage.syncRequest(SyncRequest(from: me, room: room, have: have, limit: batchLimit))
-                try await outbound.write(ByteBuffer(bytes: WireFrame.encode(request)))
+                try await outbound.write(.syncRequest(SyncRequest(from: me, room: room, have: have, limit: batchLimit)))
             }
             try await ask()
-            for try await chunk in inbound {
-                for payload in try splitter.append(chunk.readableBytesView) {
-                    guard case .syncResponse(let response) = try WireMessage(decoding: payload),
-                        response.room == room
-                    else { throw SyncError.unexpectedReply }
-                    guard let now = await receive(response.events), now != have, now.dominates(have) else { return }
-                    have = now
-                    guard response.more, !response.events.isEmpty else { return }
-                    try await ask()
+            for try await message in inbound {
+                guard case .syncResponse(let response) = message, response.room == room else {
+                    throw SyncError.unexpectedReply
                 }
+                guard let now = await receive(response.events), now != have, now.dominates(have) else { return }
+                have = now
+                guard response.more, !response.events.isEmpty else { return }
+                try await ask()
             }
         }
     }

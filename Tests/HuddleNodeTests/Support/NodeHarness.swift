@@ -138,7 +138,7 @@ struct NodeHarness {
         let port = udp.channel.localAddress?.port ?? 0
         let node = Node(
             configuration: configuration, store: store, identity: identity, logger: Logger(label: "test"),
-            port: port, datagramChannel: udp.channel, clock: clock, sink: sink)
+            port: port, datagrams: DatagramEndpoint(channel: udp.channel), clock: clock, sink: sink)
         let receiving = Task {
             _ = try? await udp.executeThenClose { inbound, _ in
                 for try await envelope in inbound { await node.receive(envelope) }
@@ -153,7 +153,7 @@ struct NodeHarness {
     /// Closes the socket and the store (the data dir stays, for a restart).
     func stop() async throws {
         receiving.cancel()
-        try await node.datagramChannel.close()
+        try await node.datagrams.channel.close()
         try store.close()
     }
 
