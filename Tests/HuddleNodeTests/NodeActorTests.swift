@@ -133,3 +133,42 @@ import Testing
         #expect(await again.eventually { again.sink.messages == ["still here"] })
     }
 }
+
+/// What a node does with datagrams it must not take whole.
+extension NodeActorTests {
+    @Test func anEventWithABadSignatureDropsItselfNotTheOthersInItsDatagram() async throws {
+        let alice = try await NodeHarness.start(nick: "alice", room: room)
+        defer { Task { try? await alice.stop() } }
+        let peer = try UDPPeer()
+        let now = alice.clock.wallMillis()
+        let good = try Bob(bob, room: room).make(.join(nick: "bob"), at: now)
+        let carol = NodeIdentity.generate()
+        let signed = try Bob(carol, room: room).make(.join(nick: "carol"), at: now)
+        let forged = Event(
+            id: signed.id, room: room, createdAt: signed.createdAt, context: signed.context,
+            body: .join(nick: "mallory"), signature: signed.signature)
+        peer.send(.events([forged, good]), toPort: alice.port)
+        #expect(await alice.eventually { await alice.node.vector(of: room)[bob.id] == 1 })
+        #expect(await alice.node.vector(of: room)[carol.id] == 0)
+        #expect(await alice.node.counters.rejected == 1)
+    }
+
+    @Test func aDatagramLongerThanANodeSendsIsDroppedUnread() async throws {
+        let alice = try await NodeHarness.start(nick: "alice", room: room)
+        defer { Task { try? await alice.stop() } }
+        let peer = try UDPPeer()
+        let bobSide = Bob(bob, room: room)
+        let now = alice.clock.wallMillis()
+        var events = [try bobSide.make(.join(nick: "bob"), at: now)]
+        while WireMessage.events(events).encodedByteCount <= WireLimits.maxDatagramBytes {
+            events.append(try bobSide.make(.chat(text: String(repeating: "x", count: 1_000)), at: now))
+        }
+        #expect(WireMessage.events(events).encodedByteCount < 65_507)  // still one UDP datagram
+        peer.send(.events(events), toPort: alice.port)
+        #expect(await alice.eventually { await alice.node.counters.rejected == 1 })
+        #expect(await alice.node.vector(of: room)[bob.id] == 0)
+        // The same events in datagrams a node would send are taken.
+        peer.send(.events(Array(events.prefix(10))), toPort: alice.port)
+        #expect(await alice.eventually { await alice.node.vector(of: room)[bob.id] == 10 })
+    }
+}

@@ -203,7 +203,10 @@ extension Node {
     /// Decodes and verifies a datagram off the actor, then hands it in.
     nonisolated func receive(_ envelope: AddressedEnvelope<ByteBuffer>) async {
         switch DatagramEndpoint.decode(envelope) {
-        case .message(let message, let source):
+        case .message(let message, let source, let badSignatures):
+            if badSignatures > 0 {
+                await countRejected("\(badSignatures) events whose signatures do not verify", from: "\(source)", count: badSignatures)
+            }
             await handle(message, from: source)
         case .dropped(_, newerProtocol: true, let source):
             await countNewerProtocol(from: "\(source)")

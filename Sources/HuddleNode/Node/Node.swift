@@ -263,8 +263,9 @@ public actor Node {
         rooms[request.room]?.log.response(to: request) ?? SyncResponse(room: request.room, events: [], more: false)
     }
 
-    func countRejected(_ reason: String, from source: String) {
-        counters.rejected += 1
+    /// Counts `count` dropped inputs (a datagram, or events in one) and logs why, at debug level.
+    func countRejected(_ reason: String, from source: String, count: Int = 1) {
+        counters.rejected += count
         logger.debug("dropped input", metadata: ["huddle.peer": "\(source)", "huddle.reason": "\(reason)"])
     }
 

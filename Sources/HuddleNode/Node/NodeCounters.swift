@@ -2,7 +2,8 @@
 struct NodeCounters: Sendable {
     var packetsIn = 0
     var packetsOut = 0
-    /// Datagrams and frames dropped: malformed, oversized, wrongly signed or refused.
+    /// Datagrams and frames dropped (malformed, oversized or refused) and events dropped from
+    /// them because their signatures do not verify, one each.
     var rejected = 0
     /// Peers speaking a newer wire protocol (also counted in `rejected`).
     var newerProtocol = 0

@@ -3,11 +3,13 @@ import NIOCore
 
 /// The UDP socket as a node uses it: each datagram in is decoded and its events' signatures
 /// checked before the node's actor sees it (the costly part, done off the actor); datagrams out
-/// go to IPv4 literals, fire and forget, like UDP.
+/// go to IPv4 literals, fire and forget, like UDP. A datagram longer than a node ever sends
+/// (``WireLimits/maxDatagramBytes``) is dropped unread, and an event whose signature does not
+/// verify drops itself, not the others in its datagram.
 ///
 /// ```swift
 /// switch DatagramEndpoint.decode(envelope) {
-/// case .message(let message, let source): await node.handle(message, from: source)
+/// case .message(let message, let source, _): await node.handle(message, from: source)
 /// case .dropped(let reason, let source): await node.countRejected(reason, from: "\(source)")
 /// }
 /// let sent = endpoint.send(WireMessage.events([event]).encoded(), to: peers.map(\.address))
@@ -17,7 +19,9 @@ struct DatagramEndpoint: Sendable {
 
     /// What one received datagram turned out to be.
     enum Received: Sendable {
-        case message(WireMessage, from: PeerAddress)
+        /// A message to handle: for `events`, only those whose signatures verify;
+        /// `badSignatures` counts the ones left out.
+        case message(WireMessage, from: PeerAddress, badSignatures: Int)
         /// Not decodable, or an event in it is not signed by its origin; `newerProtocol` when it
         /// is from a later wire version.
         case dropped(reason: String, newerProtocol: Bool, from: PeerAddress)
@@ -27,16 +31,19 @@ struct DatagramEndpoint: Sendable {
     static func decode(_ envelope: AddressedEnvelope<ByteBuffer>) -> Received {
         let remote = envelope.remoteAddress
         let source = PeerAddress(host: remote.ipAddress ?? "unknown", port: UInt16(clamping: remote.port ?? 0))
+        guard envelope.data.readableBytes <= WireLimits.maxDatagramBytes else {
+            let reason = "a \(envelope.data.readableBytes)-byte datagram, over the \(WireLimits.maxDatagramBytes) a node sends"
+            return .dropped(reason: reason, newerProtocol: false, from: source)
+        }
         let message: WireMessage
         do {
             message = try WireMessage(decoding: envelope.data.readableBytesView)
         } catch {
             return .dropped(reason: "\(error)", newerProtocol: error.isUnsupportedVersion, from: source)
         }
-        if case .events(let events) = message, !events.allSatisfy(\.hasValidSignature) {
-            return .dropped(reason: "an event's signature does not verify", newerProtocol: false, from: source)
-        }
-        return .message(message, from: source)
+        guard case .events(let events) = message else { return .message(message, from: source, badSignatures: 0) }
+        let valid = events.filter(\.hasValidSignature)
+        return .message(.events(valid), from: source, badSignatures: events.count - valid.count)
     }
 
     /// Sends one datagram of `bytes` to each address and returns the addresses it could not be

@@ -95,7 +95,7 @@ final class UDPPeer: Sendable {
     /// The next datagram the node sent here that `matches`, or nil after `timeout`; others are
     /// skipped.
     func receive(
-        timeout: Duration = .seconds(5), where matches: (WireMessage) -> Bool = { _ in true }
+        timeout: Duration = .seconds(30), where matches: (WireMessage) -> Bool = { _ in true }
     ) async -> WireMessage? {
         let deadline = ContinuousClock.now + timeout
         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -163,9 +163,10 @@ struct NodeHarness {
         _ = await node.runDueWork()
     }
 
-    /// Waits (polling, off the test pool's threads) until `condition` holds or 5 s pass.
+    /// Waits (polling, off the test pool's threads) until `condition` holds or 30 s pass: long,
+    /// because the whole suite shares two cores and a busy pool; a passing test waits milliseconds.
     func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             if await condition() { return true }
             try? await Task.sleep(for: .milliseconds(2))
