@@ -110,3 +110,6 @@ class TerminalPane:
 
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, timeout=10)
+        # A killed server leaves its socket file behind; one per test would pile up in /tmp.
+        socket_dir = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}"
+        (socket_dir / self.socket).unlink(missing_ok=True)
