@@ -129,11 +129,13 @@ struct SimulatedNode {
     }
 
     private mutating func ingest(_ events: [Event], from source: PeerAddress?, now: Int64, into effects: inout Effects) {
-        for event in events where event.room == room {
+        // As the node does: replication hears of the events that were new.
+        let fresh = events.filter { $0.room == room && !session.log.contains($0.id) }
+        for event in fresh {
             collect(session.receive(event, now: now / 1000), into: &effects)
         }
         perform(
-            replication.received(room: room, events: events, from: source, state: replicationState, now: now),
+            replication.received(room: room, events: fresh, from: source, state: replicationState, now: now),
             now: now, into: &effects)
     }
 

@@ -202,7 +202,7 @@ extension Node {
 
     /// Decodes and verifies a datagram off the actor, then hands it in.
     nonisolated func receive(_ envelope: AddressedEnvelope<ByteBuffer>) async {
-        switch DatagramEndpoint.decode(envelope) {
+        switch await DatagramEndpoint.decode(envelope) {
         case .message(let message, let source, let badSignatures):
             if badSignatures > 0 {
                 await countRejected("\(badSignatures) events whose signatures do not verify", from: "\(source)", count: badSignatures)
@@ -226,7 +226,9 @@ extension Node {
                     events in
                     let valid = await SignatureCheck.valid(events)
                     if valid.count != events.count {
-                        await self.countRejected("events with bad signatures in a sync response", from: request.host)
+                        await self.countRejected(
+                            "events with bad signatures in a sync response", from: request.host,
+                            count: events.count - valid.count)
                     }
                     return await self.ingest(valid, room: request.room)
                 }

@@ -8,7 +8,7 @@ import NIOCore
 /// verify drops itself, not the others in its datagram.
 ///
 /// ```swift
-/// switch DatagramEndpoint.decode(envelope) {
+/// switch await DatagramEndpoint.decode(envelope) {
 /// case .message(let message, let source, _): await node.handle(message, from: source)
 /// case .dropped(let reason, let source): await node.countRejected(reason, from: "\(source)")
 /// }
@@ -27,8 +27,8 @@ struct DatagramEndpoint: Sendable {
         case dropped(reason: String, newerProtocol: Bool, from: PeerAddress)
     }
 
-    /// Decodes a datagram and checks every event's signature.
-    static func decode(_ envelope: AddressedEnvelope<ByteBuffer>) -> Received {
+    /// Decodes a datagram and checks every event's signature (``SignatureCheck``).
+    static func decode(_ envelope: AddressedEnvelope<ByteBuffer>) async -> Received {
         let remote = envelope.remoteAddress
         let source = PeerAddress(host: remote.ipAddress ?? "unknown", port: UInt16(clamping: remote.port ?? 0))
         guard envelope.data.readableBytes <= WireLimits.maxDatagramBytes else {
@@ -42,7 +42,7 @@ struct DatagramEndpoint: Sendable {
             return .dropped(reason: "\(error)", newerProtocol: error.isUnsupportedVersion, from: source)
         }
         guard case .events(let events) = message else { return .message(message, from: source, badSignatures: 0) }
-        let valid = events.filter(\.hasValidSignature)
+        let valid = await SignatureCheck.valid(events)
         return .message(.events(valid), from: source, badSignatures: events.count - valid.count)
     }
 
