@@ -94,9 +94,11 @@ struct SimulatedNode {
         case .digest(let digest):
             perform(membership.heard(from: digest.from, now: now), now: now, into: &effects)
             guard digest.room == room, let peer = membership.peers[digest.from] else { break }
+            let log = session.log
             perform(
                 replication.digestReceived(
-                    room: room, from: peer, remote: digest.vector, local: session.log.vector, now: now),
+                    room: room, from: peer, remote: log.capped(digest.vector), local: log.vector,
+                    divergent: log.divergence(from: digest.vector, fingerprints: digest.fingerprints), now: now),
                 now: now, into: &effects)
         case .probe(let probe):
             perform(membership.receive(probe, from: source, now: now), now: now, into: &effects)
@@ -124,15 +126,19 @@ struct SimulatedNode {
         Replication.RoomState(peers: membership.alivePeers(inRoom: room), log: session.log)
     }
 
-    private func syncRequest() -> WireMessage {
-        .syncRequest(SyncRequest(from: identity.id, room: room, have: session.log.vector, limit: 1024))
+    private func syncRequest(recheck origin: NodeID? = nil, from seq: UInt64 = 1) -> WireMessage {
+        var have = session.log.vector
+        if let origin { have[origin] = min(have[origin], seq - 1) }
+        return .syncRequest(SyncRequest(from: identity.id, room: room, have: have, limit: 1024))
     }
 
     private mutating func ingest(_ events: [Event], from source: PeerAddress?, now: Int64, into effects: inout Effects) {
         // As the node does: replication hears of the events that were new.
-        let fresh = events.filter { $0.room == room && !session.log.contains($0.id) }
-        for event in fresh {
-            collect(session.receive(event, now: now / 1000), into: &effects)
+        var fresh: [Event] = []
+        for event in events where event.room == room && !session.log.holds(event) {
+            let (outcome, outputs) = session.ingest(event, now: now / 1000)
+            collect(outputs, into: &effects)
+            if case .accepted = outcome { fresh.append(event) }
         }
         perform(
             replication.received(room: room, events: fresh, from: source, state: replicationState, now: now),
@@ -164,13 +170,16 @@ struct SimulatedNode {
         for directive in directives {
             switch directive {
             case .sendDigest(let room, let address):
-                let digest = RoomDigest(from: identity.id, room: room, vector: session.log.vector)
+                let digest = RoomDigest(
+                    from: identity.id, room: room, vector: session.log.vector, fingerprints: session.log.fingerprints)
                 effects.sends.append(Send(message: .digest(digest), to: address, reliable: false))
             case .pushMissing(_, let have, let address):
                 let events = session.log.push(missingFor: have, config: replication.config)
                 if !events.isEmpty { effects.sends.append(Send(message: .events(events), to: address, reliable: false)) }
             case .pull(_, _, let address):
                 effects.sends.append(Send(message: syncRequest(), to: address, reliable: true))
+            case .recheck(_, _, let origin, let seq, let address):
+                effects.sends.append(Send(message: syncRequest(recheck: origin, from: seq), to: address, reliable: true))
             case .scheduleTick(let at):
                 replicationTickAt = at
             }

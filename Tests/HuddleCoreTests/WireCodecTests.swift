@@ -57,13 +57,27 @@ struct WireCodecTests {
     // MARK: Exact layout
 
     @Test("a digest encodes to the bytes drawn in PROTOCOL.md")
-    func goldenDigest() {
-        let message = WireMessage.digest(RoomDigest(from: S.alice, room: "ab", vector: [S.alice: 5]))
+    func goldenDigest() throws {
+        let message = WireMessage.digest(
+            RoomDigest(from: S.alice, room: "ab", vector: [S.alice: 5], fingerprints: [S.alice: 0x0102_0304_0506_0708]))
         let alice: [UInt8] = [0x01] + [UInt8](repeating: 0, count: 31)
         let expected: [UInt8] =
             [0x48, 0x44, 0x01, 0x02] + alice + [0x00, 0x02, 0x61, 0x62] + [0x00, 0x01] + alice
-            + [0, 0, 0, 0, 0, 0, 0, 5]
+            + [0, 0, 0, 0, 0, 0, 0, 5] + [1, 2, 3, 4, 5, 6, 7, 8]
         #expect(message.encoded() == expected)
+        #expect(message.encoded().count == 90)
+        #expect(try WireMessage(decoding: expected) == message)
+    }
+
+    @Test("a digest's fingerprints come one per vector entry; a missing one is sent as 0 and read as absent")
+    func digestFingerprints() throws {
+        let digest = RoomDigest(from: S.alice, room: "", vector: [S.alice: 1, S.bob: 2], fingerprints: [S.bob: 9])
+        let bytes = WireMessage.digest(digest).encoded()
+        #expect(Array(bytes.suffix(16)) == [0, 0, 0, 0, 0, 0, 0, 0] + [0, 0, 0, 0, 0, 0, 0, 9])
+        #expect(try WireMessage(decoding: bytes) == .digest(digest))
+        // A fingerprint missing from the end is a truncated digest, not a shorter one.
+        #expect(wireError(Array(bytes.dropLast(8))) != nil)
+        #expect(wireError(bytes + [0]) != nil)
     }
 
     @Test("an event encodes field by field, and signedBytes is the tag plus all but the signature")
@@ -416,7 +430,7 @@ struct WireCodecTests {
     @Test("unsorted, duplicate and zero version-vector entries are rejected")
     func nonCanonicalVectors() {
         let bytes = Self.twoEntryDigest.encoded()
-        #expect(bytes.count == 120)
+        #expect(bytes.count == 136)  // 120, then a fingerprint per entry
         #expect(wireError(bytes) == nil)
 
         var swapped = bytes

@@ -135,6 +135,12 @@ public struct HoldBackSchedule: Sendable {
         return releaseDue(now: now)
     }
 
+    /// Drops every waiting message matching `predicate` (a quarantined origin's), unshown.
+    public mutating func withdraw(where predicate: (Event) -> Bool) {
+        heap.removeAll { predicate($0.event) }
+        pendingIDs = Set(heap.unordered.map(\.event.id))
+    }
+
     // MARK: - Heap order
 
     /// A waiting message, ordered by release time, then history key, then id.

@@ -6,38 +6,60 @@
 /// ``deliveryOrder`` always respects causality. Inserting the same set of events in any order
 /// gives the same stored set, the same vectors and the same delivered set.
 ///
+/// A peer can misbehave in three ways the log contains (each in its own file):
+/// - **Equivocation** (`RoomLog+Faults`): two signed events with one id are proof of fault; the
+///   origin is quarantined from that seq on, and its events stop gating anyone's delivery.
+/// - **Waiting forever** (`RoomLog+Waiting`): an event whose gap or context is not filled within
+///   ``RoomLogLimits/maxWait`` is given up on, so it cannot block the room.
+/// - **Flooding** (``RoomLogLimits``): events held past a gap are bounded per origin, per room and
+///   for strangers, and so is the number of origins.
+/// Chain fingerprints (`RoomLog+Fingerprints`) let two nodes whose vectors agree find out that
+/// they hold different events.
+///
 /// The log does not check signatures: the shell verifies an event before inserting it.
 ///
 /// ```swift
 /// var log = RoomLog(room: "superbowl")
-/// let outcome = log.insert(event)        // .accepted(delivered: [...]) or .rejected(...)
-/// log.missing(for: peerVector, limit: 256)   // what a peer lacks, for anti-entropy
+/// let outcome = log.insert(event, now: now)   // .accepted(delivered: [...]), .equivocation(...), ...
+/// log.missing(for: peerVector, limit: 256)    // what a peer lacks, for anti-entropy
 /// ```
 public struct RoomLog: Sendable {
     /// How far past the contiguous prefix an origin's event may be and still be buffered. Pulls
     /// fill gaps in seq order and pushes arrive roughly in order, so a few batches' worth is
-    /// plenty; it bounds what one origin can make the log hold without its context. (Many
-    /// origins, each a new key, are bounded only by the room's membership: a limit to add if
-    /// Huddle ever leaves the home network.)
+    /// plenty.
     public static let maximumGap: UInt64 = 4 * UInt64(WireLimits.maxEventsPerBatch)
 
     public let room: String
+    public var limits: RoomLogLimits
 
     /// Per origin, events `seq 1...n` held contiguously: `prefix[o][i]` is seq `i + 1`.
-    private var prefix: [NodeID: [Event]] = [:]
-    /// Events that arrived ahead of a gap in their origin's sequence.
-    private var ahead: [NodeID: [UInt64: Event]] = [:]
+    var prefix: [NodeID: [Event]] = [:]
+    /// Per origin, the chain fingerprint after each event of `prefix` (see `RoomLog+Fingerprints`).
+    var chains: [NodeID: [UInt64]] = [:]
+    /// Events that arrived ahead of a gap in their origin's sequence, and their encoded bytes.
+    var ahead: [NodeID: [UInt64: Event]] = [:]
+    var aheadBytes: [NodeID: Int] = [:]
+    /// Bytes of all events held ahead of a gap, every origin together.
+    public internal(set) var bufferedBytes = 0
     /// For each origin, the highest contiguous seq held (the anti-entropy summary).
-    public private(set) var vector = VersionVector()
-    /// For each origin, the highest seq delivered (shown). Always ≤ ``vector``.
-    public private(set) var deliveredVector = VersionVector()
+    public internal(set) var vector = VersionVector()
+    /// For each origin, the highest seq delivered (shown) or given up on. Always ≤ ``vector``.
+    public internal(set) var deliveredVector = VersionVector()
     /// Every delivered event id, in the order it was delivered.
-    public private(set) var deliveryOrder: [EventID] = []
+    public internal(set) var deliveryOrder: [EventID] = []
     /// Origins whose contiguous prefix holds events not yet delivered.
-    private var undeliveredOrigins: Set<NodeID> = []
+    var undeliveredOrigins: Set<NodeID> = []
+    /// Proof of equivocation per faulty origin: the lowest seq it is known to have signed twice.
+    public internal(set) var faults: [NodeID: Equivocation] = [:]
+    /// Events held but given up on (their context never came): they count as delivered for the
+    /// causal order, and are never shown.
+    public internal(set) var abandoned: Set<EventID> = []
+    /// Per waiting origin, what it waits on and since when (see `RoomLog+Waiting`).
+    var stalls: [NodeID: Stall] = [:]
 
-    public init(room: String) {
+    public init(room: String, limits: RoomLogLimits = RoomLogLimits()) {
         self.room = room
+        self.limits = limits
     }
 
     /// What happened to an inserted event.
@@ -47,6 +69,9 @@ public struct RoomLog: Sendable {
         case accepted(delivered: [Event])
         /// Already held; nothing changed.
         case duplicate
+        /// A different event with this id is held: the origin equivocated. The log quarantined it
+        /// (see ``quarantine(_:)``); `delivered` lists events that no longer wait for it.
+        case equivocation(Equivocation, delivered: [Event])
         /// Not stored; nothing changed.
         case rejected(Rejection)
     }
@@ -59,6 +84,12 @@ public struct RoomLog: Sendable {
         case inconsistentContext
         /// Its seq is more than ``RoomLog/maximumGap`` past what the log holds of its origin.
         case tooFarAhead
+        /// Its origin is quarantined from this seq on.
+        case quarantined
+        /// Holding it would pass a ``RoomLogLimits`` bound (named).
+        case overBudget(String)
+        /// The room already holds events of ``RoomLogLimits/maxOrigins`` origins.
+        case tooManyOrigins
 
         public var description: String {
             switch self {
@@ -66,6 +97,9 @@ public struct RoomLog: Sendable {
             case .zeroSequence: "sequence number 0"
             case .inconsistentContext: "causal context does not follow the origin's previous event"
             case .tooFarAhead: "sequence number too far ahead of what is held"
+            case .quarantined: "its origin signed two different events with one id"
+            case .overBudget(let what): "over the limit of \(what)"
+            case .tooManyOrigins: "the room holds events of too many origins"
             }
         }
     }
@@ -77,8 +111,14 @@ public struct RoomLog: Sendable {
         prefix.values.reduce(0) { $0 + $1.count } + ahead.values.reduce(0) { $0 + $1.count }
     }
 
-    /// Number of events held but not yet deliverable.
-    public var waitingCount: Int { count - deliveryOrder.count }
+    /// Number of events held but neither delivered nor given up on.
+    public var waitingCount: Int {
+        var waiting = ahead.values.reduce(0) { $0 + $1.count }
+        for origin in undeliveredOrigins {
+            waiting += (prefix[origin]?.count ?? 0) - Int(deliveredVector[origin])
+        }
+        return waiting
+    }
 
     /// Whether the event is held (delivered or waiting).
     public func contains(_ id: EventID) -> Bool {
@@ -89,6 +129,11 @@ public struct RoomLog: Sendable {
     public func event(_ id: EventID) -> Event? {
         if vector.contains(id), id.seq > 0 { return prefix[id.origin]?[Int(id.seq - 1)] }
         return ahead[id.origin]?[id.seq]
+    }
+
+    /// Whether this exact event is held: a copy needs no signature check.
+    public func holds(_ event: Event) -> Bool {
+        self.event(event.id) == event
     }
 
     /// Every delivered event, in delivery (causal) order.
@@ -131,26 +176,49 @@ public struct RoomLog: Sendable {
 
     // MARK: Writing
 
-    /// Stores `event` if it is new and well-formed, then delivers whatever became deliverable.
-    public mutating func insert(_ event: Event) -> InsertOutcome {
-        guard event.room == room else { return .rejected(.wrongRoom(event.room)) }
-        guard event.seq > 0 else { return .rejected(.zeroSequence) }
-        guard event.context[event.origin] == event.seq - 1 else { return .rejected(.inconsistentContext) }
-        if contains(event.id) { return .duplicate }
+    /// Why `event` would be refused, checked without changing anything and without its signature:
+    /// the shell drops such events before spending a signature check on them. `nil` means it
+    /// would be stored, or (a different event with a held id) is evidence of equivocation.
+    public func rejection(of event: Event, aheadAllowance: Int = .max) -> Rejection? {
+        guard event.room == room else { return .wrongRoom(event.room) }
+        guard event.seq > 0 else { return .zeroSequence }
+        guard event.context[event.origin] == event.seq - 1 else { return .inconsistentContext }
+        if let fault = faults[event.origin], event.seq >= fault.seq { return .quarantined }
+        if contains(event.id) { return nil }
         let held = vector[event.origin]
-        guard event.seq - held <= Self.maximumGap else { return .rejected(.tooFarAhead) }
+        guard event.seq - held <= Self.maximumGap else { return .tooFarAhead }
+        if prefix[event.origin] == nil, ahead[event.origin] == nil, originCount >= limits.maxOrigins {
+            return .tooManyOrigins
+        }
+        guard event.seq > held + 1 else { return nil }
+        return aheadRejection(of: event, allowance: aheadAllowance)
+    }
 
-        if event.seq == held + 1 {
-            prefix[event.origin, default: []].append(event)
+    /// Stores `event` if it is new and well-formed, then delivers whatever became deliverable.
+    /// `now` (ms) starts the clock on anything that has to wait (see ``expire(now:)``);
+    /// `aheadAllowance` caps ``bufferedBytes`` for this insert (a node's budget across rooms).
+    public mutating func insert(_ event: Event, now: Int64 = 0, aheadAllowance: Int = .max) -> InsertOutcome {
+        if let held = self.event(event.id), event.room == room {
+            guard let proof = Equivocation(held, event) else { return .duplicate }
+            return .equivocation(proof, delivered: quarantine(proof, now: now))
+        }
+        if let rejection = rejection(of: event, aheadAllowance: aheadAllowance) { return .rejected(rejection) }
+
+        if event.seq == vector[event.origin] + 1 {
+            append(event)
             absorbAhead(of: event.origin)
         } else {
             ahead[event.origin, default: [:]][event.seq] = event
+            aheadBytes[event.origin, default: 0] += event.encodedByteCount
+            bufferedBytes += event.encodedByteCount
         }
-        return .accepted(delivered: deliverReady())
+        let delivered = deliverReady()
+        updateStalls(now: now)
+        return .accepted(delivered: delivered)
     }
 
     /// The next event this node originates: the following seq, with everything delivered so far
-    /// as its context. Sign it and ``insert(_:)`` it.
+    /// as its context. Sign it and ``insert(_:now:aheadAllowance:)`` it.
     public func nextEventHeader(origin: NodeID) -> (id: EventID, context: VersionVector) {
         let seq = vector[origin] + 1
         var context = deliveredVector
@@ -158,36 +226,80 @@ public struct RoomLog: Sendable {
         return (EventID(origin: origin, seq: seq), context)
     }
 
+    /// Origins with events held.
+    var originCount: Int { prefix.count + ahead.keys.filter { prefix[$0] == nil }.count }
+
+    private func aheadRejection(of event: Event, allowance: Int) -> Rejection? {
+        let origin = event.origin
+        let bytes = event.encodedByteCount
+        let held = ahead[origin]?.count ?? 0
+        let heldBytes = aheadBytes[origin] ?? 0
+        if vector[origin] == 0 {
+            if held >= limits.maxStrangerEvents || heldBytes + bytes > limits.maxStrangerBytes {
+                return .overBudget("events held from an origin whose join is not held")
+            }
+        } else if held >= limits.maxAheadEvents || heldBytes + bytes > limits.maxAheadBytes {
+            return .overBudget("events held past a gap in one origin's seqs")
+        }
+        if bufferedBytes + bytes > min(limits.maxRoomAheadBytes, allowance) {
+            return .overBudget("bytes held past gaps")
+        }
+        return nil
+    }
+
+    /// Appends the origin's next event to its prefix, extending its chain fingerprint.
+    private mutating func append(_ event: Event) {
+        let previous = chains[event.origin]?.last ?? 0
+        prefix[event.origin, default: []].append(event)
+        chains[event.origin, default: []].append(Self.chain(previous, event))
+    }
+
     /// Moves buffered events that now continue the origin's contiguous prefix into it.
     private mutating func absorbAhead(of origin: NodeID) {
         var next = UInt64(prefix[origin]?.count ?? 0) + 1
         while let event = ahead[origin]?.removeValue(forKey: next) {
-            prefix[origin, default: []].append(event)
+            aheadBytes[origin, default: 0] -= event.encodedByteCount
+            bufferedBytes -= event.encodedByteCount
+            append(event)
             next += 1
         }
-        if ahead[origin]?.isEmpty == true { ahead[origin] = nil }
+        if ahead[origin]?.isEmpty == true {
+            ahead[origin] = nil
+            aheadBytes[origin] = nil
+        }
         vector[origin] = next - 1
         undeliveredOrigins.insert(origin)
     }
 
+    /// Whether everything in `context` is delivered. A faulty origin's entries count only below
+    /// its quarantine: events past it will never be delivered, so they gate nothing.
+    func isMet(_ context: VersionVector) -> Bool {
+        for origin in context.origins {
+            let seq = context[origin]
+            let needed = faults[origin].map { min(seq, $0.seq - 1) } ?? seq
+            if deliveredVector[origin] < needed { return false }
+        }
+        return true
+    }
+
     /// Delivers, until nothing changes, each origin's next held event whose context is delivered.
     /// Origins are visited in id order so a given arrival order always delivers the same way.
-    private mutating func deliverReady() -> [Event] {
+    mutating func deliverReady() -> [Event] {
         var newlyDelivered: [Event] = []
         var progress = true
         while progress, !undeliveredOrigins.isEmpty {
             progress = false
             for origin in undeliveredOrigins.sorted() {
-                let events = prefix[origin]!
+                let events = prefix[origin] ?? []
                 var next = Int(deliveredVector[origin])
-                while next < events.count, deliveredVector.dominates(events[next].context) {
+                while next < events.count, isMet(events[next].context) {
                     deliveredVector[origin] = events[next].seq
                     deliveryOrder.append(events[next].id)
                     newlyDelivered.append(events[next])
                     next += 1
                     progress = true
                 }
-                if next == events.count { undeliveredOrigins.remove(origin) }
+                if next >= events.count { undeliveredOrigins.remove(origin) }
             }
         }
         return newlyDelivered

@@ -61,6 +61,8 @@ public struct Replication: Sendable {
     private var lastAnswer: [RoomPeer: Int64] = [:]
     /// Pulls running now.
     private var pulls: Set<RoomPeer> = []
+    /// When each peer's copy of an origin's events was last rechecked, per room.
+    private var rechecks: [Recheck: Int64] = [:]
     /// The wake-up time last handed to the shell.
     private var scheduledTick: Int64?
 
@@ -108,6 +110,12 @@ public struct Replication: Sendable {
         public init(peers: [Peer], log: RoomLog?) {
             self.init(peers: peers, vector: log?.vector ?? VersionVector(), waiting: (log?.waitingCount ?? 0) > 0)
         }
+    }
+
+    private struct Recheck: Hashable, Sendable {
+        var room: String
+        var peer: NodeID
+        var origin: NodeID
     }
 
     /// A room and a peer.
@@ -192,13 +200,26 @@ public struct Replication: Sendable {
         return directives + schedule(now: now)
     }
 
-    /// A digest arrived from `peer`, a known node: `remote` is its vector for `room`, `local` this
-    /// node's.
+    /// A digest arrived from `peer`, a known node: `remote` is its vector for `room` (capped below
+    /// quarantined origins: ``RoomLog/capped(_:)``), `local` this node's. `divergent` names the
+    /// origins whose chain fingerprint in the digest differs from this node's at the same seq
+    /// (``RoomLog/divergence(from:fingerprints:)``): the peer holds other events than this node.
     public mutating func digestReceived(
-        room: String, from peer: Peer, remote: VersionVector, local: VersionVector, now: Int64
+        room: String, from peer: Peer, remote: VersionVector, local: VersionVector,
+        divergent: [NodeID: UInt64] = [:], now: Int64
     ) -> [ReplicationDirective] {
         var directives: [ReplicationDirective] = []
         let key = RoomPeer(room: room, peer: peer.id)
+        for (origin, seq) in divergent.sorted(by: { $0.key < $1.key }) {
+            let recheck = Recheck(room: room, peer: peer.id, origin: origin)
+            guard rechecks[recheck].map({ now - $0 >= config.recheckInterval }) ?? true, !pulls.contains(key) else {
+                continue
+            }
+            rechecks[recheck] = now
+            pulls.insert(key)
+            let from = seq > config.recheckDepth ? seq - config.recheckDepth + 1 : 1
+            directives.append(.recheck(room: room, peer: peer.id, origin: origin, from: from, address: peer.address))
+        }
         if !remote.dominates(local), lastPush[key].map({ now - $0 >= config.answerInterval }) ?? true {
             lastPush[key] = now
             directives.append(.pushMissing(room: room, have: remote, to: peer.address))
@@ -252,6 +273,7 @@ public struct Replication: Sendable {
         tails[room] = nil
         speakers[room] = nil
         lossSeenAt[room] = nil
+        rechecks = rechecks.filter { $0.key.room != room }
     }
 
     // MARK: Pieces
@@ -292,6 +314,10 @@ public enum ReplicationDirective: Equatable, Sendable {
     /// Pull what this node misses of `room` from `peer` at `from`, over TCP; report the end with
     /// ``Replication/pullFinished(room:peer:)``.
     case pull(room: String, peer: NodeID, from: PeerAddress)
+    /// Pull `origin`'s events of `room` from seq `from` on from `peer` over TCP, including those
+    /// this node holds, so that any the peer holds differently show up as equivocation. Report
+    /// the end with ``Replication/pullFinished(room:peer:)``.
+    case recheck(room: String, peer: NodeID, origin: NodeID, from: UInt64, address: PeerAddress)
     /// Call ``Replication/tick(now:rooms:)`` at this time (monotonic µs) or earlier.
     case scheduleTick(at: Int64)
 }

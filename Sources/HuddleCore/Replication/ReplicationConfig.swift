@@ -36,6 +36,12 @@ public struct ReplicationConfig: Hashable, Sendable {
     /// Most bytes of events one push in answer to a digest carries (default 16 KiB): far under a
     /// datagram, so a digest (about 100 bytes) cannot make this node send much more to anyone.
     public var maxPushBytes: Int
+    /// Least time between two rechecks of one origin's events with one peer (default 30 s): a
+    /// recheck is a TCP pull of that origin's last events, when the peer's digest shows it holds
+    /// different ones (its chain fingerprint differs at a seq both hold).
+    public var recheckInterval: Int64 = 30_000_000
+    /// How many of the origin's events below the differing seq a recheck pulls (default 1 024).
+    public var recheckDepth: UInt64 = 1024
 
     public init(
         antiEntropyInterval: Int64 = 1_000_000, repairDelays: [Int64] = [40_000, 80_000, 160_000, 320_000, 500_000],

@@ -13,6 +13,9 @@ public enum RoomOutput: Equatable, Sendable {
     /// The room's calibration changed: each member's offset in milliseconds (`nil` when not
     /// calibrated) and, for those connected to this node, how far their stream is behind it.
     case offsetsChanged(OffsetReport)
+    /// A member signed two different events as its event `seq`: its events from `seq` on are
+    /// dropped in this room, and it can post there no more.
+    case equivocated(Member, seq: UInt64)
 }
 
 /// A room member as the room log knows it: id and the nick from its latest join.

@@ -28,6 +28,16 @@ public struct RoomSession: Sendable {
     public private(set) var memberIDs: Set<NodeID> = []
     /// Proposed calibration moments, and which of them wait for this reader's mark.
     public private(set) var pendingMarks = PendingMarks()
+    /// What the room gave up on: events abandoned or dropped after waiting too long.
+    public private(set) var tally = Tally()
+
+    /// Counts of what a room's log gave up on, for the node's counters.
+    public struct Tally: Equatable, Sendable {
+        /// Events that waited for their causal context longer than ``RoomLogLimits/maxWait``.
+        public var abandoned = 0
+        /// Events held past a gap that was not filled within ``RoomLogLimits/maxWait``.
+        public var droppedAhead = 0
+    }
 
     public init(room: String, reader: NodeID) {
         self.room = room
@@ -60,8 +70,14 @@ public struct RoomSession: Sendable {
     /// Messages waiting to be shown.
     public var heldBackCount: Int { schedule.pendingCount }
 
-    /// When to call ``wake(now:)`` next, if anything is held back.
-    public var nextWake: Int64? { schedule.nextWake }
+    /// When to call ``wake(now:)`` next: a held-back message is due, or the log gives up on
+    /// something that waited too long.
+    public var nextWake: Int64? {
+        switch (schedule.nextWake, log.nextExpiry) {
+        case (let release?, let expiry?): min(release, expiry)
+        case (let release, let expiry): release ?? expiry
+        }
+    }
 
     /// The offsets of the current members, as ``RoomOutput/offsetsChanged(_:)`` reports them.
     public var offsetReport: OffsetReport {
@@ -94,16 +110,36 @@ public struct RoomSession: Sendable {
     /// Applies an event from anywhere (verified by the caller) and returns what became visible.
     /// Duplicates and rejected events return nothing.
     public mutating func receive(_ event: Event, now: Int64) -> [RoomOutput] {
-        guard case .accepted(let delivered) = log.insert(event), !delivered.isEmpty else { return [] }
-        return apply(delivered, now: now, announce: true)
+        ingest(event, now: now).outputs
+    }
+
+    /// Applies an event from anywhere (verified by the caller): what the log did with it, and
+    /// what became visible. `aheadAllowance` caps the bytes the log may hold past gaps.
+    public mutating func ingest(
+        _ event: Event, now: Int64, aheadAllowance: Int = .max
+    ) -> (outcome: RoomLog.InsertOutcome, outputs: [RoomOutput]) {
+        let outcome = log.insert(event, now: now, aheadAllowance: aheadAllowance)
+        switch outcome {
+        case .accepted(let delivered):
+            return (outcome, delivered.isEmpty ? [] : apply(delivered, now: now, announce: true))
+        case .equivocation(let proof, let delivered):
+            let outputs = contain(proof, now: now, announce: true) + apply(delivered, now: now, announce: true)
+            return (outcome, outputs)
+        case .duplicate, .rejected:
+            return (outcome, [])
+        }
     }
 
     /// Loads events from the store after a restart: nothing is announced again, and chat
     /// messages in `shown` are not shown again; messages not yet shown are scheduled as usual.
-    public mutating func restore(_ events: [Event], shown: Set<EventID>, now: Int64) -> [RoomOutput] {
+    /// `faults` (proofs of equivocation kept in the store) are applied first.
+    public mutating func restore(
+        _ events: [Event], faults: [Equivocation] = [], shown: Set<EventID>, now: Int64
+    ) -> [RoomOutput] {
         var delivered: [Event] = []
+        for proof in faults { log.quarantine(proof, now: now) }
         for event in events {
-            if case .accepted(let newly) = log.insert(event) { delivered += newly }
+            if case .accepted(let newly) = log.insert(event, now: now) { delivered += newly }
         }
         let unshown = delivered.filter { !shown.contains($0.id) }
         var outputs = apply(delivered.filter { !$0.body.isChat }, now: now, announce: false)
@@ -111,9 +147,17 @@ public struct RoomSession: Sendable {
         return outputs
     }
 
-    /// Shows whatever hold-back time has come.
+    /// Shows whatever hold-back time has come, and gives up on events that waited too long for
+    /// their context (see ``RoomLog/expire(now:)``).
     public mutating func wake(now: Int64) -> [RoomOutput] {
-        schedule.releaseDue(now: now).map(shown)
+        var outputs = schedule.releaseDue(now: now).map(shown)
+        if let expiry = log.nextExpiry, expiry <= now {
+            let given = log.expire(now: now)
+            tally.abandoned += given.abandoned.count
+            tally.droppedAhead += given.dropped
+            outputs += apply(given.delivered, now: now, announce: true)
+        }
+        return outputs
     }
 
     /// Stops (or resumes) prompting for a calibration label on this node only.
@@ -165,14 +209,27 @@ public struct RoomSession: Sendable {
                 recalibrate = true
             }
         }
-        if recalibrate {
-            let updated = CalibrationSolver.solve(calibrationEvents)
-            if updated != calibration {
-                calibration = updated
-                if announce { outputs.append(.offsetsChanged(offsetReport)) }
-                outputs += schedule.recalibrate(updated, now: now).map(shown)
-            }
-        }
+        if recalibrate { outputs += self.recalibrate(now: now, announce: announce) }
+        return outputs
+    }
+
+    private mutating func recalibrate(now: Int64, announce: Bool) -> [RoomOutput] {
+        let updated = CalibrationSolver.solve(calibrationEvents)
+        guard updated != calibration else { return [] }
+        calibration = updated
+        var outputs: [RoomOutput] = announce ? [.offsetsChanged(offsetReport)] : []
+        outputs += schedule.recalibrate(updated, now: now).map(shown)
+        return outputs
+    }
+
+    /// After the log quarantined an origin: its held-back messages and calibration events from
+    /// the proof's seq on are dropped too, and the reader is told.
+    private mutating func contain(_ proof: Equivocation, now: Int64, announce: Bool) -> [RoomOutput] {
+        let isDropped = { (event: Event) in event.origin == proof.origin && event.seq >= proof.seq }
+        schedule.withdraw(where: isDropped)
+        calibrationEvents.removeAll(where: isDropped)
+        var outputs: [RoomOutput] = announce ? [.equivocated(member(proof.origin), seq: proof.seq)] : []
+        outputs += recalibrate(now: now, announce: announce)
         return outputs
     }
 

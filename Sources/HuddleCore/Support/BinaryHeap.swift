@@ -46,6 +46,12 @@ public struct BinaryHeap<Element: Comparable> {
         for position in stride(from: storage.count / 2 - 1, through: 0, by: -1) { siftDown(from: position) }
     }
 
+    /// Removes every element matching `predicate`, then restores the heap order (O(n)).
+    public mutating func removeAll(where predicate: (Element) -> Bool) {
+        storage.removeAll(where: predicate)
+        for position in stride(from: storage.count / 2 - 1, through: 0, by: -1) { siftDown(from: position) }
+    }
+
     private mutating func siftDown(from start: Int) {
         var parent = start
         while true {

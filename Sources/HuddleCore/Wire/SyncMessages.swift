@@ -11,11 +11,17 @@ public struct RoomDigest: Hashable, Sendable {
     public var room: String
     /// Everything `from` holds of `room`.
     public var vector: VersionVector
+    /// For each entry of `vector`, the chain fingerprint of the origin's events up to it (see
+    /// ``RoomLog/fingerprint(of:at:)``): lets two nodes whose vectors agree see that they hold
+    /// different events. On the wire, one `u64` per vector entry, in the vector's order; 0 (and
+    /// an origin missing here) means "not given".
+    public var fingerprints: [NodeID: UInt64]
 
-    public init(from: NodeID, room: String, vector: VersionVector) {
+    public init(from: NodeID, room: String, vector: VersionVector, fingerprints: [NodeID: UInt64] = [:]) {
         self.from = from
         self.room = room
         self.vector = vector
+        self.fingerprints = fingerprints.filter { vector[$0.key] > 0 && $0.value != 0 }
     }
 }
 

@@ -27,7 +27,7 @@ extension WireMessage {
         case .events(let events):
             payload = 2 + events.reduce(0) { $0 + $1.encodedByteCount }
         case .digest(let digest):
-            payload = NodeID.byteCount + stringBytes(digest.room) + vectorBytes(digest.vector)
+            payload = NodeID.byteCount + stringBytes(digest.room) + vectorBytes(digest.vector) + 8 * digest.vector.count
         case .syncRequest(let request):
             payload = NodeID.byteCount + stringBytes(request.room) + vectorBytes(request.have) + 2
         case .syncResponse(let response):
@@ -72,6 +72,7 @@ extension WireMessage {
             writer.write(digest.from)
             writer.write(string: digest.room)
             writer.write(digest.vector)
+            for (origin, _) in digest.vector.entries { writer.write(digest.fingerprints[origin] ?? 0) }
         case .syncRequest(let request):
             writer.write(request.from)
             writer.write(string: request.room)
@@ -113,10 +114,15 @@ extension WireMessage {
         case .events:
             self = .events(try reader.readEvents())
         case .digest:
-            self = .digest(
-                RoomDigest(
-                    from: try reader.readNodeID(), room: try reader.readRoom(), vector: try reader.readVersionVector())
-            )
+            let from = try reader.readNodeID()
+            let room = try reader.readRoom()
+            let vector = try reader.readVersionVector()
+            var fingerprints: [NodeID: UInt64] = [:]
+            for (origin, _) in vector.entries {
+                let fingerprint = try reader.readUInt64()
+                if fingerprint != 0 { fingerprints[origin] = fingerprint }
+            }
+            self = .digest(RoomDigest(from: from, room: room, vector: vector, fingerprints: fingerprints))
         case .syncRequest:
             self = .syncRequest(
                 SyncRequest(

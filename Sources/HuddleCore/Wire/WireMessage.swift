@@ -11,7 +11,7 @@
 ///     +------+------+---------+------+==================================+
 ///
 ///     kind 1 events        count:u16 event*
-///     kind 2 digest        from:32 room:str vector:vv
+///     kind 2 digest        from:32 room:str vector:vv fingerprint:u64 per vector entry
 ///     kind 3 syncRequest   from:32 room:str have:vv limit:u16
 ///     kind 4 syncResponse  room:str count:u16 event* more:bool
 ///     kind 5 probe         from:32 nick:str incarnation:u64 sequence:u64 sentAt:i64 port:u16

@@ -47,17 +47,28 @@ public struct NodeStatus: Codable, Sendable, Equatable {
         public var heldBackCount: Int
         /// Highest contiguous seq held per origin id.
         public var versionVector: [String: UInt64]
+        /// Events held that cannot be shown yet: past a gap, or waiting for their causal context.
+        public var waitingCount: Int = 0
+        /// Origins quarantined for equivocation (id → the seq they signed twice): their events
+        /// from that seq on are dropped.
+        public var quarantined: [String: UInt64] = [:]
     }
 
     public struct Counters: Codable, Sendable, Equatable {
         public var packetsIn: Int
         public var packetsOut: Int
-        /// Datagrams and frames dropped: malformed, oversized, wrongly signed or refused.
+        /// Everything dropped: the sum of `drops`.
         public var rejected: Int
         /// Of those, datagrams from peers speaking a newer wire protocol (upgrade this node).
         public var newerProtocol: Int
         public var eventsReceived: Int
         public var eventsStored: Int
+        /// Copies of events already held (normal with UDP gossip; not in `rejected`).
+        public var duplicates: Int = 0
+        /// What was dropped, by why: "malformed", "oversized", "bad_signature", "not_joined",
+        /// "invalid", "too_far_ahead", "over_budget", "too_many_origins", "quarantined",
+        /// "unmet_context", "gap_expired", "sync_busy", "sync_broken", ... (only non-zero ones).
+        public var drops: [String: Int] = [:]
     }
 
     public var node: Node

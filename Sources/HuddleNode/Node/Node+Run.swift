@@ -75,7 +75,7 @@ extension Node {
             }
             let syncServer = SyncServer(
                 respond: { await self.syncResponse(to: $0) },
-                reject: { await self.countRejected($0, from: $1) })
+                reject: { await self.countDropped($0, $1, from: $2) })
             tasks.addTask {
                 try await tcp.executeThenClose { connections in
                     try await withThrowingDiscardingTaskGroup { streams in
@@ -200,19 +200,31 @@ extension Node {
         throw NodeError.cannotListen(host: host, port: port, protocol: "TCP", underlying: "\(lastError.map { "\($0)" } ?? "")")
     }
 
-    /// Decodes and verifies a datagram off the actor, then hands it in.
+    /// Decodes a datagram off the actor, then hands it in; events are screened on the actor
+    /// (``screen(_:from:)``) and only those left are verified, off the actor again.
     nonisolated func receive(_ envelope: AddressedEnvelope<ByteBuffer>) async {
-        switch await DatagramEndpoint.decode(envelope) {
-        case .message(let message, let source, let badSignatures):
-            if badSignatures > 0 {
-                await countRejected("\(badSignatures) events whose signatures do not verify", from: "\(source)", count: badSignatures)
-            }
+        switch DatagramEndpoint.decode(envelope) {
+        case .message(.events(let events), let source):
+            let valid = await verify(events, from: "\(source)")
+            await handle(.events(valid), from: source)
+        case .message(let message, let source):
             await handle(message, from: source)
-        case .dropped(_, newerProtocol: true, let source):
-            await countNewerProtocol(from: "\(source)")
-        case .dropped(let reason, newerProtocol: false, let source):
-            await countRejected(reason, from: "\(source)")
+        case .dropped(let drop, let reason, let source):
+            await countDropped(drop, reason, from: "\(source)")
         }
+    }
+
+    /// The events of a datagram or pull batch worth taking: screened, then signature-checked;
+    /// the rest are counted.
+    nonisolated func verify(_ events: [Event], from source: String) async -> [Event] {
+        let screened = await screen(events, from: source)
+        let valid = await SignatureCheck.valid(screened)
+        if valid.count < screened.count {
+            await countDropped(
+                .badSignature, "\(screened.count - valid.count) events whose signatures do not verify", from: source,
+                count: screened.count - valid.count)
+        }
+        return valid
     }
 
     /// Runs queued pulls one at a time, verifying what arrives before the actor sees it.
@@ -220,20 +232,17 @@ extension Node {
         let client = SyncClient(group: group)
         let me = identity.id
         for await request in pullRequests {
-            let have = vector(of: request.room)
+            var have = vector(of: request.room)
+            if let origin = request.recheck { have[origin] = min(have[origin], request.from - 1) }
+            let peer = "\(request.host):\(request.port)"
             do {
                 try await client.pull(room: request.room, have: have, from: me, host: request.host, port: request.port) {
                     events in
-                    let valid = await SignatureCheck.valid(events)
-                    if valid.count != events.count {
-                        await self.countRejected(
-                            "events with bad signatures in a sync response", from: request.host,
-                            count: events.count - valid.count)
-                    }
+                    let valid = await self.verify(events, from: peer)
                     return await self.ingest(valid, room: request.room)
                 }
             } catch {
-                logger.debug("pull failed", metadata: ["huddle.peer": "\(request.host):\(request.port)", "huddle.error": "\(error)"])
+                logger.debug("pull failed", metadata: ["huddle.peer": "\(peer)", "huddle.error": "\(error)"])
             }
             pullFinished(request)
         }

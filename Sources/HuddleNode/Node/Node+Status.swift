@@ -39,19 +39,34 @@ extension Node {
             }
             var vector: [String: UInt64] = [:]
             for (origin, seq) in session.log.vector.entries { vector[origin.hex] = seq }
+            var quarantined: [String: UInt64] = [:]
+            for (origin, proof) in session.log.faults { quarantined[origin.hex] = proof.seq }
             return NodeStatus.Room(
                 name: name, current: name == currentRoom, members: members, eventCount: session.log.count,
-                heldBackCount: session.heldBackCount, versionVector: vector)
+                heldBackCount: session.heldBackCount, versionVector: vector, waitingCount: session.log.waitingCount,
+                quarantined: quarantined)
         }
         return NodeStatus(
             node: NodeStatus.Node(
                 id: identity.id.hex, nick: configuration.nick, port: port, addresses: Self.localAddresses(),
                 uptimeMs: wall - startedAt, dataDir: configuration.dataDir),
             peers: peers, rooms: roomStatuses,
-            counters: NodeStatus.Counters(
-                packetsIn: counters.packetsIn, packetsOut: counters.packetsOut, rejected: counters.rejected,
-                newerProtocol: counters.newerProtocol,
-                eventsReceived: counters.eventsReceived, eventsStored: counters.eventsStored))
+            counters: countersStatus())
+    }
+
+    /// The counters, with what each room's log gave up on added to the drops.
+    func countersStatus() -> NodeStatus.Counters {
+        var drops: [String: Int] = [:]
+        for (drop, count) in counters.drops where drop != .duplicate { drops[drop.rawValue] = count }
+        let abandoned = rooms.values.reduce(0) { $0 + $1.tally.abandoned }
+        let expired = rooms.values.reduce(0) { $0 + $1.tally.droppedAhead }
+        if abandoned > 0 { drops["unmet_context"] = abandoned }
+        if expired > 0 { drops["gap_expired"] = expired }
+        return NodeStatus.Counters(
+            packetsIn: counters.packetsIn, packetsOut: counters.packetsOut,
+            rejected: drops.values.reduce(0, +), newerProtocol: counters.newerProtocol,
+            eventsReceived: counters.eventsReceived, eventsStored: counters.eventsStored,
+            duplicates: counters.drops[.duplicate] ?? 0, drops: drops)
     }
 
     /// The IPv4 and IPv6 addresses of this host's interfaces, loopback last.

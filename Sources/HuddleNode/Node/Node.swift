@@ -34,6 +34,9 @@ public actor Node {
     var joined: [String] = []
     var currentRoom: String?
     var counters = NodeCounters()
+    /// When a proof of equivocation was last pushed to a peer that lacked it (monotonic µs), by
+    /// room, origin and peer.
+    var evidenceSentAt: [String: Int64] = [:]
     /// The UDP and TCP port this node listens on.
     let port: Int
 
@@ -85,12 +88,15 @@ public actor Node {
         (pullRequests, pullRequestSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
-    /// A pull of one room from one peer.
+    /// A pull of one room from one peer. A recheck also asks again for `recheck`'s events from
+    /// seq `from` on, though they are held, to compare them (see ``ReplicationDirective/recheck``).
     struct PullRequest: Hashable, Sendable {
         var room: String
         var peer: NodeID
         var host: String
         var port: Int
+        var recheck: NodeID? = nil
+        var from: UInt64 = 1
     }
 
     // MARK: Output
@@ -139,7 +145,8 @@ public actor Node {
         var outputs: [RoomOutput] = []
         do {
             outputs = session.restore(
-                try store.events(room: room), shown: try store.shownIDs(room: room), now: clock.wallMillis())
+                try store.events(room: room), faults: try store.faults(room: room), shown: try store.shownIDs(room: room),
+                now: clock.wallMillis())
         } catch {
             logger.error(
                 "could not load room from the store", metadata: ["huddle.room": "\(room)", "huddle.error": "\(error)"])
@@ -168,7 +175,9 @@ public actor Node {
             return nil
         }
         do {
-            counters.eventsStored += try store.insert([made.event])
+            // Durably, before anyone sees it: a power cut must not make this node sign another
+            // event with this seq (which peers would take as equivocation).
+            counters.eventsStored += try store.insert([made.event], durable: true)
         } catch {
             logger.error("could not store an event", metadata: ["huddle.error": "\(error)"])
         }
@@ -227,30 +236,82 @@ public actor Node {
 
     // MARK: Receiving
 
+    /// Node-wide cap on the bytes of events held past gaps, every room together.
+    static let maximumBufferedBytes = 16 << 20
+
+    /// The events of one datagram or pull batch worth a signature check: in a joined room, not a
+    /// copy of one held (or of one earlier in the batch), and not refused by the room's log on
+    /// what it can see without the signature (``RoomLog/rejection(of:aheadAllowance:)``). The
+    /// rest are counted and dropped, so a datagram of copies costs one check, not hundreds. An
+    /// event with a held id but other contents passes: once its signature checks, it proves
+    /// its origin equivocated.
+    func screen(_ events: [Event], from source: String) -> [Event] {
+        var seen = Set<Event>()
+        var kept: [Event] = []
+        for event in events {
+            guard joined.contains(event.room), let log = rooms[event.room]?.log else {
+                countDropped(.notJoined, "an event of a room this node is not in", from: source)
+                continue
+            }
+            guard !log.holds(event), seen.insert(event).inserted else {
+                counters.count(.duplicate)
+                continue
+            }
+            if let rejection = log.rejection(of: event, aheadAllowance: aheadAllowance(for: event.room)) {
+                countDropped(NodeCounters.Drop(rejection), "\(event.id): \(rejection)", from: source)
+                continue
+            }
+            kept.append(event)
+        }
+        return kept
+    }
+
+    /// How many bytes `room`'s log may hold past gaps, given what the other rooms hold.
+    func aheadAllowance(for room: String) -> Int {
+        Self.maximumBufferedBytes - rooms.reduce(0) { $0 + ($1.key == room ? 0 : $1.value.log.bufferedBytes) }
+    }
+
     /// Applies verified events from a peer: store first (so a crash loses nothing it showed),
-    /// then show. Only events the room's log accepted are stored. `source` is the address a
-    /// datagram came from (`nil` for a pull): where to ask first if the events reveal a gap.
-    /// Returns the room's version vector afterwards, or `nil` if this node is not in the room.
+    /// then show. Only events the room's log accepted are stored. Two versions of one event
+    /// quarantine their origin: the proof is stored and pushed to the room's live peers.
+    /// `source` is the address a datagram came from (`nil` for a pull): where to ask first if
+    /// the events reveal a gap. Returns the room's version vector afterwards, or `nil` if this
+    /// node is not in the room.
     @discardableResult
     func ingest(_ events: [Event], room: String, from source: PeerAddress? = nil) -> VersionVector? {
         guard joined.contains(room) else { return nil }
         let now = clock.wallMillis()
-        let (fresh, outputs, vector) = withRoom(room) { session in
+        let allowance = aheadAllowance(for: room)
+        let (fresh, proofs, outputs, vector) = withRoom(room) { session in
             var outputs: [RoomOutput] = []
             var fresh: [Event] = []
-            for event in events where event.room == room && !session.log.contains(event.id) {
-                outputs += session.receive(event, now: now)
-                if session.log.contains(event.id) { fresh.append(event) }
+            var proofs: [Equivocation] = []
+            for event in events where event.room == room {
+                let (outcome, shown) = session.ingest(event, now: now, aheadAllowance: allowance)
+                outputs += shown
+                switch outcome {
+                case .accepted: fresh.append(event)
+                case .duplicate: counters.count(.duplicate)
+                case .equivocation(let proof, _): proofs.append(proof)
+                case .rejected(let rejection):
+                    countDropped(NodeCounters.Drop(rejection), "\(event.id): \(rejection)", from: source.map { "\($0)" } ?? "a pull")
+                }
             }
-            return (fresh, outputs, session.log.vector)
+            return (fresh, proofs, outputs, session.log.vector)
         }
         counters.eventsReceived += fresh.count
-        if !fresh.isEmpty {
-            do {
-                counters.eventsStored += try store.insert(fresh)
-            } catch {
-                logger.error("could not store events", metadata: ["huddle.error": "\(error)"])
+        do {
+            counters.eventsStored += try store.insert(fresh)
+            for proof in proofs where try store.recordFault(proof) {
+                logger.warning(
+                    "peer equivocated: two signed versions of one event",
+                    metadata: ["huddle.room": "\(room)", "huddle.event": "\(proof.first.id)"])
             }
+        } catch {
+            logger.error("could not store events", metadata: ["huddle.error": "\(error)"])
+        }
+        for proof in proofs {
+            pushEvidence(proof, to: membership.alivePeers(inRoom: room).map(\.address))
         }
         show(outputs, room: room)
         perform(replication.received(
@@ -263,15 +324,11 @@ public actor Node {
         rooms[request.room]?.log.response(to: request) ?? SyncResponse(room: request.room, events: [], more: false)
     }
 
-    /// Counts `count` dropped inputs (a datagram, or events in one) and logs why, at debug level.
-    func countRejected(_ reason: String, from source: String, count: Int = 1) {
-        counters.rejected += count
+    /// Counts `count` dropped inputs (datagrams, frames, connections or events) and logs why, at
+    /// debug level.
+    func countDropped(_ drop: NodeCounters.Drop, _ reason: String, from source: String, count: Int = 1) {
+        counters.count(drop, count)
         logger.debug("dropped input", metadata: ["huddle.peer": "\(source)", "huddle.reason": "\(reason)"])
-    }
-
-    func countNewerProtocol(from source: String) {
-        counters.newerProtocol += 1
-        countRejected("newer wire protocol", from: source)
     }
 
     /// A decoded, verified datagram.
@@ -287,17 +344,22 @@ public actor Node {
             perform(membership.heard(from: digest.from, now: now))
             // Only a known node is answered, and at its known address: a digest with a forged
             // source cannot aim this node's pushes at anyone else.
-            guard joined.contains(digest.room), let session = rooms[digest.room],
+            guard joined.contains(digest.room), let log = rooms[digest.room]?.log,
                 let peer = membership.peers[digest.from]
             else { return }
+            // A peer still holding a quarantined origin's events has not seen the proof.
+            for proof in log.evidence(missingFrom: digest.vector) where evidenceDue(proof, to: peer.id, now: now) {
+                pushEvidence(proof, to: [peer.address])
+            }
             perform(replication.digestReceived(
-                room: digest.room, from: peer, remote: digest.vector, local: session.log.vector, now: now))
+                room: digest.room, from: peer, remote: log.capped(digest.vector), local: log.vector,
+                divergent: log.divergence(from: digest.vector, fingerprints: digest.fingerprints), now: now))
         case .probe(let probe):
             perform(membership.receive(probe, from: source, now: now))
         case .ack(let ack):
             perform(membership.receive(ack, from: source, now: now))
         case .syncRequest, .syncResponse:
-            countRejected("sync messages travel over TCP", from: "\(source)")
+            countDropped(.misplaced, "sync messages travel over TCP", from: "\(source)")
         }
     }
 
@@ -328,8 +390,29 @@ public actor Node {
     }
 
     func sendDigest(room: String, to address: PeerAddress) {
-        guard let session = rooms[room] else { return }
-        send(.digest(RoomDigest(from: identity.id, room: room, vector: session.log.vector)), to: address)
+        guard let log = rooms[room]?.log else { return }
+        send(.digest(RoomDigest(from: identity.id, room: room, vector: log.vector, fingerprints: log.fingerprints)), to: address)
+    }
+
+    /// Pushes both events of a proof of equivocation: whoever receives them proves the fault
+    /// to itself. One datagram if both fit, else one each.
+    func pushEvidence(_ proof: Equivocation, to addresses: [PeerAddress]) {
+        guard !addresses.isEmpty else { return }
+        let both = WireMessage.events([proof.first, proof.second]).encoded()
+        if both.count <= WireLimits.maxDatagramBytes {
+            send(encoded: both, to: addresses)
+        } else {
+            for event in [proof.first, proof.second] { send(encoded: WireMessage.events([event]).encoded(), to: addresses) }
+        }
+    }
+
+    /// Whether to push `proof` to a peer whose digest shows it lacks it: at most once a second
+    /// per peer and origin, so a stream of digests cannot make this node send much more.
+    func evidenceDue(_ proof: Equivocation, to peer: NodeID, now: Int64) -> Bool {
+        let key = "\(proof.room) \(proof.origin) \(peer)"
+        if let last = evidenceSentAt[key], now - last < 1_000_000 { return false }
+        evidenceSentAt[key] = now
+        return true
     }
 
     func pullFinished(_ request: PullRequest) {
@@ -403,6 +486,9 @@ public actor Node {
                 send(.events(events), to: address)
             case .pull(let room, let peer, let address):
                 pullRequestSink.yield(PullRequest(room: room, peer: peer, host: address.host, port: Int(address.port)))
+            case .recheck(let room, let peer, let origin, let from, let address):
+                pullRequestSink.yield(PullRequest(
+                    room: room, peer: peer, host: address.host, port: Int(address.port), recheck: origin, from: from))
             case .scheduleTick(let at):
                 replicationTickAt = at
                 rescheduleTimer()

@@ -1,12 +1,68 @@
+import HuddleCore
+
 /// Traffic counters a node reports in `huddle status`.
 struct NodeCounters: Sendable {
     var packetsIn = 0
     var packetsOut = 0
-    /// Datagrams and frames dropped (malformed, oversized or refused) and events dropped from
-    /// them because their signatures do not verify, one each.
-    var rejected = 0
-    /// Peers speaking a newer wire protocol (also counted in `rejected`).
-    var newerProtocol = 0
+    /// Everything dropped, one per datagram, frame, connection or event, by why. Events a room
+    /// gave up on after waiting are counted by the room (``RoomSession/tally``), not here.
+    var drops: [Drop: Int] = [:]
     var eventsReceived = 0
     var eventsStored = 0
+
+    /// Everything dropped but copies of events already held (UDP gossip delivers many of those,
+    /// and they cost nothing).
+    var rejected: Int { drops.filter { $0.key != .duplicate }.values.reduce(0, +) }
+
+    /// Peers speaking a newer wire protocol (also in `rejected`).
+    var newerProtocol: Int { drops[.newerProtocol] ?? 0 }
+
+    mutating func count(_ drop: Drop, _ n: Int = 1) {
+        guard n > 0 else { return }
+        drops[drop, default: 0] += n
+    }
+
+    /// Why something a peer sent was dropped. The raw values are the keys of `huddle status`'s
+    /// `drops` object.
+    enum Drop: String, Sendable, CaseIterable {
+        /// A datagram or frame that does not decode.
+        case malformed
+        /// A datagram over the 60 000 bytes a node sends.
+        case oversized
+        /// A message of a newer wire protocol.
+        case newerProtocol = "newer_protocol"
+        /// A message that makes no sense where it arrived (a sync message by UDP, say).
+        case misplaced
+        /// An event whose signature does not verify.
+        case badSignature = "bad_signature"
+        /// An event of a room this node is not in.
+        case notJoined = "not_joined"
+        /// A copy of an event already held (also copies within one datagram).
+        case duplicate
+        /// An event whose seq is 0 or whose context does not follow its origin's previous event.
+        case invalid
+        /// An event too far past the gap in its origin's seqs.
+        case tooFarAhead = "too_far_ahead"
+        /// An event over a buffering budget (per origin, per stranger, per room, per node).
+        case overBudget = "over_budget"
+        /// An event from one origin too many in a room.
+        case tooManyOrigins = "too_many_origins"
+        /// An event of an origin quarantined for equivocation, at or past its proven seq.
+        case quarantined
+        /// A sync connection refused: too many at once, or too many from one address.
+        case syncBusy = "sync_busy"
+        /// A sync connection closed for sending too slowly, or breaking the protocol.
+        case syncBroken = "sync_broken"
+
+        init(_ rejection: RoomLog.Rejection) {
+            switch rejection {
+            case .wrongRoom: self = .misplaced
+            case .zeroSequence, .inconsistentContext: self = .invalid
+            case .tooFarAhead: self = .tooFarAhead
+            case .quarantined: self = .quarantined
+            case .overBudget: self = .overBudget
+            case .tooManyOrigins: self = .tooManyOrigins
+            }
+        }
+    }
 }

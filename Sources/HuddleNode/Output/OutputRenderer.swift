@@ -200,6 +200,11 @@ public struct OutputRenderer: Sendable {
                         })
                 ),
             ]
+        case .equivocated(let member, let seq):
+            fields = [
+                ("type", "fault"), ("room", room), ("nick", .string(member.nick)), ("id", .string(member.id.hex)),
+                ("seq", .int(Int64(clamping: seq))), ("fault", "equivocation"),
+            ]
         }
         return JSONLine.object(fields).render()
     }
@@ -244,6 +249,10 @@ public struct OutputRenderer: Sendable {
             lines = [notice("\(member.id == reader ? "you" : nickText(member, reader: reader)) left \(safe(room))")]
         case .offsetsChanged(let report):
             lines = offsetLines(report, reader: reader)
+        case .equivocated(let member, let seq):
+            lines = [style(
+                "* \(nickText(member, reader: reader)) sent two different versions of its message #\(seq); "
+                    + "its messages from there on are hidden and it can no longer post in \(safe(room))", .yellow)]
         }
         guard !lines.isEmpty else { return nil }
         guard !prefix else { return lines.joined(separator: "\n") }

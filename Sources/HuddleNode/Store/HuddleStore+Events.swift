@@ -12,27 +12,42 @@ extension HuddleStore {
     /// `Event(decoding:)`, and every local event that passed `validate()` before signing), or
     /// ``events(room:)`` will later refuse the row as corrupt.
     ///
-    /// Once this returns, the events survive the process being killed.
+    /// Once this returns, the events survive the process being killed; with `durable`, they
+    /// survive a power cut too (SQLite's `synchronous = FULL` for this transaction: the log is
+    /// synced to disk before it returns). A node stores each event it makes durably before
+    /// sending it, so it can never sign a second, different event with the same seq.
     @discardableResult
-    public func insert(_ events: some Collection<Event>) throws -> Int {
+    public func insert(_ events: some Collection<Event>, durable: Bool = false) throws -> Int {
         guard !events.isEmpty else { return 0 }
-        return try write { db in
-            let statement = try db.cachedStatement(
-                sql: """
-                    INSERT OR IGNORE INTO event (room, origin, seq, created_at, kind, text, bytes)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """)
+        guard durable else { return try write { db in try Self.insert(events, in: db) } }
+        return try writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
             var inserted = 0
-            for event in events {
-                let (kind, text) = Self.summary(of: event.body)
-                try statement.execute(arguments: [
-                    event.room, Data(event.origin.bytes), Int64(bitPattern: event.seq), event.createdAt,
-                    kind, text, Data(event.encoded()),
-                ])
-                inserted += db.changesCount
+            try db.inTransaction {
+                inserted = try Self.insert(events, in: db)
+                return .commit
             }
             return inserted
         }
+    }
+
+    private static func insert(_ events: some Collection<Event>, in db: Database) throws -> Int {
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT OR IGNORE INTO event (room, origin, seq, created_at, kind, text, bytes)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
+        var inserted = 0
+        for event in events {
+            let (kind, text) = Self.summary(of: event.body)
+            try statement.execute(arguments: [
+                event.room, Data(event.origin.bytes), Int64(bitPattern: event.seq), event.createdAt,
+                kind, text, Data(event.encoded()),
+            ])
+            inserted += db.changesCount
+        }
+        return inserted
     }
 
     /// Every stored event of `room`, sorted by origin then seq (so a ``RoomLog`` rebuilt from

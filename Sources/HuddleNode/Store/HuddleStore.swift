@@ -162,6 +162,12 @@ public final class HuddleStore: Sendable {
 
     /// Runs raw SQL in a write transaction: for tests that damage a file on purpose, and for
     /// maintenance. Not public: the schema is this module's business.
+    /// Runs `body` outside any transaction (for pragmas that cannot change inside one).
+    func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        guard !isReadOnly else { throw StoreError.readOnly(path: path) }
+        do { return try database.writeWithoutTransaction(body) } catch { throw Self.translate(error, path: path) }
+    }
+
     func execute(sql: String) throws {
         try write { db in try db.execute(sql: sql) }
     }

@@ -8,6 +8,8 @@ import GRDB
 /// joined_room  (position INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE)
 /// event        (room, origin, seq, created_at, kind, text, bytes, shown_at)
 ///              PRIMARY KEY (room, origin, seq) WITHOUT ROWID
+/// fault        (room, origin, seq, first BLOB, second BLOB)   -- v2: proofs of equivocation
+///              PRIMARY KEY (room, origin) WITHOUT ROWID
 /// ```
 ///
 /// `event.bytes` is the event's canonical signed encoding (`Event.encoded()`): the only column
@@ -53,6 +55,19 @@ enum StoreSchema {
                         bytes BLOB NOT NULL,
                         shown_at INTEGER,
                         PRIMARY KEY (room, origin, seq)
+                    ) WITHOUT ROWID;
+                    """)
+        }
+        migrator.registerMigration("v2: faults") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE fault (
+                        room TEXT NOT NULL,
+                        origin BLOB NOT NULL,
+                        seq INTEGER NOT NULL,
+                        first BLOB NOT NULL,
+                        second BLOB NOT NULL,
+                        PRIMARY KEY (room, origin)
                     ) WITHOUT ROWID;
                     """)
         }

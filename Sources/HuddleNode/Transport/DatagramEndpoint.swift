@@ -1,49 +1,42 @@
 import HuddleCore
 import NIOCore
 
-/// The UDP socket as a node uses it: each datagram in is decoded and its events' signatures
-/// checked before the node's actor sees it (the costly part, done off the actor); datagrams out
-/// go to IPv4 literals, fire and forget, like UDP. A datagram longer than a node ever sends
-/// (``WireLimits/maxDatagramBytes``) is dropped unread, and an event whose signature does not
-/// verify drops itself, not the others in its datagram.
+/// The UDP socket as a node uses it: each datagram in is decoded off the node's actor; datagrams
+/// out go to IPv4 literals, fire and forget, like UDP. A datagram longer than a node ever sends
+/// (``WireLimits/maxDatagramBytes``) is dropped unread. Signatures are checked later, by the
+/// node, and only for events it does not already hold (``Node/screen(_:from:)``).
 ///
 /// ```swift
-/// switch await DatagramEndpoint.decode(envelope) {
-/// case .message(let message, let source, _): await node.handle(message, from: source)
-/// case .dropped(let reason, let source): await node.countRejected(reason, from: "\(source)")
+/// switch DatagramEndpoint.decode(envelope) {
+/// case .message(let message, let source): await node.handle(message, from: source)
+/// case .dropped(let drop, let reason, let source): await node.countDropped(drop, reason, from: "\(source)")
 /// }
-/// let sent = endpoint.send(WireMessage.events([event]).encoded(), to: peers.map(\.address))
+/// let skipped = endpoint.send(WireMessage.events([event]).encoded(), to: peers.map(\.address))
 /// ```
 struct DatagramEndpoint: Sendable {
     let channel: any Channel
 
     /// What one received datagram turned out to be.
     enum Received: Sendable {
-        /// A message to handle: for `events`, only those whose signatures verify;
-        /// `badSignatures` counts the ones left out.
-        case message(WireMessage, from: PeerAddress, badSignatures: Int)
-        /// Not decodable, or an event in it is not signed by its origin; `newerProtocol` when it
-        /// is from a later wire version.
-        case dropped(reason: String, newerProtocol: Bool, from: PeerAddress)
+        /// A message to handle (events not yet verified).
+        case message(WireMessage, from: PeerAddress)
+        /// Too long, or not decodable (`newerProtocol`: from a later wire version).
+        case dropped(NodeCounters.Drop, reason: String, from: PeerAddress)
     }
 
-    /// Decodes a datagram and checks every event's signature (``SignatureCheck``).
-    static func decode(_ envelope: AddressedEnvelope<ByteBuffer>) async -> Received {
+    /// Decodes a datagram.
+    static func decode(_ envelope: AddressedEnvelope<ByteBuffer>) -> Received {
         let remote = envelope.remoteAddress
         let source = PeerAddress(host: remote.ipAddress ?? "unknown", port: UInt16(clamping: remote.port ?? 0))
         guard envelope.data.readableBytes <= WireLimits.maxDatagramBytes else {
             let reason = "a \(envelope.data.readableBytes)-byte datagram, over the \(WireLimits.maxDatagramBytes) a node sends"
-            return .dropped(reason: reason, newerProtocol: false, from: source)
+            return .dropped(.oversized, reason: reason, from: source)
         }
-        let message: WireMessage
         do {
-            message = try WireMessage(decoding: envelope.data.readableBytesView)
+            return .message(try WireMessage(decoding: envelope.data.readableBytesView), from: source)
         } catch {
-            return .dropped(reason: "\(error)", newerProtocol: error.isUnsupportedVersion, from: source)
+            return .dropped(error.isUnsupportedVersion ? .newerProtocol : .malformed, reason: "\(error)", from: source)
         }
-        guard case .events(let events) = message else { return .message(message, from: source, badSignatures: 0) }
-        let valid = await SignatureCheck.valid(events)
-        return .message(.events(valid), from: source, badSignatures: events.count - valid.count)
     }
 
     /// Sends one datagram of `bytes` to each address and returns the addresses it could not be

@@ -67,11 +67,15 @@ struct SyncClient: Sendable {
 enum SyncError: Error, CustomStringConvertible {
     case unexpectedReply
     case timedOut(Duration)
+    /// The peer did not send a whole request within the server's deadline.
+    case tooSlow(deadline: TimeAmount)
 
     var description: String {
         switch self {
         case .unexpectedReply: "the peer answered a sync request with something else"
         case .timedOut(let deadline): "the pull took longer than \(deadline)"
+        case .tooSlow(let deadline):
+            "no whole request within \(Double(deadline.nanoseconds) / 1e9) s: the peer sends too slowly"
         }
     }
 }

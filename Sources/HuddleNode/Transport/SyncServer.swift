@@ -3,9 +3,12 @@ import NIOCore
 import Synchronization
 
 /// Serves pulls: answers each ``SyncRequest`` on a TCP connection with a ``SyncResponse``,
-/// within limits a peer cannot stretch: at most ``maximumConnections`` at once and
-/// ``connectionLifetime`` each (a pull gives up after 30 s anyway), so a peer that connects and
-/// goes silent holds nothing for long.
+/// within limits a peer cannot stretch:
+/// - at most ``maximumConnections`` at once, and at most ``maximumPerAddress`` from one address,
+///   so a peer that holds its share still leaves slots for everyone else;
+/// - each request must arrive whole within ``requestDeadline`` of the connection opening or of
+///   the previous response (``RequestDeadlineHandler``): a peer trickling bytes is cut off;
+/// - ``connectionLifetime`` at most per connection (a pull gives up after 30 s anyway).
 ///
 /// ```swift
 /// let server = SyncServer(respond: { await node.syncResponse(to: $0) }, reject: { ... })
@@ -14,35 +17,42 @@ import Synchronization
 final class SyncServer: Sendable {
     /// Most TCP connections served at once; a home network has a handful of peers.
     static let maximumConnections = 32
+    /// Most TCP connections served at once to one address (one pull per room it shares).
+    static let maximumPerAddress = 4
+    /// Longest a peer may take to send a whole request.
+    static let requestDeadline = TimeAmount.seconds(5)
     /// Longest a peer may keep one TCP connection.
     static let connectionLifetime = Duration.seconds(60)
 
     /// The answer to a request (from the node's log).
     private let respond: @Sendable (SyncRequest) async -> SyncResponse
     /// Counts and logs a refused connection or a broken one: why, and the peer's address.
-    private let reject: @Sendable (_ reason: String, _ peer: String) async -> Void
-    private let open = Mutex(0)
+    private let reject: @Sendable (_ drop: NodeCounters.Drop, _ reason: String, _ peer: String) async -> Void
+    /// Connections open, by remote address (host only).
+    private let open = Mutex<[String: Int]>([:])
 
     init(
         respond: @escaping @Sendable (SyncRequest) async -> SyncResponse,
-        reject: @escaping @Sendable (_ reason: String, _ peer: String) async -> Void
+        reject: @escaping @Sendable (_ drop: NodeCounters.Drop, _ reason: String, _ peer: String) async -> Void
     ) {
         self.respond = respond
         self.reject = reject
     }
 
     /// Serves one accepted connection (auto-read off, nothing in its pipeline) until the peer
-    /// closes it, it breaks the protocol, or its lifetime ends; then closes it.
+    /// closes it, it breaks the protocol, it is too slow, or its lifetime ends; then closes it.
     func serve(_ channel: any Channel) async {
         let peer = channel.remoteAddress.map { "\($0)" } ?? "unknown"
-        let admitted = open.withLock { count in
-            guard count < Self.maximumConnections else { return false }
-            count += 1
-            return true
+        let host = channel.remoteAddress?.ipAddress ?? "unknown"
+        let refusal: String? = open.withLock { open in
+            if open.values.reduce(0, +) >= Self.maximumConnections { return "too many sync connections" }
+            if open[host, default: 0] >= Self.maximumPerAddress { return "too many sync connections from \(host)" }
+            open[host, default: 0] += 1
+            return nil
         }
-        guard admitted else {
+        if let refusal {
             channel.close(promise: nil)
-            await reject("too many sync connections", peer)
+            await reject(.syncBusy, refusal, peer)
             return
         }
         await withTaskGroup(of: Void.self) { group in
@@ -52,7 +62,10 @@ final class SyncServer: Sendable {
             group.cancelAll()
         }
         channel.close(promise: nil)
-        open.withLock { $0 -= 1 }
+        open.withLock { open in
+            open[host, default: 1] -= 1
+            if open[host] == 0 { open[host] = nil }
+        }
     }
 
     /// Answers requests until the peer closes the connection.
@@ -60,6 +73,7 @@ final class SyncServer: Sendable {
         do {
             let connection = try await channel.eventLoop.submit {
                 try WireFrameCoder.addHandlers(to: channel)
+                try channel.pipeline.syncOperations.addHandler(RequestDeadlineHandler(deadline: Self.requestDeadline))
                 let connection = try NIOAsyncChannel<WireMessage, WireMessage>(wrappingChannelSynchronously: channel)
                 try channel.syncOptions?.setOption(.autoRead, value: true)
                 return connection
@@ -71,7 +85,7 @@ final class SyncServer: Sendable {
                 }
             }
         } catch {
-            await reject("sync connection: \(error)", peer)
+            await reject(.syncBroken, "sync connection: \(error)", peer)
         }
     }
 }

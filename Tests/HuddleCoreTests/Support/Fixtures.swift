@@ -9,14 +9,25 @@ extension NodeID {
 
 extension Event {
     /// An event with a placeholder signature, for tests of logic that does not verify signatures.
+    /// The placeholder depends on every field (as a real signature does), so two different
+    /// events never share one and chain fingerprints tell them apart.
     static func fixture(
         _ origin: NodeID, _ seq: UInt64, _ body: EventBody, at createdAt: Int64 = 0,
         room: String = "superbowl", context: VersionVector? = nil
     ) -> Event {
         var ctx = context ?? VersionVector()
         ctx[origin] = seq - 1
-        return Event(
-            id: EventID(origin: origin, seq: seq), room: room, createdAt: createdAt, context: ctx, body: body,
-            signature: [UInt8](repeating: 0, count: Event.signatureByteCount))
+        let id = EventID(origin: origin, seq: seq)
+        let signed = Event.signedBytes(id: id, room: room, createdAt: createdAt, context: ctx, body: body)
+        return Event(id: id, room: room, createdAt: createdAt, context: ctx, body: body, signature: placeholder(signed))
+    }
+
+    /// 64 bytes of FNV-1a over `bytes`, eight rounds with different seeds: not a signature.
+    private static func placeholder(_ bytes: [UInt8]) -> [UInt8] {
+        (0..<8).flatMap { round -> [UInt8] in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(round)
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+            return (0..<8).map { UInt8(truncatingIfNeeded: hash >> (8 * $0)) }
+        }
     }
 }

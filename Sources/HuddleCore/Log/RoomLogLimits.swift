@@ -1,0 +1,26 @@
+/// How much a room's log holds for events it cannot show yet, and for how long.
+///
+/// Keys are free: anyone on the network can make a fresh one and send events nobody can deliver
+/// (seqs past a gap, a causal context that never comes). These limits bound what that costs a
+/// node; an event over a limit is refused (``RoomLog/Rejection/overBudget(_:)``) and counted, and
+/// anti-entropy fetches it again later if it was real.
+///
+/// The defaults leave room for what a home network really does: a lost datagram leaves a gap
+/// of a few events, filled within a second; a late joiner's pull fills whole origins in seq order.
+public struct RoomLogLimits: Hashable, Sendable {
+    /// Most distinct origins a room holds events of. A home has a handful of viewers.
+    public var maxOrigins = 128
+    /// Most events, and bytes of them, held past a gap in one origin's seqs.
+    public var maxAheadEvents = 512
+    public var maxAheadBytes = 1 << 20
+    /// The same for an origin whose first event (its join) is not held: a stranger.
+    public var maxStrangerEvents = 32
+    public var maxStrangerBytes = 128 << 10
+    /// Most bytes held past gaps in the whole room (all origins together).
+    public var maxRoomAheadBytes = 8 << 20
+    /// How long an event may wait for what precedes it (a gap in its origin's seqs, or a causal
+    /// context not held) before the log gives up on it (``RoomLog/expire(now:)``), in ms.
+    public var maxWait: Int64 = 60_000
+
+    public init() {}
+}

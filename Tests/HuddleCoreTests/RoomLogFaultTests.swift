@@ -1,0 +1,249 @@
+import Testing
+
+@testable import HuddleCore
+
+/// What a room's log does with a peer that misbehaves: equivocation, events that can never be
+/// delivered, floods from fresh keys; and how two logs find out they hold different events.
+@Suite struct RoomLogFaultTests {
+    let alice = NodeID.fixture(1)
+    let bob = NodeID.fixture(2)
+    let carol = NodeID.fixture(3)
+    let mallory = NodeID.fixture(9)
+
+    // MARK: Equivocation
+
+    /// The wedge from issue 9: mallory signs two events as its #2. Bob holds Y (whose context
+    /// names an event of carol's that will never exist); alice holds X and speaks after it, so
+    /// her event names mallory#2. Before, bob dropped X as a duplicate and never showed alice again.
+    @Test func aSecondVersionOfAnEventQuarantinesItsOriginAndUnblocksTheRoom() {
+        let join = Event.fixture(mallory, 1, .join(nick: "mallory"))
+        let x = Event.fixture(mallory, 2, .chat(text: "7-0"))
+        let y = Event.fixture(mallory, 2, .chat(text: "0-7"), context: [carol: 999])
+        let aliceJoin = Event.fixture(alice, 1, .join(nick: "alice"))
+        let aliceAfterX = Event.fixture(alice, 2, .chat(text: "nice"), context: [mallory: 2])
+
+        var bob = RoomLog(room: "superbowl")
+        for event in [join, y, aliceJoin] { _ = bob.insert(event) }
+        #expect(bob.insert(aliceAfterX) == .accepted(delivered: []))  // waits for mallory#2 (Y)
+
+        guard case .equivocation(let proof, let delivered) = bob.insert(x) else {
+            Issue.record("a second version of mallory#2 is not taken as proof")
+            return
+        }
+        #expect(proof == Equivocation(x, y))
+        #expect(proof.seq == 2)
+        #expect(delivered == [aliceAfterX])
+        #expect(bob.faults[mallory] == proof)
+        #expect(bob.vector == [mallory: 1, alice: 2])
+        #expect(!bob.contains(y.id))
+        #expect(bob.waitingCount == 0)
+        // Mallory can post no more, and its earlier events stay.
+        #expect(bob.insert(.fixture(mallory, 3, .chat(text: "more"), context: [mallory: 2])) == .rejected(.quarantined))
+        #expect(bob.delivered.map(\.id) == [join.id, aliceJoin.id, aliceAfterX.id])
+        // A third version changes nothing more.
+        #expect(bob.insert(.fixture(mallory, 2, .chat(text: "third"))) == .rejected(.quarantined))
+    }
+
+    @Test func aShownEventOfTheFaultyOriginIsDroppedSoEveryNodeEndsTheSame() {
+        let join = Event.fixture(mallory, 1, .join(nick: "mallory"))
+        let x = Event.fixture(mallory, 2, .chat(text: "7-0"))
+        let x3 = Event.fixture(mallory, 3, .chat(text: "and more"), context: [mallory: 2])
+        let y = Event.fixture(mallory, 2, .chat(text: "0-7"))
+        var alice = RoomLog(room: "superbowl")
+        var bob = RoomLog(room: "superbowl")
+        for event in [join, x, x3] { _ = alice.insert(event) }
+        for event in [join, y] { _ = bob.insert(event) }
+        #expect(alice.deliveryOrder.count == 3)
+
+        // Each hears the other's version (evidence is both events, pushed).
+        _ = alice.insert(y)
+        _ = bob.insert(x)
+        _ = bob.insert(x3)
+        #expect(alice.vector == bob.vector)
+        #expect(alice.deliveryOrder == [join.id])
+        #expect(bob.deliveryOrder == [join.id])
+        #expect(alice.faults == bob.faults)
+        #expect(alice.fingerprints == bob.fingerprints)
+    }
+
+    @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
+    func anyArrivalOrderOfBothVersionsGivesTheSameLog(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        let join = Event.fixture(mallory, 1, .join(nick: "mallory"))
+        let x = Event.fixture(mallory, 2, .chat(text: "7-0"))
+        let y = Event.fixture(mallory, 2, .chat(text: "0-7"))
+        let y3 = Event.fixture(mallory, 3, .chat(text: "then"), context: [mallory: 2])
+        let aliceEvents = (1...4).map { Event.fixture(alice, UInt64($0), .chat(text: "a\($0)"), context: [mallory: 2]) }
+        let bobEvents = (1...3).map { Event.fixture(bob, UInt64($0), .chat(text: "b\($0)"), context: [alice: 2]) }
+        let all = [join, x, y, y3] + aliceEvents + bobEvents
+
+        var reference = RoomLog(room: "superbowl")
+        for event in all { _ = reference.insert(event) }
+        for _ in 0..<20 {
+            var log = RoomLog(room: "superbowl")
+            for event in all.shuffled(using: &random) { _ = log.insert(event) }
+            #expect(log.vector == reference.vector)
+            #expect(log.faults == reference.faults)
+            #expect(Set(log.deliveryOrder) == Set(reference.deliveryOrder))
+            #expect(log.waitingCount == 0)
+        }
+        #expect(reference.vector == [mallory: 1, alice: 4, bob: 3])
+    }
+
+    @Test func aLowerProofMovesTheQuarantineDownAndAHigherOneChangesNothing() {
+        var log = RoomLog(room: "superbowl")
+        let events = (1...4).map { Event.fixture(mallory, UInt64($0), .chat(text: "\($0)")) }
+        for event in events { _ = log.insert(event) }
+        let at3 = Equivocation(events[2], .fixture(mallory, 3, .chat(text: "other 3")))!
+        let at2 = Equivocation(events[1], .fixture(mallory, 2, .chat(text: "other 2")))!
+        log.quarantine(at3)
+        #expect(log.vector[mallory] == 2)
+        log.quarantine(at2)
+        #expect(log.vector[mallory] == 1)
+        log.quarantine(at3)
+        #expect(log.faults[mallory] == at2)
+        #expect(log.vector[mallory] == 1)
+    }
+
+    @Test func aProofNeedsTwoDifferentEventsWithOneID() {
+        let x = Event.fixture(mallory, 2, .chat(text: "7-0"))
+        #expect(Equivocation(x, x) == nil)
+        #expect(Equivocation(x, .fixture(mallory, 3, .chat(text: "7-0"))) == nil)
+        #expect(Equivocation(x, .fixture(mallory, 2, .chat(text: "7-0"), room: "worldcup")) == nil)
+        let y = Event.fixture(mallory, 2, .chat(text: "0-7"))
+        #expect(Equivocation(x, y) == Equivocation(y, x))
+    }
+
+    @Test func aPeerThatHasNotSeenTheProofGetsItAndDoesNotLookAhead() {
+        var log = RoomLog(room: "superbowl")
+        let events = (1...3).map { Event.fixture(mallory, UInt64($0), .chat(text: "\($0)")) }
+        for event in events { _ = log.insert(event) }
+        let proof = Equivocation(events[1], .fixture(mallory, 2, .chat(text: "other")))!
+        log.quarantine(proof)
+        let unaware: VersionVector = [mallory: 3, alice: 1]
+        #expect(log.evidence(missingFrom: unaware) == [proof])
+        #expect(log.capped(unaware) == [mallory: 1, alice: 1])
+        #expect(log.evidence(missingFrom: [mallory: 1]).isEmpty)
+    }
+
+    // MARK: Fingerprints
+
+    @Test func fingerprintsAgreeOnTheSameEventsAndShowWhereTwoLogsDiffer() {
+        let join = Event.fixture(mallory, 1, .join(nick: "mallory"))
+        let x = Event.fixture(mallory, 2, .chat(text: "7-0"))
+        let y = Event.fixture(mallory, 2, .chat(text: "0-7"))
+        // The same third event after both: the heads agree, the chains do not.
+        let third = Event.fixture(mallory, 3, .chat(text: "same"), context: [mallory: 2])
+        var alice = RoomLog(room: "superbowl")
+        var bob = RoomLog(room: "superbowl")
+        for event in [join, x, third] { _ = alice.insert(event) }
+        for event in [join, y, third] { _ = bob.insert(event) }
+        #expect(alice.vector == bob.vector)
+        #expect(alice.fingerprint(of: mallory, at: 1) == bob.fingerprint(of: mallory, at: 1))
+        #expect(alice.fingerprint(of: mallory, at: 3) != bob.fingerprint(of: mallory, at: 3))
+        #expect(alice.divergence(from: bob.vector, fingerprints: bob.fingerprints) == [mallory: 3])
+
+        var carolLog = RoomLog(room: "superbowl")
+        for event in [third, x, join] { _ = carolLog.insert(event) }
+        #expect(carolLog.fingerprints == alice.fingerprints)
+        #expect(alice.divergence(from: carolLog.vector, fingerprints: carolLog.fingerprints).isEmpty)
+        // A peer further ahead cannot be compared at its seq; one behind is compared at its own.
+        #expect(alice.divergence(from: [mallory: 9], fingerprints: [mallory: 1]).isEmpty)
+        #expect(bob.divergence(from: [mallory: 2], fingerprints: [mallory: alice.fingerprint(of: mallory, at: 2)!]) == [mallory: 2])
+    }
+
+    // MARK: Waiting
+
+    @Test func anEventWhoseContextNeverComesIsAbandonedAndStopsBlockingOthers() {
+        var log = RoomLog(room: "superbowl")
+        let join = Event.fixture(mallory, 1, .join(nick: "mallory"))
+        let impossible = Event.fixture(mallory, 2, .chat(text: "never"), context: [carol: 999])
+        let after = Event.fixture(alice, 1, .chat(text: "after"), context: [mallory: 2])
+        for event in [join, impossible] { _ = log.insert(event, now: 1_000) }
+        _ = log.insert(after, now: 5_000)
+        #expect(log.nextExpiry == 61_000)
+        #expect(log.expire(now: 60_999).isEmpty)
+
+        let given = log.expire(now: 61_000)
+        #expect(given.abandoned == [impossible])
+        #expect(given.delivered == [after])
+        #expect(log.abandoned == [impossible.id])
+        #expect(!log.delivered.contains(impossible))
+        #expect(log.waitingCount == 0)
+        #expect(log.nextExpiry == nil)
+        // Still held: a peer asking for mallory#2 gets it, and nothing repairs forever.
+        #expect(log.vector == [mallory: 2, alice: 1])
+    }
+
+    @Test func eventsPastAGapNobodyFillsAreDroppedAfterTheWait() {
+        var log = RoomLog(room: "superbowl")
+        _ = log.insert(.fixture(alice, 1, .join(nick: "alice")), now: 0)
+        _ = log.insert(.fixture(alice, 5, .chat(text: "5")), now: 100)
+        _ = log.insert(.fixture(alice, 6, .chat(text: "6")), now: 200)
+        #expect(log.nextExpiry == 60_100)
+        let given = log.expire(now: 60_100)
+        #expect(given.dropped == 2)
+        #expect(log.count == 1)
+        #expect(log.bufferedBytes == 0)
+        #expect(log.waitingCount == 0)
+    }
+
+    @Test func theWaitRestartsWhenTheFirstWaitingEventChanges() {
+        var log = RoomLog(room: "superbowl")
+        _ = log.insert(.fixture(alice, 1, .join(nick: "alice")), now: 0)
+        _ = log.insert(.fixture(alice, 3, .chat(text: "3")), now: 0)
+        #expect(log.nextExpiry == 60_000)
+        // The gap at 2 is filled; a new one opens at 4 later.
+        _ = log.insert(.fixture(alice, 2, .chat(text: "2")), now: 30_000)
+        _ = log.insert(.fixture(alice, 5, .chat(text: "5")), now: 30_000)
+        #expect(log.nextExpiry == 90_000)
+    }
+
+    // MARK: Budgets
+
+    @Test func aStrangerGetsASmallBudgetPastItsMissingJoin() {
+        var limits = RoomLogLimits()
+        limits.maxStrangerEvents = 4
+        var log = RoomLog(room: "superbowl", limits: limits)
+        let outcomes = (2...10).map { log.insert(.fixture(mallory, UInt64($0), .chat(text: "\($0)"))) }
+        #expect(outcomes.prefix(4).allSatisfy { $0 == .accepted(delivered: []) })
+        #expect(outcomes.dropFirst(4).allSatisfy {
+            if case .rejected(.overBudget) = $0 { true } else { false }
+        })
+        #expect(log.count == 4)
+        // Its join brings it in, and the buffered events with it.
+        #expect(log.insert(.fixture(mallory, 1, .join(nick: "m"))).deliveredCount == 5)
+    }
+
+    @Test func bytesPastGapsAreBoundedPerOriginPerRoomAndByTheCallersAllowance() {
+        var limits = RoomLogLimits()
+        limits.maxAheadBytes = 3_000
+        limits.maxRoomAheadBytes = 5_000
+        var log = RoomLog(room: "superbowl", limits: limits)
+        let text = String(repeating: "x", count: 1_000)
+        for origin in [alice, bob] { _ = log.insert(.fixture(origin, 1, .join(nick: "n"))) }
+        let aliceAhead = (3...6).map { log.insert(.fixture(alice, UInt64($0), .chat(text: text))) }
+        #expect(aliceAhead.filter { $0 == .accepted(delivered: []) }.count == 2)  // 3 000 bytes per origin
+        let bobAhead = (3...6).map { log.insert(.fixture(bob, UInt64($0), .chat(text: text))) }
+        #expect(bobAhead.filter { $0 == .accepted(delivered: []) }.count == 2)  // 5 000 in the room
+        #expect(log.bufferedBytes <= 5_000)
+        let tight = log.insert(.fixture(carol, 1, .join(nick: "c")), aheadAllowance: 0)
+        #expect(tight == .accepted(delivered: [.fixture(carol, 1, .join(nick: "c"))]))  // not past a gap
+        #expect(log.rejection(of: .fixture(carol, 3, .chat(text: text)), aheadAllowance: 10) == .overBudget("bytes held past gaps"))
+    }
+
+    @Test func aRoomHoldsEventsOfAtMostSoManyOrigins() {
+        var limits = RoomLogLimits()
+        limits.maxOrigins = 3
+        var log = RoomLog(room: "superbowl", limits: limits)
+        for n in 1...3 { _ = log.insert(.fixture(.fixture(UInt8(n)), 1, .join(nick: "n\(n)"))) }
+        #expect(log.insert(.fixture(.fixture(4), 1, .join(nick: "n4"))) == .rejected(.tooManyOrigins))
+        #expect(log.insert(.fixture(.fixture(1), 2, .chat(text: "still fine"))) != .rejected(.tooManyOrigins))
+    }
+}
+
+extension RoomLog.InsertOutcome {
+    var deliveredCount: Int {
+        if case .accepted(let delivered) = self { delivered.count } else { -1 }
+    }
+}
