@@ -1,0 +1,1040 @@
+"""An independent Python client of the Huddle wire protocol, written from docs/PROTOCOL.md.
+
+Two layers:
+
+- the codec: one small `encode_*` function per message kind and per building block, and one
+  strict `decode_message` (canonical, bounded, rejects anything the doc does not describe);
+- `WireClient`: a node identity with a UDP socket on loopback that probes, acks, pushes its own
+  signed events (right seq, causal context = what it has delivered), reads pushes into its own
+  room logs and pulls history over TCP.
+
+Every encoder takes raw values as well as well-formed ones, so a test can play a hostile peer:
+a `str` field also takes `bytes` (sent verbatim after the u16 length), a `vv` field also takes
+a list of `(origin, seq)` pairs (kept in the given order, zeros allowed) or pre-encoded `bytes`,
+an event list also takes pre-encoded `bytes` items, a count can be overridden with `count=`,
+`envelope` takes any magic/version/kind, and every message encoder takes `trailing=` bytes.
+`encode_event(event, key=None, sign=False)` leaves the signature out (64 zero bytes unless
+`signature=` is given).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import queue
+import socket
+import struct
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Union
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+# --------------------------------------------------------------------------------------------
+# Constants
+
+MAGIC = b"HD"
+VERSION = 1
+
+KIND_EVENTS = 1
+KIND_DIGEST = 2
+KIND_SYNC_REQUEST = 3
+KIND_SYNC_RESPONSE = 4
+KIND_PROBE = 5
+KIND_ACK = 6
+
+TAG_JOIN = 1
+TAG_LEAVE = 2
+TAG_CHAT = 3
+TAG_CALIBRATION = 4
+TAG_MARK = 5
+TAG_DELAY_NUDGE = 6
+
+STATE_ALIVE = 1
+STATE_SUSPECT = 2
+STATE_GONE = 3
+
+SIGNING_TAG = b"huddle-event-v1\x00"  # 16 bytes
+SIGNATURE_BYTES = 64
+ID_BYTES = 32
+
+
+class Limits:
+    """`WireLimits` from the doc's § Limits."""
+    max_datagram_bytes = 60_000
+    max_frame_bytes = 4_194_304
+    max_nick_bytes = 64
+    max_room_bytes = 64
+    max_label_bytes = 64
+    max_chat_text_bytes = 4_096
+    max_host_bytes = 255
+    max_version_vector_entries = 1_024
+    max_events_per_batch = 1_024
+    max_peers_per_list = 256
+    max_rooms_per_node = 32
+    min_event_bytes = 117
+    max_event_bytes = 45_239
+
+
+class WireError(ValueError):
+    """A message the protocol rejects. `code` names the reason (the doc's names where it has
+    one: badMagic, unsupportedVersion, unknownMessageKind, unsortedVersionVector, zeroSequence,
+    unknownEventBody; otherwise truncated, tooLong, tooMany, badUTF8, controlCharacter, badBool,
+    badPeerState, trailingBytes, zeroEventSequence)."""
+
+    def __init__(self, code: str, detail: str = ""):
+        super().__init__(f"{code}: {detail}" if detail else code)
+        self.code = code
+        self.detail = detail
+
+
+# --------------------------------------------------------------------------------------------
+# Building blocks: encoding (never fails, never validates: hostile values go out as given)
+
+def enc_u8(v: int) -> bytes:
+    return struct.pack(">B", v)
+
+
+def enc_u16(v: int) -> bytes:
+    return struct.pack(">H", v)
+
+
+def enc_u32(v: int) -> bytes:
+    return struct.pack(">I", v)
+
+
+def enc_u64(v: int) -> bytes:
+    return struct.pack(">Q", v)
+
+
+def enc_i64(v: int) -> bytes:
+    return struct.pack(">q", v)
+
+
+def enc_bool(v: Union[bool, int]) -> bytes:
+    """`True`/`False`, or any int 0-255 to send a non-canonical boolean."""
+    return enc_u8(int(v))
+
+
+def enc_id(v: bytes) -> bytes:
+    """32 bytes; any other length goes out as given (a hostile peer's choice)."""
+    return bytes(v)
+
+
+def enc_str(v: Union[str, bytes], length: int | None = None) -> bytes:
+    """u16 length + UTF-8. `bytes` are sent verbatim; `length` overrides the length field."""
+    raw = v.encode("utf-8") if isinstance(v, str) else bytes(v)
+    return enc_u16(len(raw) if length is None else length) + raw
+
+
+def enc_list(items: Iterable[bytes], count: int | None = None) -> bytes:
+    """u16 count + the already-encoded items; `count` overrides the count field."""
+    items = list(items)
+    return enc_u16(len(items) if count is None else count) + b"".join(items)
+
+
+# --------------------------------------------------------------------------------------------
+# Version vectors
+
+class VersionVector(dict):
+    """origin (32-byte id) -> highest seq. Encodes canonically: ascending origins, no zeros."""
+
+    def get_seq(self, origin: bytes) -> int:
+        return self.get(origin, 0)
+
+    def covers(self, other: "VersionVector") -> bool:
+        return all(self.get(o, 0) >= s for o, s in other.items())
+
+    def merged(self, other: "VersionVector") -> "VersionVector":
+        out = VersionVector(self)
+        for o, s in other.items():
+            if s > out.get(o, 0):
+                out[o] = s
+        return out
+
+    def copy(self) -> "VersionVector":
+        return VersionVector(self)
+
+    def entries(self) -> list[tuple[bytes, int]]:
+        return sorted((o, s) for o, s in self.items() if s > 0)
+
+
+VectorLike = Union[VersionVector, dict, list, tuple, bytes, None]
+
+
+def enc_vv(vector: VectorLike, count: int | None = None) -> bytes:
+    """A `VersionVector`/dict encodes canonically (sorted, zero entries left out). A list of
+    `(origin, seq)` pairs goes out in the given order, zeros and duplicates kept. `bytes` are
+    taken as an already-encoded vector."""
+    if vector is None:
+        vector = VersionVector()
+    if isinstance(vector, (bytes, bytearray)):
+        return bytes(vector)
+    if isinstance(vector, dict):
+        pairs = VersionVector(vector).entries()
+    else:
+        pairs = list(vector)
+    return enc_list((enc_id(o) + enc_u64(s) for o, s in pairs), count)
+
+
+# --------------------------------------------------------------------------------------------
+# Event bodies
+
+@dataclass(frozen=True)
+class Join:
+    nick: Union[str, bytes]
+    tag = TAG_JOIN
+
+
+@dataclass(frozen=True)
+class Leave:
+    tag = TAG_LEAVE
+
+
+@dataclass(frozen=True)
+class Chat:
+    text: Union[str, bytes]
+    tag = TAG_CHAT
+
+
+@dataclass(frozen=True)
+class CalibrationEvent:
+    label: Union[str, bytes]
+    tag = TAG_CALIBRATION
+
+
+@dataclass(frozen=True)
+class Mark:
+    label: Union[str, bytes]
+    tag = TAG_MARK
+
+
+@dataclass(frozen=True)
+class DelayNudge:
+    milliseconds: int
+    tag = TAG_DELAY_NUDGE
+
+
+@dataclass(frozen=True)
+class RawBody:
+    """Any bytes as a body (an unknown tag, a truncated field...)."""
+    data: bytes
+
+
+Body = Union[Join, Leave, Chat, CalibrationEvent, Mark, DelayNudge, RawBody]
+
+
+def encode_body(body: Body) -> bytes:
+    if isinstance(body, RawBody):
+        return bytes(body.data)
+    if isinstance(body, Join):
+        return enc_u8(TAG_JOIN) + enc_str(body.nick)
+    if isinstance(body, Leave):
+        return enc_u8(TAG_LEAVE)
+    if isinstance(body, Chat):
+        return enc_u8(TAG_CHAT) + enc_str(body.text)
+    if isinstance(body, CalibrationEvent):
+        return enc_u8(TAG_CALIBRATION) + enc_str(body.label)
+    if isinstance(body, Mark):
+        return enc_u8(TAG_MARK) + enc_str(body.label)
+    if isinstance(body, DelayNudge):
+        return enc_u8(TAG_DELAY_NUDGE) + enc_i64(body.milliseconds)
+    raise TypeError(f"not an event body: {body!r}")
+
+
+# --------------------------------------------------------------------------------------------
+# Events and signing
+
+@dataclass
+class Event:
+    origin: bytes
+    seq: int
+    room: Union[str, bytes]
+    created_at: int  # ms since the Unix epoch, the origin's clock
+    context: VectorLike
+    body: Body
+    signature: bytes | None = None
+
+    @property
+    def key(self) -> tuple[bytes, int]:
+        return (self.origin, self.seq)
+
+    @property
+    def room_name(self) -> str:
+        return self.room if isinstance(self.room, str) else self.room.decode("utf-8", "replace")
+
+
+def encode_event_unsigned(event: Event) -> bytes:
+    """origin seq room createdAt context body: the event without its signature."""
+    return (enc_id(event.origin) + enc_u64(event.seq) + enc_str(event.room)
+            + enc_i64(event.created_at) + enc_vv(event.context) + encode_body(event.body))
+
+
+def signed_bytes(event: Event) -> bytes:
+    """`Event.signedBytes`: the domain-separation tag, then the event without its signature."""
+    return SIGNING_TAG + encode_event_unsigned(event)
+
+
+def sign_event(event: Event, key: Ed25519PrivateKey) -> Event:
+    """A copy of `event` signed by `key` (which should be the origin's)."""
+    return replace(event, signature=key.sign(signed_bytes(event)))
+
+
+def verify_event(event: Event, public_key: bytes | None = None) -> bool:
+    """Whether the signature verifies with `public_key` (default: the event's origin)."""
+    if event.signature is None or len(event.signature) != SIGNATURE_BYTES:
+        return False
+    try:
+        Ed25519PublicKey.from_public_bytes(public_key or event.origin).verify(
+            event.signature, signed_bytes(event))
+        return True
+    except (InvalidSignature, ValueError):
+        return False
+
+
+def encode_event(event: Event, key: Ed25519PrivateKey | None = None, sign: bool = True,
+                 signature: bytes | None = None) -> bytes:
+    """The event's wire bytes. The signature is, first that applies: `signature` as given (any
+    length), a fresh one by `key` if `sign`, the event's own, or 64 zero bytes."""
+    unsigned = encode_event_unsigned(event)
+    if signature is None:
+        if sign and key is not None:
+            signature = key.sign(SIGNING_TAG + unsigned)
+        elif event.signature is not None:
+            signature = event.signature
+        else:
+            signature = bytes(SIGNATURE_BYTES)
+    return unsigned + bytes(signature)
+
+
+def _event_bytes(item: Union[Event, bytes]) -> bytes:
+    return bytes(item) if isinstance(item, (bytes, bytearray)) else encode_event(item, sign=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Peer records
+
+@dataclass
+class PeerRecord:
+    id: bytes
+    nick: Union[str, bytes]
+    host: Union[str, bytes]
+    port: int
+    state: int = STATE_ALIVE
+    incarnation: int = 0
+
+
+def encode_peer_record(p: PeerRecord) -> bytes:
+    return (enc_id(p.id) + enc_str(p.nick) + enc_str(p.host) + enc_u16(p.port) + enc_u8(p.state)
+            + enc_u64(p.incarnation))
+
+
+def _peer_bytes(item: Union[PeerRecord, bytes]) -> bytes:
+    return bytes(item) if isinstance(item, (bytes, bytearray)) else encode_peer_record(item)
+
+
+# --------------------------------------------------------------------------------------------
+# Messages: one dataclass and one encoder per kind
+
+@dataclass
+class Events:
+    events: list[Event]
+    kind = KIND_EVENTS
+
+
+@dataclass
+class Digest:
+    from_id: bytes
+    room: str
+    vector: VersionVector
+    # origin -> chain fingerprint at the vector's seq (absent: sent as 0, "not given")
+    fingerprints: dict = field(default_factory=dict)
+    kind = KIND_DIGEST
+
+
+@dataclass
+class SyncRequest:
+    from_id: bytes
+    room: str
+    have: VersionVector
+    limit: int
+    kind = KIND_SYNC_REQUEST
+
+
+@dataclass
+class SyncResponse:
+    room: str
+    events: list[Event]
+    more: bool
+    kind = KIND_SYNC_RESPONSE
+
+
+@dataclass
+class Probe:
+    from_id: bytes
+    nick: str
+    incarnation: int
+    sequence: int
+    sent_at: int  # the sender's monotonic clock, µs
+    port: int
+    rooms: list[str]
+    peers: list[PeerRecord]
+    kind = KIND_PROBE
+
+
+@dataclass
+class Ack:
+    from_id: bytes
+    nick: str
+    incarnation: int
+    sequence: int
+    echoed_sent_at: int
+    rooms: list[str]
+    peers: list[PeerRecord]
+    kind = KIND_ACK
+
+
+Message = Union[Events, Digest, SyncRequest, SyncResponse, Probe, Ack]
+
+
+def envelope(kind: int, payload: bytes, magic: bytes = MAGIC, version: int = VERSION) -> bytes:
+    return bytes(magic) + enc_u8(version) + enc_u8(kind) + payload
+
+
+def encode_events(events: Iterable[Union[Event, bytes]], count: int | None = None,
+                  trailing: bytes = b"", **env) -> bytes:
+    """kind 1. Events go out with the signature they carry (see `encode_event`)."""
+    return envelope(KIND_EVENTS, enc_list((_event_bytes(e) for e in events), count) + trailing, **env)
+
+
+def encode_digest(from_id: bytes, room: Union[str, bytes], vector: VectorLike,
+                  fingerprints: dict | None = None, trailing: bytes = b"", **env) -> bytes:
+    """kind 2: the vector, then one u64 chain fingerprint per vector entry, in the vector's
+    order (0 where `fingerprints` has none). With a pre-encoded `vector` (bytes), nothing is
+    added: put the fingerprints in `trailing`."""
+    fingerprints = fingerprints or {}
+    if isinstance(vector, (bytes, bytearray)):
+        pairs = []
+    elif isinstance(vector, dict) or vector is None:
+        pairs = VersionVector(vector or {}).entries()
+    else:
+        pairs = list(vector)
+    prints = b"".join(enc_u64(fingerprints.get(o, 0)) for o, _ in pairs)
+    return envelope(KIND_DIGEST, enc_id(from_id) + enc_str(room) + enc_vv(vector) + prints + trailing, **env)
+
+
+def chain_fingerprint(previous: int, signature: bytes) -> int:
+    """f(n) = first 8 bytes (big-endian) of SHA-256(f(n-1) as u64 || signature of seq n); f(0) = 0."""
+    return int.from_bytes(hashlib.sha256(previous.to_bytes(8, "big") + signature).digest()[:8], "big")
+
+
+def encode_sync_request(from_id: bytes, room: Union[str, bytes], have: VectorLike, limit: int,
+                        trailing: bytes = b"", **env) -> bytes:
+    """kind 3."""
+    return envelope(KIND_SYNC_REQUEST,
+                    enc_id(from_id) + enc_str(room) + enc_vv(have) + enc_u16(limit) + trailing, **env)
+
+
+def encode_sync_response(room: Union[str, bytes], events: Iterable[Union[Event, bytes]],
+                         more: Union[bool, int], count: int | None = None, trailing: bytes = b"",
+                         **env) -> bytes:
+    """kind 4."""
+    return envelope(KIND_SYNC_RESPONSE,
+                    enc_str(room) + enc_list((_event_bytes(e) for e in events), count)
+                    + enc_bool(more) + trailing, **env)
+
+
+def encode_probe(from_id: bytes, nick: Union[str, bytes], incarnation: int, sequence: int,
+                 sent_at: int, port: int, rooms: Iterable[Union[str, bytes]] = (),
+                 peers: Iterable[Union[PeerRecord, bytes]] = (), rooms_count: int | None = None,
+                 peers_count: int | None = None, trailing: bytes = b"", **env) -> bytes:
+    """kind 5."""
+    return envelope(KIND_PROBE,
+                    enc_id(from_id) + enc_str(nick) + enc_u64(incarnation) + enc_u64(sequence)
+                    + enc_i64(sent_at) + enc_u16(port)
+                    + enc_list((enc_str(r) for r in rooms), rooms_count)
+                    + enc_list((_peer_bytes(p) for p in peers), peers_count) + trailing, **env)
+
+
+def encode_ack(from_id: bytes, nick: Union[str, bytes], incarnation: int, sequence: int,
+               echoed_sent_at: int, rooms: Iterable[Union[str, bytes]] = (),
+               peers: Iterable[Union[PeerRecord, bytes]] = (), rooms_count: int | None = None,
+               peers_count: int | None = None, trailing: bytes = b"", **env) -> bytes:
+    """kind 6."""
+    return envelope(KIND_ACK,
+                    enc_id(from_id) + enc_str(nick) + enc_u64(incarnation) + enc_u64(sequence)
+                    + enc_i64(echoed_sent_at)
+                    + enc_list((enc_str(r) for r in rooms), rooms_count)
+                    + enc_list((_peer_bytes(p) for p in peers), peers_count) + trailing, **env)
+
+
+def encode_message(m: Message) -> bytes:
+    """A decoded message back to bytes (canonical: decode then encode gives the same bytes)."""
+    if isinstance(m, Events):
+        return encode_events(m.events)
+    if isinstance(m, Digest):
+        return encode_digest(m.from_id, m.room, m.vector, m.fingerprints)
+    if isinstance(m, SyncRequest):
+        return encode_sync_request(m.from_id, m.room, m.have, m.limit)
+    if isinstance(m, SyncResponse):
+        return encode_sync_response(m.room, m.events, m.more)
+    if isinstance(m, Probe):
+        return encode_probe(m.from_id, m.nick, m.incarnation, m.sequence, m.sent_at, m.port,
+                            m.rooms, m.peers)
+    if isinstance(m, Ack):
+        return encode_ack(m.from_id, m.nick, m.incarnation, m.sequence, m.echoed_sent_at,
+                          m.rooms, m.peers)
+    raise TypeError(f"not a message: {m!r}")
+
+
+# --------------------------------------------------------------------------------------------
+# Decoding: strict, canonical, bounded
+
+class Reader:
+    def __init__(self, data: bytes, pos: int = 0):
+        self.data = bytes(data)
+        self.pos = pos
+
+    @property
+    def left(self) -> int:
+        return len(self.data) - self.pos
+
+    def take(self, n: int) -> bytes:
+        if n > self.left:
+            raise WireError("truncated", f"need {n} bytes at {self.pos}, {self.left} left")
+        out = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return out
+
+    def u8(self) -> int:
+        return self.take(1)[0]
+
+    def u16(self) -> int:
+        return struct.unpack(">H", self.take(2))[0]
+
+    def u32(self) -> int:
+        return struct.unpack(">I", self.take(4))[0]
+
+    def u64(self) -> int:
+        return struct.unpack(">Q", self.take(8))[0]
+
+    def i64(self) -> int:
+        return struct.unpack(">q", self.take(8))[0]
+
+    def bool(self) -> bool:
+        v = self.u8()
+        if v not in (0, 1):
+            raise WireError("badBool", str(v))
+        return v == 1
+
+    def id(self) -> bytes:
+        return self.take(ID_BYTES)
+
+    def str(self, limit: int) -> str:
+        n = self.u16()
+        if n > limit:
+            raise WireError("tooLong", f"string of {n} bytes, limit {limit}")
+        raw = self.take(n)
+        try:
+            text = raw.decode("utf-8", "strict")  # rejects overlong forms, surrogates, > U+10FFFF
+        except UnicodeDecodeError as e:
+            raise WireError("badUTF8", str(e)) from None
+        if any(ord(c) < 0x20 or ord(c) == 0x7F for c in text):
+            raise WireError("controlCharacter", repr(text))
+        return text
+
+    def count(self, limit: int, smallest: int) -> int:
+        n = self.u16()
+        if n > limit:
+            raise WireError("tooMany", f"count {n}, limit {limit}")
+        if n * smallest > self.left:
+            raise WireError("truncated", f"count {n} x {smallest} bytes > {self.left} left")
+        return n
+
+    def vv(self) -> VersionVector:
+        n = self.count(Limits.max_version_vector_entries, ID_BYTES + 8)
+        out = VersionVector()
+        previous = None
+        for _ in range(n):
+            origin, seq = self.id(), self.u64()
+            if previous is not None and origin <= previous:
+                raise WireError("unsortedVersionVector")
+            if seq == 0:
+                raise WireError("zeroSequence")
+            out[origin] = seq
+            previous = origin
+        return out
+
+    def body(self) -> Body:
+        tag = self.u8()
+        if tag == TAG_JOIN:
+            return Join(self.str(Limits.max_nick_bytes))
+        if tag == TAG_LEAVE:
+            return Leave()
+        if tag == TAG_CHAT:
+            return Chat(self.str(Limits.max_chat_text_bytes))
+        if tag == TAG_CALIBRATION:
+            return CalibrationEvent(self.str(Limits.max_label_bytes))
+        if tag == TAG_MARK:
+            return Mark(self.str(Limits.max_label_bytes))
+        if tag == TAG_DELAY_NUDGE:
+            return DelayNudge(self.i64())
+        raise WireError("unknownEventBody", str(tag))
+
+    def event(self) -> Event:
+        origin, seq = self.id(), self.u64()
+        if seq == 0:
+            raise WireError("zeroEventSequence")
+        room = self.str(Limits.max_room_bytes)
+        created_at = self.i64()
+        context = self.vv()
+        body = self.body()
+        signature = self.take(SIGNATURE_BYTES)
+        return Event(origin, seq, room, created_at, context, body, signature)
+
+    def events(self) -> list[Event]:
+        n = self.count(Limits.max_events_per_batch, Limits.min_event_bytes)
+        return [self.event() for _ in range(n)]
+
+    def peer(self) -> PeerRecord:
+        pid = self.id()
+        nick = self.str(Limits.max_nick_bytes)
+        host = self.str(Limits.max_host_bytes)
+        port = self.u16()
+        state = self.u8()
+        if state not in (STATE_ALIVE, STATE_SUSPECT, STATE_GONE):
+            raise WireError("badPeerState", str(state))
+        return PeerRecord(pid, nick, host, port, state, self.u64())
+
+    def rooms(self) -> list[str]:
+        n = self.count(Limits.max_rooms_per_node, 2)
+        return [self.str(Limits.max_room_bytes) for _ in range(n)]
+
+    def peers(self) -> list[PeerRecord]:
+        # smallest record: id + two empty strings + port + state + incarnation
+        n = self.count(Limits.max_peers_per_list, ID_BYTES + 2 + 2 + 2 + 1 + 8)
+        return [self.peer() for _ in range(n)]
+
+
+def decode_message(data: bytes) -> Message:
+    """Decodes one whole message (a datagram or a frame's payload) or raises `WireError`."""
+    r = Reader(data)
+    if r.left < 2 or r.take(2) != MAGIC:
+        raise WireError("badMagic")
+    version = r.u8() if r.left else None
+    if version is None:
+        raise WireError("truncated", "no version")
+    if version != VERSION:
+        raise WireError("unsupportedVersion", str(version))
+    if not r.left:
+        raise WireError("truncated", "no kind")
+    kind = r.u8()
+    if kind == KIND_EVENTS:
+        m = Events(r.events())
+    elif kind == KIND_DIGEST:
+        from_id, room, vector = r.id(), r.str(Limits.max_room_bytes), r.vv()
+        prints = {}
+        for origin, _ in vector.entries():
+            fingerprint = r.u64()
+            if fingerprint:
+                prints[origin] = fingerprint
+        m = Digest(from_id, room, vector, prints)
+    elif kind == KIND_SYNC_REQUEST:
+        m = SyncRequest(r.id(), r.str(Limits.max_room_bytes), r.vv(), r.u16())
+    elif kind == KIND_SYNC_RESPONSE:
+        m = SyncResponse(r.str(Limits.max_room_bytes), r.events(), r.bool())
+    elif kind == KIND_PROBE:
+        m = Probe(r.id(), r.str(Limits.max_nick_bytes), r.u64(), r.u64(), r.i64(), r.u16(),
+                  r.rooms(), r.peers())
+    elif kind == KIND_ACK:
+        m = Ack(r.id(), r.str(Limits.max_nick_bytes), r.u64(), r.u64(), r.i64(), r.rooms(),
+                r.peers())
+    else:
+        raise WireError("unknownMessageKind", str(kind))
+    if r.left:
+        raise WireError("trailingBytes", f"{r.left} bytes after the message")
+    return m
+
+
+# --------------------------------------------------------------------------------------------
+# TCP framing
+
+def frame(message: bytes, length: int | None = None) -> bytes:
+    """u32 length prefix + the message; `length` overrides the prefix."""
+    return enc_u32(len(message) if length is None else length) + message
+
+
+class FrameTooLong(WireError):
+    def __init__(self, length: int):
+        super().__init__("frameTooLong", str(length))
+        self.length = length
+
+
+class FrameSplitter:
+    """Takes chunks of any size, returns complete frame payloads."""
+
+    def __init__(self, max_frame_bytes: int = Limits.max_frame_bytes):
+        self.buffer = b""
+        self.max = max_frame_bytes
+
+    def push(self, chunk: bytes) -> list[bytes]:
+        self.buffer += chunk
+        out = []
+        while len(self.buffer) >= 4:
+            (length,) = struct.unpack(">I", self.buffer[:4])
+            if length > self.max:
+                raise FrameTooLong(length)
+            if len(self.buffer) < 4 + length:
+                break
+            out.append(self.buffer[4:4 + length])
+            self.buffer = self.buffer[4 + length:]
+        return out
+
+
+def read_frame(sock: socket.socket, splitter: FrameSplitter, pending: list[bytes],
+               deadline: float) -> bytes:
+    """The next frame payload from `sock` (`pending` holds ones already split off)."""
+    while not pending:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("no frame in time")
+        sock.settimeout(remaining)
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("connection closed before a whole frame")
+        pending.extend(splitter.push(chunk))
+    return pending.pop(0)
+
+
+# --------------------------------------------------------------------------------------------
+# A room log with causal delivery
+
+class RoomLog:
+    """What a node holds of one room (seqs are per origin *and room*). An event whose context
+    does not give its origin's entry as exactly seq - 1 is refused. An event is delivered once
+    its origin's previous seq is delivered and its context is covered by what is delivered;
+    `delivered` is the vector a new event's context is taken from, `held()` the one a digest or
+    a sync request carries."""
+
+    def __init__(self):
+        self.events: dict[tuple[bytes, int], Event] = {}
+        self.delivered = VersionVector()
+        self.order: list[Event] = []  # delivery order
+        self._pending: dict[tuple[bytes, int], Event] = {}
+        self.refused: list[Event] = []  # events whose context does not follow their origin's last
+
+    def held(self) -> VersionVector:
+        """Per origin, the highest seq held with every lower one held too."""
+        out = VersionVector()
+        for origin in {o for o, _ in self.events}:
+            s = 0
+            while (origin, s + 1) in self.events:
+                s += 1
+            if s:
+                out[origin] = s
+        return out
+
+    def add(self, event: Event) -> list[Event]:
+        """Holds `event` (a duplicate is ignored) and returns the events newly delivered."""
+        if event.key in self.events:
+            return []
+        context = event.context if isinstance(event.context, dict) else VersionVector(dict(event.context or []))
+        if event.seq == 0 or context.get(event.origin, 0) != event.seq - 1:
+            self.refused.append(event)  # its context must name exactly its origin's previous event
+            return []
+        self.events[event.key] = event
+        self._pending[event.key] = event
+        delivered = []
+        progress = True
+        while progress:
+            progress = False
+            for key, e in sorted(self._pending.items()):
+                if self._deliverable(e):
+                    del self._pending[key]
+                    self.delivered[e.origin] = e.seq
+                    self.order.append(e)
+                    delivered.append(e)
+                    progress = True
+        return delivered
+
+    def _deliverable(self, e: Event) -> bool:
+        if e.seq != self.delivered.get(e.origin, 0) + 1:
+            return False
+        context = e.context if isinstance(e.context, dict) else VersionVector(dict(e.context or []))
+        return all(self.delivered.get(o, 0) >= s for o, s in context.items() if o != e.origin)
+
+
+# --------------------------------------------------------------------------------------------
+# The client
+
+Address = tuple[str, int]
+
+
+def node_address(address: Union[str, Address]) -> Address:
+    if isinstance(address, str):
+        host, port = address.rsplit(":", 1)
+        return (host, int(port))
+    return address
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def monotonic_us() -> int:
+    return time.monotonic_ns() // 1000
+
+
+@dataclass
+class Received:
+    """One datagram that reached the client: the decoded message (or the error) and its source."""
+    data: bytes
+    source: Address
+    message: Message | None = None
+    error: WireError | None = None
+    at: float = field(default_factory=time.monotonic)
+
+
+class WireClient:
+    """A Huddle peer in Python: a fresh Ed25519 identity and a UDP socket on `host`.
+
+    A background thread reads every datagram: it answers probes with acks (`auto_ack`), takes
+    pushed events whose signature verifies into the room logs (`auto_take`), answers a known
+    peer's digest by pushing what it misses (`auto_answer_digests`), and queues everything for
+    `recv`. Its own events get the next seq and the room's delivered vector as
+    context, like a node's."""
+
+    def __init__(self, nick: str = "pyclient", rooms: Iterable[str] = ("superbowl",),
+                 host: str = "127.0.0.1", key: Ed25519PrivateKey | None = None,
+                 auto_ack: bool = True, auto_take: bool = True, auto_answer_digests: bool = True):
+        self.key = key or Ed25519PrivateKey.generate()
+        self.id = self.key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        self.nick = nick
+        self.rooms = list(rooms)
+        self.incarnation = now_ms()
+        self.auto_ack = auto_ack
+        self.auto_take = auto_take
+        self.auto_answer_digests = auto_answer_digests
+        self.peers: dict[bytes, Address] = {}  # id -> where it listens, from its probes and acks
+        self.logs: dict[str, RoomLog] = {}
+        self.rejected_events: list[Event] = []  # pushed events whose signature did not verify
+        self.received: list[Received] = []  # every datagram, in order
+        self.acks_sent = 0
+        self._sequence = 0
+        self._lock = threading.RLock()
+        self._queue: queue.Queue[Received] = queue.Queue()
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind((host, 0))
+        self.host, self.port = self.sock.getsockname()
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, daemon=True, name=f"wire-{nick}")
+        self._thread.start()
+
+    @property
+    def id_hex(self) -> str:
+        return self.id.hex()
+
+    def close(self) -> None:
+        self._closed = True
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+        self._thread.join(timeout=2)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- rooms and own events -----------------------------------------------------------------
+
+    def log(self, room: str) -> RoomLog:
+        with self._lock:
+            return self.logs.setdefault(room, RoomLog())
+
+    def take(self, events: Iterable[Event]) -> list[Event]:
+        """Holds the events whose signature verifies; returns the ones newly delivered."""
+        delivered = []
+        with self._lock:
+            for e in events:
+                if not verify_event(e):
+                    self.rejected_events.append(e)
+                    continue
+                delivered += self.log(e.room_name).add(e)
+        return delivered
+
+    def make_event(self, room: str, body: Body, created_at: int | None = None) -> Event:
+        """The client's next event in `room`, signed, with seq = one past its last and context =
+        the room's delivered vector (its own entry included), and taken into its own log."""
+        with self._lock:
+            log = self.log(room)
+            event = Event(self.id, log.delivered.get(self.id, 0) + 1, room,
+                          now_ms() if created_at is None else created_at,
+                          log.delivered.copy(), body)
+            event = sign_event(event, self.key)
+            log.add(event)
+            return event
+
+    # -- sending -------------------------------------------------------------------------------
+
+    def send_raw(self, to: Union[str, Address], data: bytes) -> None:
+        self.sock.sendto(data, node_address(to))
+
+    def send_events(self, to: Union[str, Address], events: Iterable[Union[Event, bytes]]) -> None:
+        self.send_raw(to, encode_events(list(events)))
+
+    def say(self, to: Union[str, Address, Iterable], room: str, body: Body) -> Event:
+        """Makes the next event and pushes it to one address or to each of a list."""
+        event = self.make_event(room, body)
+        targets = [to] if isinstance(to, (str, tuple)) else list(to)
+        for target in targets:
+            self.send_events(target, [event])
+        return event
+
+    def join(self, to, room: str | None = None, nick: str | None = None) -> Event:
+        return self.say(to, room or self.rooms[0], Join(nick or self.nick))
+
+    def chat(self, to, text: str, room: str | None = None) -> Event:
+        return self.say(to, room or self.rooms[0], Chat(text))
+
+    def send_digest(self, to: Union[str, Address], room: str | None = None,
+                    vector: VectorLike = None) -> None:
+        """Sends the room's delivered vector (or `vector`) as a digest."""
+        room = room or self.rooms[0]
+        self.send_raw(to, encode_digest(self.id, room, self.log(room).delivered if vector is None else vector))
+
+    def next_sequence(self) -> int:
+        with self._lock:
+            self._sequence += 1
+            return self._sequence
+
+    def probe(self, to: Union[str, Address], peers: Iterable[PeerRecord] = ()) -> int:
+        """Sends a probe; returns its sequence (the ack echoes it)."""
+        sequence = self.next_sequence()
+        self.send_raw(to, encode_probe(self.id, self.nick, self.incarnation, sequence, monotonic_us(),
+                                       self.port, self.rooms, peers))
+        return sequence
+
+    def answer_probe(self, probe: Probe, source: Address) -> None:
+        """An ack to the probe's source host at the probe's port, echoing sequence and sentAt."""
+        self.send_raw((source[0], probe.port),
+                      encode_ack(self.id, self.nick, self.incarnation, probe.sequence, probe.sent_at,
+                                 self.rooms))
+        self.acks_sent += 1
+
+    def missing(self, room: str, vector: VectorLike, limit: int = 64) -> list[Event]:
+        """Held events of `room` that `vector` does not cover, ascending by origin then seq."""
+        vector = VersionVector(vector or {})
+        with self._lock:
+            log = self.log(room)
+            return sorted((e for e in log.events.values() if e.seq > vector.get(e.origin, 0)),
+                          key=lambda e: e.key)[:limit]
+
+    def answer_digest(self, digest: Digest) -> bool:
+        """Pushes what a known peer's digest misses (at most 64 events), to the address the
+        client knows for that peer. A digest from an unknown node is not answered."""
+        to = self.peers.get(digest.from_id)
+        missing = self.missing(digest.room, digest.vector) if digest.room in self.logs else []
+        if to is None or not missing:
+            return False
+        self.send_events(to, missing)
+        return True
+
+    # -- receiving -----------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._closed:
+            try:
+                data, source = self.sock.recvfrom(65536)
+            except OSError:
+                return
+            got = Received(data, source)
+            try:
+                got.message = decode_message(data)
+            except WireError as e:
+                got.error = e
+            m = got.message
+            try:
+                if isinstance(m, Probe):
+                    self.peers[m.from_id] = (source[0], m.port)
+                    if self.auto_ack:
+                        self.answer_probe(m, source)
+                elif isinstance(m, Ack):
+                    self.peers.setdefault(m.from_id, source)
+                elif isinstance(m, Events) and self.auto_take:
+                    self.take(m.events)
+                elif isinstance(m, Digest) and self.auto_answer_digests:
+                    self.answer_digest(m)
+            except OSError:
+                pass
+            self.received.append(got)
+            self._queue.put(got)
+
+    def recv(self, timeout: float = 5.0, kind: type | tuple | None = None, predicate=None) -> Received:
+        """The next queued datagram (of message class `kind`, matching `predicate`) within
+        `timeout` s; others are dropped from the queue (they stay in `received`)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"no {getattr(kind, '__name__', kind) or 'datagram'} within {timeout} s")
+            try:
+                got = self._queue.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            if kind is not None and not isinstance(got.message, kind):
+                continue
+            if predicate is not None and not predicate(got):
+                continue
+            return got
+
+    def wait_for_event(self, predicate, timeout: float = 10.0) -> Event:
+        """The first pushed event (in any `events` datagram, before or within `timeout`) that
+        matches `predicate`, whatever its signature."""
+        deadline = time.monotonic() + timeout
+        seen = 0
+        while True:
+            items = self.received[seen:]
+            seen += len(items)
+            for got in items:
+                if isinstance(got.message, Events):
+                    for e in got.message.events:
+                        if predicate(e):
+                            return e
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no matching event within {timeout} s")
+            time.sleep(0.02)
+
+    # -- TCP pull -------------------------------------------------------------------------------
+
+    def sync(self, node: Union[str, Address], room: str | None = None, have: VectorLike = None,
+             limit: int = 64, timeout: float = 10.0, take: bool = True) -> list[Event]:
+        """Pulls the room's history from `node` over TCP: a syncRequest with `have` (default: what
+        the client holds), then again with the new vector while the response says `more`.
+        Returns every event received, in order; with `take`, the verified ones join the log."""
+        room = room or self.rooms[0]
+        vector = VersionVector(self.log(room).held() if have is None else have)
+        deadline = time.monotonic() + timeout
+        got: list[Event] = []
+        with socket.create_connection(node_address(node), timeout=timeout) as tcp:
+            splitter, pending = FrameSplitter(), []
+            while True:
+                tcp.sendall(frame(encode_sync_request(self.id, room, vector, limit)))
+                response = decode_message(read_frame(tcp, splitter, pending, deadline))
+                if not isinstance(response, SyncResponse):
+                    raise WireError("unexpectedMessage", type(response).__name__)
+                got += response.events
+                if take:
+                    self.take(response.events)
+                for e in response.events:
+                    if e.seq > vector.get(e.origin, 0):
+                        vector[e.origin] = e.seq
+                if not response.more:
+                    return got
+                if not response.events:
+                    raise WireError("noProgress", "more = 1 with no events")
