@@ -111,6 +111,21 @@ import Testing
         #expect(replication.digestReceived(room: room, from: carol, remote: theirs, local: mine, now: 21 * ms).count == 1)
     }
 
+    @Test func aDigestHoldingOtherEventsAtTheSameSeqStartsOneRecheckPerOriginAndInterval() {
+        var replication = Replication(random: SplitMix64(seed: 11))
+        let mallory = NodeID.fixture(9)
+        let same = vector((1, 5))
+        let recheck = ReplicationDirective.recheck(room: room, peer: bob.id, origin: mallory, from: 1, address: bob.address)
+        #expect(replication.digestReceived(room: room, from: bob, remote: same, local: same, divergent: [mallory: 5], now: 0) == [recheck])
+        // One pull per peer at a time, and the same origin not again within the interval.
+        #expect(replication.digestReceived(room: room, from: bob, remote: same, local: same, divergent: [mallory: 5], now: 1 * ms).isEmpty)
+        replication.pullFinished(room: room, peer: bob.id)
+        #expect(replication.digestReceived(room: room, from: bob, remote: same, local: same, divergent: [mallory: 5], now: 2 * ms).isEmpty)
+        let later = replication.config.recheckInterval
+        let deep = ReplicationDirective.recheck(room: room, peer: bob.id, origin: mallory, from: 2977, address: bob.address)
+        #expect(replication.digestReceived(room: room, from: bob, remote: same, local: same, divergent: [mallory: 4000], now: later) == [deep])
+    }
+
     @Test func equalVectorsNeedNothing() {
         var replication = Replication(random: SplitMix64(seed: 5))
         #expect(replication.digestReceived(room: room, from: bob, remote: vector((1, 5)), local: vector((1, 5)), now: 0).isEmpty)

@@ -41,4 +41,28 @@ import Testing
             print("HuddleStore.events(room:): 20000 events read and decoded in \(readElapsed)")
         }
     }
+
+    /// What storing each event this node makes with `synchronous = FULL` costs, beside NORMAL:
+    /// one event per transaction, as a node stores what it makes. Prints the figures.
+    @Test func durableInsertCost() throws {
+        let me = NodeIdentity.generate()
+        var log = RoomLog(room: "superbowl")
+        let events = (0..<400).map { n in log.append(me, .chat(text: "message \(n)"), at: Int64(n)) }
+        try withTemporaryDirectory { dir in
+            let store = try HuddleStore(directory: dir)
+            let clock = ContinuousClock()
+            var perEvent: [Bool: Double] = [:]
+            for (durable, slice) in [(false, events[0..<200]), (true, events[200..<400])] {
+                let elapsed = try clock.measure {
+                    for event in slice { try store.insert([event], durable: durable) }
+                }
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                perEvent[durable] = seconds / Double(slice.count) * 1e6
+            }
+            print(
+                "HuddleStore.insert of one event: \(Int(perEvent[false]!)) µs (synchronous=NORMAL), "
+                    + "\(Int(perEvent[true]!)) µs (durable, synchronous=FULL), in \(dir)")
+            #expect(try store.eventCount(room: "superbowl") == 400)
+        }
+    }
 }

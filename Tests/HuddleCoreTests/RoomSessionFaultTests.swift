@@ -1,0 +1,67 @@
+import Testing
+
+@testable import HuddleCore
+
+/// What a reader sees when a peer equivocates, or sends what can never be shown.
+@Suite struct RoomSessionFaultTests {
+    let reader = NodeIdentity.generate()
+    let mallory = NodeIdentity.generate()
+    let base: Int64 = 1_700_000_000_000
+
+    /// A room where mallory's stream is 2 s ahead of the reader's, so its chat is held 2 s.
+    func calibratedRoom() throws -> RoomSession {
+        var room = RoomSession(room: "superbowl", reader: reader.id)
+        _ = try room.compose(.join(nick: "reader"), now: base, signer: reader)
+        _ = room.receive(sign(mallory, 1, .join(nick: "mallory"), at: base, room: room), now: base)
+        _ = try room.compose(.mark(label: "kickoff"), now: base + 4_000, signer: reader)
+        _ = room.receive(sign(mallory, 2, .mark(label: "kickoff"), at: base + 2_000, room: room), now: base + 4_000)
+        #expect(room.calibration.lag(of: reader.id, behind: mallory.id) == 2_000)
+        return room
+    }
+
+    func sign(_ who: NodeIdentity, _ seq: UInt64, _ body: EventBody, at: Int64, room: RoomSession) -> Event {
+        var context = room.log.deliveredVector
+        context[who.id] = seq - 1
+        return who.sign(id: EventID(origin: who.id, seq: seq), room: "superbowl", createdAt: at, context: context, body: body)
+    }
+
+    @Test func aHeldMessageOfAnEquivocatorIsNeverShownAndTheReaderIsToldOnce() throws {
+        var room = try calibratedRoom()
+        let t = base + 10_000
+        let x = sign(mallory, 3, .chat(text: "7-0"), at: t, room: room)
+        let y = sign(mallory, 3, .chat(text: "0-7"), at: t, room: room)
+        #expect(room.receive(x, now: t).isEmpty)
+        #expect(room.heldBackCount == 1)
+
+        let (outcome, outputs) = room.ingest(y, now: t + 500)
+        guard case .equivocation(let proof, _) = outcome else {
+            Issue.record("no proof from two versions of mallory#3")
+            return
+        }
+        #expect(outputs.first == .equivocated(room.member(mallory.id), seq: 3))
+        #expect(room.heldBackCount == 0)
+        #expect(room.wake(now: t + 5_000).isEmpty)
+        // The proof comes back after a restart: nothing of mallory's from #3 on.
+        var restored = RoomSession(room: "superbowl", reader: reader.id)
+        let outputsAfterRestart = restored.restore(room.log.delivered + [x], faults: [proof], shown: [], now: t + 6_000)
+        #expect(!outputsAfterRestart.contains { if case .message = $0 { true } else { false } })
+        #expect(restored.log.faults[mallory.id] == proof)
+        #expect(restored.log.vector[mallory.id] == 2)
+    }
+
+    @Test func anEventThatCanNeverBeShownIsGivenUpOnAndCounted() throws {
+        var room = try calibratedRoom()
+        var context = room.log.deliveredVector
+        context[mallory.id] = 2
+        context[NodeIdentity.generate().id] = 999
+        let stuck = mallory.sign(
+            id: EventID(origin: mallory.id, seq: 3), room: "superbowl", createdAt: base + 5_000, context: context,
+            body: .chat(text: "never"))
+        _ = room.receive(stuck, now: base + 5_000)
+        #expect(room.nextWake == base + 65_000)
+        _ = room.wake(now: base + 65_000)
+        #expect(room.tally.abandoned == 1)
+        #expect(room.log.waitingCount == 0)
+        #expect(room.nextWake == nil)
+    }
+}
