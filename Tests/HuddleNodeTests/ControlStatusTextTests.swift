@@ -23,8 +23,20 @@ import Testing
               carol        efefefefefef  not calibrated              no          -
               version vector: alice 12, bob 30
             """))
-        #expect(lines.last == "COUNTERS packets in 10, out 12, rejected 0; events received 30, stored 42")
+        #expect(lines.last == "COUNTERS packets in 10, out 12, rejected 0; events received 30, stored 42, duplicates 0")
         #expect(!text.contains("\u{1B}"))
+    }
+
+    @Test func dropsWaitingEventsAndQuarantinesAreSpelledOut() {
+        var status = sampleStatus
+        status.counters.rejected = 7
+        status.counters.drops = ["bad_signature": 2, "over_budget": 5]
+        status.rooms[0].waitingCount = 3
+        status.rooms[0].quarantined = [String(repeating: "cd", count: 32): 4]
+        let text = status.text()
+        #expect(text.contains("ROOM superbowl (current): 42 events, 1 held back, 3 waiting for earlier events"))
+        #expect(text.contains("  quarantined: bob signed two versions of its event #4; nothing of it from there on"))
+        #expect(text.hasSuffix("rejected 7; events received 30, stored 42, duplicates 0\n  dropped: over budget 5, bad signature 2"))
     }
 
     @Test func peerTextIsMadeSafe() {

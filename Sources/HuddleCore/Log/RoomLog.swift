@@ -179,19 +179,23 @@ public struct RoomLog: Sendable {
     /// Why `event` would be refused, checked without changing anything and without its signature:
     /// the shell drops such events before spending a signature check on them. `nil` means it
     /// would be stored, or (a different event with a held id) is evidence of equivocation.
-    public func rejection(of event: Event, aheadAllowance: Int = .max) -> Rejection? {
+    ///
+    /// `held` is how far the origin's prefix will reach when the event is inserted, if events
+    /// before it in the same batch extend it (a pull brings an origin's events in seq order):
+    /// an event that continues them is not past a gap.
+    public func rejection(of event: Event, held: UInt64? = nil, aheadAllowance: Int = .max) -> Rejection? {
         guard event.room == room else { return .wrongRoom(event.room) }
         guard event.seq > 0 else { return .zeroSequence }
         guard event.context[event.origin] == event.seq - 1 else { return .inconsistentContext }
         if let fault = faults[event.origin], event.seq >= fault.seq { return .quarantined }
         if contains(event.id) { return nil }
-        let held = vector[event.origin]
+        let held = max(held ?? 0, vector[event.origin])
         guard event.seq - held <= Self.maximumGap else { return .tooFarAhead }
         if prefix[event.origin] == nil, ahead[event.origin] == nil, originCount >= limits.maxOrigins {
             return .tooManyOrigins
         }
         guard event.seq > held + 1 else { return nil }
-        return aheadRejection(of: event, allowance: aheadAllowance)
+        return aheadRejection(of: event, held: held, allowance: aheadAllowance)
     }
 
     /// Stores `event` if it is new and well-formed, then delivers whatever became deliverable.
@@ -229,12 +233,12 @@ public struct RoomLog: Sendable {
     /// Origins with events held.
     var originCount: Int { prefix.count + ahead.keys.filter { prefix[$0] == nil }.count }
 
-    private func aheadRejection(of event: Event, allowance: Int) -> Rejection? {
+    private func aheadRejection(of event: Event, held prefixEnd: UInt64, allowance: Int) -> Rejection? {
         let origin = event.origin
         let bytes = event.encodedByteCount
         let held = ahead[origin]?.count ?? 0
         let heldBytes = aheadBytes[origin] ?? 0
-        if vector[origin] == 0 {
+        if prefixEnd == 0 {
             if held >= limits.maxStrangerEvents || heldBytes + bytes > limits.maxStrangerBytes {
                 return .overBudget("events held from an origin whose join is not held")
             }

@@ -36,7 +36,8 @@ extension NodeStatus {
     ///   bob    0a1b2c3d4e5f  +2000 ms, 2.0 s behind you  yes         alice
     ///   version vector: alice 12, bob 30
     ///
-    /// COUNTERS packets in 10, out 12, rejected 0; events received 30, stored 42
+    /// COUNTERS packets in 10, out 12, rejected 3; events received 30, stored 42, duplicates 5
+    ///   dropped: bad signature 2, not joined 1
     /// ```
     public func text() -> String {
         var lines: [String] = []
@@ -77,7 +78,13 @@ extension NodeStatus {
         lines.append(
             "COUNTERS packets in \(counters.packetsIn), out \(counters.packetsOut), rejected \(counters.rejected)"
                 + (counters.newerProtocol > 0 ? " (\(counters.newerProtocol) from newer Huddle versions: upgrade)" : "")
-                + "; events received \(counters.eventsReceived), stored \(counters.eventsStored)")
+                + "; events received \(counters.eventsReceived), stored \(counters.eventsStored)"
+                + ", duplicates \(counters.duplicates)")
+        if !counters.drops.isEmpty {
+            let drops = counters.drops.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+                .map { "\($0.key.replacingOccurrences(of: "_", with: " ")) \($0.value)" }
+            lines.append("  dropped: " + drops.joined(separator: ", "))
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -85,7 +92,8 @@ extension NodeStatus {
         var lines: [String] = []
         let current = room.current ? " (current)" : ""
         let events = room.eventCount == 1 ? "1 event" : "\(room.eventCount) events"
-        lines.append("ROOM \(safe(room.name))\(current): \(events), \(room.heldBackCount) held back")
+        let waiting = room.waitingCount > 0 ? ", \(room.waitingCount) waiting for earlier events" : ""
+        lines.append("ROOM \(safe(room.name))\(current): \(events), \(room.heldBackCount) held back\(waiting)")
         func nick(of id: String) -> String {
             room.members.first { $0.id == id }.map { safe($0.nick) } ?? short(id)
         }
@@ -107,6 +115,9 @@ extension NodeStatus {
             .sorted { $0.name < $1.name }
             .map { "\($0.name) \($0.seq)" }
         lines.append("  version vector: " + (vector.isEmpty ? "empty" : vector.joined(separator: ", ")))
+        for (id, seq) in room.quarantined.sorted(by: { $0.key < $1.key }) {
+            lines.append("  quarantined: \(nick(of: id)) signed two versions of its event #\(seq); nothing of it from there on")
+        }
         return lines
     }
 

@@ -248,6 +248,9 @@ public actor Node {
     func screen(_ events: [Event], from source: String) -> [Event] {
         var seen = Set<Event>()
         var kept: [Event] = []
+        // How far each origin's prefix reaches with the batch's earlier events: a pull brings
+        // a new origin's events in seq order, and those are not past a gap.
+        var reach: [String: [NodeID: UInt64]] = [:]
         for event in events {
             guard joined.contains(event.room), let log = rooms[event.room]?.log else {
                 countDropped(.notJoined, "an event of a room this node is not in", from: source)
@@ -257,10 +260,12 @@ public actor Node {
                 counters.count(.duplicate)
                 continue
             }
-            if let rejection = log.rejection(of: event, aheadAllowance: aheadAllowance(for: event.room)) {
+            let held = reach[event.room]?[event.origin] ?? log.vector[event.origin]
+            if let rejection = log.rejection(of: event, held: held, aheadAllowance: aheadAllowance(for: event.room)) {
                 countDropped(NodeCounters.Drop(rejection), "\(event.id): \(rejection)", from: source)
                 continue
             }
+            if event.seq == held + 1 { reach[event.room, default: [:]][event.origin] = event.seq }
             kept.append(event)
         }
         return kept
