@@ -64,4 +64,17 @@ import Testing
         #expect(room.log.waitingCount == 0)
         #expect(room.nextWake == nil)
     }
+
+    @Test func eventsPastAGapThatExpireAreHandedOutOnceForDeletion() throws {
+        var room = try calibratedRoom()
+        let stray = mallory.sign(
+            id: EventID(origin: mallory.id, seq: 9), room: "superbowl", createdAt: base, context: [mallory.id: 8],
+            body: .chat(text: "past a gap"))
+        _ = room.receive(stray, now: base + 10_000)
+        _ = room.wake(now: base + 70_000)
+        #expect(room.tally.droppedAhead == 1)
+        #expect(room.takeDiscarded() == [stray.id])
+        #expect(room.takeDiscarded().isEmpty)
+        #expect(!room.log.contains(stray.id))
+    }
 }

@@ -48,4 +48,15 @@ import Testing
             try store.close()
         }
     }
+
+    @Test func eventsGivenUpOnAreDeleted() throws {
+        try withTemporaryDirectory { dir in
+            let store = try HuddleStore(directory: dir)
+            let stranger = (5...7).map { event(mallory, UInt64($0), "past a gap") }
+            try store.insert(stranger + [event(alice, 1, "kept")])
+            try store.delete(stranger.map(\.id), room: "superbowl")
+            #expect(try store.events(room: "superbowl").map(\.id) == [EventID(origin: alice.id, seq: 1)])
+            try store.close()
+        }
+    }
 }

@@ -20,12 +20,12 @@ extension RoomLog {
     public struct Expiry: Equatable, Sendable {
         /// Events that waited for their context too long; never shown.
         public var abandoned: [Event] = []
-        /// How many events held past a gap were dropped.
-        public var dropped = 0
+        /// Events held past a gap that were dropped (no longer held).
+        public var dropped: [EventID] = []
         /// Events that no longer wait for the abandoned ones, in causal order.
         public var delivered: [Event] = []
 
-        public var isEmpty: Bool { abandoned.isEmpty && dropped == 0 && delivered.isEmpty }
+        public var isEmpty: Bool { abandoned.isEmpty && dropped.isEmpty && delivered.isEmpty }
     }
 
     /// When ``expire(now:)`` will next give up on something, if anything waits.
@@ -40,7 +40,7 @@ extension RoomLog {
             if stall.isGap {
                 for event in ahead.removeValue(forKey: origin)?.values ?? [:].values {
                     bufferedBytes -= event.encodedByteCount
-                    expiry.dropped += 1
+                    expiry.dropped.append(event.id)
                 }
                 aheadBytes[origin] = nil
             } else if let event = prefix[origin]?[Int(stall.seq - 1)] {
@@ -49,7 +49,8 @@ extension RoomLog {
                 expiry.abandoned.append(event)
             }
         }
-        guard !expiry.abandoned.isEmpty || expiry.dropped > 0 else { return expiry }
+        expiry.dropped.sort()
+        guard !expiry.abandoned.isEmpty || !expiry.dropped.isEmpty else { return expiry }
         expiry.delivered = deliverReady()
         updateStalls(now: now)
         return expiry

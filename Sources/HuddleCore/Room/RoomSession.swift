@@ -30,6 +30,9 @@ public struct RoomSession: Sendable {
     public private(set) var pendingMarks = PendingMarks()
     /// What the room gave up on: events abandoned or dropped after waiting too long.
     public private(set) var tally = Tally()
+    /// Events the log dropped since ``takeDiscarded()`` was last called: the shell deletes them
+    /// from its store, so what a stranger sends is not kept past the wait.
+    private var discarded: [EventID] = []
 
     /// Counts of what a room's log gave up on, for the node's counters.
     public struct Tally: Equatable, Sendable {
@@ -154,10 +157,17 @@ public struct RoomSession: Sendable {
         if let expiry = log.nextExpiry, expiry <= now {
             let given = log.expire(now: now)
             tally.abandoned += given.abandoned.count
-            tally.droppedAhead += given.dropped
+            tally.droppedAhead += given.dropped.count
+            discarded += given.dropped
             outputs += apply(given.delivered, now: now, announce: true)
         }
         return outputs
+    }
+
+    /// The events dropped since the last call (see ``wake(now:)``), to delete from a store.
+    public mutating func takeDiscarded() -> [EventID] {
+        defer { discarded = [] }
+        return discarded
     }
 
     /// Stops (or resumes) prompting for a calibration label on this node only.

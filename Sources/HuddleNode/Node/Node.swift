@@ -459,7 +459,15 @@ public actor Node {
         // Messages held in a room this node has left stay held: nobody is reading there.
         for room in joined {
             guard let wake = rooms[room]?.nextWake, wake <= now else { continue }
-            show(withRoom(room) { $0.wake(now: now) }, room: room)
+            let (outputs, discarded) = withRoom(room) { ($0.wake(now: now), $0.takeDiscarded()) }
+            if !discarded.isEmpty {
+                do {
+                    try store.delete(discarded, room: room)
+                } catch {
+                    logger.error("could not delete dropped events", metadata: ["huddle.error": "\(error)"])
+                }
+            }
+            show(outputs, room: room)
         }
         let monotonic = clock.monotonicMicros()
         if membershipTickAt <= monotonic {

@@ -27,6 +27,18 @@ extension HuddleStore {
         }
     }
 
+    /// Deletes events of `room` the log gave up on (held past a gap nobody filled): a peer that
+    /// sends seqs nobody can complete leaves nothing on disk once they expire.
+    public func delete(_ ids: some Collection<EventID>, room: String) throws {
+        guard !ids.isEmpty else { return }
+        try write { db in
+            let statement = try db.cachedStatement(sql: "DELETE FROM event WHERE room = ? AND origin = ? AND seq = ?")
+            for id in ids {
+                try statement.execute(arguments: [room, Data(id.origin.bytes), Int64(bitPattern: id.seq)])
+            }
+        }
+    }
+
     /// The proofs of equivocation kept for `room`, by origin.
     ///
     /// - Throws: ``StoreError/corruptEvent(path:room:origin:seq:reason:)`` for a row whose events do
