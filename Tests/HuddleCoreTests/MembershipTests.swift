@@ -13,6 +13,17 @@ private let second: Int64 = 1_000_000
 
     let bobAt = PeerAddress(host: "192.0.2.12", port: 7002)
     let carolAt = PeerAddress(host: "192.0.2.13", port: 7003)
+    /// Each probe a test makes gets the next sequence number, as a real sender's do (an older
+    /// one is taken for a replay).
+    let sequences = SequenceCounter()
+
+    final class SequenceCounter: @unchecked Sendable {
+        private var next: UInt64 = 100
+        func take() -> UInt64 {
+            next += 1
+            return next
+        }
+    }
 
     func aliceNode(config: MembershipConfig = .init()) -> Membership {
         var membership = Membership(me: alice, nick: "alice", port: 7001, incarnation: 1, config: config)
@@ -21,12 +32,12 @@ private let second: Int64 = 1_000_000
     }
 
     func probe(
-        from id: NodeID, nick: String = "bob", sequence: UInt64 = 77, sentAt: Int64 = 12_345, port: UInt16 = 7002,
+        from id: NodeID, nick: String = "bob", sequence: UInt64? = nil, sentAt: Int64 = 12_345, port: UInt16 = 7002,
         incarnation: UInt64 = 1, rooms: [String] = ["superbowl"], peers: [PeerRecord] = []
     ) -> Probe {
         Probe(
-            from: id, nick: nick, incarnation: incarnation, sequence: sequence, sentAt: sentAt, port: port,
-            rooms: rooms, peers: peers)
+            from: id, nick: nick, incarnation: incarnation, sequence: sequence ?? sequences.take(), sentAt: sentAt,
+            port: port, rooms: rooms, peers: peers)
     }
 
     func ack(
@@ -71,7 +82,7 @@ private let second: Int64 = 1_000_000
         #expect(membership.seeds == [])
         #expect(membership.peers[bob] == Peer(
             id: bob, nick: "bob", address: seed, rooms: ["superbowl", "replays"], state: .alive, incarnation: 5,
-            lastSeen: 420, rtt: 420, foundBy: .seed))
+            lastSeen: 420, rtt: 420, foundBy: .seed, vouched: 5))
 
         // From now on bob is probed as a peer (at the address we know), and the seed no more;
         // the period's next probe is due a quarter period later, unless this one is answered.
@@ -83,7 +94,7 @@ private let second: Int64 = 1_000_000
         #expect(secondProbe.sentAt == 1 * second)
 
         // Second sample 100 µs: SRTT = (7 × 420 + 100) / 8 = 380.
-        _ = membership.receive(ack(secondProbe, from: bob), from: bobAt, now: 1 * second + 100)
+        _ = membership.receive(ack(secondProbe, from: bob, incarnation: 5), from: bobAt, now: 1 * second + 100)
         #expect(membership.peers[bob]?.rtt == 380)
         #expect(membership.peers[bob]?.address == seed)
     }
@@ -216,7 +227,7 @@ private let second: Int64 = 1_000_000
         #expect(membership.alivePeers(inRoom: "superbowl") == [])
 
         // Bob probes again at his old incarnation: he is told he is gone, and stays so.
-        let told = membership.receive(probe(from: bob, sequence: 78), from: bobAt, now: 21 * second)
+        let told = membership.receive(probe(from: bob, sequence: 9_078), from: bobAt, now: 21 * second)
         guard case .send(.ack(let answer), bobAt) = try #require(told.first) else {
             Issue.record("no ack first: \(told)")
             return
@@ -224,7 +235,7 @@ private let second: Int64 = 1_000_000
         #expect(answer.peers == [record(bob, "bob", at: bobAt, .gone)])
         #expect(membership.peers[bob]?.state == .gone)
         // His refutation, at a higher incarnation, makes him alive at once.
-        let back = membership.receive(probe(from: bob, sequence: 79, incarnation: 2), from: bobAt, now: 21 * second + 5)
+        let back = membership.receive(probe(from: bob, sequence: 9_079, incarnation: 2), from: bobAt, now: 21 * second + 5)
         #expect(back.contains(.peerChanged(id: bob, nick: "bob", from: .gone, to: .alive)))
         #expect(membership.alivePeers(inRoom: "superbowl").map(\.id) == [bob])
     }
@@ -318,7 +329,7 @@ private let second: Int64 = 1_000_000
         #expect(membership.incarnation == 9)
     }
 
-    @Test func claimsFollowOneOrderOnEveryNode() {
+    @Test func claimsFollowOneOrderOnEveryNode() throws {
         // SWIM's order: a higher incarnation wins; at the same one, alive < suspect < gone.
         let at1 = Peer(
             id: bob, nick: "bob", address: bobAt, rooms: [], state: .suspect, incarnation: 1, lastSeen: 0, rtt: nil,
@@ -342,16 +353,63 @@ private let second: Int64 = 1_000_000
         #expect(carolSays(.suspect, 1) == [.peerChanged(id: bob, nick: "bob", from: .alive, to: .suspect)])
         #expect(carolSays(.alive, 1) == [])
         #expect(carolSays(.gone, 1) == [.peerChanged(id: bob, nick: "bob", from: .suspect, to: .gone)])
-        // A higher incarnation elsewhere: bob restarted there; he moves and is probed at once.
+        // A higher incarnation elsewhere is hearsay past anything bob signed: maybe he restarted
+        // there, maybe carol lies. Nothing changes; bob is asked, at both addresses.
         let elsewhere = PeerAddress(host: "192.0.2.50", port: 7002)
-        #expect(carolSays(.alive, 2, at: elsewhere) == [.peerChanged(id: bob, nick: "bob", from: .gone, to: .alive)])
-        #expect(membership.peers[bob]?.address == elsewhere)
-        #expect(membership.peers[bob]?.lastSeen == 0)
+        #expect(carolSays(.alive, 2, at: elsewhere) == [])
+        #expect(membership.peers[bob]?.state == .gone)
+        #expect(membership.peers[bob]?.address == bobAt)
         #expect(membership.probeSoon.contains(bob))
+        let asked = membership.tick(now: 200).probes
+        #expect(Set(asked.map(\.to)).isSuperset(of: [bobAt, elsewhere]))
+        // His own signed answer from there decides: he moves, alive at 2.
+        let answer = try #require(asked.first { $0.to == elsewhere }?.probe)
+        let moved = membership.receive(ack(answer, from: bob, incarnation: 2), from: elsewhere, now: 300)
+        #expect(moved.contains(.peerChanged(id: bob, nick: "bob", from: .gone, to: .alive)))
+        #expect(membership.peers[bob]?.address == elsewhere)
+        #expect(membership.peers[bob]?.vouched == 2)
         // An older or equal incarnation does not move him back.
         #expect(carolSays(.alive, 1) == [])
         #expect(carolSays(.alive, 2) == [])
         #expect(membership.peers[bob]?.address == elsewhere)
+    }
+
+    @Test func gossipCannotWedgeAPeerAsGoneAtAnIncarnationItNeverUsed() throws {
+        var membership = aliceNode()
+        _ = membership.receive(probe(from: bob, incarnation: 7), from: bobAt, now: 0)
+        let forged = probe(
+            from: carol, nick: "carol", port: 7003, peers: [record(bob, "bob", at: bobAt, .gone, incarnation: .max)])
+        _ = membership.receive(forged, from: carolAt, now: 10)
+        #expect(membership.peers[bob]?.state == .alive)
+        #expect(membership.peers[bob]?.incarnation == 7)
+        // Gossip at an incarnation bob did sign still counts (SWIM; he refutes it himself).
+        let honest = probe(
+            from: carol, nick: "carol", port: 7003, peers: [record(bob, "bob", at: bobAt, .suspect, incarnation: 7)])
+        _ = membership.receive(honest, from: carolAt, now: 20)
+        #expect(membership.peers[bob]?.state == .suspect)
+    }
+
+    @Test func aReplayedProbeMovesNobody() {
+        var membership = aliceNode()
+        let original = probe(from: bob, sequence: 500)
+        _ = membership.receive(original, from: bobAt, now: 0)
+        _ = membership.receive(probe(from: bob, sequence: 501), from: bobAt, now: 10)
+        let attacker = PeerAddress(host: "192.0.2.66", port: 7002)
+        #expect(membership.receive(original, from: attacker, now: 20) == [])
+        #expect(membership.peers[bob]?.address == bobAt)
+        // A probe from an earlier incarnation is no news either.
+        #expect(membership.receive(probe(from: bob, incarnation: 0), from: attacker, now: 30) == [])
+        #expect(membership.peers[bob]?.address == bobAt)
+    }
+
+    @Test func aClaimAboutThisNodeFarPastItsIncarnationIsNotRefuted() {
+        var membership = aliceNode()
+        let forged = probe(from: bob, peers: [record(alice, "alice", at: bobAt, .gone, incarnation: .max - 1)])
+        _ = membership.receive(forged, from: bobAt, now: 0)
+        #expect(membership.incarnation == 1)
+        let plausible = probe(from: bob, peers: [record(alice, "alice", at: bobAt, .suspect, incarnation: 1_000)])
+        _ = membership.receive(plausible, from: bobAt, now: 10)
+        #expect(membership.incarnation == 1_001)
     }
 
     // MARK: Probes
@@ -371,7 +429,7 @@ private let second: Int64 = 1_000_000
         #expect(directives.dropFirst().first == .peerChanged(id: bob, nick: "bob", from: nil, to: .alive))
         #expect(membership.peers[bob] == Peer(
             id: bob, nick: "bob", address: bobAt, rooms: ["superbowl"], state: .alive, incarnation: 1,
-            lastSeen: 1_000, rtt: nil, foundBy: .inbound))
+            lastSeen: 1_000, rtt: nil, foundBy: .inbound, vouched: 1))
     }
 
     @Test func probeFromSelfIsIgnored() {
@@ -386,9 +444,9 @@ private let second: Int64 = 1_000_000
         _ = membership.receive(probe(from: bob, nick: "bob"), from: bobAt, now: 0)
         let moved = PeerAddress(host: "192.0.2.99", port: 7010)
         let directives = membership.receive(
-            probe(from: bob, nick: "bobby", port: 7010, rooms: ["replays"]), from: moved, now: 10)
+            probe(from: bob, nick: "bobby", sequence: 7_777, port: 7010, rooms: ["replays"]), from: moved, now: 10)
         #expect(directives.first == .send(.ack(Ack(
-            from: alice, nick: "alice", incarnation: 1, sequence: 77, echoedSentAt: 12_345, rooms: ["superbowl"],
+            from: alice, nick: "alice", incarnation: 1, sequence: 7_777, echoedSentAt: 12_345, rooms: ["superbowl"],
             peers: [])), to: moved))
         #expect(!directives.contains { if case .peerChanged = $0 { true } else { false } })
         #expect(membership.peers[bob]?.address == moved)

@@ -471,7 +471,7 @@ struct WireCodecTests {
     @Test("unknown peer states are rejected", arguments: [UInt8(0), 4, 255])
     func peerStates(value: UInt8) {
         var bytes = WireSamples.messages[11].encoded()
-        let offset = bytes.count - 9
+        let offset = bytes.count - 9 - Event.signatureByteCount  // the last record's state, then the signature
         #expect(bytes[offset] == PeerState.gone.rawValue)
         bytes[offset] = value
         #expect(wireError(bytes) == .unknownPeerState(value, offset: offset))

@@ -31,7 +31,7 @@ import Testing
         let probe = Probe(
             from: bob.id, nick: "bob", incarnation: 1, sequence: 1, sentAt: 0, port: peer.port, rooms: [room],
             peers: [])
-        peer.send(.probe(probe), toPort: alice.port)
+        peer.send(bob.signed(.probe(probe)), toPort: alice.port)
         let ack = await peer.receive { if case .ack = $0 { true } else { false } }
         try #require(ack != nil, "alice did not answer bob's probe")
     }
@@ -52,6 +52,29 @@ import Testing
         }
         #expect(events.allSatisfy { $0.hasValidSignature })
         #expect(events.allSatisfy { $0.origin == alice.identity.id && $0.room == room })
+    }
+
+    @Test func aProbeNotSignedByItsSenderIsDroppedAndCounted() async throws {
+        let alice = try await NodeHarness.start(nick: "alice", room: room)
+        defer { Task { try? await alice.stop() } }
+        let peer = try UDPPeer()
+        // Mallory claims to be bob: the probe carries bob's id, signed by mallory.
+        let forged = NodeIdentity.generate()
+        let probe = Probe(
+            from: forged.id, nick: "bob", incarnation: 1, sequence: 1, sentAt: 0, port: peer.port, rooms: [room],
+            peers: [])
+        guard case .probe(let signedByMallory) = forged.signed(.probe(probe)) else { return }
+        var claim = signedByMallory
+        claim.from = bob.id
+        peer.send(.probe(claim), toPort: alice.port)
+        peer.send(.probe(Probe(
+            from: bob.id, nick: "bob", incarnation: 1, sequence: 2, sentAt: 0, port: peer.port, rooms: [room],
+            peers: [])), toPort: alice.port)  // unsigned
+        #expect(await alice.eventually { await alice.node.counters.drops[.badSignature] == 2 })
+        #expect(await alice.node.membership.peers[bob.id] == nil)
+        // Bob's own, signed, is answered.
+        try await introduce(peer, to: alice)
+        #expect(await alice.node.membership.peers[bob.id]?.vouched == 1)
     }
 
     @Test func aPeerAheadIsHeldBackUntilTheReadersStreamGetsThere() async throws {

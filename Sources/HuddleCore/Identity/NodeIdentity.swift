@@ -12,7 +12,7 @@ import Crypto
 /// event.hasValidSignature   // true
 /// ```
 public struct NodeIdentity: Sendable {
-    private let privateKey: Curve25519.Signing.PrivateKey
+    fileprivate let privateKey: Curve25519.Signing.PrivateKey
 
     /// The node id: the public key.
     public let id: NodeID
@@ -50,6 +50,14 @@ public struct NodeIdentity: Sendable {
         return Event(
             id: eventID, room: room, createdAt: createdAt, context: context, body: body,
             signature: [UInt8](signature))
+    }
+}
+
+extension NodeIdentity {
+    /// An Ed25519 signature by this node over `bytes` (already domain-separated by the caller).
+    func signature(for bytes: [UInt8]) -> [UInt8] {
+        // Signing with a valid in-memory key cannot fail.
+        [UInt8](try! privateKey.signature(for: bytes))
     }
 }
 

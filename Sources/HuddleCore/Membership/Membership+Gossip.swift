@@ -1,6 +1,10 @@
 /// The knowledge half of ``Membership``: applying claims about peers (from contact, gossip and
 /// this node's own probing) in one order, and choosing what to gossip.
 extension Membership {
+    /// How far above its own incarnation a claim about this node may be and still be refuted or
+    /// caught up with: 2⁴⁰ ms is 35 years of restarts (incarnations start at the start time in ms).
+    static let maxIncarnationLead: UInt64 = 1 << 40
+
     /// Whether the claim "`state` at `incarnation`" replaces what this node holds of `peer`:
     /// a higher incarnation always does; at the same incarnation only a worse state does
     /// (alive < suspect < gone). SWIM's order, the same on every node.
@@ -34,10 +38,11 @@ extension Membership {
             guard makeRoom() else { return [] }
             peers[id] = Peer(
                 id: id, nick: nick, address: address, rooms: rooms, state: .alive, incarnation: incarnation,
-                lastSeen: now, rtt: rttSample, foundBy: foundBy)
+                lastSeen: now, rtt: rttSample, foundBy: foundBy, vouched: incarnation)
             changedAt[id] = now
             return [.peerChanged(id: id, nick: nick, from: nil, to: .alive)]
         }
+        peer.vouched = max(peer.vouched, incarnation)
         peer.nick = nick
         peer.rooms = rooms
         peer.address = address
@@ -52,10 +57,13 @@ extension Membership {
     }
 
     /// Merges a peer list gossiped by `sender`: each record is a claim about a peer, applied by
-    /// ``claim(_:at:beats:)``; one with a higher incarnation also moves the peer to the record's
-    /// address (probed at once). Unknown peers gossiped as alive are added and probed at once. A
-    /// claim that this node is suspect or gone at its incarnation or above raises the incarnation
-    /// past it: the refutation, carried by everything this node sends from now on.
+    /// ``claim(_:at:beats:)`` if its incarnation is one the peer itself has signed (``Peer/vouched``).
+    /// A claim past that is hearsay nobody can check (a restart, or a forgery such as "gone at
+    /// 2⁶⁴ − 1", which no refutation could beat): the peer is probed at once instead, and at the
+    /// record's address too if it differs; its own signed answer decides. Unknown peers gossiped
+    /// as alive are added (at incarnation 0, vouched for by nobody) and probed at once. A claim
+    /// that this node is suspect or gone at its incarnation or above raises the incarnation past
+    /// it: the refutation, carried by everything this node sends from now on.
     mutating func merge(_ records: [PeerRecord], sentBy sender: NodeID, now: Int64) -> [MembershipDirective] {
         var directives: [MembershipDirective] = []
         for record in records.prefix(WireLimits.maxPeersPerList) where record.id != sender {
@@ -65,23 +73,20 @@ extension Membership {
             }
             guard !record.host.isEmpty, record.port != 0 else { continue }
             let address = PeerAddress(host: record.host, port: record.port)
-            guard var peer = peers[record.id] else {
+            guard let peer = peers[record.id] else {
                 guard record.state == .alive, makeRoom() else { continue }
                 peers[record.id] = Peer(
                     id: record.id, nick: record.nick, address: address, rooms: [], state: .alive,
-                    incarnation: record.incarnation, lastSeen: now, rtt: nil, foundBy: .gossip)
+                    incarnation: 0, lastSeen: now, rtt: nil, foundBy: .gossip)
                 probeSoon.insert(record.id)
                 directives.append(.peerChanged(id: record.id, nick: record.nick, from: nil, to: .alive))
                 continue
             }
             guard Self.claim(record.state, at: record.incarnation, beats: peer) else { continue }
-            if record.incarnation > peer.incarnation {
-                peer.nick = record.nick
-                if peer.address != address {
-                    peer.address = address
-                    probeSoon.insert(record.id)
-                }
-                peers[record.id] = peer
+            guard record.incarnation <= peer.vouched else {
+                probeSoon.insert(record.id)
+                if address != peer.address { hearsayAddresses[record.id] = address }
+                continue
             }
             directives += setState(record.id, record.state, incarnation: record.incarnation, now: now)
         }
@@ -91,6 +96,11 @@ extension Membership {
     /// Answers a claim about this node: "suspect" or "gone" at its incarnation or above is
     /// refuted by rising past it; "alive" at a higher one is caught up with.
     private mutating func refute(_ record: PeerRecord) {
+        // Far past anything this node has used: forged (to push it to 2⁶⁴ − 1, where it could
+        // never refute again). Its earlier runs stayed well within the lead.
+        guard record.incarnation <= incarnation.addingReportingOverflow(Self.maxIncarnationLead).partialValue
+            || incarnation > .max - Self.maxIncarnationLead
+        else { return }
         if record.state != .alive, record.incarnation >= incarnation, record.incarnation < .max {
             incarnation = record.incarnation + 1
         } else if record.incarnation > incarnation {
@@ -162,6 +172,8 @@ extension Membership {
         goneProbedAt[evicted] = nil
         changedAt[evicted] = nil
         suspectedAt[evicted] = nil
+        lastProbe[evicted] = nil
+        hearsayAddresses[evicted] = nil
         probeSoon.remove(evicted)
         return true
     }

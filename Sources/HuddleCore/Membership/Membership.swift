@@ -50,6 +50,9 @@
 ///   rooms per peer (``WireLimits/maxRoomsPerNode``), peer lists (``WireLimits/maxPeersPerList``
 ///   read, ``MembershipConfig/maxGossipPeers`` sent, always within ``WireLimits/maxDatagramBytes``),
 ///   and unanswered probes (forgotten after a period plus the suspicion timeout).
+/// - **Only a peer speaks for itself.** Probes and acks are signed (the shell checks them), so
+///   what a peer says of itself is its own. Peer records are hearsay: a claim is believed only at
+///   an incarnation the peer itself has signed; past that, the peer is asked.
 /// - Whatever is sent or reported is ordered by node id (then address), never by dictionary order.
 public struct Membership: Sendable {
     /// This node.
@@ -92,6 +95,9 @@ public struct Membership: Sendable {
     var lastTarget: NodeID?
     /// Peers to probe at the next tick, outside the ring.
     var probeSoon: Set<NodeID> = []
+    /// Addresses gossip gave for peers, other than the known ones, to probe at the next tick: a
+    /// peer moves there only if it answers from there (see ``merge(_:sentBy:now:)``).
+    var hearsayAddresses: [NodeID: PeerAddress] = [:]
     /// When each gone peer was last probed.
     var goneProbedAt: [NodeID: Int64] = [:]
     /// When each suspect peer became suspect (at its current incarnation).
@@ -100,6 +106,9 @@ public struct Membership: Sendable {
     var changedAt: [NodeID: Int64] = [:]
     /// Unresolved seeds, with when each was last probed.
     var seedProbes: [PeerAddress: SeedProbe] = [:]
+    /// The newest probe received from each peer (incarnation, sequence): an older one is a
+    /// replay, and must not move the peer's address to wherever it was replayed from.
+    var lastProbe: [NodeID: ProbeStamp] = [:]
     /// Our probes not answered yet, by sequence number.
     var outstanding: [UInt64: OutstandingProbe] = [:]
     var nextSequence: UInt64 = 1
@@ -196,6 +205,11 @@ public struct Membership: Sendable {
             if peer.state == .gone { goneProbedAt[id] = now }
             directives.append(probe(peer.address, target: .peer(id), now: now))
         }
+        let hearsay = hearsayAddresses
+        hearsayAddresses = [:]
+        for (id, address) in hearsay.sorted(by: { $0.key < $1.key }) where peers[id] != nil {
+            directives.append(probe(address, target: .peer(id), now: now))
+        }
         for address in seedProbes.keys.sorted() {
             guard let seed = seedProbes[address], seedDue(seed) <= now else { continue }
             seedProbes[address]?.lastProbeAt = now
@@ -229,6 +243,12 @@ public struct Membership: Sendable {
             }
             return []
         }
+        if let peer = peers[probe.from] {
+            let stamp = ProbeStamp(incarnation: probe.incarnation, sequence: probe.sequence)
+            // Replayed (or from an earlier run): signed, but not news.
+            guard probe.incarnation >= peer.vouched, lastProbe[probe.from].map({ stamp > $0 }) ?? true else { return [] }
+        }
+        lastProbe[probe.from] = ProbeStamp(incarnation: probe.incarnation, sequence: probe.sequence)
         let sender = PeerAddress(host: source.host, port: probe.port == 0 ? source.port : probe.port)
         seedProbes[sender] = nil
         var changes = contact(
@@ -258,7 +278,7 @@ public struct Membership: Sendable {
     /// Directives: state changes (the sender first), then a `.scheduleTick(at:)` if something new
     /// is due before the last wake-up.
     public mutating func receive(_ ack: Ack, from source: PeerAddress, now: Int64) -> [MembershipDirective] {
-        guard ack.from != me else { return [] }
+        guard ack.from != me, ack.incarnation >= peers[ack.from]?.vouched ?? 0 else { return [] }
         var address = peers[ack.from]?.address ?? source
         var foundBy = PeerSource.inbound
         var rttSample: Int64?
@@ -294,6 +314,16 @@ public struct Membership: Sendable {
         guard peer.state != .alive else { return [] }
         probeSoon.insert(id)
         return rescheduleIfEarlier(now: now)
+    }
+}
+
+/// When a probe was sent, in its sender's terms: ordered by incarnation, then sequence.
+struct ProbeStamp: Comparable, Hashable, Sendable {
+    var incarnation: UInt64
+    var sequence: UInt64
+
+    static func < (a: ProbeStamp, b: ProbeStamp) -> Bool {
+        (a.incarnation, a.sequence) < (b.incarnation, b.sequence)
     }
 }
 

@@ -21,6 +21,10 @@ public struct Peer: Hashable, Sendable {
     public var state: PeerState
     /// The incarnation of its state: as it last told us, or as a later claim had it.
     public var incarnation: UInt64
+    /// The highest incarnation the peer itself has claimed in a signed probe or ack to us (0:
+    /// none yet). Gossip about the peer is believed only up to this: a claim at a higher
+    /// incarnation may be a restart or a forgery, and the peer is asked instead.
+    public var vouched: UInt64
     /// When we last heard from it directly (or learned of it), local µs.
     public var lastSeen: Int64
     /// Smoothed round trip in µs (first sample, then 7/8 old + 1/8 new, like TCP's SRTT);
@@ -32,7 +36,7 @@ public struct Peer: Hashable, Sendable {
     /// A peer as given (``Membership`` makes these; this is for tests and status output).
     public init(
         id: NodeID, nick: String, address: PeerAddress, rooms: [String], state: PeerState, incarnation: UInt64,
-        lastSeen: Int64, rtt: Int64?, foundBy: PeerSource
+        lastSeen: Int64, rtt: Int64?, foundBy: PeerSource, vouched: UInt64 = 0
     ) {
         self.id = id
         self.nick = nick
@@ -43,6 +47,7 @@ public struct Peer: Hashable, Sendable {
         self.lastSeen = lastSeen
         self.rtt = rtt
         self.foundBy = foundBy
+        self.vouched = vouched
     }
 }
 

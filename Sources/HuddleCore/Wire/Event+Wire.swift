@@ -142,7 +142,12 @@ extension ByteWriter {
     mutating func write(_ event: Event) {
         writeEventFields(
             id: event.id, room: event.room, createdAt: event.createdAt, context: event.context, body: event.body)
-        let signature = event.signature.prefix(Event.signatureByteCount)
+        write(signature: event.signature)
+    }
+
+    /// A 64-byte signature: one of another length is cut or zero-padded (it cannot verify).
+    mutating func write(signature: [UInt8]) {
+        let signature = signature.prefix(Event.signatureByteCount)
         write(bytes: signature)
         for _ in signature.count..<Event.signatureByteCount {
             write(UInt8(0))

@@ -21,10 +21,13 @@ public struct Probe: Hashable, Sendable {
     public var rooms: [String]
     /// Peers the prober knows (at most ``WireLimits/maxPeersPerList``).
     public var peers: [PeerRecord]
+    /// Ed25519 signature by `from` over ``WireMessage/membershipSignedBytes`` (64 bytes; zeros
+    /// until the shell signs the message with ``NodeIdentity/signed(_:)``).
+    public var signature: [UInt8]
 
     public init(
         from: NodeID, nick: String, incarnation: UInt64, sequence: UInt64, sentAt: Int64, port: UInt16,
-        rooms: [String], peers: [PeerRecord]
+        rooms: [String], peers: [PeerRecord], signature: [UInt8] = WireMessage.unsignedMembership
     ) {
         self.from = from
         self.nick = nick
@@ -34,6 +37,7 @@ public struct Probe: Hashable, Sendable {
         self.port = port
         self.rooms = rooms
         self.peers = peers
+        self.signature = signature
     }
 }
 
@@ -53,10 +57,13 @@ public struct Ack: Hashable, Sendable {
     public var rooms: [String]
     /// Peers the answering node knows (at most ``WireLimits/maxPeersPerList``).
     public var peers: [PeerRecord]
+    /// Ed25519 signature by `from` over ``WireMessage/membershipSignedBytes`` (64 bytes; zeros
+    /// until the shell signs the message with ``NodeIdentity/signed(_:)``).
+    public var signature: [UInt8]
 
     public init(
         from: NodeID, nick: String, incarnation: UInt64, sequence: UInt64, echoedSentAt: Int64,
-        rooms: [String], peers: [PeerRecord]
+        rooms: [String], peers: [PeerRecord], signature: [UInt8] = WireMessage.unsignedMembership
     ) {
         self.from = from
         self.nick = nick
@@ -65,6 +72,7 @@ public struct Ack: Hashable, Sendable {
         self.echoedSentAt = echoedSentAt
         self.rooms = rooms
         self.peers = peers
+        self.signature = signature
     }
 }
 

@@ -35,11 +35,11 @@ extension WireMessage {
         case .probe(let probe):
             payload =
                 NodeID.byteCount + stringBytes(probe.nick) + 8 + 8 + 8 + 2
-                + listBytes(rooms: probe.rooms, peers: probe.peers)
+                + listBytes(rooms: probe.rooms, peers: probe.peers) + Event.signatureByteCount
         case .ack(let ack):
             payload =
                 NodeID.byteCount + stringBytes(ack.nick) + 8 + 8 + 8
-                + listBytes(rooms: ack.rooms, peers: ack.peers)
+                + listBytes(rooms: ack.rooms, peers: ack.peers) + Event.signatureByteCount
         }
         return WireProtocol.envelopeByteCount + payload
     }
@@ -91,6 +91,7 @@ extension WireMessage {
             writer.write(probe.port)
             writer.write(rooms: probe.rooms)
             writer.write(peers: probe.peers)
+            writer.write(signature: probe.signature)
         case .ack(let ack):
             writer.write(ack.from)
             writer.write(string: ack.nick)
@@ -99,6 +100,7 @@ extension WireMessage {
             writer.write(ack.echoedSentAt)
             writer.write(rooms: ack.rooms)
             writer.write(peers: ack.peers)
+            writer.write(signature: ack.signature)
         }
     }
 
@@ -137,13 +139,15 @@ extension WireMessage {
                 Probe(
                     from: try reader.readNodeID(), nick: try reader.readNick(), incarnation: try reader.readUInt64(),
                     sequence: try reader.readUInt64(), sentAt: try reader.readInt64(), port: try reader.readUInt16(),
-                    rooms: try reader.readRooms(), peers: try reader.readPeers()))
+                    rooms: try reader.readRooms(), peers: try reader.readPeers(),
+                    signature: Array(try reader.readBytes(Event.signatureByteCount))))
         case .ack:
             self = .ack(
                 Ack(
                     from: try reader.readNodeID(), nick: try reader.readNick(), incarnation: try reader.readUInt64(),
                     sequence: try reader.readUInt64(), echoedSentAt: try reader.readInt64(),
-                    rooms: try reader.readRooms(), peers: try reader.readPeers()))
+                    rooms: try reader.readRooms(), peers: try reader.readPeers(),
+                    signature: Array(try reader.readBytes(Event.signatureByteCount))))
         }
     }
 }

@@ -207,6 +207,11 @@ extension Node {
         case .message(.events(let events), let source):
             let valid = await verify(events, from: "\(source)")
             await handle(.events(valid), from: source)
+        case .message(let message, let source) where message.isMembership:
+            guard message.hasValidMembershipSignature else {
+                return await countDropped(.badSignature, "a probe or ack not signed by its sender", from: "\(source)")
+            }
+            await handle(message, from: source)
         case .message(let message, let source):
             await handle(message, from: source)
         case .dropped(let drop, let reason, let source):

@@ -434,7 +434,8 @@ public actor Node {
         for directive in directives {
             switch directive {
             case .send(let message, let address):
-                send(message, to: address)
+                // Probes and acks are signed: only this node speaks for itself.
+                send(identity.signed(message), to: address)
             case .peerChanged(let id, let nick, let from, let to):
                 logger.info(
                     "peer \(to)", metadata: ["huddle.peer": "\(nick)", "huddle.id": "\(id)", "huddle.was": "\(from.map { "\($0)" } ?? "unknown")"])
