@@ -126,6 +126,34 @@ import Testing
         #expect(log.evidence(missingFrom: [mallory: 1]).isEmpty)
     }
 
+    /// A node that joins after the fault holds mallory's events below it, and alice's event that
+    /// named the dropped one: nobody will ever serve mallory#2, so it needs the proof.
+    @Test func aLateJoinerGetsTheProofWithTheEventsThatNeedIt() {
+        let join = Event.fixture(mallory, 1, .join(nick: "mallory"))
+        let x = Event.fixture(mallory, 2, .chat(text: "7-0"))
+        let y = Event.fixture(mallory, 2, .chat(text: "0-7"))
+        let aliceAfterX = Event.fixture(alice, 1, .chat(text: "nice"), context: [mallory: 2])
+        var bob = RoomLog(room: "superbowl")
+        for event in [join, x, aliceAfterX, y] { _ = bob.insert(event) }
+        #expect(bob.faults[mallory] != nil)
+
+        // A pull: the batch carries the proof ahead of alice's event.
+        let response = bob.response(to: SyncRequest(from: carol, room: "superbowl", have: [:], limit: 1024))
+        #expect(Set(response.events.prefix(2)) == [x, y])
+        var carolLog = RoomLog(room: "superbowl")
+        for event in response.events { _ = carolLog.insert(event) }
+        #expect(carolLog.faults[mallory] != nil)
+        #expect(carolLog.deliveryOrder == [join.id, aliceAfterX.id])
+
+        // A digest from a node holding alice's event but not the proof gets the proof pushed.
+        var dave = RoomLog(room: "superbowl")
+        for event in [join, aliceAfterX] { _ = dave.insert(event) }
+        #expect(bob.evidence(missingFrom: dave.vector).map(\.seq) == [2])
+        #expect(bob.evidence(missingFrom: [mallory: 1]).isEmpty)
+        #expect(bob.evidence(for: [aliceAfterX]).count == 1)
+        #expect(bob.evidence(for: [join]).isEmpty)
+    }
+
     // MARK: Fingerprints
 
     @Test func fingerprintsAgreeOnTheSameEventsAndShowWhereTwoLogsDiffer() {
@@ -239,6 +267,18 @@ import Testing
         for n in 1...3 { _ = log.insert(.fixture(.fixture(UInt8(n)), 1, .join(nick: "n\(n)"))) }
         #expect(log.insert(.fixture(.fixture(4), 1, .join(nick: "n4"))) == .rejected(.tooManyOrigins))
         #expect(log.insert(.fixture(.fixture(1), 2, .chat(text: "still fine"))) != .rejected(.tooManyOrigins))
+    }
+
+    /// Strangers (events past a gap, no join) are bounded by bytes, not by taking origin slots:
+    /// a swarm of fresh keys sending one event each must not lock a real newcomer out.
+    @Test func strangersDoNotTakeOriginSlots() {
+        var limits = RoomLogLimits()
+        limits.maxOrigins = 3
+        var log = RoomLog(room: "superbowl", limits: limits)
+        _ = log.insert(.fixture(alice, 1, .join(nick: "alice")))
+        for n in 10...40 { _ = log.insert(.fixture(.fixture(UInt8(n)), 2, .chat(text: "x"))) }
+        #expect(log.insert(.fixture(bob, 1, .join(nick: "bob"))).deliveredCount == 1)
+        #expect(log.insert(.fixture(carol, 1, .join(nick: "carol"))).deliveredCount == 1)
     }
 }
 

@@ -36,7 +36,7 @@ struct DiscoveryLiveTests {
         #expect(line.contains("\"id=\(ad.id.hex)\""))
         #expect(line.contains("\"txtvers=1\""))
         #expect(line.contains("\"nick=live\""))
-        #expect(line.contains("\"proto=1\""))
+        #expect(line.contains("\"proto=2\""))
         #expect(line.contains(";7711;"))
 
         discovery.update(rooms: ["superbowl", "nfl", "mlb"])

@@ -40,6 +40,13 @@ extension RoomLog {
             abandoned = abandoned.filter { $0.origin != origin || $0.seq < proof.seq }
             deliveredVector[origin] = UInt64(kept)
         }
+        dependents[origin] = [:]
+        for events in prefix.values {
+            for event in events { noteDependents(of: event) }
+        }
+        for events in ahead.values {
+            for event in events.values { noteDependents(of: event) }
+        }
         // Events of others that waited for the dropped ones may go now.
         undeliveredOrigins.formUnion(prefix.keys.filter { UInt64(prefix[$0]!.count) > deliveredVector[$0] })
         let delivered = deliverReady()
@@ -58,9 +65,35 @@ extension RoomLog {
         return capped
     }
 
-    /// The proofs a peer with vector `remote` has not acted on: it still holds events of a faulty
-    /// origin at or past the quarantined seq.
+    /// The proofs a peer with vector `remote` needs: it still holds events of a faulty origin at
+    /// or past the quarantined seq (it has not seen the proof), or it holds events of others
+    /// whose context names them (a late joiner: it will never get the dropped events, and without
+    /// the proof those events would wait for them until it gives up).
     public func evidence(missingFrom remote: VersionVector) -> [Equivocation] {
-        faults.values.filter { remote[$0.origin] >= $0.seq }.sorted { $0.origin < $1.origin }
+        faults.values.filter { proof in
+            remote[proof.origin] >= proof.seq
+                || (dependents[proof.origin] ?? [:]).contains { remote[$0.key] >= $0.value }
+        }.sorted { $0.origin < $1.origin }
+    }
+
+    /// The proofs a peer needs to deliver `events`: those of the faulty origins their contexts
+    /// name at or past the quarantined seq.
+    public func evidence(for events: some Sequence<Event>) -> [Equivocation] {
+        guard !faults.isEmpty else { return [] }
+        var needed: [NodeID: Equivocation] = [:]
+        for event in events {
+            for (origin, proof) in faults where needed[origin] == nil && event.context[origin] >= proof.seq {
+                needed[origin] = proof
+            }
+        }
+        return needed.values.sorted { $0.origin < $1.origin }
+    }
+
+    /// Records `event` as a dependent of each faulty origin whose dropped seqs its context names.
+    mutating func noteDependents(of event: Event) {
+        for (origin, proof) in faults where event.origin != origin && event.context[origin] >= proof.seq {
+            let known = dependents[origin]?[event.origin] ?? .max
+            dependents[origin, default: [:]][event.origin] = min(known, event.seq)
+        }
     }
 }

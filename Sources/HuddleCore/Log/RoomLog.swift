@@ -56,6 +56,10 @@ public struct RoomLog: Sendable {
     public internal(set) var abandoned: Set<EventID> = []
     /// Per waiting origin, what it waits on and since when (see `RoomLog+Waiting`).
     var stalls: [NodeID: Stall] = [:]
+    /// Per faulty origin, per other origin, the lowest seq of that origin's held events whose
+    /// context names the faulty origin's dropped seqs: a peer holding it needs the proof to
+    /// deliver it (see `RoomLog+Faults`).
+    var dependents: [NodeID: [NodeID: UInt64]] = [:]
 
     public init(room: String, limits: RoomLogLimits = RoomLogLimits()) {
         self.room = room
@@ -191,7 +195,7 @@ public struct RoomLog: Sendable {
         if contains(event.id) { return nil }
         let held = max(held ?? 0, vector[event.origin])
         guard event.seq - held <= Self.maximumGap else { return .tooFarAhead }
-        if prefix[event.origin] == nil, ahead[event.origin] == nil, originCount >= limits.maxOrigins {
+        if prefix[event.origin] == nil, event.seq == held + 1, originCount >= limits.maxOrigins {
             return .tooManyOrigins
         }
         guard event.seq > held + 1 else { return nil }
@@ -216,6 +220,7 @@ public struct RoomLog: Sendable {
             aheadBytes[event.origin, default: 0] += event.encodedByteCount
             bufferedBytes += event.encodedByteCount
         }
+        noteDependents(of: event)
         let delivered = deliverReady()
         updateStalls(now: now)
         return .accepted(delivered: delivered)
@@ -230,8 +235,9 @@ public struct RoomLog: Sendable {
         return (EventID(origin: origin, seq: seq), context)
     }
 
-    /// Origins with events held.
-    var originCount: Int { prefix.count + ahead.keys.filter { prefix[$0] == nil }.count }
+    /// Origins whose first event is held: members, or former members. Strangers (only events
+    /// past a gap) do not count; their budget is bytes (``RoomLogLimits/maxRoomAheadBytes``).
+    var originCount: Int { prefix.count }
 
     private func aheadRejection(of event: Event, held prefixEnd: UInt64, allowance: Int) -> Rejection? {
         let origin = event.origin

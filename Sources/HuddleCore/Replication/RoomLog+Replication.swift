@@ -8,10 +8,14 @@ extension RoomLog {
 
     /// The answer to a pull: up to the request's limit (and ``WireLimits/maxEventsPerBatch``) of
     /// the events the requester misses, within half a TCP frame, and whether more remain.
+    ///
+    /// Events whose context names an equivocator's dropped seqs come after the proof (both
+    /// versions of its event, see ``Equivocation``): without it, the requester would wait for
+    /// events nobody serves.
     public func response(to request: SyncRequest) -> SyncResponse {
-        let (events, more) = batch(
-            missingFor: request.have, maxEvents: min(Int(request.limit), WireLimits.maxEventsPerBatch),
-            maxBytes: WireLimits.maxFrameBytes / 2)
-        return SyncResponse(room: room, events: events, more: more)
+        let maxEvents = min(Int(request.limit), WireLimits.maxEventsPerBatch - 2 * faults.count)
+        let (events, more) = batch(missingFor: request.have, maxEvents: maxEvents, maxBytes: WireLimits.maxFrameBytes / 2)
+        let proofs = evidence(for: events).flatMap { [$0.first, $0.second] }
+        return SyncResponse(room: room, events: proofs + events, more: more)
     }
 }

@@ -1,7 +1,7 @@
 /// Constants of the Huddle wire protocol.
 public enum WireProtocol {
     /// The protocol version this node speaks, sent in every envelope and in the DNS-SD TXT record.
-    public static let version: UInt8 = 1
+    public static let version: UInt8 = 2
     /// The two bytes that start every message: ASCII "HD".
     public static let magic: UInt16 = 0x4844
     /// Magic (2 bytes), version (1), kind (1).
@@ -45,7 +45,7 @@ extension WireMessage {
     }
 
     /// Decodes one datagram or frame payload. Rejects anything but exactly one well-formed
-    /// message of protocol version 1 (trailing bytes included); never traps.
+    /// message of this protocol version (trailing bytes included); never traps.
     ///
     /// A well-formed envelope of another version throws ``WireError/unsupportedVersion(_:)``, so
     /// callers can tell a newer peer from garbage. Event signatures are not checked here.

@@ -20,7 +20,7 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     case badMagic(UInt16)
     /// A well-formed envelope of a protocol version this node does not speak (probably a newer peer).
     case unsupportedVersion(UInt8)
-    /// The envelope names a message kind that version 1 does not define.
+    /// The envelope names a message kind that this protocol version does not define.
     case unknownMessageKind(UInt8)
     /// An event body's tag byte is not one of the six defined kinds.
     case unknownEventBody(tag: UInt8, offset: Int)

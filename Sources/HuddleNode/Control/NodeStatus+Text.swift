@@ -78,6 +78,8 @@ extension NodeStatus {
         lines.append(
             "COUNTERS packets in \(counters.packetsIn), out \(counters.packetsOut), rejected \(counters.rejected)"
                 + (counters.newerProtocol > 0 ? " (\(counters.newerProtocol) from newer Huddle versions: upgrade)" : "")
+                + ((counters.drops["older_protocol"] ?? 0) > 0
+                    ? " (\(counters.drops["older_protocol"]!) from older Huddle versions: upgrade them)" : "")
                 + "; events received \(counters.eventsReceived), stored \(counters.eventsStored)"
                 + ", duplicates \(counters.duplicates)")
         if !counters.drops.isEmpty {

@@ -494,9 +494,11 @@ public actor Node {
             case .sendDigest(let room, let address):
                 sendDigest(room: room, to: address)
             case .pushMissing(let room, let have, let address):
-                guard let events = rooms[room]?.log.push(missingFor: have, config: replication.config),
-                    !events.isEmpty
-                else { continue }
+                guard let log = rooms[room]?.log else { continue }
+                let events = log.push(missingFor: have, config: replication.config)
+                guard !events.isEmpty else { continue }
+                // Proofs first, if the events name an equivocator's dropped seqs.
+                for proof in log.evidence(for: events) { pushEvidence(proof, to: [address]) }
                 send(.events(events), to: address)
             case .pull(let room, let peer, let address):
                 pullRequestSink.yield(PullRequest(room: room, peer: peer, host: address.host, port: Int(address.port)))

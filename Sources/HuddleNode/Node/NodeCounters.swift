@@ -29,8 +29,10 @@ struct NodeCounters: Sendable {
         case malformed
         /// A datagram over the 60 000 bytes a node sends.
         case oversized
-        /// A message of a newer wire protocol.
+        /// A message of a newer wire protocol (this node should be upgraded).
         case newerProtocol = "newer_protocol"
+        /// A message of an older wire protocol (the peer should be upgraded).
+        case olderProtocol = "older_protocol"
         /// A message that makes no sense where it arrived (a sync message by UDP, say).
         case misplaced
         /// An event whose signature does not verify.

@@ -20,7 +20,7 @@ struct DatagramEndpoint: Sendable {
     enum Received: Sendable {
         /// A message to handle (events not yet verified).
         case message(WireMessage, from: PeerAddress)
-        /// Too long, or not decodable (`newerProtocol`: from a later wire version).
+        /// Too long, not decodable, or of another wire version (newer or older than this one).
         case dropped(NodeCounters.Drop, reason: String, from: PeerAddress)
     }
 
@@ -35,7 +35,12 @@ struct DatagramEndpoint: Sendable {
         do {
             return .message(try WireMessage(decoding: envelope.data.readableBytesView), from: source)
         } catch {
-            return .dropped(error.isUnsupportedVersion ? .newerProtocol : .malformed, reason: "\(error)", from: source)
+            let drop: NodeCounters.Drop =
+                switch error {
+                case .unsupportedVersion(let version): version > WireProtocol.version ? .newerProtocol : .olderProtocol
+                default: .malformed
+                }
+            return .dropped(drop, reason: "\(error)", from: source)
         }
     }
 
