@@ -37,7 +37,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 # Constants
 
 MAGIC = b"HD"
-VERSION = 1
+VERSION = 2
 
 KIND_EVENTS = 1
 KIND_DIGEST = 2
@@ -58,6 +58,7 @@ STATE_SUSPECT = 2
 STATE_GONE = 3
 
 SIGNING_TAG = b"huddle-event-v1\x00"  # 16 bytes
+MEMBER_SIGNING_TAG = b"huddle-member-v1\x00"  # 17 bytes: probes and acks
 SIGNATURE_BYTES = 64
 ID_BYTES = 32
 
@@ -382,6 +383,7 @@ class Probe:
     port: int
     rooms: list[str]
     peers: list[PeerRecord]
+    signature: bytes = bytes(64)  # Ed25519 by from_id over MEMBER_SIGNING_TAG + the message without it
     kind = KIND_PROBE
 
 
@@ -394,6 +396,7 @@ class Ack:
     echoed_sent_at: int
     rooms: list[str]
     peers: list[PeerRecord]
+    signature: bytes = bytes(64)
     kind = KIND_ACK
 
 
@@ -447,28 +450,50 @@ def encode_sync_response(room: Union[str, bytes], events: Iterable[Union[Event, 
                     + enc_bool(more) + trailing, **env)
 
 
+def sign_membership(unsigned: bytes, key: Ed25519PrivateKey | None,
+                    signature: bytes | None = None) -> bytes:
+    """Appends the 64-byte signature a probe or ack ends with: `signature` if given, else
+    `key`'s over MEMBER_SIGNING_TAG + the message so far, else 64 zero bytes (never valid)."""
+    if signature is None:
+        signature = key.sign(MEMBER_SIGNING_TAG + unsigned) if key is not None else bytes(64)
+    return unsigned + signature
+
+
+def verify_membership(data: bytes, from_id: bytes) -> bool:
+    """Whether a probe or ack datagram's last 64 bytes are `from_id`'s signature over the rest."""
+    try:
+        Ed25519PublicKey.from_public_bytes(from_id).verify(data[-64:], MEMBER_SIGNING_TAG + data[:-64])
+        return True
+    except Exception:
+        return False
+
+
 def encode_probe(from_id: bytes, nick: Union[str, bytes], incarnation: int, sequence: int,
                  sent_at: int, port: int, rooms: Iterable[Union[str, bytes]] = (),
                  peers: Iterable[Union[PeerRecord, bytes]] = (), rooms_count: int | None = None,
-                 peers_count: int | None = None, trailing: bytes = b"", **env) -> bytes:
-    """kind 5."""
-    return envelope(KIND_PROBE,
-                    enc_id(from_id) + enc_str(nick) + enc_u64(incarnation) + enc_u64(sequence)
-                    + enc_i64(sent_at) + enc_u16(port)
-                    + enc_list((enc_str(r) for r in rooms), rooms_count)
-                    + enc_list((_peer_bytes(p) for p in peers), peers_count) + trailing, **env)
+                 peers_count: int | None = None, trailing: bytes = b"",
+                 key: Ed25519PrivateKey | None = None, signature: bytes | None = None, **env) -> bytes:
+    """kind 5, signed by `key` (or carrying `signature`, or zeros). `trailing` goes after it."""
+    unsigned = envelope(KIND_PROBE,
+                        enc_id(from_id) + enc_str(nick) + enc_u64(incarnation) + enc_u64(sequence)
+                        + enc_i64(sent_at) + enc_u16(port)
+                        + enc_list((enc_str(r) for r in rooms), rooms_count)
+                        + enc_list((_peer_bytes(p) for p in peers), peers_count), **env)
+    return sign_membership(unsigned, key, signature) + trailing
 
 
 def encode_ack(from_id: bytes, nick: Union[str, bytes], incarnation: int, sequence: int,
                echoed_sent_at: int, rooms: Iterable[Union[str, bytes]] = (),
                peers: Iterable[Union[PeerRecord, bytes]] = (), rooms_count: int | None = None,
-               peers_count: int | None = None, trailing: bytes = b"", **env) -> bytes:
-    """kind 6."""
-    return envelope(KIND_ACK,
-                    enc_id(from_id) + enc_str(nick) + enc_u64(incarnation) + enc_u64(sequence)
-                    + enc_i64(echoed_sent_at)
-                    + enc_list((enc_str(r) for r in rooms), rooms_count)
-                    + enc_list((_peer_bytes(p) for p in peers), peers_count) + trailing, **env)
+               peers_count: int | None = None, trailing: bytes = b"",
+               key: Ed25519PrivateKey | None = None, signature: bytes | None = None, **env) -> bytes:
+    """kind 6, signed like a probe."""
+    unsigned = envelope(KIND_ACK,
+                        enc_id(from_id) + enc_str(nick) + enc_u64(incarnation) + enc_u64(sequence)
+                        + enc_i64(echoed_sent_at)
+                        + enc_list((enc_str(r) for r in rooms), rooms_count)
+                        + enc_list((_peer_bytes(p) for p in peers), peers_count), **env)
+    return sign_membership(unsigned, key, signature) + trailing
 
 
 def encode_message(m: Message) -> bytes:
@@ -483,10 +508,10 @@ def encode_message(m: Message) -> bytes:
         return encode_sync_response(m.room, m.events, m.more)
     if isinstance(m, Probe):
         return encode_probe(m.from_id, m.nick, m.incarnation, m.sequence, m.sent_at, m.port,
-                            m.rooms, m.peers)
+                            m.rooms, m.peers, signature=m.signature)
     if isinstance(m, Ack):
         return encode_ack(m.from_id, m.nick, m.incarnation, m.sequence, m.echoed_sent_at,
-                          m.rooms, m.peers)
+                          m.rooms, m.peers, signature=m.signature)
     raise TypeError(f"not a message: {m!r}")
 
 
@@ -648,10 +673,10 @@ def decode_message(data: bytes) -> Message:
         m = SyncResponse(r.str(Limits.max_room_bytes), r.events(), r.bool())
     elif kind == KIND_PROBE:
         m = Probe(r.id(), r.str(Limits.max_nick_bytes), r.u64(), r.u64(), r.i64(), r.u16(),
-                  r.rooms(), r.peers())
+                  r.rooms(), r.peers(), bytes(r.take(64)))
     elif kind == KIND_ACK:
         m = Ack(r.id(), r.str(Limits.max_nick_bytes), r.u64(), r.u64(), r.i64(), r.rooms(),
-                r.peers())
+                r.peers(), bytes(r.take(64)))
     else:
         raise WireError("unknownMessageKind", str(kind))
     if r.left:
@@ -917,14 +942,14 @@ class WireClient:
         """Sends a probe; returns its sequence (the ack echoes it)."""
         sequence = self.next_sequence()
         self.send_raw(to, encode_probe(self.id, self.nick, self.incarnation, sequence, monotonic_us(),
-                                       self.port, self.rooms, peers))
+                                       self.port, self.rooms, peers, key=self.key))
         return sequence
 
     def answer_probe(self, probe: Probe, source: Address) -> None:
         """An ack to the probe's source host at the probe's port, echoing sequence and sentAt."""
         self.send_raw((source[0], probe.port),
                       encode_ack(self.id, self.nick, self.incarnation, probe.sequence, probe.sent_at,
-                                 self.rooms))
+                                 self.rooms, key=self.key))
         self.acks_sent += 1
 
     def missing(self, room: str, vector: VectorLike, limit: int = 64) -> list[Event]:
