@@ -402,6 +402,16 @@ private let second: Int64 = 1_000_000
         #expect(membership.peers[bob]?.address == bobAt)
     }
 
+    @Test func probesFromAFloodOfFreshKeysKeepNoStateBeyondThePeerTable() {
+        var membership = aliceNode(config: MembershipConfig(maxPeers: 4))
+        for n in 0..<200 {
+            let id = NodeID(bytes: [0xEE, UInt8(n / 256), UInt8(n % 256)] + [UInt8](repeating: 0, count: NodeID.byteCount - 3))!
+            _ = membership.receive(probe(from: id), from: bobAt, now: Int64(n))
+        }
+        #expect(membership.peers.count <= 4)
+        #expect(membership.lastProbe.count <= 4)
+    }
+
     @Test func aClaimAboutThisNodeFarPastItsIncarnationIsNotRefuted() {
         var membership = aliceNode()
         let forged = probe(from: bob, peers: [record(alice, "alice", at: bobAt, .gone, incarnation: .max - 1)])

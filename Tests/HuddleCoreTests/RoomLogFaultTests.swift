@@ -227,6 +227,15 @@ import Testing
         #expect(log.nextExpiry == 90_000)
     }
 
+    /// A batch can hold an origin's seqs 1…5 and then another version of its seq 3: the screen
+    /// asks with `held: 5` about an event below it, which must be answered, not trap.
+    @Test func aScreenedEventBelowTheBatchesReachIsNotPastAGap() {
+        let log = RoomLog(room: "superbowl")
+        let other3 = Event.fixture(mallory, 3, .chat(text: "another 3"))
+        #expect(log.rejection(of: other3, held: 5) == nil)
+        #expect(log.rejection(of: .fixture(mallory, 5 + RoomLog.maximumGap + 1, .leave), held: 5) == .tooFarAhead)
+    }
+
     // MARK: Budgets
 
     @Test func aStrangerGetsASmallBudgetPastItsMissingJoin() {

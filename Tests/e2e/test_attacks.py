@@ -543,3 +543,22 @@ def test_forged_probes_and_gossip_cannot_move_or_bury_a_peer(lan):
         chat_both_ways(alice, bob, "after the forgeries")
     finally:
         mallory.close()
+
+
+def test_one_datagram_with_a_run_of_events_and_another_version_inside_it(lan):
+    """mallory's seqs 1 to 5 and a second version of its seq 3, in one datagram. The screen looks
+    at each event against what the batch before it will have added: the second seq 3 is below
+    that, and must be taken as the proof it is (a subtraction there once trapped, killing the
+    node)."""
+    alice, bob = pair(lan)
+    with WireClient("mallory") as mallory:
+        m = mallory.id
+        run = [mallory.make_event(ROOM, Join("mallory"))]
+        run += [chat_event(mallory.key, m, seq, f"run {seq}") for seq in range(2, 6)]
+        other = chat_event(mallory.key, m, 3, "another run 3")
+        mallory.send_events(bob.address, run + [other])
+        shown = bob.wait_for(lambda o: o["type"] == "fault", timeout=10, what="the fault line")
+        assert (shown["id"], shown["seq"]) == (mallory.id_hex, 3)
+        assert bob.process.poll() is None
+        poll(lambda: room_of(bob)["quarantined"] == {mallory.id_hex: 3}, timeout=5, what="bob quarantining mallory")
+    chat_both_ways(alice, bob, "after the run")

@@ -43,7 +43,8 @@ extension RoomLog {
                     expiry.dropped.append(event.id)
                 }
                 aheadBytes[origin] = nil
-            } else if let event = prefix[origin]?[Int(stall.seq - 1)] {
+            } else if let events = prefix[origin], stall.seq >= 1, stall.seq <= UInt64(events.count) {
+                let event = events[Int(stall.seq - 1)]
                 deliveredVector[origin] = stall.seq
                 abandoned.insert(event.id)
                 expiry.abandoned.append(event)

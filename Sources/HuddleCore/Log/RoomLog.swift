@@ -194,6 +194,9 @@ public struct RoomLog: Sendable {
         if let fault = faults[event.origin], event.seq >= fault.seq { return .quarantined }
         if contains(event.id) { return nil }
         let held = max(held ?? 0, vector[event.origin])
+        // An event below `held` continues the batch's own events (or is another version of one):
+        // not past a gap. (Subtracting first would trap on it.)
+        guard event.seq > held else { return nil }
         guard event.seq - held <= Self.maximumGap else { return .tooFarAhead }
         if prefix[event.origin] == nil, event.seq == held + 1, originCount >= limits.maxOrigins {
             return .tooManyOrigins

@@ -248,12 +248,15 @@ public struct Membership: Sendable {
             // Replayed (or from an earlier run): signed, but not news.
             guard probe.incarnation >= peer.vouched, lastProbe[probe.from].map({ stamp > $0 }) ?? true else { return [] }
         }
-        lastProbe[probe.from] = ProbeStamp(incarnation: probe.incarnation, sequence: probe.sequence)
         let sender = PeerAddress(host: source.host, port: probe.port == 0 ? source.port : probe.port)
         seedProbes[sender] = nil
         var changes = contact(
             probe.from, nick: probe.nick, incarnation: probe.incarnation, rooms: probe.rooms, address: sender,
             foundBy: .inbound, rttSample: nil, now: now)
+        // Kept for known peers only, so fresh keys cannot grow it past the peer table.
+        if peers[probe.from] != nil {
+            lastProbe[probe.from] = ProbeStamp(incarnation: probe.incarnation, sequence: probe.sequence)
+        }
         changes += merge(probe.peers, sentBy: probe.from, now: now)
 
         var ack = Ack(
