@@ -236,6 +236,41 @@ import Testing
         #expect(log.rejection(of: .fixture(mallory, 5 + RoomLog.maximumGap + 1, .leave), held: 5) == .tooFarAhead)
     }
 
+    /// Whatever a peer sends, in whatever order, with whatever the screen guesses the batch holds:
+    /// the log never traps, and its counts stay consistent. Random events from four origins (seqs
+    /// 1–12, random contexts, two versions of many ids), random `held` hints, expiry and
+    /// quarantines interleaved.
+    @Test(arguments: [11, 12, 13, 14] as [UInt64])
+    func randomHostileInputNeverTrapsAndKeepsTheCountsConsistent(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        func pick(_ n: UInt64) -> UInt64 { random.next() % n }
+        let origins = [alice, bob, carol, mallory]
+        var limits = RoomLogLimits()
+        limits.maxStrangerEvents = 3
+        limits.maxAheadEvents = 5
+        var log = RoomLog(room: "superbowl", limits: limits)
+        var now: Int64 = 0
+        for _ in 0..<3_000 {
+            now += Int64(pick(2_000))
+            let origin = origins[Int(pick(4))]
+            let seq = 1 + pick(12)
+            var context = VersionVector()
+            for other in origins where other != origin && pick(3) == 0 { context[other] = 1 + pick(14) }
+            let event = Event.fixture(origin, seq, .chat(text: "v\(pick(2))"), context: context)
+            _ = log.rejection(of: event, held: pick(15), aheadAllowance: Int(pick(100_000)))
+            switch log.insert(event, now: now, aheadAllowance: Int(pick(100_000))) {
+            case .accepted, .duplicate, .equivocation, .rejected: break
+            }
+            if pick(50) == 0 { _ = log.expire(now: now) }
+            #expect(log.waitingCount >= 0)
+            #expect(log.waitingCount <= log.count)
+            #expect(log.bufferedBytes >= 0)
+            for origin in origins { #expect(log.deliveredVector[origin] <= log.vector[origin]) }
+        }
+        _ = log.expire(now: now + limits.maxWait)
+        #expect(log.waitingCount == 0 || log.nextExpiry != nil)
+    }
+
     // MARK: Budgets
 
     @Test func aStrangerGetsASmallBudgetPastItsMissingJoin() {
