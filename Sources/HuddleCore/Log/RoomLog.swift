@@ -135,9 +135,12 @@ public struct RoomLog: Sendable {
         return ahead[id.origin]?[id.seq]
     }
 
-    /// Whether this exact event is held: a copy needs no signature check.
+    /// Whether this exact event is held, in the log or as half of a proof of equivocation: a copy
+    /// needs no signature check (and a proof pushed again by gossip is no news).
     public func holds(_ event: Event) -> Bool {
-        self.event(event.id) == event
+        if self.event(event.id) == event { return true }
+        guard let proof = faults[event.origin] else { return false }
+        return proof.first == event || proof.second == event
     }
 
     /// Every delivered event, in delivery (causal) order.

@@ -308,7 +308,8 @@ public actor Node {
         do {
             counters.eventsStored += try store.insert(fresh)
             for proof in proofs where try store.recordFault(proof) {
-                logger.warning(
+                // The reader is told by the room's output; this is for a log at --log-level info.
+                logger.info(
                     "peer equivocated: two signed versions of one event",
                     metadata: ["huddle.room": "\(room)", "huddle.event": "\(proof.first.id)"])
             }

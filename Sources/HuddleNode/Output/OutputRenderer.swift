@@ -251,8 +251,8 @@ public struct OutputRenderer: Sendable {
             lines = offsetLines(report, reader: reader)
         case .equivocated(let member, let seq):
             lines = [style(
-                "* \(nickText(member, reader: reader)) sent two different versions of its message #\(seq); "
-                    + "its messages from there on are hidden and it can no longer post in \(safe(room))", .yellow)]
+                "* \(nickText(member, reader: reader)) signed two versions of one message (#\(seq)): "
+                    + "hiding it and all it sends after", .yellow)]
         }
         guard !lines.isEmpty else { return nil }
         guard !prefix else { return lines.joined(separator: "\n") }
