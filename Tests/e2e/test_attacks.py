@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 from huddletest.bench.attacks import AmplificationFlood, Slowloris, fresh_key
-from huddletest.wire import (Ack, Chat, Event, Join, VersionVector, WireClient, encode_event, encode_events,
+from huddletest.polling import poll
+from huddletest.wire import (Chat, Event, Join, VersionVector, WireClient, encode_event, encode_events,
                              encode_sync_request, now_ms, sign_event)
 
 ROOM = "superbowl"
@@ -23,16 +24,6 @@ ROOM = "superbowl"
 # ---------------------------------------------------------------------------------------------
 # Helpers
 
-def poll(check, timeout: float = 15, interval: float = 0.1, what: str = "condition"):
-    """`check()`'s first truthy value within `timeout` s."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"no {what} within {timeout} s")
-        time.sleep(interval)
 
 
 def pair(lan):
@@ -44,16 +35,6 @@ def pair(lan):
     return alice, bob
 
 
-def meet(client: WireClient, node) -> Ack:
-    """Probes `node` until it acks: from then on it knows the client as a peer of the room."""
-    deadline = time.monotonic() + 15
-    while True:
-        sequence = client.probe(node.address)
-        try:
-            return client.recv(timeout=1, kind=Ack, predicate=lambda g: g.message.sequence == sequence).message
-        except TimeoutError:
-            if time.monotonic() > deadline:
-                raise
 
 
 def room_of(node) -> dict:
@@ -132,8 +113,8 @@ def test_an_equivocation_that_wedges_bob_is_found_and_mallory_quarantined(lan):
     _, ghost = fresh_key()  # a node that never sends anything
 
     with WireClient("mallory") as mallory:
-        meet(mallory, alice)
-        meet(mallory, bob)
+        mallory.meet(alice.address)
+        mallory.meet(bob.address)
         mallory.join([alice.address, bob.address])  # seq 1: the same event to both
         for node in (alice, bob):
             node.wait_for(lambda o: o["type"] == "join" and o["id"] == mallory.id_hex, what="mallory's join")
@@ -516,7 +497,7 @@ def test_forged_probes_and_gossip_cannot_move_or_bury_a_peer(lan):
     assert before["state"] == "alive"
     mallory = WireClient("mallory", rooms=[ROOM])
     try:
-        meet(mallory, alice)
+        mallory.meet(alice.address)
         start = counters(alice)
         # In bob's name: unsigned, then signed by mallory.
         for key in (None, mallory.key):
@@ -527,7 +508,7 @@ def test_forged_probes_and_gossip_cannot_move_or_bury_a_peer(lan):
         # A probe bob really sent, captured and replayed from mallory's address.
         sniffer = WireClient("sniffer", rooms=[ROOM])
         try:
-            meet(sniffer, bob)
+            sniffer.meet(bob.address)
             captured = sniffer.recv(timeout=15, kind=Probe, predicate=lambda g: g.message.from_id == bob_id)
             mallory.send_raw(alice.address, captured.data)
         finally:

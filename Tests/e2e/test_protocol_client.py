@@ -6,34 +6,15 @@ from __future__ import annotations
 import subprocess
 import time
 
-from huddletest.wire import (Ack, Chat, Events, Join, Probe, WireClient,
+from huddletest.polling import poll
+from huddletest.wire import (Chat, Events, Join, Probe, WireClient,
                              decode_message, encode_message, verify_event)
 
 ROOM = "superbowl"
 
 
-def poll(check, timeout: float = 15, interval: float = 0.1, what: str = "condition"):
-    """`check()`'s first truthy value within `timeout` s."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"no {what} within {timeout} s")
-        time.sleep(interval)
 
 
-def meet(client: WireClient, node) -> Ack:
-    """Probes `node` until it acks: from then on it knows the client as a peer of the room."""
-    deadline = time.monotonic() + 15
-    while True:
-        sequence = client.probe(node.address)
-        try:
-            return client.recv(timeout=1, kind=Ack, predicate=lambda g: g.message.sequence == sequence).message
-        except TimeoutError:
-            if time.monotonic() > deadline:
-                raise
 
 
 def client_peer(node, client: WireClient) -> dict | None:
@@ -43,7 +24,7 @@ def client_peer(node, client: WireClient) -> dict | None:
 def test_a_python_client_joins_and_its_chat_is_shown(lan):
     node = lan("one")
     with WireClient("pyclient") as client:
-        ack = meet(client, node)
+        ack = client.meet(node.address)
         assert ack.from_id.hex() == node.id and ack.nick == "one" and ROOM in ack.rooms
 
         join = client.join(node.address)
@@ -60,7 +41,7 @@ def test_a_python_client_joins_and_its_chat_is_shown(lan):
 def test_a_chat_typed_into_the_node_reaches_the_client_signed(lan):
     node = lan("one")
     with WireClient("pyclient") as client:
-        meet(client, node)
+        client.meet(node.address)
         node.say("hello")
 
         got = client.recv(timeout=15, kind=Events,
@@ -99,7 +80,7 @@ def test_the_client_pulls_history_and_a_late_node_gets_the_clients_messages(lan)
         # Pulling again with what it holds brings nothing new.
         assert client.sync(one.address) == []
 
-        meet(client, one)
+        client.meet(one.address)
         client.join(one.address)
         reply = client.chat(one.address, "replying to early 4")
         assert reply.context[bytes.fromhex(one.id)] == 6  # it has seen the whole history
@@ -118,8 +99,8 @@ def test_the_client_pulls_history_and_a_late_node_gets_the_clients_messages(lan)
 def test_the_client_answers_probes_and_the_node_lists_it_alive(lan, binary):
     node = lan("one")
     with WireClient("pyclient") as client, WireClient("mute", auto_ack=False) as mute:
-        meet(client, node)
-        meet(mute, node)
+        client.meet(node.address)
+        mute.meet(node.address)
         # The node probes each peer every other second or so: the client acks, the mute one
         # does not.
         poll(lambda: sum(isinstance(g.message, Probe) for g in client.received) >= 2, timeout=20,

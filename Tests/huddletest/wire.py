@@ -938,6 +938,18 @@ class WireClient:
             self._sequence += 1
             return self._sequence
 
+    def meet(self, to: Union[str, Address], timeout: float = 15) -> "Ack":
+        """Probes `to` until it acks (one probe a second): from then on that node knows this
+        client as a peer of its rooms. Returns the ack."""
+        deadline = time.monotonic() + timeout
+        while True:
+            sequence = self.probe(to)
+            try:
+                return self.recv(timeout=1, kind=Ack, predicate=lambda g: g.message.sequence == sequence).message
+            except TimeoutError:
+                if time.monotonic() > deadline:
+                    raise
+
     def probe(self, to: Union[str, Address], peers: Iterable[PeerRecord] = ()) -> int:
         """Sends a probe; returns its sequence (the ack echoes it)."""
         sequence = self.next_sequence()
