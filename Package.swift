@@ -87,3 +87,17 @@ let package = Package(
         .testTarget(name: "HuddleCLITests", dependencies: ["huddle"], swiftSettings: strictness),
     ]
 )
+
+// The wire decoder's libFuzzer target, only when asked for (`Scripts/fuzz` sets HUDDLE_FUZZ=1):
+// it links libFuzzer, which only a -sanitize=fuzzer build provides.
+if Context.environment["HUDDLE_FUZZ"] != nil {
+    package.products.append(.executable(name: "huddle-fuzz", targets: ["huddle-fuzz"]))
+    package.targets.append(
+        .executableTarget(
+            name: "huddle-fuzz",
+            dependencies: ["HuddleCore"],
+            path: "Fuzz/WireDecoder",
+            swiftSettings: strictness,
+            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])]
+        ))
+}

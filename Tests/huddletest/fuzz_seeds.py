@@ -1,0 +1,50 @@
+"""Writes a seed corpus for the wire decoder's fuzzer (Scripts/fuzz): one valid message of each
+kind, an event on its own, and a TCP stream of two frames, all made by the Python client that
+was written from docs/PROTOCOL.md, so the fuzzer starts from what a real peer sends.
+
+    python3 -m huddletest.fuzz_seeds DIR
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .wire import (Chat, Join, Mark, PeerRecord, VersionVector, WireClient, encode_ack, encode_digest,
+                   encode_event, encode_events, encode_probe, encode_sync_request, encode_sync_response,
+                   frame)
+
+
+def seeds() -> dict[str, bytes]:
+    with WireClient("seed", auto_ack=False) as client:
+        join = client.make_event("superbowl", Join("seed"))
+        chat = client.make_event("superbowl", Chat("touchdown 🏈"))
+        mark = client.make_event("superbowl", Mark("kickoff"))
+        vector = VersionVector({client.id: 3})
+        peer = PeerRecord(bytes(range(32)), "bob", "192.0.2.12", 7700, 1, 9)
+        return {
+            "events": encode_events([join, chat, mark]),
+            "event": encode_event(chat),
+            "digest": encode_digest(client.id, "superbowl", vector, {client.id: 0x0102030405060708}),
+            "sync-request": encode_sync_request(client.id, "superbowl", vector, 64),
+            "sync-response": encode_sync_response("superbowl", [join, chat], True),
+            "probe": encode_probe(client.id, "seed", 1, 7, 12345, 7700, ["superbowl"], [peer], key=client.key),
+            "ack": encode_ack(client.id, "seed", 1, 7, 12345, ["superbowl"], [peer], key=client.key),
+            "stream": frame(encode_events([chat])) + frame(encode_digest(client.id, "superbowl", vector)),
+        }
+
+
+def main() -> int:
+    if len(sys.argv) != 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    for name, data in seeds().items():
+        (out / name).write_bytes(data)
+    print(f"fuzz_seeds: {len(seeds())} seeds in {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
