@@ -45,11 +45,9 @@ public struct NodeIdentity: Sendable {
     ) -> Event {
         precondition(eventID.origin == id, "a node signs only events it originates")
         let bytes = Event.signedBytes(id: eventID, room: room, createdAt: createdAt, context: context, body: body)
-        // Signing with a valid in-memory key cannot fail.
-        let signature = try! privateKey.signature(for: bytes)
         return Event(
             id: eventID, room: room, createdAt: createdAt, context: context, body: body,
-            signature: [UInt8](signature))
+            signature: signature(for: bytes))
     }
 }
 
@@ -79,9 +77,15 @@ extension Event {
     /// A tampered field, a signature by another key or an origin that is not a valid public key
     /// all give `false`.
     public var hasValidSignature: Bool {
-        guard signature.count == Event.signatureByteCount,
-            let key = try? Curve25519.Signing.PublicKey(rawRepresentation: origin.bytes)
-        else { return false }
-        return key.isValidSignature(signature, for: signedBytes)
+        signature.count == Event.signatureByteCount && origin.isSignature(signature, over: signedBytes)
+    }
+}
+
+extension NodeID {
+    /// Whether `signature` is this node's Ed25519 signature over `bytes` (the node id is the
+    /// public key). An id that is not a valid public key signs nothing.
+    public func isSignature(_ signature: [UInt8], over bytes: [UInt8]) -> Bool {
+        guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: self.bytes) else { return false }
+        return key.isValidSignature(signature, for: bytes)
     }
 }

@@ -1,5 +1,3 @@
-import Crypto
-
 /// Probes and acks are signed by their sender, like events: what a node says about itself (that
 /// it is alive, at which incarnation, address and rooms) cannot be forged by anyone else.
 ///
@@ -39,10 +37,8 @@ extension WireMessage {
         case .ack(let ack): (from, signature) = (ack.from, ack.signature)
         default: return false
         }
-        guard let bytes = membershipSignedBytes,
-            let key = try? Curve25519.Signing.PublicKey(rawRepresentation: from.bytes)
-        else { return false }
-        return key.isValidSignature(signature, for: bytes)
+        guard let bytes = membershipSignedBytes else { return false }
+        return from.isSignature(signature, over: bytes)
     }
 }
 
