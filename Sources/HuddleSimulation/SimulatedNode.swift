@@ -98,7 +98,8 @@ struct SimulatedNode {
             perform(
                 replication.digestReceived(
                     room: room, from: peer, remote: log.capped(digest.vector), local: log.vector,
-                    divergent: log.divergence(from: digest.vector, fingerprints: digest.fingerprints), now: now),
+                    divergent: log.divergence(from: digest.vector, fingerprints: digest.fingerprints),
+                    evidence: log.evidence(missingFrom: digest.vector), now: now),
                 now: now, into: &effects)
         case .probe(let probe):
             perform(membership.receive(probe, from: source, now: now), now: now, into: &effects)
@@ -178,6 +179,8 @@ struct SimulatedNode {
                 if !events.isEmpty { effects.sends.append(Send(message: .events(events), to: address, reliable: false)) }
             case .pull(_, _, let address):
                 effects.sends.append(Send(message: syncRequest(), to: address, reliable: true))
+            case .pushEvidence(let proof, let address):
+                effects.sends.append(Send(message: .events([proof.first, proof.second]), to: address, reliable: false))
             case .recheck(_, _, let origin, let seq, let address):
                 effects.sends.append(Send(message: syncRequest(recheck: origin, from: seq), to: address, reliable: true))
             case .scheduleTick(let at):

@@ -126,6 +126,21 @@ import Testing
         #expect(replication.digestReceived(room: room, from: bob, remote: same, local: same, divergent: [mallory: 4000], now: later) == [deep])
     }
 
+    @Test func aProofThePeerLacksIsPushedAtMostOnceAnIntervalPerPeerAndOrigin() throws {
+        var replication = Replication(random: SplitMix64(seed: 12))
+        let mallory = NodeID.fixture(9)
+        let proof = try #require(Equivocation(
+            .fixture(mallory, 2, .chat(text: "7-0")), .fixture(mallory, 2, .chat(text: "0-7"))))
+        let same = vector((1, 5))
+        func answer(_ peer: Peer, at now: Int64) -> [ReplicationDirective] {
+            replication.digestReceived(room: room, from: peer, remote: same, local: same, evidence: [proof], now: now)
+        }
+        #expect(answer(bob, at: 0) == [.pushEvidence(proof, to: bob.address)])
+        #expect(answer(bob, at: 999 * ms).isEmpty)
+        #expect(answer(carol, at: 999 * ms) == [.pushEvidence(proof, to: carol.address)])
+        #expect(answer(bob, at: replication.config.evidenceInterval) == [.pushEvidence(proof, to: bob.address)])
+    }
+
     @Test func equalVectorsNeedNothing() {
         var replication = Replication(random: SplitMix64(seed: 5))
         #expect(replication.digestReceived(room: room, from: bob, remote: vector((1, 5)), local: vector((1, 5)), now: 0).isEmpty)

@@ -62,7 +62,9 @@ public struct Replication: Sendable {
     /// Pulls running now.
     private var pulls: Set<RoomPeer> = []
     /// When each peer's copy of an origin's events was last rechecked, per room.
-    private var rechecks: [Recheck: Int64] = [:]
+    private var rechecks: [RoomPeerOrigin: Int64] = [:]
+    /// When each peer was last pushed a proof that an origin equivocated, per room.
+    private var evidencePushed: [RoomPeerOrigin: Int64] = [:]
     /// The wake-up time last handed to the shell.
     private var scheduledTick: Int64?
 
@@ -112,7 +114,7 @@ public struct Replication: Sendable {
         }
     }
 
-    private struct Recheck: Hashable, Sendable {
+    private struct RoomPeerOrigin: Hashable, Sendable {
         var room: String
         var peer: NodeID
         var origin: NodeID
@@ -204,14 +206,24 @@ public struct Replication: Sendable {
     /// quarantined origins: ``RoomLog/capped(_:)``), `local` this node's. `divergent` names the
     /// origins whose chain fingerprint in the digest differs from this node's at the same seq
     /// (``RoomLog/divergence(from:fingerprints:)``): the peer holds other events than this node.
+    /// `evidence` are the proofs of equivocation the peer's vector shows it lacks
+    /// (``RoomLog/evidence(missingFrom:)``): each is pushed at most once per
+    /// ``ReplicationConfig/evidenceInterval`` per peer and origin, so a stream of digests cannot
+    /// make this node send much more.
     public mutating func digestReceived(
         room: String, from peer: Peer, remote: VersionVector, local: VersionVector,
-        divergent: [NodeID: UInt64] = [:], now: Int64
+        divergent: [NodeID: UInt64] = [:], evidence: [Equivocation] = [], now: Int64
     ) -> [ReplicationDirective] {
         var directives: [ReplicationDirective] = []
         let key = RoomPeer(room: room, peer: peer.id)
+        for proof in evidence {
+            let pushed = RoomPeerOrigin(room: room, peer: peer.id, origin: proof.origin)
+            guard evidencePushed[pushed].map({ now - $0 >= config.evidenceInterval }) ?? true else { continue }
+            evidencePushed[pushed] = now
+            directives.append(.pushEvidence(proof, to: peer.address))
+        }
         for (origin, seq) in divergent.sorted(by: { $0.key < $1.key }) {
-            let recheck = Recheck(room: room, peer: peer.id, origin: origin)
+            let recheck = RoomPeerOrigin(room: room, peer: peer.id, origin: origin)
             guard rechecks[recheck].map({ now - $0 >= config.recheckInterval }) ?? true, !pulls.contains(key) else {
                 continue
             }
@@ -274,6 +286,7 @@ public struct Replication: Sendable {
         speakers[room] = nil
         lossSeenAt[room] = nil
         rechecks = rechecks.filter { $0.key.room != room }
+        evidencePushed = evidencePushed.filter { $0.key.room != room }
     }
 
     // MARK: Pieces
@@ -318,6 +331,8 @@ public enum ReplicationDirective: Equatable, Sendable {
     /// this node holds, so that any the peer holds differently show up as equivocation. Report
     /// the end with ``Replication/pullFinished(room:peer:)``.
     case recheck(room: String, peer: NodeID, origin: NodeID, from: UInt64, address: PeerAddress)
+    /// Push both events of a proof of equivocation to `to`, by UDP (one datagram if they fit).
+    case pushEvidence(Equivocation, to: PeerAddress)
     /// Call ``Replication/tick(now:rooms:)`` at this time (monotonic µs) or earlier.
     case scheduleTick(at: Int64)
 }

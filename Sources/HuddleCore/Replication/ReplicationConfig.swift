@@ -42,6 +42,9 @@ public struct ReplicationConfig: Hashable, Sendable {
     public var recheckInterval: Int64 = 30_000_000
     /// How many of the origin's events below the differing seq a recheck pulls (default 1 024).
     public var recheckDepth: UInt64 = 1024
+    /// Least time between two pushes of one origin's proof of equivocation to one peer whose
+    /// digests show it lacks it (default 1 s).
+    public var evidenceInterval: Int64 = 1_000_000
 
     public init(
         antiEntropyInterval: Int64 = 1_000_000, repairDelays: [Int64] = [40_000, 80_000, 160_000, 320_000, 500_000],

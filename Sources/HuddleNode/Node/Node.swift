@@ -34,9 +34,6 @@ public actor Node {
     var joined: [String] = []
     var currentRoom: String?
     var counters = NodeCounters()
-    /// When a proof of equivocation was last pushed to a peer that lacked it (monotonic µs), by
-    /// room, origin and peer.
-    var evidenceSentAt: [String: Int64] = [:]
     /// The UDP and TCP port this node listens on.
     let port: Int
 
@@ -353,13 +350,10 @@ public actor Node {
             guard joined.contains(digest.room), let log = rooms[digest.room]?.log,
                 let peer = membership.peers[digest.from]
             else { return }
-            // A peer still holding a quarantined origin's events has not seen the proof.
-            for proof in log.evidence(missingFrom: digest.vector) where evidenceDue(proof, to: peer.id, now: now) {
-                pushEvidence(proof, to: [peer.address])
-            }
             perform(replication.digestReceived(
                 room: digest.room, from: peer, remote: log.capped(digest.vector), local: log.vector,
-                divergent: log.divergence(from: digest.vector, fingerprints: digest.fingerprints), now: now))
+                divergent: log.divergence(from: digest.vector, fingerprints: digest.fingerprints),
+                evidence: log.evidence(missingFrom: digest.vector), now: now))
         case .probe(let probe):
             perform(membership.receive(probe, from: source, now: now))
         case .ack(let ack):
@@ -410,15 +404,6 @@ public actor Node {
         } else {
             for event in [proof.first, proof.second] { send(encoded: WireMessage.events([event]).encoded(), to: addresses) }
         }
-    }
-
-    /// Whether to push `proof` to a peer whose digest shows it lacks it: at most once a second
-    /// per peer and origin, so a stream of digests cannot make this node send much more.
-    func evidenceDue(_ proof: Equivocation, to peer: NodeID, now: Int64) -> Bool {
-        let key = "\(proof.room) \(proof.origin) \(peer)"
-        if let last = evidenceSentAt[key], now - last < 1_000_000 { return false }
-        evidenceSentAt[key] = now
-        return true
     }
 
     func pullFinished(_ request: PullRequest) {
@@ -503,6 +488,8 @@ public actor Node {
                 send(.events(events), to: address)
             case .pull(let room, let peer, let address):
                 pullRequestSink.yield(PullRequest(room: room, peer: peer, host: address.host, port: Int(address.port)))
+            case .pushEvidence(let proof, let address):
+                pushEvidence(proof, to: [address])
             case .recheck(let room, let peer, let origin, let from, let address):
                 pullRequestSink.yield(PullRequest(
                     room: room, peer: peer, host: address.host, port: Int(address.port), recheck: origin, from: from))
