@@ -248,6 +248,7 @@ public actor Node {
         // How far each origin's prefix reaches with the batch's earlier events: a pull brings
         // a new origin's events in seq order, and those are not past a gap.
         var reach: [String: [NodeID: UInt64]] = [:]
+        var allowances: [String: Int] = [:]
         for event in events {
             guard joined.contains(event.room), let log = rooms[event.room]?.log else {
                 countDropped(.notJoined, "an event of a room this node is not in", from: source)
@@ -258,7 +259,9 @@ public actor Node {
                 continue
             }
             let held = reach[event.room]?[event.origin] ?? log.vector[event.origin]
-            if let rejection = log.rejection(of: event, held: held, aheadAllowance: aheadAllowance(for: event.room)) {
+            let allowance = allowances[event.room] ?? aheadAllowance(for: event.room)
+            allowances[event.room] = allowance
+            if let rejection = log.rejection(of: event, held: held, aheadAllowance: allowance) {
                 countDropped(NodeCounters.Drop(rejection), "\(event.id): \(rejection)", from: source)
                 continue
             }
