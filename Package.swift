@@ -27,7 +27,10 @@ let package = Package(
         // No sockets, no files, no clock of its own.
         .target(
             name: "HuddleCore",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: strictness
         ),
         // dns_sd.h: Avahi's compat library on Linux, the SDK's on macOS. No `pkgConfig:` on

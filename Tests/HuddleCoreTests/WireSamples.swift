@@ -43,6 +43,8 @@ enum WireSamples {
         .delayNudge(milliseconds: -1000),
         .delayNudge(milliseconds: .min),
         .delayNudge(milliseconds: .max),
+        .sealed(bytes: Array(repeating: 1, count: WireLimits.minSealedBytes)),
+        .sealed(bytes: (0..<WireLimits.maxSealedBytes).map { UInt8(truncatingIfNeeded: $0) }),
     ]
 
     static func signature(_ seed: UInt8) -> [UInt8] {
@@ -71,9 +73,10 @@ enum WireSamples {
         return vector
     }
 
-    /// The largest event the limits allow.
+    /// The largest event the limits allow: a private room's largest sealed body.
     static let maxEvent = event(
-        maxID, .max, .chat(text: text(bytes: WireLimits.maxChatTextBytes)), room: text(bytes: WireLimits.maxRoomBytes),
+        maxID, .max, .sealed(bytes: Array(repeating: 0x5A, count: WireLimits.maxSealedBytes)),
+        room: text(bytes: WireLimits.maxRoomBytes),
         createdAt: .min, context: vector(entries: WireLimits.maxVersionVectorEntries))
 
     /// The smallest event.

@@ -124,7 +124,7 @@ public enum CalibrationSolver {
     private static func isRelevant(_ body: EventBody) -> Bool {
         switch body {
         case .join, .leave, .mark, .delayNudge: true
-        case .chat, .calibrationEvent: false
+        case .chat, .calibrationEvent, .sealed: false
         }
     }
 
@@ -138,6 +138,7 @@ public enum CalibrationSolver {
             case .calibrationEvent(let label): (3, label, 0)
             case .mark(let label): (4, label, 0)
             case .delayNudge(let milliseconds): (5, "", milliseconds)
+            case .sealed(let bytes): (6, bytes.map { String($0, radix: 16) }.joined(), 0)
             }
         }
         if a.createdAt != b.createdAt { return a.createdAt < b.createdAt }

@@ -39,14 +39,20 @@ public struct NodeIdentity: Sendable {
     /// The 32-byte private key seed, to be stored with owner-only permissions.
     public var privateKeyBytes: [UInt8] { [UInt8](privateKey.rawRepresentation) }
 
-    /// Makes a signed event. `id.origin` must be this identity's ``id``.
+    /// Makes a signed event. `id.origin` must be this identity's ``id``. With a `key` (a private
+    /// room's, whose ``RoomKey/id`` is `room`), the body is sealed and the signature covers the
+    /// sealed form; the event returned still reads as `body`.
     public func sign(
-        id eventID: EventID, room: String, createdAt: Int64, context: VersionVector, body: EventBody
+        id eventID: EventID, room: String, createdAt: Int64, context: VersionVector, body: EventBody,
+        sealedWith key: RoomKey? = nil
     ) -> Event {
         precondition(eventID.origin == id, "a node signs only events it originates")
-        let bytes = Event.signedBytes(id: eventID, room: room, createdAt: createdAt, context: context, body: body)
+        precondition(key == nil || key?.id == room, "a room key seals only its own room's events")
+        let seal = key?.seal(body, id: eventID)
+        let bytes = Event.signedBytes(
+            id: eventID, room: room, createdAt: createdAt, context: context, body: seal.map { .sealed(bytes: $0) } ?? body)
         return Event(
-            id: eventID, room: room, createdAt: createdAt, context: context, body: body,
+            id: eventID, room: room, createdAt: createdAt, context: context, body: body, seal: seal,
             signature: signature(for: bytes))
     }
 }

@@ -12,7 +12,12 @@ public struct Event: Hashable, Sendable {
     /// The origin's version vector when it made the event: everything it had shown by then.
     /// A node shows the event only after everything in here.
     public let context: VersionVector
+    /// What it says. An event of a private room arrives as ``EventBody/sealed(bytes:)`` and says
+    /// more once opened with the room's key (``RoomKey/open(_:)``).
     public let body: EventBody
+    /// For an opened event of a private room: its body as sealed, which is what travels, what is
+    /// stored and what the signature covers (see ``wireBody``). `nil` for every other event.
+    public let seal: [UInt8]?
     /// Ed25519 signature by `id.origin` over ``signedBytes``.
     public let signature: [UInt8]
 
@@ -21,16 +26,33 @@ public struct Event: Hashable, Sendable {
 
     public init(
         id: EventID, room: String, createdAt: Int64, context: VersionVector, body: EventBody,
-        signature: [UInt8]
+        seal: [UInt8]? = nil, signature: [UInt8]
     ) {
         self.id = id
         self.room = room
         self.createdAt = createdAt
         self.context = context
         self.body = body
+        self.seal = seal
         self.signature = signature
     }
 
     public var origin: NodeID { id.origin }
     public var seq: UInt64 { id.seq }
+
+    /// The body as it travels and is signed: the sealed bytes of an opened private event, else
+    /// ``body``.
+    public var wireBody: EventBody { seal.map { .sealed(bytes: $0) } ?? body }
+
+    /// Two events are equal when they travel as the same bytes: an opened private event equals
+    /// the sealed one it was opened from (opening is a function of the sealed bytes).
+    public static func == (lhs: Event, rhs: Event) -> Bool {
+        lhs.id == rhs.id && lhs.signature == rhs.signature && lhs.createdAt == rhs.createdAt && lhs.room == rhs.room
+            && lhs.context == rhs.context && lhs.wireBody == rhs.wireBody
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(signature)
+    }
 }

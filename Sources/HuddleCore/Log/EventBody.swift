@@ -15,11 +15,19 @@ public enum EventBody: Hashable, Sendable {
     case mark(label: String)
     /// The origin nudges its own offset by this many milliseconds (positive: "my stream is later").
     case delayNudge(milliseconds: Int64)
+    /// The body of an event of a private room as it travels: a nonce, then one of the bodies
+    /// above sealed with the room's key (see ``RoomKey``). Only a node with the key can open it.
+    case sealed(bytes: [UInt8])
 }
 
 extension EventBody {
     /// Whether this is a chat message (the only kind that is held back and listed in history).
     public var isChat: Bool {
         if case .chat = self { true } else { false }
+    }
+
+    /// Whether this is a private room's body not opened (yet).
+    public var isSealed: Bool {
+        if case .sealed = self { true } else { false }
     }
 }

@@ -42,9 +42,15 @@ public struct RoomSession: Sendable {
         public var droppedAhead = 0
     }
 
-    public init(room: String, reader: NodeID) {
+    /// A private room's key (its ``RoomKey/id`` is ``room``): events are sealed with it and must
+    /// be opened with it (``opened(_:)``) before they are applied. `nil` for a public room.
+    public let key: RoomKey?
+
+    public init(room: String, reader: NodeID, key: RoomKey? = nil) {
+        precondition(key == nil || key?.id == room, "a room key belongs to its own room")
         self.room = room
         self.reader = reader
+        self.key = key
         log = RoomLog(room: room)
         schedule = HoldBackSchedule(reader: reader)
     }
@@ -105,9 +111,19 @@ public struct RoomSession: Sendable {
         _ body: EventBody, now: Int64, signer: NodeIdentity
     ) throws(WireError) -> (event: Event, outputs: [RoomOutput]) {
         let header = log.nextEventHeader(origin: reader)
-        let event = signer.sign(id: header.id, room: room, createdAt: now, context: header.context, body: body)
+        let event = signer.sign(
+            id: header.id, room: room, createdAt: now, context: header.context, body: body, sealedWith: key)
         try event.validate()
         return (event, receive(event, now: now))
+    }
+
+    /// `event` as this room reads it, or `nil` if it cannot belong here: a private room's event
+    /// opened with the room's key (`nil` if it is not sealed with it), a public room's as it is
+    /// (`nil` if it is sealed). Call before ``ingest(_:now:aheadAllowance:)``; the log never
+    /// holds a sealed body.
+    public func opened(_ event: Event) -> Event? {
+        guard let key else { return event.body.isSealed ? nil : event }
+        return event.seal != nil ? event : key.open(event)
     }
 
     /// Applies an event from anywhere (verified by the caller) and returns what became visible.
@@ -141,7 +157,7 @@ public struct RoomSession: Sendable {
     ) -> [RoomOutput] {
         var delivered: [Event] = []
         for proof in faults { log.quarantine(proof, now: now) }
-        for event in events {
+        for event in events.compactMap(opened) {
             if case .accepted(let newly) = log.insert(event, now: now) { delivered += newly }
         }
         let unshown = delivered.filter { !shown.contains($0.id) }
@@ -217,6 +233,9 @@ public struct RoomSession: Sendable {
             case .delayNudge:
                 calibrationEvents.append(event)
                 recalibrate = true
+            case .sealed:
+                // Never here: ``opened(_:)`` comes first, and a body never opens to another seal.
+                continue
             }
         }
         if recalibrate { outputs += self.recalibrate(now: now, announce: announce) }

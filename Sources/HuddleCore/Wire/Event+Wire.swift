@@ -4,6 +4,10 @@
 ///
 ///     signedBytes = "huddle-event-v1" 0x00  origin:32 seq:u64 room:str createdAt:i64 context:vv body
 ///
+/// The body of a private room's event is its sealed form (``EventBody/sealed(bytes:)``), on the
+/// wire, in the store and under the signature alike: only ``Event/body`` of an opened event is
+/// the plain one.
+///
 /// The encoding is canonical (one byte string per event, and decoding then encoding gives the
 /// same bytes), so a receiver verifies the signature over ``signedBytes`` recomputed from the
 /// decoded event. See docs/PROTOCOL.md for the field layouts.
@@ -27,7 +31,7 @@ extension Event {
 
     /// The bytes ``signature`` must be a signature over, by ``origin``.
     public var signedBytes: [UInt8] {
-        Self.signedBytes(id: id, room: room, createdAt: createdAt, context: context, body: body)
+        Self.signedBytes(id: id, room: room, createdAt: createdAt, context: context, body: wireBody)
     }
 
     /// The event's wire encoding (no envelope): every field, then the 64-byte signature. Also the
@@ -51,14 +55,15 @@ extension Event {
 
     /// Number of bytes ``encoded()`` returns, computed without encoding.
     public var encodedByteCount: Int {
-        Self.fieldsByteCount(room: room, context: context, body: body) + Event.signatureByteCount
+        Self.fieldsByteCount(room: room, context: context, body: wireBody) + Event.signatureByteCount
     }
 
     /// Throws the error a receiver would report for this event, if any: a string over its limit or
-    /// with a control character, a context over ``WireLimits/maxVersionVectorEntries``, seq 0.
-    /// Call before signing user input.
+    /// with a control character, a context over ``WireLimits/maxVersionVectorEntries``, seq 0;
+    /// for a sealed event, the same of the body inside. Call before signing user input.
     public func validate() throws(WireError) {
         _ = try Event(decoding: encoded())
+        if seal != nil { try body.validate() }
     }
 
     static func fieldsByteCount(room: String, context: VersionVector, body: EventBody) -> Int {
@@ -76,6 +81,7 @@ extension EventBody {
         case calibrationEvent = 4
         case mark = 5
         case delayNudge = 6
+        case sealed = 7
     }
 
     var tag: Tag {
@@ -86,6 +92,7 @@ extension EventBody {
         case .calibrationEvent: .calibrationEvent
         case .mark: .mark
         case .delayNudge: .delayNudge
+        case .sealed: .sealed
         }
     }
 
@@ -97,7 +104,17 @@ extension EventBody {
         case .chat(let text): 1 + 2 + text.utf8.count
         case .calibrationEvent(let label), .mark(let label): 1 + 2 + label.utf8.count
         case .delayNudge: 1 + 8
+        case .sealed(let bytes): 1 + 2 + bytes.count
         }
+    }
+
+    /// Throws the error a receiver would report for this body inside a sealed event.
+    func validate() throws(WireError) {
+        var writer = ByteWriter(capacity: encodedByteCount)
+        writer.write(self)
+        var reader = ByteReader(writer.bytes)
+        guard try !reader.readEventBody().isSealed else { throw .sealedInsideSealed }
+        try reader.expectEnd()
     }
 }
 
@@ -124,6 +141,9 @@ extension ByteWriter {
         case .chat(let text): write(string: text)
         case .calibrationEvent(let label), .mark(let label): write(string: label)
         case .delayNudge(let milliseconds): write(milliseconds)
+        case .sealed(let bytes):
+            write(UInt16(truncatingIfNeeded: bytes.count))
+            write(bytes: bytes)
         }
     }
 
@@ -141,7 +161,7 @@ extension ByteWriter {
 
     mutating func write(_ event: Event) {
         writeEventFields(
-            id: event.id, room: event.room, createdAt: event.createdAt, context: event.context, body: event.body)
+            id: event.id, room: event.room, createdAt: event.createdAt, context: event.context, body: event.wireBody)
         write(signature: event.signature)
     }
 
@@ -191,6 +211,15 @@ extension ByteReader {
             return .calibrationEvent(label: try readString(.label, maxBytes: WireLimits.maxLabelBytes))
         case .mark: return .mark(label: try readString(.label, maxBytes: WireLimits.maxLabelBytes))
         case .delayNudge: return .delayNudge(milliseconds: try readInt64())
+        case .sealed:
+            let at = offset
+            let length = Int(try readUInt16())
+            guard (WireLimits.minSealedBytes...WireLimits.maxSealedBytes).contains(length) else {
+                throw .lengthOutOfRange(
+                    .sealedBody, length: length, min: WireLimits.minSealedBytes, max: WireLimits.maxSealedBytes,
+                    offset: at)
+            }
+            return .sealed(bytes: Array(try readBytes(length)))
         }
     }
 

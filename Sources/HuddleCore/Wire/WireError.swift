@@ -47,6 +47,10 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A TCP frame header announces more than the maximum frame size. The stream cannot be
     /// resynchronised after this; close the connection.
     case frameTooLarge(length: UInt32, max: Int)
+    /// A length field outside the range its field allows.
+    case lengthOutOfRange(Field, length: Int, min: Int, max: Int, offset: Int)
+    /// A sealed body that holds another sealed body (checked before sealing, never on the wire).
+    case sealedInsideSealed
 
     /// The part of a message a ``WireError`` is about.
     public enum Field: String, Hashable, Sendable, CustomStringConvertible {
@@ -60,6 +64,7 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
         case events
         case versionVector = "version vector"
         case eventSeq = "event seq"
+        case sealedBody = "sealed body"
 
         public var description: String { rawValue }
     }
@@ -103,6 +108,10 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(count) trailing \(count == 1 ? "byte" : "bytes") at offset \(offset) after a complete message"
         case .frameTooLarge(let length, let max):
             "frame of \(length) bytes exceeds the maximum of \(max)"
+        case .lengthOutOfRange(let field, let length, let min, let max, let offset):
+            "\(field) of \(length) bytes at offset \(offset) (allowed: \(min) to \(max))"
+        case .sealedInsideSealed:
+            "a sealed body cannot hold another sealed body"
         }
     }
 }

@@ -50,12 +50,19 @@ public enum WireLimits {
     /// context. Used to bound event counts by the bytes left.
     public static let minEventBytes = NodeID.byteCount + 8 + 2 + 8 + 2 + 1 + Event.signatureByteCount
 
-    /// Size of the largest encoded event: a chat of ``maxChatTextBytes`` in a room of
-    /// ``maxRoomBytes`` with a full context of ``maxVersionVectorEntries`` entries (45 239 bytes).
+    /// Size of the largest encoded event: a sealed chat of ``maxChatTextBytes`` in a room of
+    /// ``maxRoomBytes`` with a full context of ``maxVersionVectorEntries`` entries (45 270 bytes).
     public static let maxEventBytes =
         NodeID.byteCount + 8 + (2 + maxRoomBytes) + 8
         + (2 + maxVersionVectorEntries * versionVectorEntryBytes)
-        + (1 + 2 + maxChatTextBytes) + Event.signatureByteCount
+        + (1 + 2 + maxSealedBytes) + Event.signatureByteCount
+
+    /// Bytes a sealed body adds to the body inside: a 12-byte nonce and a 16-byte tag.
+    public static let sealOverheadBytes = 12 + 16
+    /// Smallest sealed body: the overhead around a one-byte `leave`.
+    public static let minSealedBytes = sealOverheadBytes + 1
+    /// Largest sealed body: the overhead around the largest chat body (4 127 bytes).
+    public static let maxSealedBytes = sealOverheadBytes + 1 + 2 + maxChatTextBytes
 
     /// Size of one encoded version-vector entry: origin and sequence number.
     static let versionVectorEntryBytes = NodeID.byteCount + 8

@@ -40,7 +40,7 @@ extension HuddleStore {
                 """)
         var inserted = 0
         for event in events {
-            let (kind, text) = Self.summary(of: event.body)
+            let (kind, text) = Self.summary(of: event.wireBody)
             try statement.execute(arguments: [
                 event.room, Data(event.origin.bytes), Int64(bitPattern: event.seq), event.createdAt,
                 kind, text, Data(event.encoded()),
@@ -157,6 +157,8 @@ extension HuddleStore {
         case .calibrationEvent(let label): ("calibration", label)
         case .mark(let label): ("mark", label)
         case .delayNudge(let milliseconds): ("delay", milliseconds > 0 ? "+\(milliseconds)" : "\(milliseconds)")
+        // A private room's events stay sealed at rest: only the room key reads them.
+        case .sealed: ("sealed", nil)
         }
     }
 }
