@@ -38,6 +38,13 @@ extension Huddle {
         @Option(
             name: .long,
             help: ArgumentHelp(
+                "Make --room private: its passphrase is the first line of FILE. Only nodes with the same passphrase read or write the room; the network sees no name and no text. (In the console: /private ROOM.)",
+                valueName: "FILE"))
+        var passphraseFile: String?
+
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
                 "Where the store and control socket live (default: $XDG_DATA_HOME/huddle/NICK or ~/.local/share/huddle/NICK).",
                 valueName: "DIR"))
         var dataDir: String?
@@ -75,6 +82,10 @@ extension Huddle {
             guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
                 throw ValidationError("--name cannot contain control characters")
             }
+            if passphraseFile != nil, room == nil {
+                throw ValidationError("--passphrase-file needs --room: the passphrase is that room's")
+            }
+            if let passphraseFile { _ = try Passphrase.read(from: passphraseFile) }
             if let port, !(0...65_535).contains(port) {
                 throw ValidationError("--port must be between 0 and 65535 (0 or none: a free one)")
             }
@@ -89,7 +100,7 @@ extension Huddle {
         func run() async throws {
             let level = Logger.Level(rawValue: logLevel) ?? .notice
             let configuration = NodeConfiguration(
-                nick: name, room: room, dataDir: DataDirectory.resolve(explicit: dataDir, nick: name), port: port ?? 0,
+                nick: name, room: room, passphrase: try passphraseFile.map(Passphrase.read(from:)), dataDir: DataDirectory.resolve(explicit: dataDir, nick: name), port: port ?? 0,
                 seeds: peers, mdns: !noMDNS, json: json, console: !noConsole,
                 colors: !json && OutputSink.standardOutputWantsColors)
             // The interactive console when a person is at a terminal; scripts get lines.

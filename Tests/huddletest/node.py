@@ -19,7 +19,7 @@ class Node:
 
     def __init__(self, binary: str, name: str, data_dir: Path, room: str | None = "superbowl",
                  peers: list[str] = (), port: int = 0, console: bool = True, mdns: bool = False,
-                 launcher: list[str] = (), host_address: str = "127.0.0.1"):
+                 launcher: list[str] = (), host_address: str = "127.0.0.1", passphrase: str | None = None):
         """`launcher` prefixes the command (e.g. `Scripts/lan exec h1`); `host_address` is where
         peers reach this node."""
         self.name = name
@@ -31,6 +31,11 @@ class Node:
             args.append("--no-mdns")
         if room:
             args += ["--room", room]
+        if passphrase is not None:
+            data_dir.parent.mkdir(parents=True, exist_ok=True)
+            secret = data_dir.parent / f"{name}.passphrase"
+            secret.write_text(passphrase + "\n")
+            args += ["--passphrase-file", str(secret)]
         for peer in peers:
             args += ["--peer", peer]
         if not console:

@@ -13,6 +13,8 @@ public enum ConsoleCommand: Hashable, Sendable {
     /// A chat message to the current room.
     case say(String)
     case join(room: String)
+    /// Join a private room: the passphrase is asked for next, never on the command line.
+    case joinPrivate(room: String)
     case leave
     case rooms
     case who
@@ -32,7 +34,7 @@ public enum ConsoleCommand: Hashable, Sendable {
 
     /// Every command's name, as typed, for completion.
     public static let names = [
-        "/join", "/leave", "/rooms", "/who", "/event", "/now", "/ignore", "/delay", "/history", "/help", "/quit",
+        "/join", "/private", "/leave", "/rooms", "/who", "/event", "/now", "/ignore", "/delay", "/history", "/help", "/quit",
     ]
 
     /// Default number of messages `/history` shows.
@@ -67,6 +69,7 @@ public enum ConsoleCommand: Hashable, Sendable {
         }
         switch name.lowercased() {
         case "/join": self = .join(room: try required("a room name"))
+        case "/private": self = .joinPrivate(room: try required("a room name (the passphrase is asked for next)"))
         case "/leave": try none(); self = .leave
         case "/rooms": try none(); self = .rooms
         case "/who": try none(); self = .who
@@ -109,6 +112,7 @@ public enum ConsoleCommand: Hashable, Sendable {
     public static let helpText = """
         Type a line to send it to the current room. Commands:
           /join ROOM       join ROOM and make it current
+          /private ROOM    join private ROOM: asks for its passphrase, which is not shown
           /leave           leave the current room
           /rooms           rooms you are in and rooms seen on the network
           /who             people in the current room, with how far their stream is from yours

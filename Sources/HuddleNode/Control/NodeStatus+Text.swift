@@ -95,7 +95,8 @@ extension NodeStatus {
         let current = room.current ? " (current)" : ""
         let events = room.eventCount == 1 ? "1 event" : "\(room.eventCount) events"
         let waiting = room.waitingCount > 0 ? ", \(room.waitingCount) waiting for earlier events" : ""
-        lines.append("ROOM \(safe(room.name))\(current): \(events), \(room.heldBackCount) held back\(waiting)")
+        let sealed = room.privateID != nil ? " (private)" : ""
+        lines.append("ROOM \(safe(room.name))\(sealed)\(current): \(events), \(room.heldBackCount) held back\(waiting)")
         func nick(of id: String) -> String {
             room.members.first { $0.id == id }.map { safe($0.nick) } ?? short(id)
         }

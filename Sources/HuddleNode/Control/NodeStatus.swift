@@ -41,6 +41,8 @@ public struct NodeStatus: Codable, Sendable, Equatable {
 
     public struct Room: Codable, Sendable, Equatable {
         public var name: String
+        /// A private room's id on the wire (``RoomKey/id``); `nil` for a public room.
+        public var privateID: String? = nil
         public var current: Bool
         public var members: [RoomMember]
         public var eventCount: Int

@@ -13,4 +13,9 @@ enum ConsoleInput: Equatable, Sendable {
     case markOffered(label: String?, at: Int64)
     /// Ctrl-C or Ctrl-D on the interactive console.
     case quit
+    /// What was typed at a hidden prompt (``InteractiveConsole/askSecret(_:)``): never echoed,
+    /// never kept in history.
+    case secret(String)
+    /// The hidden prompt was left with Ctrl-C, Escape or an empty Enter.
+    case secretCancelled
 }

@@ -9,7 +9,16 @@ extension Node {
             guard !Task.isCancelled else { return }
             switch input {
             case .line(let line, let at):
+                // Piped stdin: the line after /private is its passphrase.
+                if passphraseWanted != nil {
+                    await passphraseEntered(line)
+                    continue
+                }
                 if !runConsoleLine(line, at: at) { return }
+            case .secret(let passphrase):
+                await passphraseEntered(passphrase)
+            case .secretCancelled:
+                await passphraseEntered(nil)
             case .tooLong(let bytes):
                 showError("ignored a line of \(bytes) bytes (at most \(StandardInputLines.maximumLineBytes))")
             case .markOffered(let label, let at):
@@ -39,6 +48,8 @@ extension Node {
             showInfo(ConsoleCommand.helpText + (console != nil ? "\n" + InteractiveConsole.keysHelp : ""))
         case .join(let room):
             join(room)
+        case .joinPrivate(let room):
+            askPassphrase(for: room)
         case .rooms:
             showInfo(roomsDescription())
         case .say(let text):
@@ -60,7 +71,7 @@ extension Node {
             inCurrentRoom { room in
                 guard let label = CalibrationLabel(label) else { return showError("a label cannot be blank") }
                 rooms[room]?.ignore(label: label)
-                showInfo("you will not be asked to mark \"\(label)\" in \(room)")
+                showInfo("you will not be asked to mark \"\(label)\" in \(name(of: room))")
                 refreshConsole()
             }
         case .delay(let milliseconds):
@@ -69,10 +80,10 @@ extension Node {
             inCurrentRoom { room in
                 guard let session = rooms[room] else { return }
                 let events = session.history(last: count)
-                if events.isEmpty { return showInfo("no messages in \(room) yet") }
+                if events.isEmpty { return showInfo("no messages in \(name(of: room)) yet") }
                 for event in events {
                     show(renderer.history(event, nick: session.member(event.origin).nick,
-                                          gameTime: session.calibration.gameTime(of: event), room: room))
+                                          gameTime: session.calibration.gameTime(of: event), room: name(of: room)))
                 }
             }
         }
@@ -109,12 +120,14 @@ extension Node {
             nicks = session.members.filter { $0.id != identity.id }.map(\.nick)
             labels = session.pendingMarks.labelsPendingFirst(now: now).map(\.normalized)
         }
-        var roomNames = joined
+        var roomNames = joined.map(name(of:))
         for peer in membership.peers.values where peer.state != .gone {
-            roomNames += peer.rooms.filter { !roomNames.contains($0) }
+            // A private room is typed by name after /private, never by id.
+            roomNames += peer.rooms.filter { !RoomKey.isPrivate($0) && !roomNames.contains($0) }
         }
         console.update(ConsoleContext(
-            status: statusLine(session: session, now: now), room: currentRoom, offer: session?.markOffer(now: now),
+            status: statusLine(session: session, now: now), room: currentRoom.map(name(of:)),
+            offer: session?.markOffer(now: now),
             words: ConsoleCompletion.Words(rooms: roomNames, nicks: nicks, labels: labels)))
     }
 
@@ -124,7 +137,8 @@ extension Node {
     func statusLine(session: RoomSession?, now: Int64) -> String {
         guard let session else { return "not in a room: /join ROOM" }
         let peers = membership.alivePeers(inRoom: session.room).count
-        var parts = [session.room, peers == 1 ? "1 peer" : "\(peers) peers"]
+        let room = name(of: session.room) + (session.key != nil ? " (private)" : "")
+        var parts = [room, peers == 1 ? "1 peer" : "\(peers) peers"]
         if let placement = session.calibration.placement(of: identity.id) {
             if placement.reference == identity.id {
                 parts.append("you: the reference stream")
@@ -156,7 +170,13 @@ extension Node {
     }
 
     private func roomsDescription() -> String {
-        var lines = ["your rooms: " + (joined.isEmpty ? "none" : joined.map { $0 == currentRoom ? "\($0) (current)" : $0 }.joined(separator: ", "))]
+        func described(_ room: String) -> String {
+            var words = name(of: room)
+            if keys[room] != nil { words += " (private)" }
+            if room == currentRoom { words += " (current)" }
+            return words
+        }
+        var lines = ["your rooms: " + (joined.isEmpty ? "none" : joined.map(described).joined(separator: ", "))]
         var seen: [String: [String]] = [:]
         for peer in membership.peers.values where peer.state != .gone {
             for room in peer.rooms { seen[room, default: []].append(peer.nick) }
@@ -164,16 +184,17 @@ extension Node {
         if seen.isEmpty {
             lines.append("no rooms seen on the network yet")
         } else {
-            for room in seen.keys.sorted() {
-                lines.append("  \(room): \(seen[room]!.sorted().joined(separator: ", "))")
+            for room in seen.keys.sorted(by: { name(of: $0) < name(of: $1) }) {
+                let words = keys[room] != nil ? "\(name(of: room)) (private)" : name(of: room)
+                lines.append("  \(words): \(seen[room]!.sorted().joined(separator: ", "))")
             }
         }
         return lines.joined(separator: "\n")
     }
 
     private func whoDescription(room: String) -> String {
-        guard let session = rooms[room] else { return "nobody in \(room)" }
-        var lines = ["in \(room):"]
+        guard let session = rooms[room] else { return "nobody in \(name(of: room))" }
+        var lines = ["in \(name(of: room)):"]
         for entry in session.offsetReport.entries {
             let name = entry.member.id == identity.id ? "\(entry.member.nick) (you)" : entry.member.nick
             let standing: String

@@ -105,9 +105,16 @@ extension Node {
 
     /// Joined rooms come back from the store; `--room` joins only if not joined already (a join
     /// resets calibration, so a restart must not re-join).
+    ///
+    /// A private room comes back only with its passphrase (`--passphrase-file`, or `/private`
+    /// later): until then it stays locked, unread and unadvertised.
     func restoreRooms() {
         do {
             for room in try store.joinedRooms() {
+                if RoomKey.isPrivate(room) {
+                    locked.append(room)
+                    continue
+                }
                 loadRoom(room)
                 joined.append(room)
             }
@@ -117,7 +124,19 @@ extension Node {
         }
         membership.rooms = joined
         if let room = configuration.room {
-            join(room)
+            if let passphrase = configuration.passphrase {
+                do {
+                    join(try RoomKey(room: room, passphrase: passphrase))
+                } catch {
+                    showError("could not derive the key for \(room): \(error)")
+                }
+            } else {
+                join(room)
+            }
+        }
+        if !locked.isEmpty {
+            let count = locked.count == 1 ? "a private room" : "\(locked.count) private rooms"
+            showInfo("you are in \(count) this run has no passphrase for: /private ROOM opens it")
         }
     }
 

@@ -8,8 +8,8 @@ extension Node {
         switch request {
         case .status:
             return .status(status())
-        case .send(let room, let text):
-            guard joined.contains(room) else { return .error("this node is not in room \(room)") }
+        case .send(let name, let text):
+            guard let room = joinedRoom(named: name) else { return .error("this node is not in room \(name)") }
             let trimmed = text.trimmingWhitespace()
             guard !trimmed.isEmpty else { return .error("nothing to send") }
             guard let event = originate(.chat(text: trimmed), in: room) else {
@@ -42,7 +42,7 @@ extension Node {
             var quarantined: [String: UInt64] = [:]
             for (origin, proof) in session.log.faults { quarantined[origin.hex] = proof.seq }
             return NodeStatus.Room(
-                name: name, current: name == currentRoom, members: members, eventCount: session.log.count,
+                name: self.name(of: name), privateID: keys[name]?.id, current: name == currentRoom, members: members, eventCount: session.log.count,
                 heldBackCount: session.heldBackCount, versionVector: vector, waitingCount: session.log.waitingCount,
                 quarantined: quarantined)
         }

@@ -33,6 +33,13 @@ public actor Node {
     /// Joined rooms, in join order.
     var joined: [String] = []
     var currentRoom: String?
+    /// Keys of the private rooms this node reads, by wire id (see ``RoomKey``).
+    var keys: [String: RoomKey] = [:]
+    /// Private rooms this node is in whose passphrase this run was not given: not read, not
+    /// advertised, until ``join(_:)-(RoomKey)`` opens them again.
+    var locked: [String] = []
+    /// The room `/private` asked a passphrase for, while the answer is awaited.
+    var passphraseWanted: String?
     var counters = NodeCounters()
     /// The UDP and TCP port this node listens on.
     let port: Int
@@ -129,7 +136,7 @@ public actor Node {
             }
         }
         for output in outputs {
-            show(renderer.render(output, room: room, reader: identity.id, inCurrentRoom: room == currentRoom))
+            show(renderer.render(output, room: name(of: room), reader: identity.id, inCurrentRoom: room == currentRoom))
         }
     }
 
@@ -138,7 +145,7 @@ public actor Node {
     /// Loads a room's session from the store (after a restart or a re-join) unless it is loaded.
     func loadRoom(_ room: String) {
         guard rooms[room] == nil else { return }
-        var session = RoomSession(room: room, reader: identity.id)
+        var session = RoomSession(room: room, reader: identity.id, key: keys[room])
         var outputs: [RoomOutput] = []
         do {
             outputs = session.restore(
@@ -184,16 +191,21 @@ public actor Node {
         return made.event
     }
 
-    /// Joins `room` (a join event resets this node's calibration there) and makes it current.
+    /// Joins public room `room` (a join event resets this node's calibration there) and makes it
+    /// current; a private room of that name this node is in is made current instead.
     func join(_ room: String) {
+        if let joinedRoom = joinedRoom(named: room) { return enter(joinedRoom) }
+        if let problem = RoomName.problem(with: room) { return showError(problem) }
+        enter(room)
+    }
+
+    /// Joins `room` (a public name or a private room's id) and makes it current.
+    func enter(_ room: String) {
         if joined.contains(room) {
-            currentRoom = room
-            try? store.setCurrentRoom(room)
-            showInfo("now talking in \(room)")
-            refreshConsole()
+            makeCurrent(room)
+            showInfo("now talking in \(name(of: room))")
             return
         }
-        if let problem = RoomName.problem(with: room) { return showError(problem) }
         loadRoom(room)
         joined.append(room)
         currentRoom = room
@@ -203,8 +215,7 @@ public actor Node {
         } catch {
             logger.error("could not record the join", metadata: ["huddle.error": "\(error)"])
         }
-        membership.rooms = joined
-        discovery?.update(rooms: joined)
+        advertiseRooms()
         originate(.join(nick: configuration.nick), in: room)
         refreshConsole()
         perform(replication.joined(room: room, peers: membership.alivePeers(inRoom: room)))
@@ -212,14 +223,13 @@ public actor Node {
 
     func leave(_ room: String) {
         guard joined.contains(room) else {
-            showError("you are not in \(room)")
+            showError("you are not in \(name(of: room))")
             return
         }
         originate(.leave, in: room)
         replication.left(room: room)
         joined.removeAll { $0 == room }
-        membership.rooms = joined
-        discovery?.update(rooms: joined)
+        advertiseRooms()
         if currentRoom == room { currentRoom = joined.last }
         do {
             try store.setJoined(room, false)
@@ -227,7 +237,7 @@ public actor Node {
         } catch {
             logger.error("could not record the leave", metadata: ["huddle.error": "\(error)"])
         }
-        showInfo(currentRoom.map { "left \(room); now talking in \($0)" } ?? "left \(room)")
+        showInfo(currentRoom.map { "left \(name(of: room)); now talking in \(name(of: $0))" } ?? "left \(name(of: room))")
         refreshConsole()
     }
 
@@ -249,11 +259,18 @@ public actor Node {
         // a new origin's events in seq order, and those are not past a gap.
         var reach: [String: [NodeID: UInt64]] = [:]
         var allowances: [String: Int] = [:]
-        for event in events {
-            guard joined.contains(event.room), let log = rooms[event.room]?.log else {
+        for sealed in events {
+            guard joined.contains(sealed.room), let session = rooms[sealed.room] else {
                 countDropped(.notJoined, "an event of a room this node is not in", from: source)
                 continue
             }
+            // A private room's events are opened first: what the log compares and shows is the
+            // body inside. One the room's key does not open was not written by a member.
+            guard let event = session.opened(sealed) else {
+                countDropped(.unreadable, "\(sealed.id): not sealed with this room's key", from: source)
+                continue
+            }
+            let log = session.log
             guard !log.holds(event), seen.insert(event).inserted else {
                 counters.count(.duplicate)
                 continue

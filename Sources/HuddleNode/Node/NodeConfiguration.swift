@@ -4,6 +4,8 @@ public struct NodeConfiguration: Sendable {
     public var nick: String
     /// A room to join at start (kept across restarts once joined).
     public var room: String?
+    /// The passphrase of `room`, which makes it a private room (see ``RoomKey``).
+    public var passphrase: String?
     /// Store and control socket live here.
     public var dataDir: String
     /// UDP and TCP port; 0 picks a free one.
@@ -22,12 +24,13 @@ public struct NodeConfiguration: Sendable {
     public var listenHost: String
 
     public init(
-        nick: String, room: String? = nil, dataDir: String, port: Int = 0, seeds: [String] = [],
+        nick: String, room: String? = nil, passphrase: String? = nil, dataDir: String, port: Int = 0, seeds: [String] = [],
         mdns: Bool = true, json: Bool = false, console: Bool = true, colors: Bool = false,
         listenHost: String = "0.0.0.0"
     ) {
         self.nick = nick
         self.room = room
+        self.passphrase = passphrase
         self.dataDir = dataDir
         self.port = port
         self.seeds = seeds

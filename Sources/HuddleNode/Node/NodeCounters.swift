@@ -39,6 +39,10 @@ struct NodeCounters: Sendable {
         case badSignature = "bad_signature"
         /// An event of a room this node is not in.
         case notJoined = "not_joined"
+        /// An event of a private room this node is in that the room's key does not open: sealed
+        /// with another passphrase's key, tampered with, or not sealed at all (and a sealed event
+        /// in a public room).
+        case unreadable
         /// A copy of an event already held (also copies within one datagram).
         case duplicate
         /// An event whose seq is 0 or whose context does not follow its origin's previous event.

@@ -26,11 +26,15 @@ struct ConsoleScreen: Equatable, Sendable {
         var room: String?
         /// The moment Enter marks, in words ("kickoff", "kickoff +1 more"), if any.
         var offer: String?
+        /// A hidden prompt's question ("passphrase for superbowl"): it replaces the prompt, and
+        /// the line typed is not shown.
+        var secret: String?
 
-        init(status: String = "", room: String? = nil, offer: String? = nil) {
+        init(status: String = "", room: String? = nil, offer: String? = nil, secret: String? = nil) {
             self.status = status
             self.room = room
             self.offer = offer
+            self.secret = secret
         }
     }
 
@@ -139,6 +143,7 @@ struct ConsoleScreen: Equatable, Sendable {
 
     /// The prompt: `ROOM> `, `ROOM [Enter = LABEL]> `, or `> ` outside any room.
     var prompt: String {
+        if let secret = footer.secret { return secret + " (hidden): " }
         var prompt = footer.room ?? ""
         if let offer = footer.offer { prompt += (prompt.isEmpty ? "" : " ") + "[Enter = \(offer)]" }
         return prompt + "> "

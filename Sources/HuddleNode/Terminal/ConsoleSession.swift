@@ -35,6 +35,9 @@ struct ConsoleSession: Sendable {
     private(set) var screen: ConsoleScreen
     private(set) var editor: LineEditor
     private(set) var context: ConsoleContext?
+    /// While a hidden prompt is up: its question, and the line that was being typed, which
+    /// comes back once the prompt is answered.
+    private var secret: (question: String, stashed: LineEditor)?
 
     /// What keys did.
     struct Reaction: Equatable, Sendable {
@@ -57,7 +60,29 @@ struct ConsoleSession: Sendable {
 
     /// Draws the footer (at start, and again after a suspend).
     mutating func begin() -> String {
-        screen.begin() + screen.edit(text: editor.text, cursor: editor.cursor)
+        screen.begin() + drawLine()
+    }
+
+    /// The input row for the line being typed; nothing of it at a hidden prompt.
+    private mutating func drawLine() -> String {
+        secret == nil ? screen.edit(text: editor.text, cursor: editor.cursor) : screen.edit(text: "", cursor: 0)
+    }
+
+    /// Puts up a hidden prompt: `question` replaces the prompt, what is typed next is not shown
+    /// and not kept in history, and Enter hands it over as ``ConsoleInput/secret(_:)``. The line
+    /// being typed is put aside and comes back after.
+    mutating func askSecret(_ question: String) -> String {
+        if secret == nil { secret = (question, editor) }
+        secret?.question = question
+        editor = LineEditor(history: InputHistory())
+        return redrawFooter() + drawLine()
+    }
+
+    /// Takes the hidden prompt down and gives back the line that was put aside.
+    private mutating func endSecret() {
+        guard let stashed = secret?.stashed else { return }
+        secret = nil
+        editor = stashed
     }
 
     /// Erases the footer and gives the terminal back.
@@ -79,11 +104,16 @@ struct ConsoleSession: Sendable {
     mutating func update(_ context: ConsoleContext) -> String {
         guard context != self.context else { return "" }
         self.context = context
-        let offer = context.offer.map { offer in
+        return redrawFooter()
+    }
+
+    private mutating func redrawFooter() -> String {
+        let offer = context?.offer.map { offer in
             TerminalText.escaped(offer.label.normalized) + (offer.more > 0 ? " +\(offer.more) more" : "")
         }
         let footer = ConsoleScreen.Footer(
-            status: TerminalText.escaped(context.status), room: context.room.map(TerminalText.escaped), offer: offer)
+            status: TerminalText.escaped(context?.status ?? ""), room: context?.room.map(TerminalText.escaped),
+            offer: offer, secret: secret.map { TerminalText.escaped($0.question) })
         return screen.update(footer) ?? ""
     }
 
@@ -98,6 +128,7 @@ struct ConsoleSession: Sendable {
     }
 
     private mutating func handle(_ key: TerminalKey, at: Int64, into reaction: inout Reaction) {
+        if secret != nil { return handleSecret(key, at: at, into: &reaction) }
         let action = editor.handle(key, at: at)
         switch action {
         case .submit(let line):
@@ -126,6 +157,31 @@ struct ConsoleSession: Sendable {
         case .none, .bell:
             break
         }
-        reaction.output += screen.edit(text: editor.text, cursor: editor.cursor)
+        reaction.output += drawLine()
+    }
+
+    /// A key at the hidden prompt: editing works, nothing is shown, Enter hands the text over,
+    /// and Ctrl-C, Escape or Enter on nothing give up (Ctrl-C does not quit here).
+    private mutating func handleSecret(_ key: TerminalKey, at: Int64, into reaction: inout Reaction) {
+        var answer: ConsoleInput?
+        switch key {
+        case .control("c"), .escape:
+            answer = .secretCancelled
+        default:
+            switch editor.handle(key, at: at) {
+            case .submit(let text): answer = .secret(text)
+            case .markOffered: answer = .secretCancelled
+            case .quit: answer = .secretCancelled
+            case .suspend: reaction.suspend = true
+            case .redraw: reaction.output += screen.clear()
+            case .none, .bell, .markHotKey, .complete: break
+            }
+        }
+        if let answer {
+            reaction.inputs.append(answer)
+            endSecret()
+            reaction.output += redrawFooter()
+        }
+        reaction.output += drawLine()
     }
 }

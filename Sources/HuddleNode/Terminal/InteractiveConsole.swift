@@ -146,6 +146,13 @@ public final class InteractiveConsole: LineOutput {
         state.withLock { state in draw(state.session.update(context)) }
     }
 
+    /// Asks a question at a hidden prompt: what is typed next is not shown and not kept in
+    /// history; it comes out of ``inputs`` as ``ConsoleInput/secret(_:)`` (or
+    /// ``ConsoleInput/secretCancelled``).
+    public func askSecret(_ question: String) {
+        state.withLock { state in draw(state.session.askSecret(question)) }
+    }
+
     /// A log line: above the footer while the console runs, on stderr otherwise.
     public func log(_ text: String) {
         state.withLock { state in

@@ -1,0 +1,44 @@
+import Testing
+
+@testable import HuddleNode
+
+/// The hidden prompt `/private ROOM` puts up: what is typed there never reaches the screen or
+/// the history, and the line that was being typed comes back.
+@Suite struct ConsoleSecretTests {
+    @Test func aPassphraseIsNeverShownNorKeptAndTheLineBeingTypedComesBack() {
+        var typist = Typist()
+        typist.type("half a th")
+        typist.terminal.feed(typist.session.askSecret("passphrase for superbowl"))
+        #expect(typist.inputRow == "passphrase for superbowl (hidden):")
+        typist.type("touch")
+        typist.arrive("~11:17:00 bob: hello alice")
+        typist.type("down\u{7f}n")
+        #expect(!typist.terminal.visible.joined().contains("touch"))
+        #expect(typist.inputRow == "passphrase for superbowl (hidden):")
+
+        var reaction = typist.session.handle([.enter], at: typist.clock)
+        typist.terminal.feed(reaction.output)
+        #expect(reaction.inputs == [.secret("touchdown")])
+        #expect(reaction.submitted.isEmpty)
+        #expect(typist.inputRow == "superbowl> half a th")
+
+        // Up brings back earlier lines, never the passphrase.
+        typist.type("ought\r")
+        reaction = typist.session.handle([.up], at: typist.clock)
+        typist.terminal.feed(reaction.output)
+        #expect(typist.inputRow == "superbowl> half a thought")
+        #expect(!typist.terminal.visible.joined().contains("touchdown"))
+    }
+
+    @Test(arguments: [TerminalKey.control("c"), .escape, .enter])
+    func ctrlCEscapeOrAnEmptyEnterGiveUpWithoutQuitting(key: TerminalKey) {
+        var typist = Typist()
+        typist.terminal.feed(typist.session.askSecret("passphrase for superbowl"))
+        if key != .enter { typist.type("abc") }
+        let reaction = typist.session.handle([key], at: typist.clock + 100)
+        typist.terminal.feed(reaction.output)
+        #expect(reaction.inputs == [.secretCancelled])
+        #expect(!reaction.quit)
+        #expect(typist.inputRow == "superbowl>")
+    }
+}

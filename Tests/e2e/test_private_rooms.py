@@ -1,0 +1,87 @@
+"""Private rooms: only nodes with the passphrase read or write them, on the wire and at rest."""
+
+import sqlite3
+import time
+
+from huddletest.polling import poll
+
+
+def joined(node, nick):
+    node.wait_for(lambda o: o["type"] == "join" and o["nick"] == nick)
+
+
+def test_the_same_passphrase_chats_and_others_see_nothing(lan):
+    alice = lan("alice", passphrase="touchdown")
+    bob = lan("bob", peers=[alice.address], passphrase="touchdown")
+    joined(bob, "alice")
+    joined(alice, "bob")
+    wrong = lan("wrong", peers=[alice.address], passphrase="field goal")
+    public = lan("public", peers=[alice.address])
+
+    alice.say("the secret play")
+    bob.message("the secret play")
+    bob.say("keep it quiet")
+    alice.message("keep it quiet")
+    public.say("anyone here?")
+    time.sleep(2)
+
+    for outsider in (wrong, public):
+        assert outsider.shown_texts() == (["anyone here?"] if outsider is public else [])
+        assert not [o for o in outsider.outputs if o.get("nick") in ("alice", "bob") and o["type"] == "join"]
+    assert "anyone here?" not in alice.shown_texts() + bob.shown_texts()
+
+    status = alice.status()
+    [room] = status["rooms"]
+    assert room["name"] == "superbowl" and room["private_id"].startswith("~")
+    # Every room travels as an id: the wrong passphrase's differs, the public room is by name.
+    rooms_of = {p["nick"]: p["rooms"] for p in status["peers"]}
+    assert rooms_of["bob"] == [room["private_id"]]
+    assert rooms_of["wrong"][0].startswith("~") and rooms_of["wrong"] != [room["private_id"]]
+    assert rooms_of["public"] == ["superbowl"]
+
+
+def test_the_store_keeps_private_events_sealed_and_a_restart_needs_the_passphrase(lan):
+    alice = lan("alice", passphrase="touchdown")
+    bob = lan("bob", peers=[alice.address], passphrase="touchdown")
+    joined(bob, "alice")
+    alice.say("sealed at rest")
+    bob.message("sealed at rest")
+    private_id = bob.status()["rooms"][0]["private_id"]
+    assert bob.quit() == 0
+
+    db = sqlite3.connect(bob.data_dir / "huddle.sqlite")
+    rows = db.execute("SELECT room, kind, text, bytes FROM event").fetchall()
+    db.close()
+    assert rows and all(room == private_id and kind == "sealed" and text is None for room, kind, text, _ in rows)
+    assert not any(b"sealed at rest" in bytes(blob) or b"superbowl" in bytes(blob) for *_, blob in rows)
+
+    # Without the passphrase the room stays shut; with it, the room opens where it was: no new
+    # join (calibration kept), and nothing shown twice.
+    locked = lan("bob", room=None, peers=[alice.address])
+    locked.wait_for(lambda o: o["type"] == "info" and "private room" in o["message"])
+    assert locked.status()["rooms"] == []
+    assert locked.quit() == 0
+    again = lan("bob", peers=[alice.address], passphrase="touchdown")
+    alice.say("after the restart")
+    again.message("after the restart")
+    assert "sealed at rest" not in again.shown_texts()
+    [room] = again.status()["rooms"]
+    assert room["name"] == "superbowl" and room["event_count"] >= 4
+    time.sleep(1)
+    assert not [o for o in alice.outputs if o["type"] == "join" and o["nick"] == "bob"][1:]
+
+
+def test_a_passphrase_file_must_say_something(binary, tmp_path):
+    import subprocess
+
+    empty = tmp_path / "empty"
+    empty.write_text("\n")
+    for args, expected in [
+        (["--room", "superbowl", "--passphrase-file", str(empty)], "first line is empty"),
+        (["--room", "superbowl", "--passphrase-file", str(tmp_path / "missing")], "cannot read it"),
+        (["--passphrase-file", str(empty)], "needs --room"),
+    ]:
+        result = subprocess.run([binary, "run", "--name", "x", "--data-dir", str(tmp_path / "x"), *args],
+                                capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+        assert result.returncode != 0
+        assert expected in result.stderr
