@@ -64,6 +64,8 @@ struct TemporaryDirectory: ~Copyable {
             return .error("too late")
         }
         return .error("you are not in room \"\(room)\"")
+    case .sendDirect(let to, _):
+        return .error("nobody called \(to) is here")
     }
 }
 

@@ -15,6 +15,8 @@ public enum ConsoleCommand: Hashable, Sendable {
     case join(room: String)
     /// Join a private room: the passphrase is asked for next, never on the command line.
     case joinPrivate(room: String)
+    /// A direct message to one peer, by nick (or `nick#id-prefix` when two share a nick).
+    case direct(to: String, text: String)
     case leave
     case rooms
     case who
@@ -34,7 +36,7 @@ public enum ConsoleCommand: Hashable, Sendable {
 
     /// Every command's name, as typed, for completion.
     public static let names = [
-        "/join", "/private", "/leave", "/rooms", "/who", "/event", "/now", "/ignore", "/delay", "/history", "/help", "/quit",
+        "/join", "/private", "/msg", "/leave", "/rooms", "/who", "/event", "/now", "/ignore", "/delay", "/history", "/help", "/quit",
     ]
 
     /// Default number of messages `/history` shows.
@@ -70,6 +72,13 @@ public enum ConsoleCommand: Hashable, Sendable {
         switch name.lowercased() {
         case "/join": self = .join(room: try required("a room name"))
         case "/private": self = .joinPrivate(room: try required("a room name (the passphrase is asked for next)"))
+        case "/msg":
+            let words = try required("a nick and a message, e.g. /msg bob psst").split(
+                separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+            guard words.count == 2, !words[1].trimmingWhitespace().isEmpty else {
+                throw .missingArgument(command: "/msg", expected: "a nick and a message, e.g. /msg bob psst")
+            }
+            self = .direct(to: String(words[0]), text: words[1].trimmingWhitespace())
         case "/leave": try none(); self = .leave
         case "/rooms": try none(); self = .rooms
         case "/who": try none(); self = .who
@@ -113,6 +122,7 @@ public enum ConsoleCommand: Hashable, Sendable {
         Type a line to send it to the current room. Commands:
           /join ROOM       join ROOM and make it current
           /private ROOM    join private ROOM: asks for its passphrase, which is not shown
+          /msg NICK TEXT   a direct message only NICK can read, held back like any other
           /leave           leave the current room
           /rooms           rooms you are in and rooms seen on the network
           /who             people in the current room, with how far their stream is from yours

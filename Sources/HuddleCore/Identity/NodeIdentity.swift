@@ -25,8 +25,18 @@ public struct NodeIdentity: Sendable {
         self.init(key)
     }
 
+    /// The X25519 key this node agrees direct-message keys with. Derived from the signing key
+    /// (HKDF-SHA256, info "huddle agreement key"), so it survives restarts without being stored;
+    /// peers learn its public half from this node's signed probes and acks.
+    fileprivate let agreementKey: Curve25519.KeyAgreement.PrivateKey
+
     private init(_ key: Curve25519.Signing.PrivateKey) {
         privateKey = key
+        let seed = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: key.rawRepresentation), info: Array("huddle agreement key".utf8),
+            outputByteCount: 32)
+        // Any 32 bytes are a valid X25519 private key.
+        agreementKey = try! Curve25519.KeyAgreement.PrivateKey(rawRepresentation: seed.withUnsafeBytes { Array($0) })
         // An Ed25519 public key is always 32 bytes.
         id = NodeID(bytes: [UInt8](key.publicKey.rawRepresentation))!
     }
@@ -58,6 +68,29 @@ public struct NodeIdentity: Sendable {
 }
 
 extension NodeIdentity {
+    /// The public half of this node's X25519 agreement key (32 bytes), for probes and acks.
+    public var agreementPublicKey: [UInt8] { Array(agreementKey.publicKey.rawRepresentation) }
+
+    /// The key of the direct-message room between this node and `peer`, whose X25519 public key
+    /// is `peerAgreementKey`: both ends derive the same one, nobody else can. `nil` for a key
+    /// that is not a valid X25519 public key (or gives the all-zero secret).
+    ///
+    ///     secret = X25519(mine, theirs)
+    ///     master = HKDF-SHA256(secret, salt: lower id ‖ higher id, info: "huddle direct v1", 32 bytes)
+    ///
+    /// The room is named `@nick` for the reader (``RoomKey/name``); its id is ``RoomKey/id``.
+    public func directKey(with peer: NodeID, peerAgreementKey: [UInt8], name: String) -> RoomKey? {
+        guard peerAgreementKey != WireLimits.noAgreementKey,
+            let theirs = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: peerAgreementKey),
+            let secret = try? agreementKey.sharedSecretFromKeyAgreement(with: theirs)
+        else { return nil }
+        let ids = [id, peer].sorted()
+        let master = secret.hkdfDerivedSymmetricKey(
+            using: SHA256.self, salt: ids[0].bytes + ids[1].bytes, sharedInfo: Array("huddle direct v1".utf8),
+            outputByteCount: 32)
+        return RoomKey(name: name, master: master.withUnsafeBytes { Array($0) })
+    }
+
     /// An Ed25519 signature by this node over `bytes` (already domain-separated by the caller).
     func signature(for bytes: [UInt8]) -> [UInt8] {
         // Signing with a valid in-memory key cannot fail.

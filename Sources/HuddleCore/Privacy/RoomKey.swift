@@ -29,6 +29,9 @@ public struct RoomKey: Sendable {
     /// The room on the wire: `~` and 24 base32 characters.
     public let id: String
     let sealKey: SymmetricKey
+    /// What a node's name check for this room is made with (``nameTag(for:room:)``); `nil` for a
+    /// room without a name check (a direct message's).
+    let nameKey: SymmetricKey?
 
     /// scrypt's cost: N (rounds), r (block size), p (parallelism).
     public static let scryptCost = (rounds: 1 << 15, blockSize: 8, parallelism: 1)
@@ -39,19 +42,54 @@ public struct RoomKey: Sendable {
         let master = try KDF.Scrypt.deriveKey(
             from: Array(passphrase.utf8), salt: salt, outputByteCount: 32, rounds: Self.scryptCost.rounds,
             blockSize: Self.scryptCost.blockSize, parallelism: Self.scryptCost.parallelism)
-        self.init(name: room, master: master.withUnsafeBytes { Array($0) })
+        let nameKey = try KDF.Scrypt.deriveKey(
+            from: Array(room.utf8), salt: Array("huddle-room-name-v1".utf8) + [0], outputByteCount: 32,
+            rounds: Self.scryptCost.rounds / 2, blockSize: Self.scryptCost.blockSize,
+            parallelism: Self.scryptCost.parallelism)
+        self.init(name: room, master: master, nameKey: nameKey)
     }
 
     /// The key of a room whose 32-byte master secret is already agreed (a direct message's, from
     /// X25519), shown to the user as `name`.
     public init(name: String, master: [UInt8]) {
-        let master = SymmetricKey(data: master)
+        self.init(name: name, master: SymmetricKey(data: master), nameKey: nil)
+    }
+
+    private init(name: String, master: SymmetricKey, nameKey: SymmetricKey?) {
         self.name = name
+        self.nameKey = nameKey
         let idBytes = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: master, info: Array("huddle room id".utf8), outputByteCount: 15)
         id = Self.idPrefix + Base32.encode(idBytes.withUnsafeBytes { Array($0) })
         sealKey = HKDF<SHA256>.deriveKey(
             inputKeyMaterial: master, info: Array("huddle room seal".utf8), outputByteCount: 32)
+    }
+
+    // MARK: Name checks
+
+    /// The 16-byte name check `node` puts beside private room `room` (a wire id) in its probes:
+    ///
+    ///     nameKey = scrypt(name, salt: "huddle-room-name-v1" 0x00, N = 2^14, r = 8, p = 1, 32 bytes)
+    ///     tag     = HMAC-SHA256(nameKey, "huddle-room-check-v1" 0x00 node:32 room:str)[..16]
+    ///
+    /// It depends on the name, not the passphrase: a node in a room of the same name under
+    /// another passphrase (a different id) recomputes it and learns the passphrases differ, so
+    /// it can say "wrong passphrase" instead of staying silent. Anyone else learns nothing but
+    /// what a guess at the name, at a scrypt each, can confirm. Zeros for a room without a name
+    /// check.
+    public func nameTag(for node: NodeID, room: String) -> [UInt8] {
+        guard let nameKey else { return WireLimits.noRoomTag }
+        var message = ByteWriter(capacity: 21 + NodeID.byteCount + 2 + room.utf8.count)
+        message.write(bytes: Array("huddle-room-check-v1".utf8) + [0])
+        message.write(node)
+        message.write(string: room)
+        return Array(HMAC<SHA256>.authenticationCode(for: message.bytes, using: nameKey).prefix(WireLimits.roomTagBytes))
+    }
+
+    /// Whether `tag`, beside private room `room` in `node`'s probe, says `node` is in a room of
+    /// this room's name under another passphrase.
+    public func isSameNameOtherPassphrase(_ tag: [UInt8], from node: NodeID, room: String) -> Bool {
+        nameKey != nil && room != id && RoomKey.isPrivate(room) && tag == nameTag(for: node, room: room)
     }
 
     /// What starts every private room's wire id; a public room's name cannot start with it.

@@ -30,6 +30,8 @@ public struct RoomSession: Sendable {
     public private(set) var pendingMarks = PendingMarks()
     /// What the room gave up on: events abandoned or dropped after waiting too long.
     public private(set) var tally = Tally()
+    /// Offsets taken from another room (``follow(_:now:)``), in place of this room's own marks.
+    private var followed: Calibration?
     /// Events the log dropped since ``takeDiscarded()`` was last called: the shell deletes them
     /// from its store, so what a stranger sends is not kept past the wait.
     private var discarded: [EventID] = []
@@ -242,8 +244,16 @@ public struct RoomSession: Sendable {
         return outputs
     }
 
+    /// Holds this room's messages back by `calibration`, another room's offsets, from now on: a
+    /// direct message between two people is held back by the offsets of a room they share.
+    /// Messages already held are re-timed; marks in this room no longer count.
+    public mutating func follow(_ calibration: Calibration, now: Int64) -> [RoomOutput] {
+        followed = calibration
+        return recalibrate(now: now, announce: false)
+    }
+
     private mutating func recalibrate(now: Int64, announce: Bool) -> [RoomOutput] {
-        let updated = CalibrationSolver.solve(calibrationEvents)
+        let updated = followed ?? CalibrationSolver.solve(calibrationEvents)
         guard updated != calibration else { return [] }
         calibration = updated
         var outputs: [RoomOutput] = announce ? [.offsetsChanged(offsetReport)] : []

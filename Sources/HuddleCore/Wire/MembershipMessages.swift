@@ -21,13 +21,21 @@ public struct Probe: Hashable, Sendable {
     public var rooms: [String]
     /// Peers the prober knows (at most ``WireLimits/maxPeersPerList``).
     public var peers: [PeerRecord]
+    /// The prober's X25519 public key for direct messages (32 bytes; zeros: none). Signed with
+    /// the rest, so it is bound to `from`.
+    public var agreementKey: [UInt8] = WireLimits.noAgreementKey
+    /// One 16-byte name check per room in `rooms`, in order (zeros: none): for a private room,
+    /// what lets a node with another passphrase for a room of the same name say so (see
+    /// ``RoomKey/nameTag(for:room:)``).
+    public var roomTags: [[UInt8]] = []
     /// Ed25519 signature by `from` over ``WireMessage/membershipSignedBytes`` (64 bytes; zeros
     /// until the shell signs the message with ``NodeIdentity/signed(_:)``).
     public var signature: [UInt8]
 
     public init(
         from: NodeID, nick: String, incarnation: UInt64, sequence: UInt64, sentAt: Int64, port: UInt16,
-        rooms: [String], peers: [PeerRecord], signature: [UInt8] = WireMessage.unsignedMembership
+        rooms: [String], peers: [PeerRecord], agreementKey: [UInt8] = WireLimits.noAgreementKey,
+        roomTags: [[UInt8]] = [], signature: [UInt8] = WireMessage.unsignedMembership
     ) {
         self.from = from
         self.nick = nick
@@ -37,6 +45,8 @@ public struct Probe: Hashable, Sendable {
         self.port = port
         self.rooms = rooms
         self.peers = peers
+        self.agreementKey = agreementKey
+        self.roomTags = roomTags
         self.signature = signature
     }
 }
@@ -57,13 +67,18 @@ public struct Ack: Hashable, Sendable {
     public var rooms: [String]
     /// Peers the answering node knows (at most ``WireLimits/maxPeersPerList``).
     public var peers: [PeerRecord]
+    /// Its X25519 public key for direct messages (see ``Probe/agreementKey``).
+    public var agreementKey: [UInt8] = WireLimits.noAgreementKey
+    /// One name check per room in `rooms` (see ``Probe/roomTags``).
+    public var roomTags: [[UInt8]] = []
     /// Ed25519 signature by `from` over ``WireMessage/membershipSignedBytes`` (64 bytes; zeros
     /// until the shell signs the message with ``NodeIdentity/signed(_:)``).
     public var signature: [UInt8]
 
     public init(
         from: NodeID, nick: String, incarnation: UInt64, sequence: UInt64, echoedSentAt: Int64,
-        rooms: [String], peers: [PeerRecord], signature: [UInt8] = WireMessage.unsignedMembership
+        rooms: [String], peers: [PeerRecord], agreementKey: [UInt8] = WireLimits.noAgreementKey,
+        roomTags: [[UInt8]] = [], signature: [UInt8] = WireMessage.unsignedMembership
     ) {
         self.from = from
         self.nick = nick
@@ -72,6 +87,8 @@ public struct Ack: Hashable, Sendable {
         self.echoedSentAt = echoedSentAt
         self.rooms = rooms
         self.peers = peers
+        self.agreementKey = agreementKey
+        self.roomTags = roomTags
         self.signature = signature
     }
 }

@@ -1,7 +1,7 @@
 /// Constants of the Huddle wire protocol.
 public enum WireProtocol {
     /// The protocol version this node speaks, sent in every envelope and in the DNS-SD TXT record.
-    public static let version: UInt8 = 2
+    public static let version: UInt8 = 3
     /// The two bytes that start every message: ASCII "HD".
     public static let magic: UInt16 = 0x4844
     /// Magic (2 bytes), version (1), kind (1).
@@ -35,11 +35,13 @@ extension WireMessage {
         case .probe(let probe):
             payload =
                 NodeID.byteCount + stringBytes(probe.nick) + 8 + 8 + 8 + 2
-                + listBytes(rooms: probe.rooms, peers: probe.peers) + Event.signatureByteCount
+                + listBytes(rooms: probe.rooms, peers: probe.peers) + cardBytes(rooms: probe.rooms)
+                + Event.signatureByteCount
         case .ack(let ack):
             payload =
                 NodeID.byteCount + stringBytes(ack.nick) + 8 + 8 + 8
-                + listBytes(rooms: ack.rooms, peers: ack.peers) + Event.signatureByteCount
+                + listBytes(rooms: ack.rooms, peers: ack.peers) + cardBytes(rooms: ack.rooms)
+                + Event.signatureByteCount
         }
         return WireProtocol.envelopeByteCount + payload
     }
@@ -91,6 +93,7 @@ extension WireMessage {
             writer.write(probe.port)
             writer.write(rooms: probe.rooms)
             writer.write(peers: probe.peers)
+            writer.writeCard(agreementKey: probe.agreementKey, roomTags: probe.roomTags, rooms: probe.rooms)
             writer.write(signature: probe.signature)
         case .ack(let ack):
             writer.write(ack.from)
@@ -100,6 +103,7 @@ extension WireMessage {
             writer.write(ack.echoedSentAt)
             writer.write(rooms: ack.rooms)
             writer.write(peers: ack.peers)
+            writer.writeCard(agreementKey: ack.agreementKey, roomTags: ack.roomTags, rooms: ack.rooms)
             writer.write(signature: ack.signature)
         }
     }
@@ -135,19 +139,21 @@ extension WireMessage {
                 SyncResponse(room: try reader.readRoom(), events: try reader.readEvents(), more: try reader.readBool())
             )
         case .probe:
-            self = .probe(
-                Probe(
-                    from: try reader.readNodeID(), nick: try reader.readNick(), incarnation: try reader.readUInt64(),
-                    sequence: try reader.readUInt64(), sentAt: try reader.readInt64(), port: try reader.readUInt16(),
-                    rooms: try reader.readRooms(), peers: try reader.readPeers(),
-                    signature: Array(try reader.readBytes(Event.signatureByteCount))))
+            var probe = Probe(
+                from: try reader.readNodeID(), nick: try reader.readNick(), incarnation: try reader.readUInt64(),
+                sequence: try reader.readUInt64(), sentAt: try reader.readInt64(), port: try reader.readUInt16(),
+                rooms: try reader.readRooms(), peers: try reader.readPeers())
+            (probe.agreementKey, probe.roomTags) = try reader.readCard(rooms: probe.rooms.count)
+            probe.signature = Array(try reader.readBytes(Event.signatureByteCount))
+            self = .probe(probe)
         case .ack:
-            self = .ack(
-                Ack(
-                    from: try reader.readNodeID(), nick: try reader.readNick(), incarnation: try reader.readUInt64(),
-                    sequence: try reader.readUInt64(), echoedSentAt: try reader.readInt64(),
-                    rooms: try reader.readRooms(), peers: try reader.readPeers(),
-                    signature: Array(try reader.readBytes(Event.signatureByteCount))))
+            var ack = Ack(
+                from: try reader.readNodeID(), nick: try reader.readNick(), incarnation: try reader.readUInt64(),
+                sequence: try reader.readUInt64(), echoedSentAt: try reader.readInt64(),
+                rooms: try reader.readRooms(), peers: try reader.readPeers())
+            (ack.agreementKey, ack.roomTags) = try reader.readCard(rooms: ack.rooms.count)
+            ack.signature = Array(try reader.readBytes(Event.signatureByteCount))
+            self = .ack(ack)
         }
     }
 }
@@ -156,6 +162,11 @@ private func stringBytes(_ string: String) -> Int { 2 + string.utf8.count }
 
 private func vectorBytes(_ vector: VersionVector) -> Int {
     2 + vector.count * WireLimits.versionVectorEntryBytes
+}
+
+/// The agreement key, then one room tag per room.
+private func cardBytes(rooms: [String]) -> Int {
+    WireLimits.agreementKeyBytes + 2 + rooms.count * WireLimits.roomTagBytes
 }
 
 private func listBytes(rooms: [String], peers: [PeerRecord]) -> Int {
@@ -175,6 +186,21 @@ extension ByteWriter {
         for room in rooms.prefix(count) {
             write(string: room)
         }
+    }
+
+    /// `agreementKey:32  count:u16 (tag:16)*`, with exactly one tag per room written (a missing
+    /// one as zeros), and a key or tag of another length cut or zero-padded.
+    mutating func writeCard(agreementKey: [UInt8], roomTags: [[UInt8]], rooms: [String]) {
+        writeFixed(agreementKey, count: WireLimits.agreementKeyBytes)
+        let count = write(count: rooms.count)
+        for index in 0..<count {
+            writeFixed(index < roomTags.count ? roomTags[index] : [], count: WireLimits.roomTagBytes)
+        }
+    }
+
+    private mutating func writeFixed(_ bytes: [UInt8], count: Int) {
+        write(bytes: bytes.prefix(count))
+        for _ in min(bytes.count, count)..<count { write(UInt8(0)) }
     }
 
     mutating func write(peers: [PeerRecord]) {
@@ -218,6 +244,22 @@ extension ByteReader {
             rooms.append(try readRoom())
         }
         return rooms
+    }
+
+    /// The agreement key and the room tags after a probe's or ack's rooms and peers: exactly one
+    /// tag per room.
+    mutating func readCard(rooms: Int) throws(WireError) -> (agreementKey: [UInt8], roomTags: [[UInt8]]) {
+        let agreementKey = Array(try readBytes(WireLimits.agreementKeyBytes))
+        let at = offset
+        let count = Int(try readUInt16())
+        guard count == rooms else {
+            throw .lengthOutOfRange(.roomTags, length: count, min: rooms, max: rooms, offset: at)
+        }
+        var tags: [[UInt8]] = []
+        tags.reserveCapacity(count)
+        for _ in 0..<count { tags.append(Array(try readBytes(WireLimits.roomTagBytes))) }
+        // No tags at all reads as none, as a probe that never had any is written.
+        return (agreementKey, tags.allSatisfy { $0 == WireLimits.noRoomTag } ? [] : tags)
     }
 
     mutating func readPeers() throws(WireError) -> [PeerRecord] {

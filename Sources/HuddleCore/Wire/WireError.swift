@@ -65,6 +65,7 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
         case versionVector = "version vector"
         case eventSeq = "event seq"
         case sealedBody = "sealed body"
+        case roomTags = "room tags"
 
         public var description: String { rawValue }
     }

@@ -64,6 +64,15 @@ public enum WireLimits {
     /// Largest sealed body: the overhead around the largest chat body (4 127 bytes).
     public static let maxSealedBytes = sealOverheadBytes + 1 + 2 + maxChatTextBytes
 
+    /// Size of an X25519 public key in a probe or ack.
+    public static let agreementKeyBytes = 32
+    /// The agreement key of a node that offers none.
+    public static let noAgreementKey = [UInt8](repeating: 0, count: agreementKeyBytes)
+    /// Size of one private room's name check in a probe or ack.
+    public static let roomTagBytes = 16
+    /// The name check of a room that has none (a public room, a direct message).
+    public static let noRoomTag = [UInt8](repeating: 0, count: roomTagBytes)
+
     /// Size of one encoded version-vector entry: origin and sequence number.
     static let versionVectorEntryBytes = NodeID.byteCount + 8
 

@@ -84,6 +84,8 @@ public enum ControlRequest: Codable, Sendable, Equatable {
     case status
     /// Send a chat message to a room the node is in.
     case send(room: String, text: String)
+    /// Send a direct message to one peer, by nick (or `nick#idprefix`).
+    case sendDirect(to: String, text: String)
 }
 
 /// A running node's answer to a ``ControlRequest`` (one JSON object per line).

@@ -50,6 +50,8 @@ extension Node {
             join(room)
         case .joinPrivate(let room):
             askPassphrase(for: room)
+        case .direct(let target, let text):
+            sendDirect(to: target, text: text)
         case .rooms:
             showInfo(roomsDescription())
         case .say(let text):

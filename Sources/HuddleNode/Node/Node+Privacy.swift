@@ -73,4 +73,53 @@ extension Node {
         try? store.setCurrentRoom(room)
         refreshConsole()
     }
+
+    // MARK: Cards: what probes and acks carry for privacy
+
+    /// A probe or ack of this node with its card filled in: its X25519 key for direct messages,
+    /// and a name check beside each private room (see ``RoomKey/nameTag(for:room:)``).
+    func withCard(_ message: WireMessage) -> WireMessage {
+        func tags(_ rooms: [String]) -> [[UInt8]] {
+            rooms.map { keys[$0]?.nameTag(for: identity.id, room: $0) ?? WireLimits.noRoomTag }
+        }
+        switch message {
+        case .probe(var probe):
+            probe.agreementKey = identity.agreementPublicKey
+            probe.roomTags = tags(probe.rooms)
+            return .probe(probe)
+        case .ack(var ack):
+            ack.agreementKey = identity.agreementPublicKey
+            ack.roomTags = tags(ack.rooms)
+            return .ack(ack)
+        default:
+            return message
+        }
+    }
+
+    /// Reads a peer's card from its signed probe or ack: its agreement key, and whether it is in
+    /// a private room of the same name as one of this node's under another passphrase, which is
+    /// said once per peer and room. With nobody sharing this node's passphrase yet, this node's
+    /// is taken to be the wrong one.
+    func read(card agreementKey: [UInt8], roomTags: [[UInt8]], rooms: [String], of peer: NodeID, nick: String) {
+        if agreementKey != WireLimits.noAgreementKey { learned(agreementKey: agreementKey, of: peer, nick: nick) }
+        for (room, tag) in zip(rooms, roomTags) where tag != WireLimits.noRoomTag {
+            for key in keys.values where joined.contains(key.id) {
+                guard key.isSameNameOtherPassphrase(tag, from: peer, room: room),
+                    passphraseMismatches.insert(PassphraseMismatch(peer: peer, room: key.id)).inserted
+                else { continue }
+                if membership.alivePeers(inRoom: key.id).isEmpty {
+                    showError("wrong passphrase for \(key.name): \(nick) is in it with another one")
+                } else {
+                    showInfo("\(nick) has another passphrase for \(key.name): you cannot read each other")
+                }
+            }
+        }
+    }
+}
+
+/// A peer found in a private room of the same name as one of this node's, under another
+/// passphrase.
+struct PassphraseMismatch: Hashable {
+    var peer: NodeID
+    var room: String
 }

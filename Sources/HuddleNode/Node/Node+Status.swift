@@ -16,6 +16,17 @@ extension Node {
                 return .error("the message was refused (too long or containing control characters)")
             }
             return .sent(id: "\(event.origin.hex)#\(event.seq)")
+        case .sendDirect(let target, let text):
+            let trimmed = text.trimmingWhitespace()
+            guard !trimmed.isEmpty else { return .error("nothing to send") }
+            switch resolvePeer(target) {
+            case .failure(let problem): return .error(problem.description)
+            case .success: break
+            }
+            guard let event = sendDirect(to: target, text: trimmed) else {
+                return .error("the message was not sent (see the node's output)")
+            }
+            return .sent(id: "\(event.origin.hex)#\(event.seq)")
         }
     }
 

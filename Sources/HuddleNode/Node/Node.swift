@@ -40,6 +40,12 @@ public actor Node {
     var locked: [String] = []
     /// The room `/private` asked a passphrase for, while the answer is awaited.
     var passphraseWanted: String?
+    /// Peers' X25519 keys for direct messages, from their signed probes and acks.
+    var agreementKeys: [NodeID: [UInt8]] = [:]
+    /// Direct rooms by id: the peer on the other side (see `Node+Direct`).
+    var directs: [String: NodeID] = [:]
+    /// (peer, private room) pairs already reported as holding another passphrase.
+    var passphraseMismatches: Set<PassphraseMismatch> = []
     var counters = NodeCounters()
     /// The UDP and TCP port this node listens on.
     let port: Int
@@ -124,6 +130,8 @@ public actor Node {
         // Whatever changed may have moved the next hold-back release earlier.
         rescheduleTimer()
         refreshConsole()
+        let isDirect = directs[room] != nil
+        let outputs = isDirect ? directOutputs(outputs) : outputs
         guard !outputs.isEmpty else { return }
         let shownIDs = outputs.compactMap { output -> EventID? in
             if case .message(let message) = output { message.event.id } else { nil }
@@ -136,7 +144,14 @@ public actor Node {
             }
         }
         for output in outputs {
-            show(renderer.render(output, room: name(of: room), reader: identity.id, inCurrentRoom: room == currentRoom))
+            var directTo: String?
+            if isDirect, case .message(let message) = output { directTo = directRecipient(of: message, in: room) }
+            show(renderer.render(
+                output, room: name(of: room), reader: identity.id, inCurrentRoom: room == currentRoom, directTo: directTo))
+        }
+        // Direct messages are held back by the offsets of a room the two share.
+        if !isDirect, !directs.isEmpty, outputs.contains(where: { if case .offsetsChanged = $0 { true } else { false } }) {
+            followSharedCalibrations()
         }
     }
 
@@ -230,7 +245,7 @@ public actor Node {
         replication.left(room: room)
         joined.removeAll { $0 == room }
         advertiseRooms()
-        if currentRoom == room { currentRoom = joined.last }
+        if currentRoom == room { currentRoom = joined.last { directs[$0] == nil } }
         do {
             try store.setJoined(room, false)
             try store.setCurrentRoom(currentRoom)
@@ -260,6 +275,10 @@ public actor Node {
         var reach: [String: [NodeID: UInt64]] = [:]
         var allowances: [String: Int] = [:]
         for sealed in events {
+            // The first message of a direct room this node is not in yet brings it in, if it opens.
+            if !joined.contains(sealed.room), directs[sealed.room] != nil, keys[sealed.room]?.open(sealed) != nil {
+                enterDirect(sealed.room)
+            }
             guard joined.contains(sealed.room), let session = rooms[sealed.room] else {
                 countDropped(.notJoined, "an event of a room this node is not in", from: source)
                 continue
@@ -376,8 +395,10 @@ public actor Node {
                 evidence: log.evidence(missingFrom: digest.vector), now: now))
         case .probe(let probe):
             perform(membership.receive(probe, from: source, now: now))
+            read(card: probe.agreementKey, roomTags: probe.roomTags, rooms: probe.rooms, of: probe.from, nick: probe.nick)
         case .ack(let ack):
             perform(membership.receive(ack, from: source, now: now))
+            read(card: ack.agreementKey, roomTags: ack.roomTags, rooms: ack.rooms, of: ack.from, nick: ack.nick)
         case .syncRequest, .syncResponse:
             countDropped(.misplaced, "sync messages travel over TCP", from: "\(source)")
         }
@@ -392,7 +413,7 @@ public actor Node {
 
     /// Pushes new events to every live peer in the room, one datagram each, encoded once.
     func push(_ events: [Event], room: String) {
-        let peers = membership.alivePeers(inRoom: room)
+        let peers = roomPeers(room)
         guard !peers.isEmpty else { return }
         send(encoded: WireMessage.events(events).encoded(), to: peers.map(\.address))
     }
@@ -441,7 +462,7 @@ public actor Node {
             switch directive {
             case .send(let message, let address):
                 // Probes and acks are signed: only this node speaks for itself.
-                send(identity.signed(message), to: address)
+                send(identity.signed(withCard(message)), to: address)
             case .peerChanged(let id, let nick, let from, let to):
                 logger.info(
                     "peer \(to)", metadata: ["huddle.peer": "\(nick)", "huddle.id": "\(id)", "huddle.was": "\(from.map { "\($0)" } ?? "unknown")"])
@@ -491,7 +512,7 @@ public actor Node {
 
     /// What replication needs to know of a joined room.
     func replicationState(_ room: String) -> Replication.RoomState {
-        Replication.RoomState(peers: membership.alivePeers(inRoom: room), log: rooms[room]?.log)
+        Replication.RoomState(peers: roomPeers(room), log: rooms[room]?.log)
     }
 
     func perform(_ directives: [ReplicationDirective]) {

@@ -23,6 +23,7 @@ public import HuddleCore
 /// ```text
 /// {"type":"ready","id","nick","port","data_dir"}
 /// {"type":"message","room","id","from","nick","text","sent_at","shown_at","held_ms","game_ms"}
+///     a direct message adds "direct":true and "to" (the nick it was sent to); its room is "@NICK"
 /// {"type":"calibration","room","label","by","by_id"}
 /// {"type":"mark","room","label","nick","id","at"}
 /// {"type":"offsets","room","offsets":{NICK: ms|null},"members":[{"id","nick","offset_ms","behind_you_ms"}]}
@@ -65,10 +66,13 @@ public struct OutputRenderer: Sendable {
     ///   - reader: this node, for "you" and for offsets relative to it.
     ///   - inCurrentRoom: `false` puts the room's name in front of human lines, for rooms other
     ///     than the console's current one.
+    ///   - directTo: for a direct message, the nick it was sent to.
     public func render(
-        _ output: RoomOutput, room: String, reader: NodeID, inCurrentRoom: Bool = true
+        _ output: RoomOutput, room: String, reader: NodeID, inCurrentRoom: Bool = true, directTo: String? = nil
     ) -> String? {
-        json ? renderJSON(output, room: room) : renderHuman(output, room: room, reader: reader, prefix: inCurrentRoom)
+        json
+            ? renderJSON(output, room: room, directTo: directTo)
+            : renderHuman(output, room: room, reader: reader, prefix: inCurrentRoom)
     }
 
     /// A chat message from the store, as `huddle history` and `/history` list it: like a shown
@@ -162,9 +166,9 @@ public struct OutputRenderer: Sendable {
 
     // MARK: JSON
 
-    private func renderJSON(_ output: RoomOutput, room: String) -> String {
+    private func renderJSON(_ output: RoomOutput, room: String, directTo: String?) -> String {
         let room = JSONLine.string(room)
-        let fields: [(String, JSONLine)]
+        var fields: [(String, JSONLine)]
         switch output {
         case .message(let shown):
             fields = [
@@ -173,6 +177,7 @@ public struct OutputRenderer: Sendable {
                 ("text", .string(shown.text)), ("sent_at", .int(shown.sentAt)), ("shown_at", .int(shown.shownAt)),
                 ("held_ms", .int(shown.heldMillis)), ("game_ms", .int(shown.gameTime)),
             ]
+            if let directTo { fields += [("direct", .bool(true)), ("to", .string(directTo))] }
         case .calibrationEvent(let label, let by):
             fields = [
                 ("type", "calibration"), ("room", room), ("label", .string(label)), ("by", .string(by.nick)),

@@ -1,0 +1,131 @@
+import HuddleCore
+
+/// Direct messages: a private room of two, keyed by X25519 between the two nodes (see
+/// ``NodeIdentity/directKey(with:peerAgreementKey:name:)``), named `@nick` for the reader.
+///
+/// A node knows the direct room of every peer whose signed probe or ack carried an agreement key.
+/// It enters that room when it sends the first message there or when a message there arrives
+/// (one it can open); it is not kept as joined across restarts, since either of those brings it
+/// back, with its history from the store. Messages are held back by the offsets of a room the two
+/// share, so a direct message spoils nothing either.
+extension Node {
+    /// A peer's agreement key from its signed probe or ack: the direct room with it is known from
+    /// now on.
+    func learned(agreementKey: [UInt8], of peer: NodeID, nick: String) {
+        guard agreementKeys[peer] != agreementKey else { return }
+        agreementKeys[peer] = agreementKey
+        guard let key = identity.directKey(with: peer, peerAgreementKey: agreementKey, name: "@\(nick)") else { return }
+        keys[key.id] = key
+        directs[key.id] = peer
+    }
+
+    /// `/msg NICK TEXT` and `huddle send --to NICK`: sends a direct message, entering the direct
+    /// room first. Returns the event, or `nil` after saying why not.
+    @discardableResult
+    func sendDirect(to target: String, text: String) -> Event? {
+        let peer: Peer
+        switch resolvePeer(target) {
+        case .success(let found): peer = found
+        case .failure(let problem):
+            showError(problem.description)
+            return nil
+        }
+        guard let room = directs.first(where: { $0.value == peer.id })?.key else {
+            showError("\(peer.nick) has not sent a key for direct messages yet (is it an older Huddle?)")
+            return nil
+        }
+        enterDirect(room)
+        return originate(.chat(text: text), in: room)
+    }
+
+    /// The live peer `target` names: a nick, or `nick#idprefix` when two share a nick.
+    func resolvePeer(_ target: String) -> Result<Peer, PeerLookupError> {
+        let parts = target.split(separator: "#", maxSplits: 1)
+        let nick = String(parts.first ?? "")
+        let prefix = parts.count == 2 ? parts[1].lowercased() : ""
+        let matching = membership.peers.values.filter { peer in
+            peer.state != .gone && peer.nick == nick && peer.id.hex.hasPrefix(prefix)
+        }.sorted { $0.id < $1.id }
+        switch matching.count {
+        case 0: return .failure(.unknown(target))
+        case 1: return .success(matching[0])
+        default: return .failure(.ambiguous(nick, ids: matching.map { "\($0.id)" }))
+        }
+    }
+
+    /// Enters the direct room `room` unless this node is in it: its history comes back from the
+    /// store, and a first ever entry sends a join so the other side sees this node's nick.
+    func enterDirect(_ room: String) {
+        guard !joined.contains(room), directs[room] != nil else { return }
+        loadRoom(room)
+        joined.append(room)
+        advertiseRooms()
+        if rooms[room]?.memberIDs.contains(identity.id) != true {
+            originate(.join(nick: configuration.nick), in: room)
+        }
+        followSharedCalibration(room)
+        perform(replication.joined(room: room, peers: roomPeers(room)))
+    }
+
+    /// Where a room's events go: its live peers, and for a direct room the other side even
+    /// before it has entered the room (its first message is what makes it enter).
+    func roomPeers(_ room: String) -> [Peer] {
+        var peers = membership.alivePeers(inRoom: room)
+        if let other = directs[room], let peer = membership.peers[other], peer.state != .gone,
+            !peers.contains(where: { $0.id == other })
+        {
+            peers.append(peer)
+        }
+        return peers
+    }
+
+    /// The direct rooms this node is in hold messages back by the offsets of a room shared
+    /// with the other side: the current room if the other side is a member there, else the
+    /// first joined room where it is.
+    func followSharedCalibrations() {
+        for room in joined where directs[room] != nil { followSharedCalibration(room) }
+    }
+
+    func followSharedCalibration(_ room: String) {
+        guard let other = directs[room] else { return }
+        let candidates = [currentRoom].compactMap { $0 } + joined
+        guard let shared = candidates.first(where: { directs[$0] == nil && rooms[$0]?.memberIDs.contains(other) == true }),
+            let calibration = rooms[shared]?.calibration, rooms[room]?.calibration != calibration
+        else { return }
+        let outputs = withRoom(room) { $0.follow(calibration, now: clock.wallMillis()) }
+        show(outputs, room: room)
+    }
+
+    /// What a direct room shows: messages (and a fault), not joins or offsets, which belong to
+    /// the room the two share.
+    func directOutputs(_ outputs: [RoomOutput]) -> [RoomOutput] {
+        outputs.filter { output in
+            switch output {
+            case .message, .equivocated: true
+            case .joined, .left, .offsetsChanged, .calibrationEvent, .mark: false
+            }
+        }
+    }
+
+    /// The nick a direct message in `room` went to.
+    func directRecipient(of message: ShownMessage, in room: String) -> String? {
+        guard let other = directs[room] else { return nil }
+        guard message.from.id == identity.id else { return configuration.nick }
+        return rooms[room]?.memberIDs.contains(other) == true
+            ? rooms[room]?.member(other).nick : membership.peers[other]?.nick
+    }
+}
+
+/// Why `/msg` or `huddle send --to` found nobody to send to.
+enum PeerLookupError: Error, CustomStringConvertible {
+    case unknown(String)
+    case ambiguous(String, ids: [String])
+
+    var description: String {
+        switch self {
+        case .unknown(let target): "nobody called \(target) is here"
+        case .ambiguous(let nick, let ids):
+            "\(ids.count) peers are called \(nick): say which, e.g. /msg \(nick)#\(ids[0].prefix(4)) (ids \(ids.joined(separator: ", ")))"
+        }
+    }
+}

@@ -1,0 +1,92 @@
+"""Direct messages: only the recipient reads them, and they are held back like any message."""
+
+import subprocess
+import time
+
+
+def meet(*nodes):
+    for node in nodes:
+        for other in nodes:
+            if other is not node:
+                node.wait_for(lambda o, n=other.name: o["type"] == "join" and o["nick"] == n)
+
+
+def direct(node, text, timeout=15):
+    return node.wait_for(lambda o: o["type"] == "message" and o["text"] == text and o.get("direct"),
+                         timeout=timeout, what=f"direct message {text!r}")
+
+
+def test_a_direct_message_reaches_only_its_recipient_and_is_held_back(lan):
+    alice = lan("alice")
+    bob = lan("bob", peers=[alice.address])
+    carol = lan("carol", peers=[alice.address])
+    meet(alice, bob, carol)
+
+    # Bob's stream is 2 s behind alice's: he marks kickoff 2 s after her.
+    alice.say("/now kickoff")
+    bob.wait_for(lambda o: o["type"] == "mark" and o["nick"] == "alice")
+    time.sleep(2)
+    bob.say("/now kickoff")
+    alice.wait_for(lambda o: o["type"] == "offsets" and o["offsets"].get("bob") is not None)
+    bob.wait_for(lambda o: o["type"] == "offsets" and o["offsets"].get("bob") is not None)
+    time.sleep(1)  # probes carry the agreement keys
+
+    alice.say("/msg bob psst, the play is coming")
+    mine = direct(alice, "psst, the play is coming")
+    assert mine["room"] == "@bob" and mine["to"] == "bob" and mine["nick"] == "alice"
+    got = direct(bob, "psst, the play is coming")
+    assert got["room"] == "@alice" and got["to"] == "bob" and got["nick"] == "alice"
+    assert 1700 <= got["held_ms"] <= 2600, got
+
+    bob.say("/msg alice thanks")
+    back = direct(alice, "thanks")
+    assert back["held_ms"] < 300 and back["to"] == "alice"
+
+    time.sleep(1.5)
+    assert not [o for o in carol.outputs if o["type"] == "message"]
+    # The third node is not in either direct room and counts nothing it could read.
+    assert all(not r["name"].startswith("@") for r in carol.status()["rooms"])
+    assert {r["name"] for r in bob.status()["rooms"]} == {"superbowl", "@alice"}
+
+
+def test_send_to_through_the_tool_and_clear_errors(lan, binary):
+    alice = lan("alice")
+    bob = lan("bob", peers=[alice.address])
+    meet(alice, bob)
+    time.sleep(1)
+    sent = subprocess.run([binary, "send", "--to", "bob", "--data-dir", str(alice.data_dir), "from", "the", "shell"],
+                          capture_output=True, text=True, timeout=30)
+    assert sent.returncode == 0, sent.stderr
+    assert direct(bob, "from the shell")["to"] == "bob"
+
+    nobody = subprocess.run([binary, "send", "--to", "zed", "--data-dir", str(alice.data_dir), "hi"],
+                            capture_output=True, text=True, timeout=30)
+    assert nobody.returncode != 0 and "nobody called zed" in nobody.stderr
+    both = subprocess.run([binary, "send", "--to", "bob", "--room", "superbowl", "--data-dir", str(alice.data_dir),
+                           "hi"], capture_output=True, text=True, timeout=30)
+    assert both.returncode != 0 and "either --room" in both.stderr
+
+    alice.say("/msg zed hello?")
+    alice.wait_for(lambda o: o["type"] == "error" and "nobody called zed" in o["message"])
+    alice.say("/msg bob")
+    alice.wait_for(lambda o: o["type"] == "error" and "/msg needs" in o["message"])
+
+
+def test_direct_history_comes_back_after_a_restart(lan):
+    alice = lan("alice")
+    bob = lan("bob", peers=[alice.address])
+    meet(alice, bob)
+    time.sleep(1)
+    alice.say("/msg bob before the restart")
+    direct(bob, "before the restart")
+    assert bob.quit() == 0
+
+    again = lan("bob", peers=[alice.address])
+    again.wait_for(lambda o: o["type"] == "peer" and o["nick"] == "alice" and o["state"] == "alive")
+    time.sleep(1)
+    alice.say("/msg bob after the restart")
+    direct(again, "after the restart")
+    time.sleep(1)
+    assert "before the restart" not in again.shown_texts()
+    [dm] = [r for r in again.status()["rooms"] if r["name"] == "@alice"]
+    assert dm["event_count"] >= 4  # both joins and both messages
