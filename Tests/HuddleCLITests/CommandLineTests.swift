@@ -10,7 +10,7 @@ import Testing
         let result = try HuddleBinary.run(["--version"])
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("huddle 0."))
-        #expect(result.stdout.contains("wire protocol 2"))
+        #expect(result.stdout.contains("wire protocol 3"))
     }
 
     @Test func helpExplainsWhatHuddleIs() throws {

@@ -19,7 +19,7 @@ import Testing
     @Test func needsARoomAndText() throws {
         let noRoom = try HuddleBinary.run(["send", "--name", "alice", "hi"])
         #expect(noRoom.status == 64)
-        #expect(noRoom.stderr.contains("Missing expected argument '--room <ROOM>'"))
+        #expect(noRoom.stderr.contains("give either --room ROOM or --to NICK"))
 
         let noText = try HuddleBinary.run(["send", "--name", "alice", "--room", "superbowl"])
         #expect(noText.status == 64)

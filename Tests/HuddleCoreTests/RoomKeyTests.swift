@@ -136,4 +136,72 @@ import Testing
             body: .sealed(bytes: Array(repeating: 0, count: WireLimits.minSealedBytes - 1)))
         #expect(throws: WireError.self) { try Event(decoding: short.encoded()) }
     }
+
+    // MARK: Name checks
+
+    @Test func aNameCheckTellsTheSameNameUnderAnotherPassphraseAndNothingElse() throws {
+        let tag = key.nameTag(for: alice.id, room: key.id)
+        #expect(tag.count == WireLimits.roomTagBytes && tag != WireLimits.noRoomTag)
+        // bob, in superbowl under another passphrase, sees alice is in a superbowl he cannot read.
+        #expect(Self.wrongPassphrase.isSameNameOtherPassphrase(tag, from: alice.id, room: key.id))
+        // Not for his own room (same id), another room's name, another sender, or no tag.
+        #expect(!key.isSameNameOtherPassphrase(tag, from: alice.id, room: key.id))
+        #expect(!Self.otherRoom.isSameNameOtherPassphrase(tag, from: alice.id, room: key.id))
+        #expect(!Self.wrongPassphrase.isSameNameOtherPassphrase(tag, from: bob.id, room: key.id))
+        #expect(!Self.wrongPassphrase.isSameNameOtherPassphrase(WireLimits.noRoomTag, from: alice.id, room: key.id))
+        // A direct room has no name check.
+        #expect(RoomKey(name: "@bob", master: Array(repeating: 1, count: 32)).nameTag(for: alice.id, room: key.id)
+            == WireLimits.noRoomTag)
+    }
+
+    // MARK: Direct messages
+
+    @Test func twoNodesAgreeOnOneDirectRoomThatAThirdCannotDerive() throws {
+        let carol = NodeIdentity.generate()
+        let fromAlice = try #require(alice.directKey(with: bob.id, peerAgreementKey: bob.agreementPublicKey, name: "@bob"))
+        let fromBob = try #require(bob.directKey(with: alice.id, peerAgreementKey: alice.agreementPublicKey, name: "@alice"))
+        #expect(fromAlice.id == fromBob.id && RoomKey.isPrivate(fromAlice.id))
+        let carolAndBob = try #require(carol.directKey(with: bob.id, peerAgreementKey: bob.agreementPublicKey, name: "@bob"))
+        #expect(carolAndBob.id != fromAlice.id)
+
+        let event = alice.sign(
+            id: EventID(origin: alice.id, seq: 1), room: fromAlice.id, createdAt: base, context: VersionVector(),
+            body: .chat(text: "psst"), sealedWith: fromAlice)
+        let wire = try Event(decoding: event.encoded())
+        #expect(fromBob.open(wire)?.body == .chat(text: "psst"))
+        #expect(carolAndBob.open(wire) == nil)
+
+        // The agreement key survives a restart: it comes from the signing key.
+        let restored = try NodeIdentity(privateKeyBytes: alice.privateKeyBytes)
+        #expect(restored.agreementPublicKey == alice.agreementPublicKey)
+        #expect(alice.directKey(with: bob.id, peerAgreementKey: WireLimits.noAgreementKey, name: "@bob") == nil)
+    }
+
+    @Test func aDirectRoomHoldsMessagesBackByTheOffsetsOfASharedRoom() throws {
+        // In superbowl, alice is 2 s ahead of bob.
+        var shared = RoomSession(room: "superbowl", reader: bob.id)
+        _ = try shared.compose(.join(nick: "bob"), now: base, signer: bob)
+        var context = shared.log.deliveredVector
+        _ = shared.receive(alice.sign(
+            id: EventID(origin: alice.id, seq: 1), room: "superbowl", createdAt: base, context: context,
+            body: .join(nick: "alice")), now: base)
+        context = shared.log.deliveredVector
+        context[alice.id] = 1
+        _ = shared.receive(alice.sign(
+            id: EventID(origin: alice.id, seq: 2), room: "superbowl", createdAt: base + 1_000, context: context,
+            body: .mark(label: "kickoff")), now: base + 1_000)
+        _ = try shared.compose(.mark(label: "kickoff"), now: base + 3_000, signer: bob)
+        #expect(shared.calibration.lag(of: bob.id, behind: alice.id) == 2_000)
+
+        let directKey = try #require(bob.directKey(with: alice.id, peerAgreementKey: alice.agreementPublicKey, name: "@alice"))
+        var direct = RoomSession(room: directKey.id, reader: bob.id, key: directKey)
+        _ = direct.follow(shared.calibration, now: base + 4_000)
+        let aliceKey = try #require(alice.directKey(with: bob.id, peerAgreementKey: bob.agreementPublicKey, name: "@bob"))
+        let psst = alice.sign(
+            id: EventID(origin: alice.id, seq: 1), room: aliceKey.id, createdAt: base + 5_000, context: VersionVector(),
+            body: .chat(text: "psst"), sealedWith: aliceKey)
+        #expect(direct.receive(try #require(direct.opened(psst)), now: base + 5_000).isEmpty)
+        #expect(direct.heldBackCount == 1)
+        #expect(direct.wake(now: base + 7_000).count == 1)
+    }
 }

@@ -112,12 +112,15 @@ enum WireSamples {
         .probe(
             Probe(
                 from: alice, nick: text(bytes: WireLimits.maxNickBytes), incarnation: .max, sequence: 42, sentAt: -5,
-                port: 65535, rooms: ["superbowl", "", text(bytes: WireLimits.maxRoomBytes)], peers: peers)),
+                port: 65535, rooms: ["superbowl", "", text(bytes: WireLimits.maxRoomBytes)], peers: peers,
+                agreementKey: (0..<32).map { UInt8($0) * 3 + 1 },
+                roomTags: [Array(repeating: 0xAB, count: 16), WireLimits.noRoomTag, Array(repeating: 0xFF, count: 16)])),
         .ack(Ack(from: bob, nick: "", incarnation: 1, sequence: 1, echoedSentAt: .min, rooms: [], peers: [])),
         .ack(
             Ack(
                 from: bob, nick: "bob", incarnation: 3, sequence: 99, echoedSentAt: .max,
-                rooms: (0..<WireLimits.maxRoomsPerNode).map { "room \($0)" }, peers: peers)),
+                rooms: (0..<WireLimits.maxRoomsPerNode).map { "room \($0)" }, peers: peers,
+                roomTags: (0..<WireLimits.maxRoomsPerNode).map { Array(repeating: UInt8($0), count: 16) })),
     ]
 
     /// Samples small enough to truncate or mutate byte by byte.
@@ -196,6 +199,12 @@ enum WireSamples {
     }
 
     static func randomMessage(using rng: inout SplitMix64) -> WireMessage {
+        // A probe's or ack's card: a key or none, and one random tag per room or none at all.
+        let rooms = randomList(4, using: &rng) { randomString(maxBytes: WireLimits.maxRoomBytes, using: &$0) }
+        let agreementKey = Bool.random(using: &rng)
+            ? (0..<WireLimits.agreementKeyBytes).map { _ in UInt8.random(in: 0...255, using: &rng) } : WireLimits.noAgreementKey
+        let tags = Bool.random(using: &rng)
+            ? rooms.map { _ in (0..<WireLimits.roomTagBytes).map { _ in UInt8.random(in: 1...255, using: &rng) } } : []
         switch WireMessage.Kind.allCases.randomElement(using: &rng)! {
         case .events:
             return .events(randomList(4, using: &rng) { randomEvent(using: &$0) })
@@ -220,15 +229,15 @@ enum WireSamples {
                     from: randomID(using: &rng), nick: randomString(maxBytes: WireLimits.maxNickBytes, using: &rng),
                     incarnation: rng.next(), sequence: rng.next(), sentAt: Int64(bitPattern: rng.next()),
                     port: UInt16.random(in: 0...UInt16.max, using: &rng),
-                    rooms: randomList(4, using: &rng) { randomString(maxBytes: WireLimits.maxRoomBytes, using: &$0) },
-                    peers: randomList(4, using: &rng) { randomPeer(using: &$0) }))
+                    rooms: rooms, peers: randomList(4, using: &rng) { randomPeer(using: &$0) },
+                    agreementKey: agreementKey, roomTags: tags))
         case .ack:
             return .ack(
                 Ack(
                     from: randomID(using: &rng), nick: randomString(maxBytes: WireLimits.maxNickBytes, using: &rng),
                     incarnation: rng.next(), sequence: rng.next(), echoedSentAt: Int64(bitPattern: rng.next()),
-                    rooms: randomList(4, using: &rng) { randomString(maxBytes: WireLimits.maxRoomBytes, using: &$0) },
-                    peers: randomList(4, using: &rng) { randomPeer(using: &$0) }))
+                    rooms: rooms, peers: randomList(4, using: &rng) { randomPeer(using: &$0) },
+                    agreementKey: agreementKey, roomTags: tags))
         }
     }
 }
