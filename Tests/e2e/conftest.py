@@ -14,8 +14,9 @@ def lan(tmp_path, binary):
     """Starts nodes and makes sure every one of them is stopped at the end of the test."""
     nodes: list[Node] = []
 
-    def start(name: str, **kwargs) -> Node:
-        node = Node(binary, name, tmp_path / name, **kwargs)
+    def start(name: str, data_name: str | None = None, **kwargs) -> Node:
+        """`data_name` names the data dir (default: the nick): another one is another key."""
+        node = Node(binary, name, tmp_path / (data_name or name), **kwargs)
         nodes.append(node)
         return node
 

@@ -21,11 +21,21 @@ public enum RoomOutput: Equatable, Sendable {
 /// A room member as the room log knows it: id and the nick from its latest join.
 public struct Member: Hashable, Sendable {
     public var id: NodeID
+    /// The nick from its latest join, as it chose it.
     public var nick: String
+    /// Whether another node goes by the same nick (in the room, or first seen under it): then
+    /// people see ``displayName``, nick and the start of the id, so nobody passes for another.
+    public var sharesNick: Bool
 
-    public init(id: NodeID, nick: String) {
+    public init(id: NodeID, nick: String, sharesNick: Bool = false) {
         self.id = id
         self.nick = nick
+        self.sharesNick = sharesNick
+    }
+
+    /// The nick, or `nick#3f9a` (the id's first four hex digits) when ``sharesNick``.
+    public var displayName: String {
+        sharesNick ? "\(nick)#\(id.hex.prefix(4))" : nick
     }
 }
 

@@ -25,6 +25,11 @@ public struct RoomSession: Sendable {
     private var calibrationEvents: [Event] = []
     /// Nick from each origin's latest join, and whether that origin is currently in the room.
     private var nicks: [NodeID: String] = [:]
+    /// Every origin whose latest join used each nick.
+    private var holders: [String: Set<NodeID>] = [:]
+    /// The node first seen under each nick, anywhere (the shell's memory, see ``Member/sharesNick``):
+    /// another node using one of these nicks is shown with its id.
+    public var knownNicks: [String: NodeID] = [:]
     public private(set) var memberIDs: Set<NodeID> = []
     /// Proposed calibration moments, and which of them wait for this reader's mark.
     public private(set) var pendingMarks = PendingMarks()
@@ -66,7 +71,9 @@ public struct RoomSession: Sendable {
 
     /// The member with this id, with a short id as nick if no join from it has arrived yet.
     public func member(_ id: NodeID) -> Member {
-        Member(id: id, nick: nicks[id] ?? "node-\(id)")
+        guard let nick = nicks[id] else { return Member(id: id, nick: "node-\(id)") }
+        let known = knownNicks[nick]
+        return Member(id: id, nick: nick, sharesNick: (holders[nick]?.count ?? 0) > 1 || (known != nil && known != id))
     }
 
     /// Calibration events proposed in this room (normalised labels).
@@ -205,7 +212,9 @@ public struct RoomSession: Sendable {
                 outputs += schedule.admit(event, now: now).map(shown)
             case .join(let nick):
                 if event.origin == reader { pendingMarks.readerJoined() }
+                if let old = nicks[event.origin] { holders[old]?.remove(event.origin) }
                 nicks[event.origin] = nick
+                holders[nick, default: []].insert(event.origin)
                 memberIDs.insert(event.origin)
                 calibrationEvents.append(event)
                 recalibrate = true

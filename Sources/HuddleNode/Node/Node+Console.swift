@@ -198,7 +198,7 @@ extension Node {
         guard let session = rooms[room] else { return "nobody in \(name(of: room))" }
         var lines = ["in \(name(of: room)):"]
         for entry in session.offsetReport.entries {
-            let name = entry.member.id == identity.id ? "\(entry.member.nick) (you)" : entry.member.nick
+            let name = entry.member.id == identity.id ? "\(entry.member.nick) (you)" : entry.member.displayName
             let standing: String
             if entry.member.id == identity.id {
                 standing = session.calibration.isCalibrated(identity.id) ? "calibrated" : "not calibrated yet"

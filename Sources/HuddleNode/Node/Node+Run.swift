@@ -61,6 +61,7 @@ extension Node {
 
         defer { console?.stop() }
         show(renderer.ready(id: identity.id, nick: configuration.nick, port: port, dataDir: configuration.dataDir))
+        loadKnownNicks()
         restoreRooms()
         let discoveries = startDiscovery()
         defer { discovery?.stop() }

@@ -44,6 +44,10 @@ public actor Node {
     var agreementKeys: [NodeID: [UInt8]] = [:]
     /// Direct rooms by id: the peer on the other side (see `Node+Direct`).
     var directs: [String: NodeID] = [:]
+    /// The first node seen under each nick, and the later ones already warned about (see
+    /// `Node+Nicks`).
+    var knownNicks: [String: NodeID] = [:]
+    var nickConflicts: Set<NodeID> = []
     /// (peer, private room) pairs already reported as holding another passphrase.
     var passphraseMismatches: Set<PassphraseMismatch> = []
     var counters = NodeCounters()
@@ -144,6 +148,7 @@ public actor Node {
             }
         }
         for output in outputs {
+            if case .joined(let member) = output { noticeNick(member) }
             var directTo: String?
             if isDirect, case .message(let message) = output { directTo = directRecipient(of: message, in: room) }
             show(renderer.render(
@@ -161,6 +166,7 @@ public actor Node {
     func loadRoom(_ room: String) {
         guard rooms[room] == nil else { return }
         var session = RoomSession(room: room, reader: identity.id, key: keys[room])
+        session.knownNicks = knownNicks
         var outputs: [RoomOutput] = []
         do {
             outputs = session.restore(

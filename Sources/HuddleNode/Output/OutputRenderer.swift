@@ -30,6 +30,7 @@ public import HuddleCore
 /// {"type":"join"|"leave","room","nick","id"}
 /// {"type":"peer","id","nick","state"[,"address"]}
 /// {"type":"info","message"}    {"type":"error","message"}
+/// {"type":"nick_conflict","nick","id","known_id"}
 /// ```
 ///
 /// In human mode a message's time is its game time (the reference's clock) as local `HH:MM:SS`;
@@ -128,6 +129,23 @@ public struct OutputRenderer: Sendable {
     public func info(_ text: String) -> String {
         if json { return JSONLine.object([("type", "info"), ("message", .string(text))]).render() }
         return lines(text).joined(separator: "\n")
+    }
+
+    /// A node joined under a nick first seen with another node: it may pass itself off as
+    /// someone else. From now on it shows as `nick#abcd` (see ``Member/displayName``).
+    ///
+    ///     {"type":"nick_conflict","nick","id","known_id"}
+    public func nickConflict(_ member: Member, knownID: NodeID) -> String {
+        if json {
+            return JSONLine.object([
+                ("type", "nick_conflict"), ("nick", .string(member.nick)), ("id", .string(member.id.hex)),
+                ("known_id", .string(knownID.hex)),
+            ]).render()
+        }
+        let nick = safe(member.nick)
+        return style(
+            "* careful: \(safe(member.displayName)) (\(member.id)) is a new key calling itself \(nick); "
+                + "the \(nick) you met first is \(knownID). Theirs show as \(safe(member.displayName)).", .yellow)
     }
 
     /// A peer was found, stopped answering, came back or went away.
@@ -315,7 +333,7 @@ public struct OutputRenderer: Sendable {
 
     /// A member's nick, made safe, coloured by id (bold for the reader itself).
     private func nickText(_ member: Member, reader: NodeID?) -> String {
-        let nick = safe(member.nick)
+        let nick = safe(member.displayName)
         guard colors else { return nick }
         if member.id == reader { return ANSIStyle.wrap(nick, code: ANSIStyle.bold.rawValue) }
         let index = Int(member.id.bytes.reduce(0) { ($0 &* 31 &+ UInt32($1)) } % UInt32(ANSIStyle.nickColors.count))

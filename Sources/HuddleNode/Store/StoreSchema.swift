@@ -71,6 +71,16 @@ enum StoreSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v3: known nicks") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE known_nick (
+                        nick TEXT PRIMARY KEY NOT NULL,
+                        node_id BLOB NOT NULL,
+                        first_seen INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }()
 

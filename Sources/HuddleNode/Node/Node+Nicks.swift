@@ -1,0 +1,38 @@
+import HuddleCore
+
+/// Telling nodes apart by more than their nick. Nicks are free text anyone can pick, so the node
+/// remembers the first node it saw under each nick (in the store, like SSH's known hosts). A later
+/// node with the same nick is shown as `nick#abcd` everywhere, and the reader is warned once;
+/// two members of one room with one nick are both shown with their ids.
+extension Node {
+    /// Loads the nicks seen before, with this node's own nick claimed first.
+    func loadKnownNicks() {
+        do {
+            try store.rememberNick(configuration.nick, id: identity.id, at: clock.wallMillis())
+            knownNicks = try store.knownNicks()
+        } catch {
+            logger.error("could not load known nicks", metadata: ["huddle.error": "\(error)"])
+        }
+    }
+
+    /// A member joined a room: remember its nick if new, or warn if the nick was first seen
+    /// with another node.
+    func noticeNick(_ member: Member) {
+        guard member.id != identity.id, !member.nick.isEmpty else { return }
+        switch knownNicks[member.nick] {
+        case nil:
+            do {
+                knownNicks[member.nick] = try store.rememberNick(member.nick, id: member.id, at: clock.wallMillis())
+            } catch {
+                logger.error("could not remember a nick", metadata: ["huddle.error": "\(error)"])
+                knownNicks[member.nick] = member.id
+            }
+            for room in rooms.keys { rooms[room]?.knownNicks = knownNicks }
+        case let known? where known != member.id:
+            guard nickConflicts.insert(member.id).inserted else { return }
+            show(renderer.nickConflict(member, knownID: known))
+        default:
+            return
+        }
+    }
+}

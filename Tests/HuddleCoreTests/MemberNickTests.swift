@@ -1,0 +1,42 @@
+import Testing
+
+@testable import HuddleCore
+
+/// Nicks are free text: members who share one are shown with the start of their id.
+@Suite struct MemberNickTests {
+    let reader = NodeIdentity.generate()
+    let alice = NodeIdentity.generate()
+    let mallory = NodeIdentity.generate()
+    let base: Int64 = 1_700_000_000_000
+
+    func join(_ who: NodeIdentity, as nick: String, seq: UInt64 = 1, into room: inout RoomSession) {
+        var context = room.log.deliveredVector
+        context[who.id] = seq - 1
+        _ = room.receive(
+            who.sign(
+                id: EventID(origin: who.id, seq: seq), room: "superbowl", createdAt: base, context: context,
+                body: .join(nick: nick)), now: base)
+    }
+
+    @Test func twoMembersWithOneNickAreBothShownWithTheirIDs() {
+        var room = RoomSession(room: "superbowl", reader: reader.id)
+        join(alice, as: "alice", into: &room)
+        #expect(room.member(alice.id).displayName == "alice")
+        join(mallory, as: "alice", into: &room)
+        #expect(room.member(alice.id).displayName == "alice#\(alice.id.hex.prefix(4))")
+        #expect(room.member(mallory.id).displayName == "alice#\(mallory.id.hex.prefix(4))")
+        // Mallory takes another nick: alice is alone with hers again.
+        join(mallory, as: "mallory", seq: 2, into: &room)
+        #expect(room.member(alice.id).displayName == "alice")
+    }
+
+    @Test func aNickFirstSeenWithAnotherNodeMarksTheNewcomerOnly() {
+        var room = RoomSession(room: "superbowl", reader: reader.id)
+        room.knownNicks = ["alice": alice.id]
+        join(mallory, as: "alice", into: &room)
+        #expect(room.member(mallory.id).sharesNick)
+        #expect(room.member(mallory.id).displayName == "alice#\(mallory.id.hex.prefix(4))")
+        join(alice, as: "alice", into: &room)
+        #expect(room.member(alice.id).displayName == "alice#\(alice.id.hex.prefix(4))")
+    }
+}
