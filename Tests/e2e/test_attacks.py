@@ -442,7 +442,7 @@ def test_every_silent_drop_is_counted_by_why(lan):
             "bad_signature": encode_events([encode_event(chat_event(mallory.key, m, 2, "forged"),
                                                          signature=bytes(64))]),
             # a newer protocol version, and an older one (version 1, before probes were signed)
-            "newer_protocol": b"HD\x03\x01" + bytes(20),
+            "newer_protocol": b"HD\x04\x01" + bytes(20),
             "older_protocol": b"HD\x01\x01" + bytes(20),
             # a sync request by UDP
             "misplaced": encode_sync_request(m, ROOM, VersionVector(), 64),

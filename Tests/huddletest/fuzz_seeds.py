@@ -1,6 +1,7 @@
 """Writes a seed corpus for the wire decoder's fuzzer (Scripts/fuzz): one valid message of each
-kind, an event on its own, and a TCP stream of two frames, all made by the Python client that
-was written from docs/PROTOCOL.md, so the fuzzer starts from what a real peer sends.
+kind, an event on its own, a private room's sealed events, probes and acks with a full card,
+and a TCP stream of two frames, all made by the Python client that was written from
+docs/PROTOCOL.md, so the fuzzer starts from what a real peer sends.
 
     python3 -m huddletest.fuzz_seeds DIR
 """
@@ -10,18 +11,25 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .wire import (Chat, Join, Mark, PeerRecord, VersionVector, WireClient, encode_ack, encode_digest,
-                   encode_event, encode_events, encode_probe, encode_sync_request, encode_sync_response,
-                   frame)
+from .wire import (Chat, Join, Leave, Mark, PeerRecord, RoomKey, VersionVector, WireClient, encode_ack,
+                   encode_digest, encode_event, encode_events, encode_probe, encode_sync_request,
+                   encode_sync_response, frame)
 
 
 def seeds() -> dict[str, bytes]:
+    key = RoomKey("superbowl", "touchdown")  # scrypt: a fraction of a second
     with WireClient("seed", auto_ack=False) as client:
         join = client.make_event("superbowl", Join("seed"))
         chat = client.make_event("superbowl", Chat("touchdown 🏈"))
         mark = client.make_event("superbowl", Mark("kickoff"))
         vector = VersionVector({client.id: 3})
         peer = PeerRecord(bytes(range(32)), "bob", "192.0.2.12", 7700, 1, 9)
+        # The same client in the private room: its events there are sealed (tag 7), its card
+        # carries its X25519 key and a name tag beside the private room (zeros beside the public).
+        client.join_private(key)
+        sealed = [client.make_event(key.id, body) for body in (Join("seed"), Chat("touchdown 🏈"), Leave())]
+        rooms = ["superbowl", key.id]
+        card = dict(agreement_key=client.agreement_key, room_tags=client.room_tags(rooms))
         return {
             "events": encode_events([join, chat, mark]),
             "event": encode_event(chat),
@@ -30,6 +38,12 @@ def seeds() -> dict[str, bytes]:
             "sync-response": encode_sync_response("superbowl", [join, chat], True),
             "probe": encode_probe(client.id, "seed", 1, 7, 12345, 7700, ["superbowl"], [peer], key=client.key),
             "ack": encode_ack(client.id, "seed", 1, 7, 12345, ["superbowl"], [peer], key=client.key),
+            "sealed-events": encode_events(sealed),
+            "sealed-event": encode_event(sealed[1]),
+            "sealed-sync-response": encode_sync_response(key.id, sealed, False),
+            "probe-card": encode_probe(client.id, "seed", 1, 8, 12345, 7700, rooms, [peer], key=client.key,
+                                       **card),
+            "ack-card": encode_ack(client.id, "seed", 1, 8, 12345, rooms, [peer], key=client.key, **card),
             "stream": frame(encode_events([chat])) + frame(encode_digest(client.id, "superbowl", vector)),
         }
 

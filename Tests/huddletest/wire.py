@@ -15,11 +15,19 @@ an event list also takes pre-encoded `bytes` items, a count can be overridden wi
 `envelope` takes any magic/version/kind, and every message encoder takes `trailing=` bytes.
 `encode_event(event, key=None, sign=False)` leaves the signature out (64 zero bytes unless
 `signature=` is given).
+
+Version 3 adds private rooms (the doc's § Private rooms): `RoomKey` derives a room's wire id,
+seals bodies (`Sealed`, tag 7) and opens them, and makes the name tags of a probe's or ack's
+card; `agreement_public_key` and `direct_key` give a direct-message room's key. A `WireClient`
+given `keys=[RoomKey(...)]` is in those rooms: its events there are sealed, what it receives
+there is opened first, and its probes and acks carry its card.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
+import os
 
 import queue
 import socket
@@ -30,14 +38,18 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Union
 
 from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat, PublicFormat
 
 # --------------------------------------------------------------------------------------------
 # Constants
 
 MAGIC = b"HD"
-VERSION = 2
+VERSION = 3
 
 KIND_EVENTS = 1
 KIND_DIGEST = 2
@@ -52,6 +64,7 @@ TAG_CHAT = 3
 TAG_CALIBRATION = 4
 TAG_MARK = 5
 TAG_DELAY_NUDGE = 6
+TAG_SEALED = 7
 
 STATE_ALIVE = 1
 STATE_SUSPECT = 2
@@ -61,6 +74,16 @@ SIGNING_TAG = b"huddle-event-v1\x00"  # 16 bytes
 MEMBER_SIGNING_TAG = b"huddle-member-v1\x00"  # 17 bytes: probes and acks
 SIGNATURE_BYTES = 64
 ID_BYTES = 32
+
+SEAL_TAG = b"huddle-seal-v1\x00"  # starts a sealed body's associated data
+ROOM_SALT_TAG = b"huddle-room-v1\x00"  # scrypt salt of a room's master: + the room's name
+NAME_SALT = b"huddle-room-name-v1\x00"  # scrypt salt of a room's name key
+NAME_CHECK_TAG = b"huddle-room-check-v1\x00"  # starts what a name tag's HMAC covers
+PRIVATE_PREFIX = "~"  # a private room's wire id: "~" + 24 base32 characters
+AGREEMENT_KEY_BYTES = 32
+ROOM_TAG_BYTES = 16
+NO_AGREEMENT_KEY = bytes(AGREEMENT_KEY_BYTES)
+NO_ROOM_TAG = bytes(ROOM_TAG_BYTES)
 
 
 class Limits:
@@ -77,14 +100,17 @@ class Limits:
     max_peers_per_list = 256
     max_rooms_per_node = 32
     min_event_bytes = 117
-    max_event_bytes = 45_239
+    max_event_bytes = 45_270  # a sealed 4 096-byte chat in a 64-byte room, 1 024 context entries
+    seal_overhead_bytes = 28  # 12-byte nonce + 16-byte Poly1305 tag
+    min_sealed_bytes = 29  # around a 1-byte leave
+    max_sealed_bytes = 4_127  # around the largest chat body (1 + 2 + 4 096)
 
 
 class WireError(ValueError):
     """A message the protocol rejects. `code` names the reason (the doc's names where it has
     one: badMagic, unsupportedVersion, unknownMessageKind, unsortedVersionVector, zeroSequence,
-    unknownEventBody; otherwise truncated, tooLong, tooMany, badUTF8, controlCharacter, badBool,
-    badPeerState, trailingBytes, zeroEventSequence)."""
+    unknownEventBody, lengthOutOfRange; otherwise truncated, tooLong, tooMany, badUTF8,
+    controlCharacter, badBool, badPeerState, trailingBytes, zeroEventSequence)."""
 
     def __init__(self, code: str, detail: str = ""):
         super().__init__(f"{code}: {detail}" if detail else code)
@@ -220,12 +246,22 @@ class DelayNudge:
 
 
 @dataclass(frozen=True)
+class Sealed:
+    """A private room's body as it travels: 12-byte nonce, ChaCha20-Poly1305 ciphertext of a
+    plain body's encoding, 16-byte tag (see `RoomKey.seal`). `length` overrides the u16 length
+    field (a hostile peer's choice)."""
+    data: bytes
+    length: int | None = None
+    tag = TAG_SEALED
+
+
+@dataclass(frozen=True)
 class RawBody:
     """Any bytes as a body (an unknown tag, a truncated field...)."""
     data: bytes
 
 
-Body = Union[Join, Leave, Chat, CalibrationEvent, Mark, DelayNudge, RawBody]
+Body = Union[Join, Leave, Chat, CalibrationEvent, Mark, DelayNudge, Sealed, RawBody]
 
 
 def encode_body(body: Body) -> bytes:
@@ -243,6 +279,8 @@ def encode_body(body: Body) -> bytes:
         return enc_u8(TAG_MARK) + enc_str(body.label)
     if isinstance(body, DelayNudge):
         return enc_u8(TAG_DELAY_NUDGE) + enc_i64(body.milliseconds)
+    if isinstance(body, Sealed):
+        return enc_u8(TAG_SEALED) + enc_str(body.data, body.length)
     raise TypeError(f"not an event body: {body!r}")
 
 
@@ -258,10 +296,18 @@ class Event:
     context: VectorLike
     body: Body
     signature: bytes | None = None
+    # For an event of a private room opened with its key (`RoomKey.open`): the sealed bytes,
+    # which are what travels and what the signature covers; `body` is then the plain body.
+    seal: bytes | None = None
 
     @property
     def key(self) -> tuple[bytes, int]:
         return (self.origin, self.seq)
+
+    @property
+    def wire_body(self) -> Body:
+        """The body as it travels and is signed: the sealed one of an opened event."""
+        return Sealed(self.seal) if self.seal is not None else self.body
 
     @property
     def room_name(self) -> str:
@@ -269,9 +315,10 @@ class Event:
 
 
 def encode_event_unsigned(event: Event) -> bytes:
-    """origin seq room createdAt context body: the event without its signature."""
+    """origin seq room createdAt context body: the event without its signature (an opened
+    private event with its sealed body)."""
     return (enc_id(event.origin) + enc_u64(event.seq) + enc_str(event.room)
-            + enc_i64(event.created_at) + enc_vv(event.context) + encode_body(event.body))
+            + enc_i64(event.created_at) + enc_vv(event.context) + encode_body(event.wire_body))
 
 
 def signed_bytes(event: Event) -> bytes:
@@ -384,6 +431,11 @@ class Probe:
     rooms: list[str]
     peers: list[PeerRecord]
     signature: bytes = bytes(64)  # Ed25519 by from_id over MEMBER_SIGNING_TAG + the message without it
+    # The card (on the wire after the peers, before the signature; kept last here so that older
+    # positional callers still work): X25519 public key (zeros: none), one 16-byte name tag per
+    # room (an empty list: all zeros).
+    agreement_key: bytes = NO_AGREEMENT_KEY
+    room_tags: list[bytes] = field(default_factory=list)
     kind = KIND_PROBE
 
 
@@ -397,6 +449,8 @@ class Ack:
     rooms: list[str]
     peers: list[PeerRecord]
     signature: bytes = bytes(64)
+    agreement_key: bytes = NO_AGREEMENT_KEY  # the card, as in `Probe`
+    room_tags: list[bytes] = field(default_factory=list)
     kind = KIND_ACK
 
 
@@ -468,17 +522,35 @@ def verify_membership(data: bytes, from_id: bytes) -> bool:
         return False
 
 
+def encode_card(agreement_key: bytes | None = None, room_tags: Iterable[bytes] | None = None,
+                rooms: int = 0, count: int | None = None) -> bytes:
+    """A probe's or ack's card: `agreementKey:32` (default zeros), then `count:u16` and one
+    16-byte tag per room. Tags are padded with zeros up to `rooms` (so none given: all zeros);
+    more tags than rooms are all written, and `count` overrides the count field (both hostile:
+    a receiver requires count == number of rooms). Keys and tags go out at the length given."""
+    tags = [bytes(t) for t in (room_tags or [])]
+    tags += [NO_ROOM_TAG] * max(0, rooms - len(tags))
+    key = NO_AGREEMENT_KEY if agreement_key is None else bytes(agreement_key)
+    return key + enc_list(tags, count)
+
+
 def encode_probe(from_id: bytes, nick: Union[str, bytes], incarnation: int, sequence: int,
                  sent_at: int, port: int, rooms: Iterable[Union[str, bytes]] = (),
                  peers: Iterable[Union[PeerRecord, bytes]] = (), rooms_count: int | None = None,
                  peers_count: int | None = None, trailing: bytes = b"",
-                 key: Ed25519PrivateKey | None = None, signature: bytes | None = None, **env) -> bytes:
-    """kind 5, signed by `key` (or carrying `signature`, or zeros). `trailing` goes after it."""
+                 key: Ed25519PrivateKey | None = None, signature: bytes | None = None,
+                 agreement_key: bytes | None = None, room_tags: Iterable[bytes] | None = None,
+                 tags_count: int | None = None, card: bytes | None = None, **env) -> bytes:
+    """kind 5, signed by `key` (or carrying `signature`, or zeros). `trailing` goes after it.
+    The card is `encode_card(agreement_key, room_tags, ...)`, or the raw bytes `card`."""
+    rooms = list(rooms)
+    if card is None:
+        card = encode_card(agreement_key, room_tags, len(rooms), tags_count)
     unsigned = envelope(KIND_PROBE,
                         enc_id(from_id) + enc_str(nick) + enc_u64(incarnation) + enc_u64(sequence)
                         + enc_i64(sent_at) + enc_u16(port)
                         + enc_list((enc_str(r) for r in rooms), rooms_count)
-                        + enc_list((_peer_bytes(p) for p in peers), peers_count), **env)
+                        + enc_list((_peer_bytes(p) for p in peers), peers_count) + card, **env)
     return sign_membership(unsigned, key, signature) + trailing
 
 
@@ -486,13 +558,18 @@ def encode_ack(from_id: bytes, nick: Union[str, bytes], incarnation: int, sequen
                echoed_sent_at: int, rooms: Iterable[Union[str, bytes]] = (),
                peers: Iterable[Union[PeerRecord, bytes]] = (), rooms_count: int | None = None,
                peers_count: int | None = None, trailing: bytes = b"",
-               key: Ed25519PrivateKey | None = None, signature: bytes | None = None, **env) -> bytes:
-    """kind 6, signed like a probe."""
+               key: Ed25519PrivateKey | None = None, signature: bytes | None = None,
+               agreement_key: bytes | None = None, room_tags: Iterable[bytes] | None = None,
+               tags_count: int | None = None, card: bytes | None = None, **env) -> bytes:
+    """kind 6, signed like a probe, with a card like a probe's."""
+    rooms = list(rooms)
+    if card is None:
+        card = encode_card(agreement_key, room_tags, len(rooms), tags_count)
     unsigned = envelope(KIND_ACK,
                         enc_id(from_id) + enc_str(nick) + enc_u64(incarnation) + enc_u64(sequence)
                         + enc_i64(echoed_sent_at)
                         + enc_list((enc_str(r) for r in rooms), rooms_count)
-                        + enc_list((_peer_bytes(p) for p in peers), peers_count), **env)
+                        + enc_list((_peer_bytes(p) for p in peers), peers_count) + card, **env)
     return sign_membership(unsigned, key, signature) + trailing
 
 
@@ -508,10 +585,12 @@ def encode_message(m: Message) -> bytes:
         return encode_sync_response(m.room, m.events, m.more)
     if isinstance(m, Probe):
         return encode_probe(m.from_id, m.nick, m.incarnation, m.sequence, m.sent_at, m.port,
-                            m.rooms, m.peers, signature=m.signature)
+                            m.rooms, m.peers, signature=m.signature, agreement_key=m.agreement_key,
+                            room_tags=m.room_tags)
     if isinstance(m, Ack):
         return encode_ack(m.from_id, m.nick, m.incarnation, m.sequence, m.echoed_sent_at,
-                          m.rooms, m.peers, signature=m.signature)
+                          m.rooms, m.peers, signature=m.signature, agreement_key=m.agreement_key,
+                          room_tags=m.room_tags)
     raise TypeError(f"not a message: {m!r}")
 
 
@@ -607,6 +686,12 @@ class Reader:
             return Mark(self.str(Limits.max_label_bytes))
         if tag == TAG_DELAY_NUDGE:
             return DelayNudge(self.i64())
+        if tag == TAG_SEALED:
+            n = self.u16()
+            if not Limits.min_sealed_bytes <= n <= Limits.max_sealed_bytes:
+                raise WireError("lengthOutOfRange", f"sealed body of {n} bytes, allowed "
+                                f"{Limits.min_sealed_bytes} to {Limits.max_sealed_bytes}")
+            return Sealed(self.take(n))
         raise WireError("unknownEventBody", str(tag))
 
     def event(self) -> Event:
@@ -643,6 +728,16 @@ class Reader:
         n = self.count(Limits.max_peers_per_list, ID_BYTES + 2 + 2 + 2 + 1 + 8)
         return [self.peer() for _ in range(n)]
 
+    def card(self, rooms: int) -> tuple[bytes, list[bytes]]:
+        """agreementKey:32, then count:u16 == `rooms` and one 16-byte tag per room; all-zero
+        tags read as none (an empty list), so decoding then encoding gives the same bytes."""
+        agreement_key = self.take(AGREEMENT_KEY_BYTES)
+        n = self.u16()
+        if n != rooms:
+            raise WireError("lengthOutOfRange", f"{n} room tags for {rooms} rooms")
+        tags = [self.take(ROOM_TAG_BYTES) for _ in range(n)]
+        return agreement_key, ([] if all(t == NO_ROOM_TAG for t in tags) else tags)
+
 
 def decode_message(data: bytes) -> Message:
     """Decodes one whole message (a datagram or a frame's payload) or raises `WireError`."""
@@ -673,15 +768,181 @@ def decode_message(data: bytes) -> Message:
         m = SyncResponse(r.str(Limits.max_room_bytes), r.events(), r.bool())
     elif kind == KIND_PROBE:
         m = Probe(r.id(), r.str(Limits.max_nick_bytes), r.u64(), r.u64(), r.i64(), r.u16(),
-                  r.rooms(), r.peers(), bytes(r.take(64)))
+                  r.rooms(), r.peers())
+        m.agreement_key, m.room_tags = r.card(len(m.rooms))
+        m.signature = bytes(r.take(64))
     elif kind == KIND_ACK:
         m = Ack(r.id(), r.str(Limits.max_nick_bytes), r.u64(), r.u64(), r.i64(), r.rooms(),
-                r.peers(), bytes(r.take(64)))
+                r.peers())
+        m.agreement_key, m.room_tags = r.card(len(m.rooms))
+        m.signature = bytes(r.take(64))
     else:
         raise WireError("unknownMessageKind", str(kind))
     if r.left:
         raise WireError("trailingBytes", f"{r.left} bytes after the message")
     return m
+
+
+# --------------------------------------------------------------------------------------------
+# Private rooms and direct-message keys (the doc's § Private rooms)
+
+SCRYPT_MAXMEM = 64 * 1024 * 1024  # scrypt N=2^15, r=8 needs 32 MiB and a little more
+
+
+def _hkdf(ikm: bytes, info: bytes, length: int, salt: bytes | None = None) -> bytes:
+    """HKDF-SHA256; no salt is RFC 5869's default (32 zero bytes)."""
+    return HKDF(algorithm=hashes.SHA256(), length=length, salt=salt, info=info).derive(ikm)
+
+
+def base32_lower(data: bytes) -> str:
+    """RFC 4648 base32, lower case, no padding."""
+    import base64
+    return base64.b32encode(data).decode("ascii").lower().rstrip("=")
+
+
+def is_private(room: Union[str, bytes]) -> bool:
+    """Whether a room as it travels is a private room's id."""
+    return (room if isinstance(room, str) else room.decode("utf-8", "replace")).startswith(PRIVATE_PREFIX)
+
+
+class RoomKey:
+    """A private room's key, derived as the doc says:
+
+        master  = scrypt(passphrase, salt "huddle-room-v1" 0x00 name, N=2^15, r=8, p=1, 32 bytes)
+        id      = "~" + base32(HKDF-SHA256(master, info "huddle room id", 15 bytes))
+        seal    = HKDF-SHA256(master, info "huddle room seal", 32 bytes)   (ChaCha20-Poly1305)
+        nameKey = scrypt(name, salt "huddle-room-name-v1" 0x00, N=2^14, r=8, p=1, 32 bytes)
+
+    `RoomKey.from_master(name, master)` is a room whose master is already agreed (a direct
+    message's): same id and seal, no name key (its name tags are zeros)."""
+
+    def __init__(self, name: str, passphrase: Union[str, bytes, None] = None, *,
+                 master: bytes | None = None):
+        self.name = name
+        raw_name = name.encode("utf-8")
+        if master is None:
+            if passphrase is None:
+                raise ValueError("a RoomKey needs a passphrase or a master")
+            secret = passphrase.encode("utf-8") if isinstance(passphrase, str) else bytes(passphrase)
+            master = hashlib.scrypt(secret, salt=ROOM_SALT_TAG + raw_name, n=1 << 15, r=8, p=1,
+                                    maxmem=SCRYPT_MAXMEM, dklen=32)
+            self.name_key: bytes | None = hashlib.scrypt(raw_name, salt=NAME_SALT, n=1 << 14, r=8, p=1,
+                                                         maxmem=SCRYPT_MAXMEM, dklen=32)
+        else:
+            self.name_key = None
+        self.master = bytes(master)
+        self.id = PRIVATE_PREFIX + base32_lower(_hkdf(self.master, b"huddle room id", 15))
+        self.seal_key = _hkdf(self.master, b"huddle room seal", 32)
+
+    @classmethod
+    def from_master(cls, name: str, master: bytes) -> "RoomKey":
+        return cls(name, master=master)
+
+    def __repr__(self) -> str:
+        return f"RoomKey({self.name!r}, id={self.id!r})"
+
+    def associated_data(self, origin: bytes, seq: int, room: Union[str, bytes, None] = None) -> bytes:
+        """"huddle-seal-v1" 0x00 room:str origin:32 seq:u64 (room: this key's id)."""
+        return SEAL_TAG + enc_str(self.id if room is None else room) + enc_id(origin) + enc_u64(seq)
+
+    def seal(self, body: Body, origin: bytes, seq: int, nonce: bytes | None = None,
+             room: Union[str, bytes, None] = None) -> Sealed:
+        """`body` sealed for event (origin, seq) of this room: nonce (12 bytes, random unless
+        given) + ChaCha20-Poly1305(encoded body) + 16-byte tag. `room` puts another room id in
+        the associated data (a forger's choice: such a seal opens nowhere)."""
+        nonce = os.urandom(12) if nonce is None else bytes(nonce)
+        box = ChaCha20Poly1305(self.seal_key).encrypt(nonce, encode_body(body),
+                                                       self.associated_data(origin, seq, room))
+        return Sealed(nonce + box)
+
+    def open_body(self, sealed: bytes, origin: bytes, seq: int) -> Body | None:
+        """The plain body inside sealed bytes for event (origin, seq), or None."""
+        sealed = bytes(sealed)
+        if len(sealed) < Limits.seal_overhead_bytes:
+            return None
+        try:
+            plain = ChaCha20Poly1305(self.seal_key).decrypt(sealed[:12], sealed[12:],
+                                                             self.associated_data(origin, seq))
+        except Exception:
+            return None
+        try:
+            r = Reader(plain)
+            body = r.body()
+        except WireError:
+            return None
+        if r.left or isinstance(body, Sealed):
+            return None
+        return body
+
+    def open(self, event: Event) -> Event | None:
+        """`event` opened (plain `body`, its sealed bytes kept in `seal` so its encoding and
+        signature are unchanged), or None: another room, not sealed, another key, another
+        event's body, or a body inside that does not decode. An opened event is returned as is."""
+        if event.room_name != self.id:
+            return None
+        if event.seal is not None:
+            return event
+        if not isinstance(event.body, Sealed):
+            return None
+        body = self.open_body(event.body.data, event.origin, event.seq)
+        if body is None:
+            return None
+        return replace(event, body=body, seal=bytes(event.body.data))
+
+    def seal_event(self, event: Event, nonce: bytes | None = None) -> Event:
+        """`event` (of this room, plain body) with its body sealed, `body` kept plain and the
+        sealed bytes in `seal`; unsigned: sign it after (`sign_event`)."""
+        sealed = self.seal(event.body, event.origin, event.seq, nonce)
+        return replace(event, seal=sealed.data, signature=None)
+
+    def name_tag(self, node_id: bytes, room_id: Union[str, bytes, None] = None) -> bytes:
+        """HMAC-SHA256(nameKey, "huddle-room-check-v1" 0x00 node:32 room:str), first 16 bytes:
+        what `node_id` puts beside `room_id` (default: this key's id) in its card. Zeros for a
+        key without a name key."""
+        if self.name_key is None:
+            return NO_ROOM_TAG
+        message = NAME_CHECK_TAG + enc_id(node_id) + enc_str(self.id if room_id is None else room_id)
+        return hmac.new(self.name_key, message, hashlib.sha256).digest()[:ROOM_TAG_BYTES]
+
+    def same_name_other_passphrase(self, tag: bytes, node_id: bytes, room_id: str) -> bool:
+        """Whether `tag`, beside private room `room_id` in `node_id`'s card, says it is in a
+        room of this name under another passphrase."""
+        return (self.name_key is not None and room_id != self.id and is_private(room_id)
+                and bytes(tag) == self.name_tag(node_id, room_id))
+
+
+def ed25519_seed(key: Ed25519PrivateKey) -> bytes:
+    """The 32-byte private key seed (what a node keeps in its data dir)."""
+    return key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+
+
+def agreement_private_key(seed: Union[bytes, Ed25519PrivateKey]) -> X25519PrivateKey:
+    """The X25519 key of a node: HKDF-SHA256(ikm = its Ed25519 seed, no salt,
+    info "huddle agreement key", 32 bytes) as an X25519 private key."""
+    if isinstance(seed, Ed25519PrivateKey):
+        seed = ed25519_seed(seed)
+    return X25519PrivateKey.from_private_bytes(_hkdf(bytes(seed), b"huddle agreement key", 32))
+
+
+def agreement_public_key(seed: Union[bytes, Ed25519PrivateKey]) -> bytes:
+    """The 32-byte X25519 public key a node puts in its card."""
+    return agreement_private_key(seed).public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+
+def direct_key(seed: Union[bytes, Ed25519PrivateKey], my_id: bytes, peer_id: bytes,
+               peer_agreement_key: bytes, name: str = "") -> RoomKey | None:
+    """The key of the direct-message room between this node (its Ed25519 `seed`, id `my_id`)
+    and `peer_id`, whose card gave `peer_agreement_key`: master = HKDF-SHA256(X25519 secret,
+    salt = lower id || higher id, info "huddle direct v1", 32 bytes). None for no key (zeros),
+    an invalid one or an all-zero secret."""
+    if bytes(peer_agreement_key) == NO_AGREEMENT_KEY:
+        return None
+    try:
+        secret = agreement_private_key(seed).exchange(X25519PublicKey.from_public_bytes(bytes(peer_agreement_key)))
+    except ValueError:
+        return None
+    low, high = sorted([bytes(my_id), bytes(peer_id)])
+    return RoomKey.from_master(name, _hkdf(secret, b"huddle direct v1", 32, salt=low + high))
 
 
 # --------------------------------------------------------------------------------------------
@@ -830,15 +1091,27 @@ class WireClient:
     pushed events whose signature verifies into the room logs (`auto_take`), answers a known
     peer's digest by pushing what it misses (`auto_answer_digests`), and queues everything for
     `recv`. Its own events get the next seq and the room's delivered vector as
-    context, like a node's."""
+    context, like a node's.
 
-    def __init__(self, nick: str = "pyclient", rooms: Iterable[str] = ("superbowl",),
+    With `keys` (`RoomKey`s) it is in those private rooms too, by id (with no `rooms` given,
+    only in them): its events there are sealed before they are signed, events received there
+    are opened before anything else (those that do not open go to `unreadable_events`), and its
+    probes and acks carry its card: its X25519 key and a name tag beside each private room."""
+
+    def __init__(self, nick: str = "pyclient", rooms: Iterable[str] | None = None,
                  host: str = "127.0.0.1", key: Ed25519PrivateKey | None = None,
-                 auto_ack: bool = True, auto_take: bool = True, auto_answer_digests: bool = True):
+                 auto_ack: bool = True, auto_take: bool = True, auto_answer_digests: bool = True,
+                 keys: Iterable["RoomKey"] = ()):
         self.key = key or Ed25519PrivateKey.generate()
         self.id = self.key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        self.agreement_key = agreement_public_key(self.key)
         self.nick = nick
-        self.rooms = list(rooms)
+        self.room_keys: dict[str, RoomKey] = {k.id: k for k in keys}
+        self.rooms = list(rooms if rooms is not None else ([] if self.room_keys else ["superbowl"]))
+        self.rooms += [room for room in self.room_keys if room not in self.rooms]
+        self.peer_agreement_keys: dict[bytes, bytes] = {}  # id -> X25519 key, from their cards
+        self.peer_cards: dict[bytes, tuple[list[str], list[bytes]]] = {}  # id -> (rooms, tags)
+        self.unreadable_events: list[Event] = []  # events of a keyed room that did not open
         self.incarnation = now_ms()
         self.auto_ack = auto_ack
         self.auto_take = auto_take
@@ -882,28 +1155,58 @@ class WireClient:
         with self._lock:
             return self.logs.setdefault(room, RoomLog())
 
+    def join_private(self, key: "RoomKey") -> str:
+        """Is in `key`'s private room from now on (announce it with a probe); returns its id."""
+        with self._lock:
+            self.room_keys[key.id] = key
+            if key.id not in self.rooms:
+                self.rooms.append(key.id)
+        return key.id
+
+    def opened(self, event: Event) -> Event | None:
+        """`event` as this client reads it: opened with its room's key in a keyed room (None if
+        it does not open), as it is elsewhere (None if sealed: a public room takes no seal)."""
+        key = self.room_keys.get(event.room_name)
+        if key is not None:
+            return key.open(event)
+        return None if isinstance(event.body, Sealed) else event
+
     def take(self, events: Iterable[Event]) -> list[Event]:
-        """Holds the events whose signature verifies; returns the ones newly delivered."""
+        """Holds the events that open (in a keyed room) and whose signature verifies; returns
+        the ones newly delivered."""
         delivered = []
         with self._lock:
             for e in events:
-                if not verify_event(e):
-                    self.rejected_events.append(e)
+                opened = self.opened(e)
+                if opened is None:
+                    self.unreadable_events.append(e)
                     continue
-                delivered += self.log(e.room_name).add(e)
+                if not verify_event(opened):
+                    self.rejected_events.append(opened)
+                    continue
+                delivered += self.log(opened.room_name).add(opened)
         return delivered
 
     def make_event(self, room: str, body: Body, created_at: int | None = None) -> Event:
         """The client's next event in `room`, signed, with seq = one past its last and context =
-        the room's delivered vector (its own entry included), and taken into its own log."""
+        the room's delivered vector (its own entry included), and taken into its own log. In a
+        keyed room the body is sealed first (the event keeps it plain in `body`, sealed in
+        `seal`), and the signature covers the sealed form."""
         with self._lock:
             log = self.log(room)
             event = Event(self.id, log.delivered.get(self.id, 0) + 1, room,
                           now_ms() if created_at is None else created_at,
                           log.delivered.copy(), body)
+            if room in self.room_keys:
+                event = self.room_keys[room].seal_event(event)
             event = sign_event(event, self.key)
             log.add(event)
             return event
+
+    def room_tags(self, rooms: Iterable[str] | None = None) -> list[bytes]:
+        """The name tags of this client's card: one per room, zeros for a room without a key."""
+        return [self.room_keys[r].name_tag(self.id, r) if r in self.room_keys else NO_ROOM_TAG
+                for r in (self.rooms if rooms is None else rooms)]
 
     # -- sending -------------------------------------------------------------------------------
 
@@ -950,18 +1253,26 @@ class WireClient:
                 if time.monotonic() > deadline:
                     raise
 
-    def probe(self, to: Union[str, Address], peers: Iterable[PeerRecord] = ()) -> int:
-        """Sends a probe; returns its sequence (the ack echoes it)."""
+    def probe(self, to: Union[str, Address], peers: Iterable[PeerRecord] = (),
+              room_tags: Iterable[bytes] | None = None) -> int:
+        """Sends a probe with this client's card (or these `room_tags`); returns its sequence
+        (the ack echoes it)."""
         sequence = self.next_sequence()
+        rooms = list(self.rooms)
         self.send_raw(to, encode_probe(self.id, self.nick, self.incarnation, sequence, monotonic_us(),
-                                       self.port, self.rooms, peers, key=self.key))
+                                       self.port, rooms, peers, key=self.key,
+                                       agreement_key=self.agreement_key,
+                                       room_tags=self.room_tags(rooms) if room_tags is None else room_tags))
         return sequence
 
     def answer_probe(self, probe: Probe, source: Address) -> None:
-        """An ack to the probe's source host at the probe's port, echoing sequence and sentAt."""
+        """An ack to the probe's source host at the probe's port, echoing sequence and sentAt,
+        with this client's card."""
+        rooms = list(self.rooms)
         self.send_raw((source[0], probe.port),
                       encode_ack(self.id, self.nick, self.incarnation, probe.sequence, probe.sent_at,
-                                 self.rooms, key=self.key))
+                                 rooms, key=self.key, agreement_key=self.agreement_key,
+                                 room_tags=self.room_tags(rooms)))
         self.acks_sent += 1
 
     def missing(self, room: str, vector: VectorLike, limit: int = 64) -> list[Event]:
@@ -996,6 +1307,10 @@ class WireClient:
             except WireError as e:
                 got.error = e
             m = got.message
+            if isinstance(m, (Probe, Ack)):
+                if m.agreement_key != NO_AGREEMENT_KEY:
+                    self.peer_agreement_keys[m.from_id] = m.agreement_key
+                self.peer_cards[m.from_id] = (list(m.rooms), list(m.room_tags))
             try:
                 if isinstance(m, Probe):
                     self.peers[m.from_id] = (source[0], m.port)

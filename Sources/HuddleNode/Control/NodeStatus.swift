@@ -69,7 +69,8 @@ public struct NodeStatus: Codable, Sendable, Equatable {
         public var duplicates: Int = 0
         /// What was dropped, by why: "malformed", "oversized", "bad_signature", "not_joined",
         /// "invalid", "too_far_ahead", "over_budget", "too_many_origins", "quarantined",
-        /// "unmet_context", "gap_expired", "sync_busy", "sync_broken", ... (only non-zero ones).
+        /// "unmet_context", "gap_expired", "sync_busy", "sync_broken", "unreadable",
+        /// "rate_limited", ... (only non-zero ones).
         public var drops: [String: Int] = [:]
     }
 

@@ -223,6 +223,9 @@ extension Node {
     /// Decodes a datagram off the actor, then hands it in; events are screened on the actor
     /// (``screen(_:from:)``) and only those left are verified, off the actor again.
     nonisolated func receive(_ envelope: AddressedEnvelope<ByteBuffer>) async {
+        // A flood from one address stops here, undecoded (counted as rate_limited).
+        let source = DatagramEndpoint.source(of: envelope)
+        guard datagramLimits.withLock({ $0.admit(source, now: clock.monotonicMicros()) }) else { return }
         switch DatagramEndpoint.decode(envelope) {
         case .message(.events(let events), let source):
             let valid = await verify(events, from: "\(source)")

@@ -3,6 +3,7 @@ import HuddleCore
 import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// A running Huddle node: the shell around the pure core.
 ///
@@ -58,6 +59,8 @@ public actor Node {
     var discovery: ServiceDiscovery?
     /// The UDP socket: datagrams out go straight to it, fire and forget, like UDP.
     let datagrams: DatagramEndpoint
+    /// Per-address limits on datagrams in, checked before decoding, off the actor.
+    let datagramLimits = Mutex(DatagramRateLimits())
     /// Anti-entropy and repair: when to swap digests, push, pull (see ``Replication``).
     var replication: Replication
     /// Pulls to run, one at a time.

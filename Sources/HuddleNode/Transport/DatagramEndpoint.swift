@@ -24,10 +24,15 @@ struct DatagramEndpoint: Sendable {
         case dropped(NodeCounters.Drop, reason: String, from: PeerAddress)
     }
 
+    /// Where a datagram came from: host and port.
+    static func source(of envelope: AddressedEnvelope<ByteBuffer>) -> PeerAddress {
+        let remote = envelope.remoteAddress
+        return PeerAddress(host: remote.ipAddress ?? "unknown", port: UInt16(clamping: remote.port ?? 0))
+    }
+
     /// Decodes a datagram.
     static func decode(_ envelope: AddressedEnvelope<ByteBuffer>) -> Received {
-        let remote = envelope.remoteAddress
-        let source = PeerAddress(host: remote.ipAddress ?? "unknown", port: UInt16(clamping: remote.port ?? 0))
+        let source = source(of: envelope)
         guard envelope.data.readableBytes <= WireLimits.maxDatagramBytes else {
             let reason = "a \(envelope.data.readableBytes)-byte datagram, over the \(WireLimits.maxDatagramBytes) a node sends"
             return .dropped(.oversized, reason: reason, from: source)

@@ -1,0 +1,75 @@
+import HuddleCore
+
+/// Per-address limits on incoming datagrams: token buckets per sender (host and port) and, more
+/// loosely, per host. A flood from one address is dropped here, before it is decoded and before
+/// any signature of it is checked, so it costs this node little and the chat of everyone else
+/// goes on (`Scripts/bench --only attacks`).
+///
+/// A node sends a peer a handful of datagrams a second (probes, digests, a push per message), so
+/// the limits are far above what any honest peer reaches: 400 a second per sender with bursts
+/// of 800, and 4 000 a second per host (several nodes may share one host, as on a test machine).
+/// UDP source addresses can be forged on a LAN; a flooder that forges many loses its bucket per
+/// address, not the ability to send, and is still bounded by the kernel's socket buffer.
+///
+/// Pure: time is passed in (monotonic microseconds). At most ``maximumTracked`` buckets are kept
+/// per kind; idle (full) ones are forgotten first.
+struct DatagramRateLimits: Sendable {
+    struct Rate: Sendable {
+        /// Datagrams a second, sustained.
+        var perSecond: Double
+        /// Datagrams at once, from a full bucket.
+        var burst: Double
+    }
+
+    var perSender = Rate(perSecond: 400, burst: 800)
+    var perHost = Rate(perSecond: 4_000, burst: 8_000)
+    static let maximumTracked = 4_096
+
+    private struct Bucket: Sendable {
+        var tokens: Double
+        var updated: Int64
+    }
+
+    private var senders: [PeerAddress: Bucket] = [:]
+    private var hosts: [String: Bucket] = [:]
+    /// Datagrams refused so far.
+    private(set) var refused = 0
+    /// Buckets kept, senders and hosts together.
+    var trackedCount: Int { senders.count + hosts.count }
+
+    /// Whether a datagram from `source` arriving at `now` may be read; takes a token if so.
+    mutating func admit(_ source: PeerAddress, now: Int64) -> Bool {
+        var host = Self.refill(hosts[source.host], rate: perHost, now: now)
+        var sender = Self.refill(senders[source], rate: perSender, now: now)
+        let admitted = host.tokens >= 1 && sender.tokens >= 1
+        if admitted {
+            host.tokens -= 1
+            sender.tokens -= 1
+        } else {
+            refused += 1
+        }
+        Self.store(host, at: source.host, in: &hosts, rate: perHost, now: now)
+        Self.store(sender, at: source, in: &senders, rate: perSender, now: now)
+        return admitted
+    }
+
+    private static func refill(_ bucket: Bucket?, rate: Rate, now: Int64) -> Bucket {
+        guard var bucket else { return Bucket(tokens: rate.burst, updated: now) }
+        let elapsed = Double(max(0, now - bucket.updated)) / 1_000_000
+        bucket.tokens = min(rate.burst, bucket.tokens + elapsed * rate.perSecond)
+        bucket.updated = now
+        return bucket
+    }
+
+    /// Keeps `bucket`; past ``maximumTracked``, first forgets every bucket that has refilled
+    /// (an idle sender starts full anyway), then, under a spray of forged addresses, all of them.
+    private static func store<Key: Hashable>(
+        _ bucket: Bucket, at key: Key, in buckets: inout [Key: Bucket], rate: Rate, now: Int64
+    ) {
+        if buckets[key] == nil, buckets.count >= maximumTracked {
+            buckets = buckets.filter { refill($0.value, rate: rate, now: now).tokens < rate.burst }
+            if buckets.count >= maximumTracked { buckets.removeAll(keepingCapacity: true) }
+        }
+        buckets[key] = bucket
+    }
+}
