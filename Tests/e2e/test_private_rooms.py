@@ -85,3 +85,59 @@ def test_a_passphrase_file_must_say_something(binary, tmp_path):
                                 capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
         assert result.returncode != 0
         assert expected in result.stderr
+
+
+def _capture(tmp_path):
+    """tcpdump on loopback into a file; returns (process, path). Needs root and tcpdump, which
+    Scripts/bootstrap installs."""
+    import os
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if shutil.which("tcpdump") is None or os.geteuid() != 0:
+        pytest.skip("needs tcpdump and root (Scripts/bootstrap installs tcpdump; CI runs as root)")
+    path = tmp_path / "lo.pcap"
+    process = subprocess.Popen(["tcpdump", "-i", "lo", "-U", "-s", "0", "-w", str(path)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # tcpdump says "listening on lo" once it captures.
+    line = process.stderr.readline()
+    assert "listening on" in line, line
+    return process, path
+
+
+def _stop(process):
+    import signal
+
+    process.send_signal(signal.SIGINT)
+    process.wait(timeout=10)
+
+
+def test_a_packet_capture_holds_no_plaintext_of_a_private_room(lan, tmp_path):
+    secret_text = "blitz on third down, tell nobody"
+    capture, pcap = _capture(tmp_path)
+    try:
+        alice = lan("alice", passphrase="touchdown")
+        bob = lan("bob", peers=[alice.address], passphrase="touchdown")
+        joined(bob, "alice")
+        alice.say(secret_text)
+        bob.message(secret_text)
+        bob.say("/msg alice psst: direct and private")
+        alice.wait_for(lambda o: o["type"] == "message" and o.get("direct"))
+        # A late joiner pulls the history over TCP: that is in the capture too.
+        late = lan("late", peers=[alice.address], passphrase="touchdown")
+        late.message(secret_text)
+        # The control: a public room's text does show up in a capture.
+        public = lan("public", room="open-room", peers=[alice.address])
+        other = lan("other", room="open-room", peers=[public.address])
+        joined(other, "public")
+        public.say("in the clear on purpose")
+        other.message("in the clear on purpose")
+        time.sleep(1)
+    finally:
+        _stop(capture)
+    captured = pcap.read_bytes()
+    assert b"in the clear on purpose" in captured, "the capture saw no traffic at all"
+    for plain in (secret_text, "psst: direct and private", "superbowl", "touchdown"):
+        assert plain.encode() not in captured, f"{plain!r} went over the wire in clear"

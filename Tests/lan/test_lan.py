@@ -138,3 +138,39 @@ def test_a_daemon_that_goes_away_and_comes_back_is_picked_up(hosts, bed):
     bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice", timeout=30, what="alice over mDNS")
     alice.wait_for(lambda o: o["type"] == "join" and o["nick"] == "bob", timeout=30, what="bob over mDNS")
     assert "discovery is off" in bob.stderr_path.read_text()
+
+
+def test_a_private_room_is_found_over_mdns_and_shows_no_name_to_the_network(hosts, bed, tmp_path):
+    alice = hosts("h1", "alice", passphrase="touchdown")
+    bob = hosts("h2", "bob", passphrase="touchdown")
+    for node, other in ((alice, "bob"), (bob, "alice")):
+        node.wait_for(lambda o, n=other: o["type"] == "join" and o["nick"] == n, timeout=20,
+                      what=f"{other} joining the private room over mDNS")
+    alice.say("the secret play")
+    bob.message("the secret play")
+
+    # Carol types the wrong passphrase: she reads nothing and is told so on her own console.
+    carol = hosts("h3", "carol", passphrase="touchdowns")
+    error = carol.wait_for(lambda o: o["type"] == "error" and "wrong passphrase for superbowl" in o["message"],
+                           timeout=20, what="the wrong-passphrase error")
+    assert "alice" in error["message"] or "bob" in error["message"]
+    alice.say("still secret")
+    bob.message("still secret")
+    time.sleep(1)
+    assert carol.shown_texts() == []
+
+    # The network sees ids, never the name: avahi-browse on a fourth host, and huddle rooms.
+    browse = bed.run("exec", "h4", "avahi-browse", "-r", "-t", "-p", "_huddle._tcp").stdout
+    txts = [line.split(";")[9] for line in browse.splitlines() if line.startswith("=")]
+    assert any('"nick=alice"' in txt for txt in txts), browse
+    assert "superbowl" not in browse, browse
+    private_id = alice.status()["rooms"][0]["private_id"]
+    assert any(f'"rooms={private_id}"' in txt for txt in txts), browse
+
+    rooms = bed.run("exec", "h4", huddle_binary(), "rooms", "--timeout", "3").stdout
+    assert "superbowl" not in rooms and f"private room {private_id[:6]}" in rooms, rooms
+    secret = tmp_path / "passphrase"
+    secret.write_text("touchdown\n")
+    mine = bed.run("exec", "h4", huddle_binary(), "rooms", "--timeout", "3", "--room", "superbowl",
+                   "--passphrase-file", str(secret)).stdout
+    assert "superbowl (private)" in mine and "alice" in mine and "bob" in mine, mine
