@@ -12,6 +12,9 @@ extension Huddle {
                 not. A message's time is its game time (local HH:MM:SS); while its sender was \
                 not calibrated it is the time it was sent, marked with ~. With --json, one object \
                 per line: type, room, id, from, nick, text, sent_at, game_ms (null if not calibrated).
+
+                A private room is stored sealed: give its passphrase with --passphrase-file to \
+                read it.
                 """
         )
 
@@ -19,6 +22,9 @@ extension Huddle {
 
         @Option(name: .long, help: ArgumentHelp("The room to list.", valueName: "ROOM"))
         var room: String
+
+        @Option(name: .long, help: ArgumentHelp("The passphrase of private ROOM (first line of FILE).", valueName: "FILE"))
+        var passphraseFile: String?
 
         @Option(name: .long, help: ArgumentHelp("Only the last N messages.", valueName: "N"))
         var limit: Int?
@@ -28,20 +34,25 @@ extension Huddle {
 
         func validate() throws {
             if let limit, limit <= 0 { throw ValidationError("--limit must be a positive number") }
+            if let passphraseFile { _ = try Passphrase.read(from: passphraseFile) }
         }
 
         func run() async throws {
             let directory = location.directory
             let store = try HuddleStore(directory: directory, readOnly: true)
-            let events = try store.events(room: room)
+            let key = try passphraseFile.map { try RoomKey(room: room, passphrase: Passphrase.read(from: $0)) }
+            let events = try store.events(room: key?.id ?? room)
             guard !events.isEmpty else {
                 let rooms = try store.storedRooms()
-                let known = rooms.isEmpty ? "none" : rooms.map { "\"\($0)\"" }.joined(separator: ", ")
-                throw CommandFailure("nothing stored for room \"\(room)\" in \(directory) (rooms there: \(known))")
+                let publicRooms = rooms.filter { !RoomKey.isPrivate($0) }
+                var known = publicRooms.isEmpty ? "none" : publicRooms.map { "\"\($0)\"" }.joined(separator: ", ")
+                if publicRooms.count < rooms.count { known += ", and \(rooms.count - publicRooms.count) private" }
+                let hint = key != nil ? " with that passphrase" : (rooms.count > publicRooms.count ? "; a private room needs --passphrase-file" : "")
+                throw CommandFailure("nothing stored for room \"\(room)\"\(hint) in \(directory) (rooms there: \(known))")
             }
             // The room as the node would see it: calibration, nicks and causal order from the core.
             let reader = try store.storedIdentity()?.id ?? events[0].origin
-            var session = RoomSession(room: room, reader: reader)
+            var session = RoomSession(room: key?.id ?? room, reader: reader, key: key)
             _ = session.restore(events, shown: Set(events.map(\.id)), now: 0)
             let messages = session.history(last: limit ?? .max)
             let renderer = OutputRenderer(json: json, colors: !json && OutputSink.standardOutputWantsColors)

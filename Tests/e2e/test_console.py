@@ -161,3 +161,29 @@ def test_colours_only_without_no_color(pane):
     plain.type("x")
     plain.wait_for(lambda rows: rows[-1] == "superbowl> x")
     assert not any("\x1b[" in row for row in plain.screen(escapes=True))
+
+
+def test_private_asks_for_the_passphrase_without_showing_it(lan, pane, tmp_path):
+    bob = lan("bob", passphrase="touchdown")
+    alice = pane("--peer", bob.address)
+
+    alice.type("half a tho")
+    alice.press("C-u")
+    alice.type("/private superbowl")
+    alice.press("Enter")
+    alice.wait_for(lambda rows: rows[-1].startswith("passphrase for superbowl (hidden):"), what="the hidden prompt")
+    alice.type("touchdown")
+    rows = alice.wait_for(lambda rows: True, what="the screen")
+    assert not any("touchdown" in row for row in rows), rows
+    alice.press("Enter")
+    bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice", what="alice in the private room")
+    rows = alice.wait_for_text("superbowl (private)")
+    assert not any("touchdown" in row for row in rows), rows
+
+    bob.say("only for us")
+    alice.wait_for_text("bob: only for us")
+    alice.type("/quit")
+    alice.press("Enter")
+    assert_cooked(alice)
+    history = (tmp_path / "alice" / "console-history").read_text()
+    assert "/private superbowl" in history and "touchdown" not in history

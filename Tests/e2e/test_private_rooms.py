@@ -55,6 +55,18 @@ def test_the_store_keeps_private_events_sealed_and_a_restart_needs_the_passphras
     assert rows and all(room == private_id and kind == "sealed" and text is None for room, kind, text, _ in rows)
     assert not any(b"sealed at rest" in bytes(blob) or b"superbowl" in bytes(blob) for *_, blob in rows)
 
+    # huddle history reads it with the passphrase only.
+    import subprocess
+    binary = str(bob.process.args[0])
+    secret = bob.data_dir.parent / "bob.passphrase"
+    listed = subprocess.run([binary, "history", "--room", "superbowl", "--data-dir", str(bob.data_dir),
+                             "--passphrase-file", str(secret), "--json"], capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    assert "sealed at rest" in listed.stdout
+    refused = subprocess.run([binary, "history", "--room", "superbowl", "--data-dir", str(bob.data_dir)],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and "needs --passphrase-file" in refused.stderr, refused.stderr
+
     # Without the passphrase the room stays shut; with it, the room opens where it was: no new
     # join (calibration kept), and nothing shown twice.
     locked = lan("bob", room=None, peers=[alice.address])

@@ -150,12 +150,14 @@ public actor Node {
                 logger.error("could not record shown messages", metadata: ["huddle.error": "\(error)"])
             }
         }
+        // People read "superbowl (private)", apart from a public superbowl; JSON has the name.
+        let label = renderer.json || isDirect || keys[room] == nil ? name(of: room) : "\(name(of: room)) (private)"
         for output in outputs {
             if case .joined(let member) = output { noticeNick(member) }
             var directTo: String?
             if isDirect, case .message(let message) = output { directTo = directRecipient(of: message, in: room) }
             show(renderer.render(
-                output, room: name(of: room), reader: identity.id, inCurrentRoom: room == currentRoom, directTo: directTo))
+                output, room: label, reader: identity.id, inCurrentRoom: room == currentRoom, directTo: directTo))
         }
         // Direct messages are held back by the offsets of a room the two share.
         if !isDirect, !directs.isEmpty, outputs.contains(where: { if case .offsetsChanged = $0 { true } else { false } }) {
