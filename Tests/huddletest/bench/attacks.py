@@ -305,14 +305,33 @@ def bench_attacks(binary: str, count: int, spacing: float, history: int, table: 
         after = counters(bob)
         bad = after["drops"].get("bad_signature", 0) - before["drops"].get("bad_signature", 0)
         dups = after["duplicates"] - before["duplicates"]
+        amplified_limited = after["drops"].get("rate_limited", 0) - before["drops"].get("rate_limited", 0)
         row(f"amplification flood at bob ({rate:.0f} datagrams/s x {flood.copies + 1} events sent)",
             lat, missing)
         shown_good = sum(1 for o in bob.messages() if o["text"] == flood.good.body.text)
         table.note(f"amplification: {flood.sent} datagrams of {len(flood.datagram(0))} bytes sent "
                    f"({flood.copies} copies of one signed chat + 1 badly signed event each); bob counted "
                    f"{bad} bad_signature and {dups} duplicates ({bad} x {flood.copies} - 1 = "
-                   f"{bad * flood.copies - 1}), so {bad} datagrams reached it (the kernel dropped the rest); "
+                   f"{bad * flood.copies - 1}), so {bad} datagrams reached it and {amplified_limited} more were "
+                   f"dropped unread over the rate limit (the kernel dropped the rest); "
                    f"the flooded chat shown {shown_good} time(s); bob's RSS {bob.rss_kb() / 1024:.1f} MB")
+
+        # A flood of badly signed events from one address, as fast as Python sends: each one
+        # that got through would cost bob an Ed25519 check.
+        before = counters(bob)
+        with AmplificationFlood(bob.address, copies=0, interval=0, text="flooded hello") as flood:
+            time.sleep(0.5)
+            started, sent_before = time.monotonic(), flood.sent
+            lat, missing = measure_latency(alice, bob, "udpflood", count, spacing)
+            rate = (flood.sent - sent_before) / (time.monotonic() - started)
+        time.sleep(1)
+        after = counters(bob)
+        limited = after["drops"].get("rate_limited", 0) - before["drops"].get("rate_limited", 0)
+        bad = after["drops"].get("bad_signature", 0) - before["drops"].get("bad_signature", 0)
+        row(f"UDP flood at bob from one address ({rate:.0f} datagrams/s, a badly signed event each)", lat, missing)
+        table.note(f"UDP flood: {flood.sent} datagrams sent from one socket; bob dropped {limited} unread "
+                   f"(rate_limited: 400/s per sender, bursts of 800) and checked the signatures of {bad} "
+                   f"(bad_signature); the kernel dropped the rest; bob's RSS {bob.rss_kb() / 1024:.1f} MB")
 
         # Slowloris on bob's sync port.
         before = counters(bob)
