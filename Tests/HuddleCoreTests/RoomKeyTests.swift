@@ -30,6 +30,7 @@ import Testing
     @Test func aPublicRoomNameCannotPassForAPrivateRoomsID() {
         #expect(RoomName.problem(with: key.id) != nil)
         #expect(RoomName.problem(with: "~superbowl") != nil)
+        #expect(RoomName.problem(with: "@bob") != nil)
     }
 
     @Test func aSealedEventTravelsWithoutItsTextAndOpensWithTheKey() throws {

@@ -18,6 +18,8 @@ public enum RoomName {
             "a room name cannot contain spaces"
         } else if name.contains(",") {
             "a room name cannot contain commas (mDNS lists rooms separated by commas)"
+        } else if name.hasPrefix("@") {
+            "a room name cannot start with @ (direct messages show as @nick: /msg NICK TEXT)"
         } else if RoomKey.isPrivate(name) {
             "a room name cannot start with \(RoomKey.idPrefix) (private rooms travel under \(RoomKey.idPrefix) and a code)"
         } else {
