@@ -79,6 +79,9 @@ extension Huddle {
                 throw ValidationError("--name has at most \(WireLimits.maxNickBytes) bytes")
             }
             guard !name.contains("/") else { throw ValidationError("--name cannot contain '/'") }
+            guard !name.contains("#") else {
+                throw ValidationError("--name cannot contain '#' (nick#id is how two nodes with one nick are told apart)")
+            }
             guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
                 throw ValidationError("--name cannot contain control characters")
             }

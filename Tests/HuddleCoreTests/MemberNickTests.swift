@@ -23,8 +23,8 @@ import Testing
         join(alice, as: "alice", into: &room)
         #expect(room.member(alice.id).displayName == "alice")
         join(mallory, as: "alice", into: &room)
-        #expect(room.member(alice.id).displayName == "alice#\(alice.id.hex.prefix(4))")
-        #expect(room.member(mallory.id).displayName == "alice#\(mallory.id.hex.prefix(4))")
+        #expect(room.member(alice.id).displayName == "alice#\(alice.id.hex.prefix(8))")
+        #expect(room.member(mallory.id).displayName == "alice#\(mallory.id.hex.prefix(8))")
         // Mallory takes another nick: alice is alone with hers again.
         join(mallory, as: "mallory", seq: 2, into: &room)
         #expect(room.member(alice.id).displayName == "alice")
@@ -35,8 +35,14 @@ import Testing
         room.knownNicks = ["alice": alice.id]
         join(mallory, as: "alice", into: &room)
         #expect(room.member(mallory.id).sharesNick)
-        #expect(room.member(mallory.id).displayName == "alice#\(mallory.id.hex.prefix(4))")
+        #expect(room.member(mallory.id).displayName == "alice#\(mallory.id.hex.prefix(8))")
         join(alice, as: "alice", into: &room)
-        #expect(room.member(alice.id).displayName == "alice#\(alice.id.hex.prefix(4))")
+        #expect(room.member(alice.id).displayName == "alice#\(alice.id.hex.prefix(8))")
+    }
+
+    @Test func aNickWithAHashOfItsOwnAlwaysShowsTheID() {
+        var room = RoomSession(room: "superbowl", reader: reader.id)
+        join(mallory, as: "alice#\(alice.id.hex.prefix(8))", into: &room)
+        #expect(room.member(mallory.id).displayName == "alice#\(alice.id.hex.prefix(8))#\(mallory.id.hex.prefix(8))")
     }
 }

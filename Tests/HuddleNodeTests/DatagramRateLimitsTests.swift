@@ -45,4 +45,14 @@ import Testing
         }
         #expect(limits.trackedCount <= DatagramRateLimits.maximumTracked * 2)
     }
+
+    @Test func aPeersAddressIsNeverLimitedSoForgingItSilencesNobody() {
+        var limits = DatagramRateLimits()
+        limits.exempt = [alice]
+        // Someone forges alice's address as fast as it can: alice's own datagrams still pass.
+        var admitted = 0
+        for _ in 0..<5_000 where limits.admit(alice, now: 0) { admitted += 1 }
+        #expect(admitted == 5_000)
+        #expect(limits.refused == 0)
+    }
 }

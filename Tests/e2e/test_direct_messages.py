@@ -90,3 +90,31 @@ def test_direct_history_comes_back_after_a_restart(lan):
     assert "before the restart" not in again.shown_texts()
     [dm] = [r for r in again.status()["rooms"] if r["name"] == "@alice"]
     assert dm["event_count"] >= 4  # both joins and both messages
+
+
+def test_a_bare_nick_never_reaches_an_impostor_and_direct_rooms_are_not_advertised(lan):
+    alice = lan("alice")
+    bob = lan("bob", peers=[alice.address])
+    meet(alice, bob)
+    time.sleep(1)
+    alice.say("/msg bob the real one")
+    direct(bob, "the real one")
+    # No direct room in anyone's advertised rooms: nobody learns who writes to whom.
+    assert all(p["rooms"] == ["superbowl"] for p in alice.status()["peers"] + bob.status()["peers"])
+
+    # The real bob goes away; a new key calls itself bob.
+    assert bob.quit() == 0
+    mallory = lan("bob", data_name="mallory", peers=[alice.address])
+    alice.wait_for(lambda o: o["type"] == "nick_conflict" and o["id"] == mallory.id)
+    # While both are around, a bare nick is ambiguous; once the real one is gone, it is refused.
+    alice.say("/msg bob hello?")
+    alice.wait_for(lambda o: o["type"] == "error" and "2 peers are called bob" in o["message"])
+    alice.wait_for(lambda o: o["type"] == "peer" and o["id"] == bob.id and o["state"] == "gone", timeout=20)
+    alice.say("/msg bob are you there?")
+    error = alice.wait_for(lambda o: o["type"] == "error" and "is not the bob you met first" in o["message"])
+    assert f"bob#{mallory.id[:8]}" in error["message"]
+    time.sleep(1)
+    assert not [o for o in mallory.outputs if o["type"] == "message"]
+    # Named by id, it goes.
+    alice.say(f"/msg bob#{mallory.id[:8]} who are you?")
+    direct(mallory, "who are you?")

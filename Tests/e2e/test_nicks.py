@@ -18,7 +18,7 @@ def test_a_second_node_calling_itself_alice_is_shown_apart_and_flagged(lan):
 
     bob.say("/who")
     who = bob.wait_for(lambda o: o["type"] == "info" and o["message"].startswith("in superbowl"))["message"]
-    assert f"alice#{mallory.id[:4]}" in who and f"alice#{alice.id[:4]}" in who
+    assert f"alice#{mallory.id[:8]}" in who and f"alice#{alice.id[:8]}" in who
 
     # Warned once, and remembered across a restart of bob.
     time.sleep(1)
@@ -27,4 +27,4 @@ def test_a_second_node_calling_itself_alice_is_shown_apart_and_flagged(lan):
     again = lan("bob", peers=[alice.address])
     again.say("/who")
     who = again.wait_for(lambda o: o["type"] == "info" and o["message"].startswith("in superbowl"))["message"]
-    assert f"alice#{mallory.id[:4]}" in who
+    assert f"alice#{mallory.id[:8]}" in who

@@ -70,9 +70,13 @@ def test_the_store_keeps_private_events_sealed_and_a_restart_needs_the_passphras
     # Without the passphrase the room stays shut; with it, the room opens where it was: no new
     # join (calibration kept), and nothing shown twice.
     locked = lan("bob", room=None, peers=[alice.address])
-    locked.wait_for(lambda o: o["type"] == "info" and "private room" in o["message"])
-    assert locked.status()["rooms"] == []
+    locked.wait_for(lambda o: o["type"] == "info" and "no passphrase for superbowl" in o["message"])
+    # --room superbowl without the passphrase does not fall into a public superbowl.
     assert locked.quit() == 0
+    refused = lan("bob", peers=[alice.address])
+    refused.wait_for(lambda o: o["type"] == "error" and "superbowl is a private room on this node" in o["message"])
+    assert refused.status()["rooms"] == []
+    assert refused.quit() == 0
     again = lan("bob", peers=[alice.address], passphrase="touchdown")
     alice.say("after the restart")
     again.message("after the restart")

@@ -54,5 +54,7 @@ public struct Event: Hashable, Sendable {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(id)
         hasher.combine(signature)
+        hasher.combine(createdAt)
+        hasher.combine(wireBody)
     }
 }

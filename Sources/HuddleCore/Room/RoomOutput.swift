@@ -33,9 +33,11 @@ public struct Member: Hashable, Sendable {
         self.sharesNick = sharesNick
     }
 
-    /// The nick, or `nick#3f9a` (the id's first four hex digits) when ``sharesNick``.
+    /// The nick, or `nick#3f9a0c1e` (the id's first eight hex digits: 32 bits, too many to find
+    /// a key for by trial) when ``sharesNick``, or when the nick has a `#` of its own, so that
+    /// no nick can pass for another's disambiguated name.
     public var displayName: String {
-        sharesNick ? "\(nick)#\(id.hex.prefix(4))" : nick
+        sharesNick || nick.contains("#") ? "\(nick)#\(id.hex.prefix(8))" : nick
     }
 }
 

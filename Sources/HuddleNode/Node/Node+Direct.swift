@@ -12,7 +12,10 @@ extension Node {
     /// A peer's agreement key from its signed probe or ack: the direct room with it is known from
     /// now on.
     func learned(agreementKey: [UInt8], of peer: NodeID, nick: String) {
-        guard agreementKeys[peer] != agreementKey else { return }
+        // Only peers membership admitted, and a bounded number: fresh keys cost a node nothing.
+        guard agreementKeys[peer] != agreementKey, membership.peers[peer] != nil,
+            agreementKeys.count < Self.maximumDirectPeers
+        else { return }
         agreementKeys[peer] = agreementKey
         guard let key = identity.directKey(with: peer, peerAgreementKey: agreementKey, name: "@\(nick)") else { return }
         keys[key.id] = key
@@ -38,7 +41,12 @@ extension Node {
         return originate(.chat(text: text), in: room)
     }
 
-    /// The live peer `target` names: a nick, or `nick#idprefix` when two share a nick.
+    /// Most peers this node keeps a direct room for.
+    static let maximumDirectPeers = 4_096
+
+    /// The live peer `target` names: a nick, or `nick#idprefix` when two share a nick. A bare
+    /// nick never reaches a node other than the one first seen under it (see `Node+Nicks`):
+    /// someone else calling itself bob is named `bob#id` or not at all.
     func resolvePeer(_ target: String) -> Result<Peer, PeerLookupError> {
         let parts = target.split(separator: "#", maxSplits: 1)
         let nick = String(parts.first ?? "")
@@ -48,7 +56,11 @@ extension Node {
         }.sorted { $0.id < $1.id }
         switch matching.count {
         case 0: return .failure(.unknown(target))
-        case 1: return .success(matching[0])
+        case 1:
+            if prefix.isEmpty, let known = knownNicks[nick], known != matching[0].id {
+                return .failure(.notTheOneYouKnow(nick, id: "\(matching[0].id)", known: "\(known)"))
+            }
+            return .success(matching[0])
         default: return .failure(.ambiguous(nick, ids: matching.map { "\($0.id)" }))
         }
     }
@@ -87,13 +99,17 @@ extension Node {
     }
 
     func followSharedCalibration(_ room: String) {
-        guard let other = directs[room] else { return }
-        let candidates = [currentRoom].compactMap { $0 } + joined
-        guard let shared = candidates.first(where: { directs[$0] == nil && rooms[$0]?.memberIDs.contains(other) == true }),
-            let calibration = rooms[shared]?.calibration, rooms[room]?.calibration != calibration
-        else { return }
+        guard let calibration = sharedCalibration(forDirect: room), rooms[room]?.calibration != calibration else { return }
         let outputs = withRoom(room) { $0.follow(calibration, now: clock.wallMillis()) }
         show(outputs, room: room)
+    }
+
+    /// The offsets of the room shared with the other side of direct room `room`, if any.
+    func sharedCalibration(forDirect room: String) -> Calibration? {
+        guard let other = directs[room] else { return nil }
+        let candidates = [currentRoom].compactMap { $0 } + joined
+        let shared = candidates.first { directs[$0] == nil && rooms[$0]?.memberIDs.contains(other) == true }
+        return shared.flatMap { rooms[$0]?.calibration }
     }
 
     /// What a direct room shows: messages (and a fault), not joins or offsets, which belong to
@@ -120,12 +136,15 @@ extension Node {
 enum PeerLookupError: Error, CustomStringConvertible {
     case unknown(String)
     case ambiguous(String, ids: [String])
+    case notTheOneYouKnow(String, id: String, known: String)
 
     var description: String {
         switch self {
         case .unknown(let target): "nobody called \(target) is here"
+        case .notTheOneYouKnow(let nick, let id, let known):
+            "the \(nick) here (\(id)) is not the \(nick) you met first (\(known)); to write to this one anyway: /msg \(nick)#\(id.prefix(8))"
         case .ambiguous(let nick, let ids):
-            "\(ids.count) peers are called \(nick): say which, e.g. /msg \(nick)#\(ids[0].prefix(4)) (ids \(ids.joined(separator: ", ")))"
+            "\(ids.count) peers are called \(nick): say which, e.g. /msg \(nick)#\(ids[0].prefix(8)) (ids \(ids.joined(separator: ", ")))"
         }
     }
 }

@@ -11,6 +11,11 @@ extension Node {
         return RoomKey.isPrivate(room) ? "private room \(room.prefix(6))" : room
     }
 
+    /// The names of the private rooms this node is in but cannot open this run.
+    func lockedNames() -> [String] {
+        locked.compactMap { try? store.privateRoomName($0) }
+    }
+
     /// The joined room people call `name`: a private room of that name first, else the public one.
     func joinedRoom(named name: String) -> String? {
         joined.first { keys[$0]?.name == name } ?? (joined.contains(name) ? name : nil)
@@ -25,6 +30,7 @@ extension Node {
     /// before a restart opens again where it was (no new join event, so calibration stays).
     func join(_ key: RoomKey) {
         keys[key.id] = key
+        try? store.setPrivateRoomName(key.id, key.name)
         if let index = locked.firstIndex(of: key.id) {
             locked.remove(at: index)
             loadRoom(key.id)
@@ -63,9 +69,12 @@ extension Node {
     }
 
     /// Puts the joined rooms in probes and in the mDNS TXT record (private ones by id only).
+    /// Direct rooms are not advertised: that would tell everyone who writes to whom, and the
+    /// other side is pushed to directly (``roomPeers(_:)``).
     func advertiseRooms() {
-        membership.rooms = joined
-        discovery?.update(rooms: joined)
+        let advertised = joined.filter { directs[$0] == nil }
+        membership.rooms = advertised
+        discovery?.update(rooms: advertised)
     }
 
     func makeCurrent(_ room: String) {
@@ -108,7 +117,7 @@ extension Node {
                     passphraseMismatches.insert(PassphraseMismatch(peer: peer, room: key.id)).inserted
                 else { continue }
                 if membership.alivePeers(inRoom: key.id).isEmpty {
-                    showError("wrong passphrase for \(key.name): \(nick) is in it with another one")
+                    showError("wrong passphrase for \(key.name)? \(nick) is in a \(key.name) with another one")
                 } else {
                     showInfo("\(nick) has another passphrase for \(key.name): you cannot read each other")
                 }

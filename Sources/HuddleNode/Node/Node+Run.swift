@@ -131,13 +131,18 @@ extension Node {
                 } catch {
                     showError("could not derive the key for \(room): \(error)")
                 }
+            } else if lockedNames().contains(room) {
+                // Not the public room of the same name: what is typed there would be public.
+                showError(
+                    "\(room) is a private room on this node: start with --passphrase-file FILE, or type /private \(room)")
             } else {
                 join(room)
             }
         }
         if !locked.isEmpty {
-            let count = locked.count == 1 ? "a private room" : "\(locked.count) private rooms"
-            showInfo("you are in \(count) this run has no passphrase for: /private ROOM opens it")
+            let names = lockedNames()
+            let which = names.count == locked.count ? names.joined(separator: ", ") : "\(locked.count) private rooms"
+            showInfo("this run has no passphrase for \(which): /private ROOM opens it")
         }
     }
 

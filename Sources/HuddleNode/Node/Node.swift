@@ -157,7 +157,8 @@ public actor Node {
             var directTo: String?
             if isDirect, case .message(let message) = output { directTo = directRecipient(of: message, in: room) }
             show(renderer.render(
-                output, room: label, reader: identity.id, inCurrentRoom: room == currentRoom, directTo: directTo))
+                output, room: label, reader: identity.id, inCurrentRoom: room == currentRoom, directTo: directTo,
+                isPrivate: !isDirect && keys[room] != nil))
         }
         // Direct messages are held back by the offsets of a room the two share.
         if !isDirect, !directs.isEmpty, outputs.contains(where: { if case .offsetsChanged = $0 { true } else { false } }) {
@@ -172,6 +173,8 @@ public actor Node {
         guard rooms[room] == nil else { return }
         var session = RoomSession(room: room, reader: identity.id, key: keys[room])
         session.knownNicks = knownNicks
+        // A direct room's stored messages wait by the offsets of a room the two share.
+        if let calibration = sharedCalibration(forDirect: room) { _ = session.follow(calibration, now: clock.wallMillis()) }
         var outputs: [RoomOutput] = []
         do {
             outputs = session.restore(
@@ -397,6 +400,8 @@ public actor Node {
             perform(membership.heard(from: digest.from, now: now))
             // Only a known node is answered, and at its known address: a digest with a forged
             // source cannot aim this node's pushes at anyone else.
+            // The other side of a direct room this node is not in yet says it holds something.
+            if !joined.contains(digest.room), directs[digest.room] == digest.from { enterDirect(digest.room) }
             guard joined.contains(digest.room), let log = rooms[digest.room]?.log,
                 let peer = membership.peers[digest.from]
             else { return }
@@ -475,6 +480,7 @@ public actor Node {
                 // Probes and acks are signed: only this node speaks for itself.
                 send(identity.signed(withCard(message)), to: address)
             case .peerChanged(let id, let nick, let from, let to):
+                exemptPeersFromRateLimits()
                 logger.info(
                     "peer \(to)", metadata: ["huddle.peer": "\(nick)", "huddle.id": "\(id)", "huddle.was": "\(from.map { "\($0)" } ?? "unknown")"])
                 show(renderer.peer(id: id, nick: nick, state: to))
@@ -487,6 +493,12 @@ public actor Node {
                 rescheduleTimer()
             }
         }
+    }
+
+    /// Live peers' addresses are not rate-limited (see ``DatagramRateLimits/exempt``).
+    func exemptPeersFromRateLimits() {
+        let addresses = Set(membership.peers.values.filter { $0.state != .gone }.map(\.address))
+        datagramLimits.withLock { $0.exempt = addresses }
     }
 
     // MARK: Timers

@@ -23,7 +23,8 @@ public import HuddleCore
 /// ```text
 /// {"type":"ready","id","nick","port","data_dir"}
 /// {"type":"message","room","id","from","nick","text","sent_at","shown_at","held_ms","game_ms"}
-///     a direct message adds "direct":true and "to" (the nick it was sent to); its room is "@NICK"
+///     a direct message adds "direct":true and "to" (the nick it was sent to); its room is "@NICK";
+///     a message of a private room adds "private":true
 /// {"type":"calibration","room","label","by","by_id"}
 /// {"type":"mark","room","label","nick","id","at"}
 /// {"type":"offsets","room","offsets":{NICK: ms|null},"members":[{"id","nick","offset_ms","behind_you_ms"}]}
@@ -68,11 +69,13 @@ public struct OutputRenderer: Sendable {
     ///   - inCurrentRoom: `false` puts the room's name in front of human lines, for rooms other
     ///     than the console's current one.
     ///   - directTo: for a direct message, the nick it was sent to.
+    ///   - isPrivate: the room is a private room (JSON messages say `"private": true`).
     public func render(
-        _ output: RoomOutput, room: String, reader: NodeID, inCurrentRoom: Bool = true, directTo: String? = nil
+        _ output: RoomOutput, room: String, reader: NodeID, inCurrentRoom: Bool = true, directTo: String? = nil,
+        isPrivate: Bool = false
     ) -> String? {
         json
-            ? renderJSON(output, room: room, directTo: directTo)
+            ? renderJSON(output, room: room, directTo: directTo, isPrivate: isPrivate)
             : renderHuman(output, room: room, reader: reader, prefix: inCurrentRoom)
     }
 
@@ -184,7 +187,7 @@ public struct OutputRenderer: Sendable {
 
     // MARK: JSON
 
-    private func renderJSON(_ output: RoomOutput, room: String, directTo: String?) -> String {
+    private func renderJSON(_ output: RoomOutput, room: String, directTo: String?, isPrivate: Bool) -> String {
         let room = JSONLine.string(room)
         var fields: [(String, JSONLine)]
         switch output {
@@ -196,6 +199,7 @@ public struct OutputRenderer: Sendable {
                 ("held_ms", .int(shown.heldMillis)), ("game_ms", .int(shown.gameTime)),
             ]
             if let directTo { fields += [("direct", .bool(true)), ("to", .string(directTo))] }
+            if isPrivate { fields.append(("private", .bool(true))) }
         case .calibrationEvent(let label, let by):
             fields = [
                 ("type", "calibration"), ("room", room), ("label", .string(label)), ("by", .string(by.nick)),

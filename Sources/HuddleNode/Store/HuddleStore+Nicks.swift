@@ -17,14 +17,21 @@ extension HuddleStore {
         }
     }
 
+    /// Most nicks remembered: a node that joins under ever new nicks cannot grow the store
+    /// without bound (past this, new nicks are simply not remembered).
+    public static let maximumKnownNicks = 10_000
+
     /// Remembers `id` as the node called `nick` unless another node was seen under it first.
     /// Returns the id remembered for `nick` (the first one).
     @discardableResult
     public func rememberNick(_ nick: String, id: NodeID, at: Int64) throws -> NodeID {
         try write { db in
             try db.execute(
-                sql: "INSERT OR IGNORE INTO known_nick (nick, node_id, first_seen) VALUES (?, ?, ?)",
-                arguments: [nick, Data(id.bytes), at])
+                sql: """
+                    INSERT OR IGNORE INTO known_nick (nick, node_id, first_seen)
+                    SELECT ?, ?, ? WHERE (SELECT COUNT(*) FROM known_nick) < ?
+                    """,
+                arguments: [nick, Data(id.bytes), at, Self.maximumKnownNicks])
             let stored = try Data.fetchOne(db, sql: "SELECT node_id FROM known_nick WHERE nick = ?", arguments: [nick])
             return stored.flatMap { NodeID(bytes: $0) } ?? id
         }

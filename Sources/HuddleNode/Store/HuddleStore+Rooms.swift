@@ -21,6 +21,17 @@ extension HuddleStore {
         }
     }
 
+    /// The name of private room `id` (a ``RoomKey/id``) this node joined, so that after a restart
+    /// it can say which private room waits for its passphrase. Only the name: the store never
+    /// holds a room's key or passphrase.
+    public func privateRoomName(_ id: String) throws -> String? {
+        try metaValue("private_room_name:" + id)
+    }
+
+    public func setPrivateRoomName(_ id: String, _ name: String?) throws {
+        try setMetaValue("private_room_name:" + id, name)
+    }
+
     /// The console's current room (where a typed line goes), or `nil`. Any room name may be
     /// recorded here; the node decides what it means if the room is not joined.
     public var currentRoom: String? {

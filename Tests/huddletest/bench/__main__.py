@@ -2,7 +2,7 @@
 
     Scripts/bench            # builds the release binary, then ~75 s of measuring
     Scripts/bench --quick    # smaller counts (~40 s once built)
-    Scripts/bench --only discovery   # one part (latency, holdback, ingest, serf, discovery, marks, loss, attacks)
+    Scripts/bench --only discovery   # one part (latency, holdback, ingest, serf, discovery, marks, loss, attacks, private)
     HUDDLE_BIN=/path/to/huddle Scripts/bench   # skip the build, use that binary
 
 Figures (BENCHMARKS.md says how each is measured and what it does and doesn't show):
@@ -23,7 +23,8 @@ Figures (BENCHMARKS.md says how each is measured and what it does and doesn't sh
   9. chat delivery alice -> bob (p50/p99/max, 50 messages 100 ms apart) with no attack, under an
      amplification flood (datagrams of 400 copies of one event + 1 badly signed one) and under a
      slowloris on bob's sync port (32 connections trickling 1 byte/s), and a late joiner's time to
-     show bob's history with and without the slowloris
+     show bob's history with and without the slowloris, and under a UDP flood from one address
+ 10. figure 3 in a private room: every event sealed by the source and opened by the sink
 
 Parts 1-5 use only loopback; their nodes run with --no-mdns and Serf without -discover, so
 nothing multicasts. Part 6 multicasts only inside the network namespaces of its own bed
@@ -83,7 +84,7 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller counts (latency 50, hold-back 30, ingest 2,000)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dirs (node logs, stores) for a look")
-    parser.add_argument("--only", choices=["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks"],
+    parser.add_argument("--only", choices=["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private"],
                         action="append",
                         help="run only these parts (repeatable); the Serf comparison needs latency for Huddle's side")
     args = parser.parse_args()
@@ -103,7 +104,7 @@ def main() -> int:
     discovery_n = 3 if quick else 8
     marks_n = 10 if quick else 30
     loss_stream, loss_lone = (50, 10) if quick else (100, 30)
-    parts = args.only or ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks"]
+    parts = args.only or ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private"]
 
     table = Table()
     huddle_all: dict = {}
@@ -117,8 +118,10 @@ def main() -> int:
         "marks": ("7. keypress -> mark", lambda: bench_marks(binary, marks_n, table)),
         "loss": ("8. delivery on a lossy LAN", lambda: bench_loss(binary, loss_stream, loss_lone, table)),
         "attacks": ("9. delivery under attack", lambda: bench_attacks(binary, 50, 0.1, 200, table)),
+        "private": ("10. ingest in a private room",
+                    lambda: bench_ingest(binary, ingest_n, holdback_n, table, passphrase="blue 42 hut hut")),
     }
-    for key in ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks"]:
+    for key in ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private"]:
         if key not in parts:
             continue
         title, run = runs[key]

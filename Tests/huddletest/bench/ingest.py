@@ -13,9 +13,12 @@ def room_of(status: dict) -> dict | None:
     return next((r for r in status["rooms"] if r["name"] == ROOM), None)
 
 
-def bench_ingest(binary: str, count: int, latency_n: int, table: Table) -> None:
-    base = temp_dir("ingest")
-    a = BenchNode(binary, "source", base / "source", room=ROOM)
+def bench_ingest(binary: str, count: int, latency_n: int, table: Table, passphrase: str | None = None) -> None:
+    """With a `passphrase`, the same in a private room: every event sealed by the source and
+    opened by the sink (figure 10); labels then start with "private room: "."""
+    base = temp_dir("ingest-private" if passphrase else "ingest")
+    prefix = "private room: " if passphrase else ""
+    a = BenchNode(binary, "source", base / "source", room=ROOM, passphrase=passphrase)
     b = None
     try:
         log(f"source creates {count} chat events from its console")
@@ -34,7 +37,7 @@ def bench_ingest(binary: str, count: int, latency_n: int, table: Table) -> None:
         total = room["event_count"]
         if total < count:
             raise RuntimeError(f"source holds {total} events, expected at least {count}")
-        table.add("local create rate (console -> signed, stored, shown)",
+        table.add(f"{prefix}local create rate (console -> signed, stored, shown)",
                   f"{count / created_s:,.0f} events/s", "info")
         made = [o for o in a.messages() if o["text"].startswith("ingest ")]
         tenth = max(2, len(made) // 10)
@@ -43,12 +46,12 @@ def bench_ingest(binary: str, count: int, latency_n: int, table: Table) -> None:
             span = max(1, block[-1]["sent_at"] - block[0]["sent_at"])
             return (len(block) - 1) / span * 1000
 
-        table.add("  same, first 10% / last 10% of the events",
+        table.add(f"{prefix}  same, first 10% / last 10% of the events",
                   f"{block_rate(made[:tenth]):,.0f} / {block_rate(made[-tenth:]):,.0f} events/s", "info")
 
         log(f"starting a fresh node with --peer source; waiting for {target_seq} of source's events")
         t_start = time.monotonic()
-        b = BenchNode(binary, "sink", base / "sink", room=ROOM, peers=[a.address])
+        b = BenchNode(binary, "sink", base / "sink", room=ROOM, peers=[a.address], passphrase=passphrase)
         t_ready = time.monotonic()
         samples: list[tuple[float, int]] = []
 
@@ -66,15 +69,15 @@ def bench_ingest(binary: str, count: int, latency_n: int, table: Table) -> None:
         # polling can tell.
         first = next((t for t, have in samples if have > 0), None)
         rate = target_seq / (t_done - t_start)
-        table.add(f"ingest rate (fresh peer pulls {target_seq} events, from start)",
+        table.add(f"{prefix}ingest rate (fresh peer pulls {target_seq} events, from start)",
                   f"{rate:,.0f} events/s", "target >= 10,000/s", rate >= 10_000)
-        table.add("  same, from the sink's ready", f"{target_seq / (t_done - t_ready):,.0f} events/s", "info")
+        table.add(f"{prefix}  same, from the sink's ready", f"{target_seq / (t_done - t_ready):,.0f} events/s", "info")
         # Cross-check without the 100 ms polling: the sink stores before it shows, so the time its
         # last chat line reached this script bounds the ingest from above.
         wall_start_ns = time.time_ns() - int((time.monotonic() - t_start) * 1e9)
         last_line = b.message(last, timeout=30)
         by_output = target_seq / ((last_line["_rx_ns"] - wall_start_ns) / 1e9)
-        table.add("  same, until the sink printed the last chat", f"{by_output:,.0f} events/s", "info")
+        table.add(f"{prefix}  same, until the sink printed the last chat", f"{by_output:,.0f} events/s", "info")
         if count < 20_000:
             table.note(f"ingest: --quick pulls only {count} events, so the rate is dominated by the fixed "
                        f"start-up time (connect, first digest, first pull); judge the target on a full run")
@@ -95,7 +98,7 @@ def bench_ingest(binary: str, count: int, latency_n: int, table: Table) -> None:
         b.message(f"late {latency_n - 1}", timeout=30)
         sent = {o["text"]: o["sent_at"] for o in a.messages() if o["text"].startswith("late ")}
         lat = [o["shown_at"] - sent[o["text"]] for o in b.messages() if o["text"] in sent]
-        table.add(f"delivery latency with {history:,} events of history", ms3(lat), "p50 / p99 / max, info")
+        table.add(f"{prefix}delivery latency with {history:,} events of history", ms3(lat), "p50 / p99 / max, info")
     finally:
         for n in (b, a):
             if n is not None:
