@@ -21,7 +21,7 @@ extension Node {
         joined.first { keys[$0]?.name == name } ?? (joined.contains(name) ? name : nil)
     }
 
-    /// Derives a private room's key off the actor (scrypt takes a tenth of a second on purpose).
+    /// Derives a private room's key off the actor (scrypt takes about 0.2 s on purpose).
     nonisolated static func deriveKey(room: String, passphrase: String) async throws -> RoomKey {
         try await Task.detached(priority: .userInitiated) { try RoomKey(room: room, passphrase: passphrase) }.value
     }
