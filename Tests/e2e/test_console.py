@@ -187,3 +187,15 @@ def test_private_asks_for_the_passphrase_without_showing_it(lan, pane, tmp_path)
     assert_cooked(alice)
     history = (tmp_path / "alice" / "console-history").read_text()
     assert "/private superbowl" in history and "touchdown" not in history
+
+
+def test_ctrl_s_pauses_and_ctrl_q_resumes_with_the_line_kept(lan, pane):
+    bob, alice = bob_and_alice_at_a_terminal(lan, pane)
+    alice.type("half a li")
+    alice.press("C-s")
+    rows = alice.wait_for(lambda rows: "paused 0:0" in rows[-2], what="paused in the status line")
+    assert rows[-1] == "superbowl> half a li", rows
+    time.sleep(1.2)
+    alice.press("C-q")
+    rows = alice.wait_for_text("resumed after 0:01")
+    assert "paused" not in rows[-2] and rows[-1] == "superbowl> half a li", rows

@@ -69,3 +69,35 @@ def test_worked_example_holds_messages_back_by_the_stream_offsets(lan):
 
     for node in (one, two, three):
         assert node.quit() == 0
+
+
+def test_a_pause_holds_everything_and_adds_its_span_to_the_offset(lan):
+    """bob's stream is 1 s behind alice's; he pauses 3 s: her next message waits 4 s for him."""
+    alice = lan("alice")
+    bob = lan("bob", peers=[alice.address])
+    bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice")
+    alice.say("/now kickoff")
+    bob.wait_for(lambda o: o["type"] == "mark" and o["nick"] == "alice")
+    time.sleep(1)
+    bob.say("/now kickoff")
+    alice.wait_for(lambda o: o["type"] == "offsets" and o["offsets"].get("bob") is not None)
+    bob.wait_for(lambda o: o["type"] == "offsets" and o["offsets"].get("bob") is not None)
+
+    bob.say("/pause")
+    bob.wait_for(lambda o: o["type"] == "info" and o["message"].startswith("paused"))
+    assert bob.status()["node"]["paused_ms"] >= 0
+    alice.say("during the pause")
+    time.sleep(3)
+    assert "during the pause" not in bob.shown_texts()
+    bob.say("/resume")
+    resumed = bob.wait_for(lambda o: o["type"] == "info" and o["message"].startswith("resumed after 0:03"))
+    assert "your offset grew by 3" in resumed["message"], resumed
+    # alice's offsets see bob 3 s further behind: the nudge was gossiped.
+    alice.wait_for(lambda o: o["type"] == "offsets" and (o["offsets"].get("bob") or 0) >= 3800)
+
+    during = bob.message("during the pause", timeout=10)
+    assert 3700 <= during["held_ms"] <= 4600, during
+    alice.say("after the pause")
+    after = bob.message("after the pause", timeout=10)
+    assert 3700 <= after["held_ms"] <= 4500, after
+    assert bob.status()["node"].get("paused_ms") is None

@@ -17,6 +17,10 @@ public enum ConsoleCommand: Hashable, Sendable {
     case joinPrivate(room: String)
     /// A direct message to one peer, by nick (or `nick#id-prefix` when two share a nick).
     case direct(to: String, text: String)
+    /// The reader's stream is paused: show nothing new until `/resume`.
+    case pause
+    /// The stream plays again: the paused span is added to the reader's offset.
+    case resume
     case leave
     case rooms
     case who
@@ -36,7 +40,7 @@ public enum ConsoleCommand: Hashable, Sendable {
 
     /// Every command's name, as typed, for completion.
     public static let names = [
-        "/join", "/private", "/msg", "/leave", "/rooms", "/who", "/event", "/now", "/ignore", "/delay", "/history", "/help", "/quit",
+        "/join", "/private", "/msg", "/pause", "/resume", "/leave", "/rooms", "/who", "/event", "/now", "/ignore", "/delay", "/history", "/help", "/quit",
     ]
 
     /// Default number of messages `/history` shows.
@@ -80,6 +84,8 @@ public enum ConsoleCommand: Hashable, Sendable {
             }
             self = .direct(to: String(words[0]), text: words[1].trimmingWhitespace())
         case "/leave": try none(); self = .leave
+        case "/pause": try none(); self = .pause
+        case "/resume": try none(); self = .resume
         case "/rooms": try none(); self = .rooms
         case "/who": try none(); self = .who
         case "/event": self = .event(label: try required("a label, e.g. /event kickoff"))
@@ -131,6 +137,8 @@ public enum ConsoleCommand: Hashable, Sendable {
           /now             mark the moment the prompt offers ([Enter = LABEL]; Enter alone does it too)
           /ignore LABEL    stop being asked to mark LABEL
           /delay +S|-S     nudge your offset by S seconds (fractions allowed)
+          /pause           your stream paused (DVR): nothing new shows until /resume
+          /resume          it plays again: the pause is added to your offset, so those ahead wait
           /history [N]     the last N messages (default 20), ordered by game time
           /help            this list
           /quit            leave the console (end of input does the same)

@@ -55,6 +55,9 @@ public struct HoldBackSchedule: Sendable {
 
     private var heap = BinaryHeap<Entry>()
     private var pendingIDs: Set<EventID> = []
+    /// While the reader's stream is paused nothing is released: its stream does not move, so
+    /// no moment anyone wrote about comes due (the reader's own messages still show at once).
+    public private(set) var isHolding = false
 
     /// An empty schedule for `reader`.
     public init(reader: NodeID, calibration: Calibration = .none) {
@@ -74,7 +77,14 @@ public struct HoldBackSchedule: Sendable {
 
     /// The earliest release time of a waiting message: when to call ``releaseDue(now:)`` next.
     /// `nil` when nothing is waiting.
-    public var nextWake: Int64? { heap.min?.releaseAt }
+    public var nextWake: Int64? { isHolding ? nil : heap.min?.releaseAt }
+
+    /// Holds every message (`true`: the reader paused its stream) or lets due ones go again.
+    /// Releasing what is due after a hold is the caller's: ``releaseDue(now:)``, typically after
+    /// ``recalibrate(_:now:)`` has added the paused span to the reader's offset.
+    public mutating func hold(_ holding: Bool) {
+        isHolding = holding
+    }
 
     /// When the reader should show `event` given the current calibration, if it arrives at `now`:
     /// `now` for its own messages and for senders it is not connected to, otherwise
@@ -95,6 +105,9 @@ public struct HoldBackSchedule: Sendable {
     /// ignored; the schedule does not remember messages it has released, so the caller drops
     /// duplicates it has shown.
     public mutating func admit(_ event: Event, now: Int64) -> [Release] {
+        if event.origin == reader, isHolding {
+            return [Release(event: event, arrivedAt: now, releaseAt: now, shownAt: now)]
+        }
         if pendingIDs.insert(event.id).inserted {
             heap.insert(Entry(event: event, arrivedAt: now, releaseAt: releaseTime(of: event, now: now),
                               historyKey: calibration.historyKey(of: event)))
@@ -106,6 +119,7 @@ public struct HoldBackSchedule: Sendable {
     /// release order.
     public mutating func releaseDue(now: Int64) -> [Release] {
         var released: [Release] = []
+        guard !isHolding else { return released }
         while let top = heap.min, top.releaseAt <= now {
             let entry = heap.popMin()!
             pendingIDs.remove(entry.event.id)

@@ -195,6 +195,25 @@ public struct RoomSession: Sendable {
         return discarded
     }
 
+    // MARK: Pausing
+
+    /// Whether the reader's stream is paused: nothing is shown until ``resume(now:)``.
+    public var isPaused: Bool { schedule.isHolding }
+
+    /// The reader paused its stream (DVR, a snack): no message is shown until it resumes, since
+    /// its stream is not reaching anyone's moments. The reader's own messages still show.
+    public mutating func pause() {
+        schedule.hold(true)
+    }
+
+    /// The reader's stream plays again: shows what is due now. Compose the paused span as this
+    /// reader's delay nudge first, so held messages are re-timed by it and peers ahead keep
+    /// waiting for this stream.
+    public mutating func resume(now: Int64) -> [RoomOutput] {
+        schedule.hold(false)
+        return schedule.releaseDue(now: now).map(shown)
+    }
+
     /// Stops (or resumes) prompting for a calibration label on this node only.
     public mutating func ignore(label: CalibrationLabel, _ ignored: Bool = true) {
         pendingMarks.ignore(label, ignored)

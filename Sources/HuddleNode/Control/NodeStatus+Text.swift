@@ -46,6 +46,7 @@ extension NodeStatus {
             "\(safe(node.nick))  \(short(node.id))  port \(node.port)  up "
                 + HumanFormat.duration(milliseconds: node.uptimeMs) + addresses)
         lines.append("data dir \(safe(node.dataDir))")
+        if let paused = node.pausedMs { lines.append("paused \(HumanFormat.elapsed(milliseconds: paused)): nothing new is shown until /resume") }
 
         lines.append("")
         lines.append("PEERS")

@@ -10,6 +10,8 @@ public struct NodeStatus: Codable, Sendable, Equatable {
         public var addresses: [String]
         public var uptimeMs: Int64
         public var dataDir: String
+        /// How long the viewer's stream has been paused (`/pause`), if it is.
+        public var pausedMs: Int64? = nil
     }
 
     public struct Peer: Codable, Sendable, Equatable {

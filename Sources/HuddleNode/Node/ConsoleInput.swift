@@ -13,6 +13,10 @@ enum ConsoleInput: Equatable, Sendable {
     case markOffered(label: String?, at: Int64)
     /// Ctrl-C or Ctrl-D on the interactive console.
     case quit
+    /// Ctrl-S: the viewer's stream paused, at the keypress.
+    case pause(at: Int64)
+    /// Ctrl-Q: it plays again, at the keypress.
+    case resume(at: Int64)
     /// What was typed at a hidden prompt (``InteractiveConsole/askSecret(_:)``): never echoed,
     /// never kept in history.
     case secret(String)

@@ -23,6 +23,10 @@ extension Node {
                 showError("ignored a line of \(bytes) bytes (at most \(StandardInputLines.maximumLineBytes))")
             case .markOffered(let label, let at):
                 inCurrentRoom { room in markOffered(label, in: room, at: at) }
+            case .pause(let at):
+                pause(at: at)
+            case .resume(let at):
+                resume(at: at)
             case .quit:
                 return
             }
@@ -52,6 +56,10 @@ extension Node {
             askPassphrase(for: room)
         case .direct(let target, let text):
             sendDirect(to: target, text: text)
+        case .pause:
+            pause(at: at)
+        case .resume:
+            resume(at: at)
         case .rooms:
             showInfo(roomsDescription())
         case .say(let text):
@@ -137,7 +145,7 @@ extension Node {
     ///
     ///     superbowl · 2 peers · you: 3.0 s behind alice · 2 waiting, next in 4 s
     func statusLine(session: RoomSession?, now: Int64) -> String {
-        guard let session else { return "not in a room: /join ROOM" }
+        guard let session else { return pausedAt.map { "paused \(HumanFormat.elapsed(milliseconds: now - $0))" } ?? "not in a room: /join ROOM" }
         let peers = membership.alivePeers(inRoom: session.room).count
         let room = name(of: session.room) + (session.key != nil ? " (private)" : "")
         var parts = [room, peers == 1 ? "1 peer" : "\(peers) peers"]
@@ -155,6 +163,7 @@ extension Node {
         } else {
             parts.append("not calibrated")
         }
+        if let pausedAt { parts.append("paused \(HumanFormat.elapsed(milliseconds: now - pausedAt))") }
         if session.heldBackCount > 0 {
             var waiting = "\(session.heldBackCount) waiting"
             if let wake = session.nextWake {

@@ -60,7 +60,7 @@ extension Node {
         return NodeStatus(
             node: NodeStatus.Node(
                 id: identity.id.hex, nick: configuration.nick, port: port, addresses: Self.localAddresses(),
-                uptimeMs: wall - startedAt, dataDir: configuration.dataDir),
+                uptimeMs: wall - startedAt, dataDir: configuration.dataDir, pausedMs: pausedAt.map { wall - $0 }),
             peers: peers, rooms: roomStatuses,
             counters: countersStatus())
     }

@@ -49,6 +49,8 @@ public actor Node {
     /// `Node+Nicks`).
     var knownNicks: [String: NodeID] = [:]
     var nickConflicts: Set<NodeID> = []
+    /// When the viewer paused its stream (wall ms), while it is paused (see `Node+Pause`).
+    var pausedAt: Int64?
     /// (peer, private room) pairs already reported as holding another passphrase.
     var passphraseMismatches: Set<PassphraseMismatch> = []
     var counters = NodeCounters()
@@ -173,6 +175,7 @@ public actor Node {
         guard rooms[room] == nil else { return }
         var session = RoomSession(room: room, reader: identity.id, key: keys[room])
         session.knownNicks = knownNicks
+        if pausedAt != nil { session.pause() }
         // A direct room's stored messages wait by the offsets of a room the two share.
         if let calibration = sharedCalibration(forDirect: room) { _ = session.follow(calibration, now: clock.wallMillis()) }
         var outputs: [RoomOutput] = []

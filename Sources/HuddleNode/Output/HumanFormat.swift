@@ -7,6 +7,7 @@ import Foundation
 /// HumanFormat.duration(milliseconds: 2_000)    // "2.0 s"
 /// HumanFormat.duration(milliseconds: 95_000)   // "1 min 35 s"
 /// HumanFormat.lag(2_000)                       // "2.0 s behind you"
+/// HumanFormat.elapsed(milliseconds: 42_300)    // "0:42"
 /// ```
 public enum HumanFormat {
     /// A length of time: milliseconds under a second, seconds to a tenth under a minute, then
@@ -31,6 +32,14 @@ public enum HumanFormat {
         if lag > 0 { return "\(duration(milliseconds: lag)) behind you" }
         if lag < 0 { return "\(duration(milliseconds: lag)) ahead of you" }
         return "in step with you"
+    }
+
+    /// An elapsed time as a stopwatch shows it: `0:42`, `12:05`, `1:02:09` (sign dropped).
+    public static func elapsed(milliseconds: Int64) -> String {
+        let seconds = milliseconds.magnitude / 1000
+        func two(_ n: UInt64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        if seconds < 3600 { return "\(seconds / 60):\(two(seconds % 60))" }
+        return "\(seconds / 3600):\(two(seconds / 60 % 60)):\(two(seconds % 60))"
     }
 
     /// `HH:MM:SS` of `milliseconds` since the Unix epoch, in the local time zone.

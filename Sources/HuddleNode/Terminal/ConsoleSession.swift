@@ -140,6 +140,10 @@ struct ConsoleSession: Sendable {
             }
         case .markHotKey:
             reaction.inputs.append(.markOffered(label: context?.offer?.label.normalized, at: at))
+        case .pause:
+            reaction.inputs.append(.pause(at: at))
+        case .resume:
+            reaction.inputs.append(.resume(at: at))
         case .complete:
             let result = ConsoleCompletion.complete(editor.beforeCursor, words: context?.words ?? .init())
             if result.replacing > 0 || !result.with.isEmpty {
@@ -174,7 +178,7 @@ struct ConsoleSession: Sendable {
             case .quit: answer = .secretCancelled
             case .suspend: reaction.suspend = true
             case .redraw: reaction.output += screen.clear()
-            case .none, .bell, .markHotKey, .complete: break
+            case .none, .bell, .markHotKey, .complete, .pause, .resume: break
             }
         }
         if let answer {

@@ -29,6 +29,7 @@ public final class InteractiveConsole: LineOutput {
         Keys:
           Enter on an empty line   mark the moment the prompt offers ([Enter = LABEL])
           Ctrl-T                   mark it while you type (your line stays)
+          Ctrl-S / Ctrl-Q          your stream paused / plays again (as /pause and /resume)
           Tab                      complete commands, rooms, labels and nicks (twice: list them)
           Up / Down                your earlier lines (kept across restarts)
           Left/Right, Home/End, Ctrl-A/E, Alt-B/F, Ctrl-Left/Right   move

@@ -32,6 +32,9 @@ struct LineEditor: Equatable, Sendable {
         case markOffered
         /// Mark the moment the prompt offers and keep the line: the hot key (Ctrl-T).
         case markHotKey
+        /// The stream paused (Ctrl-S) or plays again (Ctrl-Q); the line stays.
+        case pause
+        case resume
         /// Complete the word before the cursor (Tab).
         case complete
         /// Quit: Ctrl-C, or Ctrl-D on an empty line.
@@ -113,6 +116,8 @@ struct LineEditor: Equatable, Sendable {
             guard let newer = history.newer() else { return .bell }
             replace(with: newer)
         case .control("t"): return .markHotKey
+        case .control("s"): return .pause
+        case .control("q"): return .resume
         case .control("c"): return .quit
         case .control("z"): return .suspend
         case .control("l"): return .redraw

@@ -1,0 +1,67 @@
+import Testing
+
+@testable import HuddleCore
+
+/// A viewer pauses its stream and plays it again: nothing shows meanwhile, and the paused span,
+/// composed as the reader's delay nudge, moves every held message that much later.
+@Suite struct PauseTests {
+    let reader = NodeIdentity.generate()
+    let alice = NodeIdentity.generate()
+    let base: Int64 = 1_700_000_000_000
+
+    /// A room where alice's stream is 2 s ahead of the reader's.
+    func calibratedRoom() throws -> RoomSession {
+        var room = RoomSession(room: "superbowl", reader: reader.id)
+        _ = try room.compose(.join(nick: "reader"), now: base, signer: reader)
+        _ = room.receive(sign(alice, 1, .join(nick: "alice"), at: base, room: room), now: base)
+        _ = room.receive(sign(alice, 2, .mark(label: "kickoff"), at: base + 1_000, room: room), now: base + 1_000)
+        _ = try room.compose(.mark(label: "kickoff"), now: base + 3_000, signer: reader)
+        #expect(room.calibration.lag(of: reader.id, behind: alice.id) == 2_000)
+        return room
+    }
+
+    func sign(_ who: NodeIdentity, _ seq: UInt64, _ body: EventBody, at: Int64, room: RoomSession) -> Event {
+        var context = room.log.deliveredVector
+        context[who.id] = seq - 1
+        return who.sign(id: EventID(origin: who.id, seq: seq), room: "superbowl", createdAt: at, context: context, body: body)
+    }
+
+    func texts(_ outputs: [RoomOutput]) -> [String] {
+        outputs.compactMap { if case .message(let message) = $0 { message.text } else { nil } }
+    }
+
+    @Test func nothingShowsWhilePausedAndTheSpanMovesEveryHeldMessage() throws {
+        var room = try calibratedRoom()
+        let t = base + 10_000
+        // Held 2 s: due at t + 2 000.
+        #expect(room.receive(sign(alice, 3, .chat(text: "before"), at: t, room: room), now: t).isEmpty)
+
+        room.pause()
+        #expect(room.isPaused && room.nextWake == nil)
+        #expect(room.wake(now: t + 2_500).isEmpty)
+        // Written while the reader is paused, due (by the old offsets) at t + 3 000: still held.
+        #expect(room.receive(sign(alice, 4, .chat(text: "during"), at: t + 1_000, room: room), now: t + 3_500).isEmpty)
+        // The reader's own message still shows at once.
+        #expect(texts(try room.compose(.chat(text: "brb"), now: t + 4_000, signer: reader).outputs) == ["brb"])
+
+        // Paused from t + 1 000 to t + 6 000: 5 s more behind alice.
+        _ = try room.compose(.delayNudge(milliseconds: 5_000), now: t + 6_000, signer: reader)
+        #expect(room.calibration.lag(of: reader.id, behind: alice.id) == 7_000)
+        #expect(room.resume(now: t + 6_000).isEmpty)
+        #expect(!room.isPaused && room.nextWake == t + 7_000)
+        #expect(room.wake(now: t + 6_999).isEmpty)
+        let shown = room.wake(now: t + 7_000)
+        #expect(texts(shown) == ["before"])
+        #expect(texts(room.wake(now: t + 8_000)) == ["during"])
+        #expect(room.heldBackCount == 0)
+    }
+
+    @Test func resumingWithoutANudgeShowsWhatCameDueMeanwhile() throws {
+        var room = try calibratedRoom()
+        let t = base + 10_000
+        _ = room.receive(sign(alice, 3, .chat(text: "due while paused"), at: t, room: room), now: t)
+        room.pause()
+        #expect(room.wake(now: t + 5_000).isEmpty)
+        #expect(texts(room.resume(now: t + 5_000)) == ["due while paused"])
+    }
+}
