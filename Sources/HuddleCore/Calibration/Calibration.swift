@@ -21,10 +21,14 @@ public struct Calibration: Equatable, Sendable {
         /// Milliseconds this node's stream runs behind the reference's (negative: ahead),
         /// including the node's delay nudges.
         public let offset: Int64
+        /// How many steps the solver found in this node's lag (a rebuffer, a catch-up): its
+        /// offset is fitted from its marks after the latest one (see ``CalibrationSolver``).
+        public let steps: Int
 
-        public init(reference: NodeID, offset: Int64) {
+        public init(reference: NodeID, offset: Int64, steps: Int = 0) {
             self.reference = reference
             self.offset = offset
+            self.steps = steps
         }
     }
 

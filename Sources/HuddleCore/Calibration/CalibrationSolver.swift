@@ -34,10 +34,16 @@ public enum CalibrationSolver {
     public static func solve(_ events: some Sequence<Event>) -> Calibration {
         let counted = countedMarksAndNudges(in: events)
         var placements: [NodeID: Calibration.Placement] = [:]
-        for component in components(of: counted.marks) {
+        for unsplit in components(of: counted.marks) {
+            let component = splitAtSteps(unsplit)
             for (node, offset) in offsets(in: component) {
-                let nudged = offset.clampedAdding(counted.nudges[node] ?? 0)
-                placements[node] = Calibration.Placement(reference: component.reference, offset: nudged)
+                // Nudges before a node's latest step are in the lag its marks measured since.
+                let since = component.steps[node]?.last ?? .min
+                let nudge = (counted.nudges[node] ?? []).filter { $0.time > since }
+                    .reduce(Int64(0)) { $0.clampedAdding($1.milliseconds) }
+                placements[node] = Calibration.Placement(
+                    reference: component.reference, offset: offset.clampedAdding(nudge),
+                    steps: component.steps[node]?.count ?? 0)
             }
         }
         return Calibration(placements: placements)
@@ -57,11 +63,25 @@ public enum CalibrationSolver {
         }
     }
 
+    /// One counted delay nudge: `milliseconds` added to its node's offset at `time`.
+    struct Nudge: Equatable {
+        var time: Int64
+        var milliseconds: Int64
+    }
+
     /// A connected group of nodes and labels with at least two nodes.
     struct Component {
         var reference: NodeID
         /// The group's marks, sorted by (label, node).
         var marks: [Mark]
+        /// Per node, the times at which a step in its lag starts a new piece, ascending: a mark
+        /// at or after the k-th time belongs to piece k (see ``splitAtSteps(_:)``).
+        var steps: [NodeID: [Int64]] = [:]
+
+        /// The piece of its node's lag `mark` belongs to: 0 before any step.
+        func piece(of mark: Mark) -> Int {
+            steps[mark.node]?.count { $0 <= mark.time } ?? 0
+        }
     }
 
     // MARK: - Counting
@@ -70,7 +90,7 @@ public enum CalibrationSolver {
     /// come back sorted by (label, node), one per (node, label).
     static func countedMarksAndNudges(
         in events: some Sequence<Event>
-    ) -> (marks: [Mark], nudges: [NodeID: Int64]) {
+    ) -> (marks: [Mark], nudges: [NodeID: [Nudge]]) {
         // Deduplicate by id, keeping only the kinds that matter.
         var byID: [EventID: Event] = [:]
         for event in events where isRelevant(event.body) {
@@ -83,18 +103,18 @@ public enum CalibrationSolver {
         }
 
         var marks: [Mark] = []
-        var nudges: [NodeID: Int64] = [:]
+        var nudges: [NodeID: [Nudge]] = [:]
         for (origin, unsorted) in byOrigin {
             let log = unsorted.sorted { $0.seq < $1.seq }
             guard let since = countingStart(of: log) else { continue }
             var latest: [CalibrationLabel: Event] = [:]
-            var nudge: Int64 = 0
+            var nudge: [Nudge] = []
             for event in log where event.seq > since {
                 switch event.body {
                 case .mark(let raw):
                     if let label = CalibrationLabel(raw) { latest[label] = event }  // seq ascending
                 case .delayNudge(let milliseconds):
-                    nudge = nudge.clampedAdding(milliseconds)
+                    nudge.append(Nudge(time: event.createdAt, milliseconds: milliseconds))
                 default:
                     break
                 }
@@ -102,7 +122,7 @@ public enum CalibrationSolver {
             for (label, event) in latest {
                 marks.append(Mark(node: origin, label: label, time: event.createdAt))
             }
-            if nudge != 0 { nudges[origin] = nudge }
+            if !nudge.isEmpty { nudges[origin] = nudge }
         }
         marks.sort { $0.label != $1.label ? $0.label < $1.label : $0.node < $1.node }
         return (marks, nudges)
@@ -181,12 +201,36 @@ public enum CalibrationSolver {
     /// Fixing the reference at 0 removes its row and column and makes `L` positive definite.
     /// Everything is laid out in sorted order, so the floating-point result is bit-identical for
     /// every arrival order of the same marks.
+    ///
+    /// With steps (``Component/steps``) each piece of a node's lag is an unknown of its own (the
+    /// reference's first piece is the one fixed at 0), and a node's offset is its latest piece's.
     static func offsets(in component: Component) -> [NodeID: Int64] {
-        let reference = component.reference
-        let others = Set(component.marks.map(\.node)).subtracting([reference]).sorted()
+        var offsets: [NodeID: Int64] = [:]
+        var latest: [NodeID: Int] = [:]
+        for (piece, offset) in fit(component) where piece.index >= latest[piece.node, default: -1] {
+            latest[piece.node] = piece.index
+            offsets[piece.node] = roundedMilliseconds(offset)
+        }
+        return offsets
+    }
+
+    /// One piece of a node's lag: between two steps, one offset.
+    struct Piece: Hashable, Comparable {
+        var node: NodeID
+        var index: Int
+
+        static func < (a: Piece, b: Piece) -> Bool { (a.node, a.index) < (b.node, b.index) }
+    }
+
+    /// The least-squares offset of every piece of `component` from the reference's first piece,
+    /// unrounded (see ``offsets(in:)``).
+    static func fit(_ component: Component) -> [Piece: Double] {
+        let reference = Piece(node: component.reference, index: 0)
+        let others = Set(component.marks.map { Piece(node: $0.node, index: component.piece(of: $0)) })
+            .subtracting([reference]).sorted()
         let index = Dictionary(uniqueKeysWithValues: others.enumerated().map { ($1, $0) })
         // Times relative to the reference's first mark keep the doubles small.
-        let base = component.marks.filter { $0.node == reference }.min(by: Mark.comesFirst)!.time
+        let base = component.marks.filter { $0.node == reference.node }.min(by: Mark.comesFirst)!.time
         func relative(_ time: Int64) -> Double {
             let (difference, overflow) = time.subtractingReportingOverflow(base)
             return overflow ? Double(time) - Double(base) : Double(difference)
@@ -207,19 +251,21 @@ public enum CalibrationSolver {
             let weight = 1 / Double(marks.count)
             let mean = marks.reduce(0.0) { $0 + relative($1.time) } * weight
             for mark in marks {
-                guard let row = index[mark.node] else { continue }
+                guard let row = index[Piece(node: mark.node, index: component.piece(of: mark))] else { continue }
                 matrix[row][row] += 1 - weight
                 rhs[row] += relative(mark.time) - mean
                 for other in marks where other.node != mark.node {
-                    if let column = index[other.node] { matrix[row][column] -= weight }
+                    if let column = index[Piece(node: other.node, index: component.piece(of: other))] {
+                        matrix[row][column] -= weight
+                    }
                 }
             }
         }
 
         let solution = solveLinearSystem(matrix, rhs)
-        var offsets: [NodeID: Int64] = [reference: 0]
-        for (node, row) in index {
-            offsets[node] = roundedMilliseconds(solution[row])
+        var offsets: [Piece: Double] = [reference: 0]
+        for (piece, row) in index {
+            offsets[piece] = solution[row]
         }
         return offsets
     }

@@ -16,6 +16,10 @@ public enum RoomOutput: Equatable, Sendable {
     /// A member signed two different events as its event `seq`: its events from `seq` on are
     /// dropped in this room, and it can post there no more.
     case equivocated(Member, seq: UInt64)
+    /// The solver found a step in a member's lag (a rebuffer, a catch-up; see
+    /// ``CalibrationSolver/stepThreshold``): its offset moved by `change` milliseconds (positive:
+    /// its stream fell further behind) and is now `offset`.
+    case lagStepped(Member, change: Int64, offset: Int64)
 }
 
 /// A room member as the room log knows it: id and the nick from its latest join.

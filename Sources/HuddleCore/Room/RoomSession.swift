@@ -283,8 +283,16 @@ public struct RoomSession: Sendable {
     private mutating func recalibrate(now: Int64, announce: Bool) -> [RoomOutput] {
         let updated = followed ?? CalibrationSolver.solve(calibrationEvents)
         guard updated != calibration else { return [] }
+        let previous = calibration
         calibration = updated
         var outputs: [RoomOutput] = announce ? [.offsetsChanged(offsetReport)] : []
+        // A step in someone's lag is said in words, once, when it is found.
+        for (node, placement) in updated.placements.sorted(by: { $0.key < $1.key }) where announce {
+            guard let before = previous.placement(of: node), placement.steps > before.steps,
+                placement.reference == before.reference
+            else { continue }
+            outputs.append(.lagStepped(member(node), change: placement.offset - before.offset, offset: placement.offset))
+        }
         outputs += schedule.recalibrate(updated, now: now).map(shown)
         return outputs
     }

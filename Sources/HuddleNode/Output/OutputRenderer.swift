@@ -32,6 +32,7 @@ public import HuddleCore
 /// {"type":"peer","id","nick","state"[,"address"]}
 /// {"type":"info","message"}    {"type":"error","message"}
 /// {"type":"nick_conflict","nick","id","known_id"}
+/// {"type":"step","room","nick","id","change_ms","offset_ms"}   (a step in someone's lag)
 /// ```
 ///
 /// In human mode a message's time is its game time (the reference's clock) as local `HH:MM:SS`;
@@ -227,6 +228,11 @@ public struct OutputRenderer: Sendable {
                         })
                 ),
             ]
+        case .lagStepped(let member, let change, let offset):
+            fields = [
+                ("type", "step"), ("room", room), ("nick", .string(member.nick)), ("id", .string(member.id.hex)),
+                ("change_ms", .int(change)), ("offset_ms", .int(offset)),
+            ]
         case .equivocated(let member, let seq):
             fields = [
                 ("type", "fault"), ("room", room), ("nick", .string(member.nick)), ("id", .string(member.id.hex)),
@@ -276,6 +282,11 @@ public struct OutputRenderer: Sendable {
             lines = [notice("\(member.id == reader ? "you" : nickText(member, reader: reader)) left \(safe(room))")]
         case .offsetsChanged(let report):
             lines = offsetLines(report, reader: reader)
+        case .lagStepped(let member, let change, _):
+            let amount = HumanFormat.duration(milliseconds: change)
+            let words = change >= 0 ? "fell \(amount) further behind" : "caught up \(amount)"
+            let who = member.id == reader ? "your stream" : nickText(member, reader: reader)
+            lines = [notice("\(who) \(words) (a step in the marks: offsets follow it)")]
         case .equivocated(let member, let seq):
             lines = [style(
                 "* \(nickText(member, reader: reader)) signed two versions of one message (#\(seq)): "

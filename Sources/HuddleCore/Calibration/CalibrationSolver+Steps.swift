@@ -1,0 +1,97 @@
+/// Steps in a node's lag: a stream that rebuffers and falls further behind, or an app that jumps
+/// back toward live. A node's lag is then piecewise constant, and averaging its marks from before
+/// and after the change would hold every message for a lag that is neither.
+///
+/// The rule, applied to each connected group after the plain fit:
+///
+/// 1. For every node and every mark of it on a label someone else marked too, its *residual*:
+///    how much later than the others it saw that moment, beyond its fitted offset,
+///    `r(u, e) = t(u, e) − offset(u) − mean over the others v of (t(v, e) − offset(v))`.
+/// 2. Within each piece of a node's lag (at first, all of its marks; never the reference's, whose
+///    stream is the yardstick: if it rebuffers, everyone else steps instead), in the order of the marks'
+///    times, every split into an earlier and a later run of at least one residual each is a
+///    candidate. Its size is the difference `d` of the two runs' mean residuals; its score is
+///    `|d| · √(n₁·n₂ / n)`, the usual single change-point statistic, which prefers a split into
+///    runs that each hold several marks over one that cuts off a single early mark.
+/// 3. The best candidate of the whole group with `|d|` over ``stepThreshold`` (1.5 s: far beyond
+///    the ~200 ms of human reaction noise, well under a rebuffer) becomes a step at the time of
+///    the later run's first mark; ties go to the lower node id, then the earlier time. The group
+///    is fitted again with each piece as an unknown of its own, and step 2 repeats until no
+///    candidate is left (at most once per mark).
+/// 4. A node's offset is that of its latest piece; only its delay nudges made after the piece's
+///    first mark are added (earlier nudges, a pause say, are in the lag its new marks measured).
+///
+/// The rule reads only the set of counted marks, in sorted orders, so it gives the same steps for
+/// every arrival order. A tree of marks fits exactly (every residual is 0), so it never steps,
+/// and the worked example is unchanged; so is any fit whose marks agree to within the threshold.
+///
+/// Example: the reference R and node U mark moments 1–8; U's stream is 5 s behind R's for
+/// moments 1–4 and, after a rebuffer, 8 s behind for 5–8. The plain fit says 6.5 s, with
+/// residuals of about −1.5 s then +1.5 s. The best split is between moments 4 and 5 (`d` = 3 s),
+/// so U gets a step at its mark of moment 5 and an offset of 8 s, fitted from moments 5–8.
+extension CalibrationSolver {
+    /// The smallest difference between the mean residuals before and after a split that counts
+    /// as a step.
+    public static let stepThreshold: Double = 1_500
+
+    /// `component` with the steps its marks show (see the rule above).
+    static func splitAtSteps(_ component: Component) -> Component {
+        var component = component
+        for _ in 0..<component.marks.count {
+            guard let step = bestStep(in: component, fit: fit(component)) else { break }
+            component.steps[step.node, default: []].append(step.time)
+            component.steps[step.node]!.sort()
+        }
+        return component
+    }
+
+    /// A step found in a node's lag: it starts a new piece at `time`.
+    struct Step {
+        var node: NodeID
+        var time: Int64
+        var score: Double
+    }
+
+    /// The best step the residuals of `fit` show, if any is over the threshold.
+    static func bestStep(in component: Component, fit: [Piece: Double]) -> Step? {
+        // Per label, the marks with their fitted game time t − offset.
+        var byLabel: [CalibrationLabel: [(node: NodeID, time: Int64, game: Double)]] = [:]
+        for mark in component.marks {
+            guard let offset = fit[Piece(node: mark.node, index: component.piece(of: mark))] else { continue }
+            byLabel[mark.label, default: []].append((mark.node, mark.time, Double(mark.time) - offset))
+        }
+        // Per piece, its residuals in the order of the marks' times (then labels).
+        var residuals: [Piece: [(time: Int64, label: CalibrationLabel, value: Double)]] = [:]
+        for (label, marks) in byLabel where marks.count >= 2 {
+            let total = marks.reduce(0.0) { $0 + $1.game }
+            for mark in marks {
+                let others = (total - mark.game) / Double(marks.count - 1)
+                let piece = Piece(node: mark.node, index: component.piece(of: Mark(node: mark.node, label: label, time: mark.time)))
+                residuals[piece, default: []].append((mark.time, label, mark.game - others))
+            }
+        }
+        var best: Step?
+        // The reference's stream is the group's yardstick: it never steps. If it is the one that
+        // rebuffered, everyone else steps by the same amount instead, which leaves every offset
+        // between two streams as it is.
+        for piece in residuals.keys.sorted() where piece.node != component.reference {
+            let run = residuals[piece]!.sorted { ($0.time, $0.label) < ($1.time, $1.label) }
+            guard run.count >= 2 else { continue }
+            let n = Double(run.count)
+            let total = run.reduce(0.0) { $0 + $1.value }
+            var before = 0.0
+            for k in 1..<run.count {
+                before += run[k - 1].value
+                let n1 = Double(k)
+                let n2 = n - n1
+                let difference = (total - before) / n2 - before / n1
+                guard abs(difference) > stepThreshold, run[k].time > run[k - 1].time else { continue }
+                let score = abs(difference) * (n1 * n2 / n).squareRoot()
+                if best.map({ score > $0.score }) ?? true {
+                    best = Step(node: piece.node, time: run[k].time, score: score)
+                }
+            }
+        }
+        return best
+    }
+}
