@@ -481,7 +481,7 @@ struct WireCodecTests {
         #expect(wireError(bytes) == .unknownPeerState(value, offset: offset))
     }
 
-    @Test("unknown event body tags are rejected", arguments: [UInt8(0), 8, 255])
+    @Test("unknown event body tags are rejected", arguments: [UInt8(0), 10, 255])
     func bodyTag(value: UInt8) {
         var bytes = WireMessage.events([S.event(S.alice, 1, .leave)]).encoded()
         #expect(bytes[67] == 2)

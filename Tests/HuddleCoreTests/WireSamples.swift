@@ -43,6 +43,10 @@ enum WireSamples {
         .delayNudge(milliseconds: -1000),
         .delayNudge(milliseconds: .min),
         .delayNudge(milliseconds: .max),
+        .score(home: 14, guest: 7),
+        .score(home: .max, guest: 0),
+        .teams(home: "Chiefs", guest: "Eagles"),
+        .teams(home: "", guest: text(bytes: WireLimits.maxLabelBytes)),
         .sealed(bytes: Array(repeating: 1, count: WireLimits.minSealedBytes)),
         .sealed(bytes: (0..<WireLimits.maxSealedBytes).map { UInt8(truncatingIfNeeded: $0) }),
     ]

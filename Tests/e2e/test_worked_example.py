@@ -101,3 +101,30 @@ def test_a_pause_holds_everything_and_adds_its_span_to_the_offset(lan):
     after = bob.message("after the pause", timeout=10)
     assert 3700 <= after["held_ms"] <= 4500, after
     assert bob.status()["node"].get("paused_ms") is None
+
+
+def test_a_score_from_a_stream_ahead_reaches_a_viewer_behind_at_its_own_moment(lan):
+    alice = lan("alice")
+    bob = lan("bob", peers=[alice.address])
+    bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice")
+    alice.say("/teams Chiefs Eagles")
+    bob.wait_for(lambda o: o["type"] == "teams" and o["home"] == "Chiefs")
+    alice.say("/now kickoff")
+    bob.wait_for(lambda o: o["type"] == "mark" and o["nick"] == "alice")
+    time.sleep(2)
+    bob.say("/now kickoff")
+    bob.wait_for(lambda o: o["type"] == "offsets" and o["offsets"].get("bob") is not None)
+    alice.wait_for(lambda o: o["type"] == "offsets" and o["offsets"].get("bob") is not None)
+
+    alice.say("/score 7-0")
+    sent = alice.wait_for(lambda o: o["type"] == "score")
+    assert sent["held_ms"] == 0 and [sent["home"], sent["guest"]] == [7, 0]
+    time.sleep(1)
+    # Half-way: bob's stream has not reached the touchdown yet; neither has his scoreboard.
+    assert not [o for o in bob.outputs if o["type"] == "score"]
+    assert bob.status()["rooms"][0].get("score") is None
+    got = bob.wait_for(lambda o: o["type"] == "score", timeout=10)
+    assert 1700 <= got["held_ms"] <= 2600, got
+    assert got["by"] == "alice" and got["home_team"] == "Chiefs" and not got["correction"]
+    score = bob.status()["rooms"][0]["score"]
+    assert score == {"home": 7, "guest": 0, "by": "alice", "home_team": "Chiefs", "guest_team": "Eagles"}

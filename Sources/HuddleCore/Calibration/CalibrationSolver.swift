@@ -144,7 +144,7 @@ public enum CalibrationSolver {
     private static func isRelevant(_ body: EventBody) -> Bool {
         switch body {
         case .join, .leave, .mark, .delayNudge: true
-        case .chat, .calibrationEvent, .sealed: false
+        case .chat, .calibrationEvent, .sealed, .score, .teams: false
         }
     }
 
@@ -159,6 +159,8 @@ public enum CalibrationSolver {
             case .mark(let label): (4, label, 0)
             case .delayNudge(let milliseconds): (5, "", milliseconds)
             case .sealed(let bytes): (6, bytes.map { String($0, radix: 16) }.joined(), 0)
+            case .score(let home, let guest): (7, "", Int64(home) << 16 | Int64(guest))
+            case .teams(let home, let guest): (8, home + "\u{0}" + guest, 0)
             }
         }
         if a.createdAt != b.createdAt { return a.createdAt < b.createdAt }

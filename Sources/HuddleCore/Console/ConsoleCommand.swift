@@ -17,6 +17,10 @@ public enum ConsoleCommand: Hashable, Sendable {
     case joinPrivate(room: String)
     /// A direct message to one peer, by nick (or `nick#id-prefix` when two share a nick).
     case direct(to: String, text: String)
+    /// The score on the reader's stream now, home first (`/score 14-7`).
+    case score(home: UInt16, guest: UInt16)
+    /// Names the two sides (`/teams Chiefs Eagles`).
+    case teams(home: String, guest: String)
     /// The reader's stream is paused: show nothing new until `/resume`.
     case pause
     /// The stream plays again: the paused span is added to the reader's offset.
@@ -40,7 +44,7 @@ public enum ConsoleCommand: Hashable, Sendable {
 
     /// Every command's name, as typed, for completion.
     public static let names = [
-        "/join", "/private", "/msg", "/pause", "/resume", "/leave", "/rooms", "/who", "/event", "/now", "/ignore", "/delay", "/history", "/help", "/quit",
+        "/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/leave", "/rooms", "/who", "/event", "/now", "/ignore", "/delay", "/history", "/help", "/quit",
     ]
 
     /// Default number of messages `/history` shows.
@@ -84,6 +88,21 @@ public enum ConsoleCommand: Hashable, Sendable {
             }
             self = .direct(to: String(words[0]), text: words[1].trimmingWhitespace())
         case "/leave": try none(); self = .leave
+        case "/score":
+            let text = try required("the score, home first, e.g. /score 14-7")
+            let sides = text.split(separator: "-", omittingEmptySubsequences: false).map { $0.trimmingWhitespace() }
+            guard sides.count == 2, let home = UInt16(sides[0]), let guest = UInt16(sides[1]) else {
+                throw .invalidArgument(command: "/score", argument: text, expected: "HOME-GUEST, e.g. 14-7")
+            }
+            self = .score(home: home, guest: guest)
+        case "/teams":
+            let names = try required("the two sides, home first, e.g. /teams Chiefs Eagles").split(
+                separator: " ", omittingEmptySubsequences: true)
+            guard names.count == 2 else {
+                throw .invalidArgument(
+                    command: "/teams", argument: argument, expected: "two names without spaces, home first")
+            }
+            self = .teams(home: String(names[0]), guest: String(names[1]))
         case "/pause": try none(); self = .pause
         case "/resume": try none(); self = .resume
         case "/rooms": try none(); self = .rooms
@@ -137,6 +156,8 @@ public enum ConsoleCommand: Hashable, Sendable {
           /now             mark the moment the prompt offers ([Enter = LABEL]; Enter alone does it too)
           /ignore LABEL    stop being asked to mark LABEL
           /delay +S|-S     nudge your offset by S seconds (fractions allowed)
+          /score H-G       the score on your screen now (home first); others see it at their moment
+          /teams A B       name the two sides for the scoreboard (home first)
           /pause           your stream paused (DVR): nothing new shows until /resume
           /resume          it plays again: the pause is added to your offset, so those ahead wait
           /history [N]     the last N messages (default 20), ordered by game time

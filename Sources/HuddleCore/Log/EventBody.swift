@@ -18,12 +18,30 @@ public enum EventBody: Hashable, Sendable {
     /// The body of an event of a private room as it travels: a nonce, then one of the bodies
     /// above sealed with the room's key (see ``RoomKey``). Only a node with the key can open it.
     case sealed(bytes: [UInt8])
+    /// The score as the origin sees it on its stream: held back like a chat message, so each
+    /// reader sees the score of its own stream's moment.
+    case score(home: UInt16, guest: UInt16)
+    /// The names of the two sides, for the scoreboard (not held back: names spoil nothing).
+    case teams(home: String, guest: String)
 }
 
 extension EventBody {
     /// Whether this is a chat message (the only kind that is held back and listed in history).
     public var isChat: Bool {
         if case .chat = self { true } else { false }
+    }
+
+    /// Whether this body is held back until the reader's stream reaches it: chat and scores.
+    public var isHeldBack: Bool {
+        switch self {
+        case .chat, .score: true
+        default: false
+        }
+    }
+
+    /// Whether this is a score.
+    public var isScore: Bool {
+        if case .score = self { true } else { false }
     }
 
     /// Whether this is a private room's body not opened (yet).

@@ -20,6 +20,45 @@ public enum RoomOutput: Equatable, Sendable {
     /// ``CalibrationSolver/stepThreshold``): its offset moved by `change` milliseconds (positive:
     /// its stream fell further behind) and is now `offset`.
     case lagStepped(Member, change: Int64, offset: Int64)
+    /// A score reached the reader's stream (held back like a message).
+    case score(ShownScore)
+    /// Someone named the two sides.
+    case teamsNamed(home: String, guest: String, by: Member)
+}
+
+/// A score at the moment it is shown, and the score that stands after it.
+public struct ShownScore: Equatable, Sendable {
+    public var event: Event
+    public var from: Member
+    public var home: UInt16
+    public var guest: UInt16
+    public var sentAt: Int64 { event.createdAt }
+    public var shownAt: Int64
+    public var heldMillis: Int64
+    /// The score's game time (sender's clock less its offset), `nil` while it is not calibrated.
+    public var gameTime: Int64?
+    /// Whether a score of a later game moment stands already: this one is shown as a
+    /// correction, and the standing score does not change.
+    public var isCorrection: Bool
+    /// The sides' names, if someone named them (`/teams`).
+    public var homeName: String? = nil
+    public var guestName: String? = nil
+}
+
+/// The score a reader's stream has reached: the one of the latest game moment shown so far.
+public struct Scoreboard: Equatable, Sendable {
+    public var home: UInt16
+    public var guest: UInt16
+    public var by: Member
+    /// The game time (or, uncalibrated, the sender's time) it stands for.
+    public var moment: Int64
+    /// The sides' names, if someone named them.
+    public var teams: (home: String, guest: String)?
+
+    public static func == (a: Scoreboard, b: Scoreboard) -> Bool {
+        a.home == b.home && a.guest == b.guest && a.by == b.by && a.moment == b.moment
+            && a.teams?.home == b.teams?.home && a.teams?.guest == b.teams?.guest
+    }
 }
 
 /// A room member as the room log knows it: id and the nick from its latest join.

@@ -35,6 +35,9 @@ public struct RoomSession: Sendable {
     public private(set) var pendingMarks = PendingMarks()
     /// What the room gave up on: events abandoned or dropped after waiting too long.
     public private(set) var tally = Tally()
+    /// The score this reader's stream has reached, if anyone posted one; and the sides' names.
+    public private(set) var scoreboard: Scoreboard?
+    public private(set) var teams: (home: String, guest: String, at: Int64)?
     /// Offsets taken from another room (``follow(_:now:)``), in place of this room's own marks.
     private var followed: Calibration?
     /// Events the log dropped since ``takeDiscarded()`` was last called: the shell deletes them
@@ -170,15 +173,19 @@ public struct RoomSession: Sendable {
             if case .accepted(let newly) = log.insert(event, now: now) { delivered += newly }
         }
         let unshown = delivered.filter { !shown.contains($0.id) }
-        var outputs = apply(delivered.filter { !$0.body.isChat }, now: now, announce: false)
-        outputs += apply(unshown.filter(\.body.isChat), now: now, announce: true)
+        var outputs = apply(delivered.filter { !$0.body.isHeldBack }, now: now, announce: false)
+        // Scores shown before the restart stand again, silently, in game order.
+        for event in calibration.historyOrder(delivered.filter { $0.body.isScore && shown.contains($0.id) }) {
+            _ = standScore(event)
+        }
+        outputs += apply(unshown.filter(\.body.isHeldBack), now: now, announce: true)
         return outputs
     }
 
     /// Shows whatever hold-back time has come, and gives up on events that waited too long for
     /// their context (see ``RoomLog/expire(now:)``).
     public mutating func wake(now: Int64) -> [RoomOutput] {
-        var outputs = schedule.releaseDue(now: now).map(shown)
+        var outputs = present(schedule.releaseDue(now: now))
         if let expiry = log.nextExpiry, expiry <= now {
             let given = log.expire(now: now)
             tally.abandoned += given.abandoned.count
@@ -211,7 +218,7 @@ public struct RoomSession: Sendable {
     /// waiting for this stream.
     public mutating func resume(now: Int64) -> [RoomOutput] {
         schedule.hold(false)
-        return schedule.releaseDue(now: now).map(shown)
+        return present(schedule.releaseDue(now: now))
     }
 
     /// Stops (or resumes) prompting for a calibration label on this node only.
@@ -227,8 +234,15 @@ public struct RoomSession: Sendable {
         for event in delivered {
             let from = member(event.origin)
             switch event.body {
-            case .chat:
-                outputs += schedule.admit(event, now: now).map(shown)
+            case .chat, .score:
+                outputs += present(schedule.admit(event, now: now))
+            case .teams(let home, let guest):
+                // The latest naming wins, by its sender's time then id: the same on every node.
+                if teams.map({ event.createdAt >= $0.at }) ?? true {
+                    teams = (home, guest, event.createdAt)
+                    scoreboard?.teams = (home, guest)
+                }
+                if announce { outputs.append(.teamsNamed(home: home, guest: guest, by: from)) }
             case .join(let nick):
                 if event.origin == reader { pendingMarks.readerJoined() }
                 if let old = nicks[event.origin] { holders[old]?.remove(event.origin) }
@@ -293,7 +307,7 @@ public struct RoomSession: Sendable {
             else { continue }
             outputs.append(.lagStepped(member(node), change: placement.offset - before.offset, offset: placement.offset))
         }
-        outputs += schedule.recalibrate(updated, now: now).map(shown)
+        outputs += present(schedule.recalibrate(updated, now: now))
         return outputs
     }
 
@@ -308,8 +322,33 @@ public struct RoomSession: Sendable {
         return outputs
     }
 
+    /// What released messages and scores show, in release order; a score also moves the
+    /// scoreboard (see ``standScore(_:)``).
+    private mutating func present(_ releases: [HoldBackSchedule.Release]) -> [RoomOutput] {
+        releases.map { release in
+            guard case .score(let home, let guest) = release.event.body else { return shown(release) }
+            let isCorrection = !standScore(release.event)
+            return .score(ShownScore(
+                event: release.event, from: member(release.event.origin), home: home, guest: guest,
+                shownAt: release.shownAt, heldMillis: release.heldMillis, gameTime: calibration.gameTime(of: release.event),
+                isCorrection: isCorrection, homeName: teams?.home, guestName: teams?.guest))
+        }
+    }
+
+    /// Makes a shown score the standing one unless a score of a later game moment stands
+    /// already (then it is a correction). Returns whether it stands.
+    private mutating func standScore(_ event: Event) -> Bool {
+        guard case .score(let home, let guest) = event.body else { return false }
+        let moment = calibration.gameTime(of: event) ?? event.createdAt
+        if let standing = scoreboard, standing.moment > moment { return false }
+        scoreboard = Scoreboard(
+            home: home, guest: guest, by: member(event.origin), moment: moment,
+            teams: teams.map { ($0.home, $0.guest) })
+        return true
+    }
+
     private func shown(_ release: HoldBackSchedule.Release) -> RoomOutput {
-        guard case .chat(let text) = release.event.body else { preconditionFailure("only chat is held back") }
+        guard case .chat(let text) = release.event.body else { preconditionFailure("only chat and scores are held back") }
         return .message(ShownMessage(
             event: release.event, from: member(release.event.origin), text: text, shownAt: release.shownAt,
             heldMillis: release.heldMillis, gameTime: calibration.gameTime(of: release.event)))

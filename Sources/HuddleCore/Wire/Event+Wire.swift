@@ -82,6 +82,8 @@ extension EventBody {
         case mark = 5
         case delayNudge = 6
         case sealed = 7
+        case score = 8
+        case teams = 9
     }
 
     var tag: Tag {
@@ -93,6 +95,8 @@ extension EventBody {
         case .mark: .mark
         case .delayNudge: .delayNudge
         case .sealed: .sealed
+        case .score: .score
+        case .teams: .teams
         }
     }
 
@@ -105,6 +109,8 @@ extension EventBody {
         case .calibrationEvent(let label), .mark(let label): 1 + 2 + label.utf8.count
         case .delayNudge: 1 + 8
         case .sealed(let bytes): 1 + 2 + bytes.count
+        case .score: 1 + 2 + 2
+        case .teams(let home, let guest): 1 + 2 + home.utf8.count + 2 + guest.utf8.count
         }
     }
 
@@ -144,6 +150,12 @@ extension ByteWriter {
         case .sealed(let bytes):
             write(UInt16(truncatingIfNeeded: bytes.count))
             write(bytes: bytes)
+        case .score(let home, let guest):
+            write(home)
+            write(guest)
+        case .teams(let home, let guest):
+            write(string: home)
+            write(string: guest)
         }
     }
 
@@ -220,6 +232,11 @@ extension ByteReader {
                     offset: at)
             }
             return .sealed(bytes: Array(try readBytes(length)))
+        case .score: return .score(home: try readUInt16(), guest: try readUInt16())
+        case .teams:
+            return .teams(
+                home: try readString(.label, maxBytes: WireLimits.maxLabelBytes),
+                guest: try readString(.label, maxBytes: WireLimits.maxLabelBytes))
         }
     }
 

@@ -98,6 +98,12 @@ extension NodeStatus {
         let waiting = room.waitingCount > 0 ? ", \(room.waitingCount) waiting for earlier events" : ""
         let sealed = room.privateID != nil ? " (private)" : ""
         lines.append("ROOM \(safe(room.name))\(sealed)\(current): \(events), \(room.heldBackCount) held back\(waiting)")
+        if let score = room.score {
+            let board = OutputRenderer.scoreText(
+                home: UInt16(clamping: score.home), guest: UInt16(clamping: score.guest), homeName: score.homeTeam,
+                guestName: score.guestTeam)
+            lines.append("  score \(safe(board)) on this node's stream (by \(safe(score.by)))")
+        }
         func nick(of id: String) -> String {
             room.members.first { $0.id == id }.map { safe($0.nick) } ?? short(id)
         }

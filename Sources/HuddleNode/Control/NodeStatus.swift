@@ -56,6 +56,16 @@ public struct NodeStatus: Codable, Sendable, Equatable {
         /// Origins quarantined for equivocation (id → the seq they signed twice): their events
         /// from that seq on are dropped.
         public var quarantined: [String: UInt64] = [:]
+        /// The score this node's stream has reached (`/score`), if anyone posted one.
+        public var score: Score? = nil
+    }
+
+    public struct Score: Codable, Sendable, Equatable {
+        public var home: Int
+        public var guest: Int
+        public var by: String
+        public var homeTeam: String?
+        public var guestTeam: String?
     }
 
     public struct Counters: Codable, Sendable, Equatable {

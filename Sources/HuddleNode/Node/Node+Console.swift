@@ -60,6 +60,11 @@ extension Node {
             pause(at: at)
         case .resume:
             resume(at: at)
+        case .score(let home, let guest):
+            // Timed at the Enter, like a mark: the score is of that moment of the stream.
+            inCurrentRoom { originate(.score(home: home, guest: guest), in: $0, at: at) }
+        case .teams(let home, let guest):
+            inCurrentRoom { originate(.teams(home: home, guest: guest), in: $0) }
         case .rooms:
             showInfo(roomsDescription())
         case .say(let text):
@@ -163,6 +168,10 @@ extension Node {
         } else {
             parts.append("not calibrated")
         }
+        if let board = session.scoreboard {
+            parts.append(OutputRenderer.scoreText(
+                home: board.home, guest: board.guest, homeName: board.teams?.home, guestName: board.teams?.guest))
+        }
         if let pausedAt { parts.append("paused \(HumanFormat.elapsed(milliseconds: now - pausedAt))") }
         if session.heldBackCount > 0 {
             var waiting = "\(session.heldBackCount) waiting"
@@ -206,6 +215,11 @@ extension Node {
     private func whoDescription(room: String) -> String {
         guard let session = rooms[room] else { return "nobody in \(name(of: room))" }
         var lines = ["in \(name(of: room)):"]
+        if let board = session.scoreboard {
+            let score = OutputRenderer.scoreText(
+                home: board.home, guest: board.guest, homeName: board.teams?.home, guestName: board.teams?.guest)
+            lines[0] = "in \(name(of: room)), score \(score) on your stream (by \(board.by.displayName)):"
+        }
         for entry in session.offsetReport.entries {
             let name = entry.member.id == identity.id ? "\(entry.member.nick) (you)" : entry.member.displayName
             let standing: String

@@ -118,7 +118,7 @@ extension Node {
         outputs.filter { output in
             switch output {
             case .message, .equivocated: true
-            case .joined, .left, .offsetsChanged, .calibrationEvent, .mark, .lagStepped: false
+            case .joined, .left, .offsetsChanged, .calibrationEvent, .mark, .lagStepped, .score, .teamsNamed: false
             }
         }
     }

@@ -55,7 +55,12 @@ extension Node {
             return NodeStatus.Room(
                 name: self.name(of: name), privateID: keys[name]?.id, current: name == currentRoom, members: members, eventCount: session.log.count,
                 heldBackCount: session.heldBackCount, versionVector: vector, waitingCount: session.log.waitingCount,
-                quarantined: quarantined)
+                quarantined: quarantined,
+                score: session.scoreboard.map { board in
+                    NodeStatus.Score(
+                        home: Int(board.home), guest: Int(board.guest), by: board.by.nick, homeTeam: board.teams?.home,
+                        guestTeam: board.teams?.guest)
+                })
         }
         return NodeStatus(
             node: NodeStatus.Node(

@@ -143,7 +143,11 @@ public actor Node {
         let outputs = isDirect ? directOutputs(outputs) : outputs
         guard !outputs.isEmpty else { return }
         let shownIDs = outputs.compactMap { output -> EventID? in
-            if case .message(let message) = output { message.event.id } else { nil }
+            switch output {
+            case .message(let message): message.event.id
+            case .score(let score): score.event.id
+            default: nil
+            }
         }
         if !shownIDs.isEmpty {
             do {

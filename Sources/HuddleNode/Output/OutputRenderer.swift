@@ -33,6 +33,8 @@ public import HuddleCore
 /// {"type":"info","message"}    {"type":"error","message"}
 /// {"type":"nick_conflict","nick","id","known_id"}
 /// {"type":"step","room","nick","id","change_ms","offset_ms"}   (a step in someone's lag)
+/// {"type":"score","room","home","guest","by","by_id","sent_at","shown_at","held_ms","game_ms","correction"[,"home_team","guest_team"]}
+/// {"type":"teams","room","home","guest","by"}
 /// ```
 ///
 /// In human mode a message's time is its game time (the reference's clock) as local `HH:MM:SS`;
@@ -228,6 +230,21 @@ public struct OutputRenderer: Sendable {
                         })
                 ),
             ]
+        case .score(let score):
+            fields = [
+                ("type", "score"), ("room", room), ("home", .int(Int64(score.home))), ("guest", .int(Int64(score.guest))),
+                ("by", .string(score.from.nick)), ("by_id", .string(score.from.id.hex)), ("sent_at", .int(score.sentAt)),
+                ("shown_at", .int(score.shownAt)), ("held_ms", .int(score.heldMillis)), ("game_ms", .int(score.gameTime)),
+                ("correction", .bool(score.isCorrection)),
+            ]
+            if let home = score.homeName, let guest = score.guestName {
+                fields += [("home_team", .string(home)), ("guest_team", .string(guest))]
+            }
+        case .teamsNamed(let home, let guest, let by):
+            fields = [
+                ("type", "teams"), ("room", room), ("home", .string(home)), ("guest", .string(guest)),
+                ("by", .string(by.nick)),
+            ]
         case .lagStepped(let member, let change, let offset):
             fields = [
                 ("type", "step"), ("room", room), ("nick", .string(member.nick)), ("id", .string(member.id.hex)),
@@ -256,6 +273,12 @@ public struct OutputRenderer: Sendable {
 
     // MARK: Human
 
+    /// `14–7`, or `Chiefs 14–7 Eagles` once the sides are named.
+    public static func scoreText(home: UInt16, guest: UInt16, homeName: String?, guestName: String?) -> String {
+        guard let homeName, let guestName else { return "\(home)–\(guest)" }
+        return "\(homeName) \(home)–\(guest) \(guestName)"
+    }
+
     private func renderHuman(_ output: RoomOutput, room: String, reader: NodeID, prefix: Bool) -> String? {
         let lines: [String]
         switch output {
@@ -282,6 +305,15 @@ public struct OutputRenderer: Sendable {
             lines = [notice("\(member.id == reader ? "you" : nickText(member, reader: reader)) left \(safe(room))")]
         case .offsetsChanged(let report):
             lines = offsetLines(report, reader: reader)
+        case .score(let score):
+            let board = Self.scoreText(home: score.home, guest: score.guest, homeName: score.homeName, guestName: score.guestName)
+            let time = score.gameTime ?? score.sentAt
+            var line = "\(style(HumanFormat.clock(time), .dim)) \(nickText(score.from, reader: reader)): score \(safe(board))"
+            if score.isCorrection { line += "  (an earlier moment: the score stays as it was)" }
+            if score.heldMillis > 0 { line += style("  (held \(HumanFormat.duration(milliseconds: score.heldMillis)))", .dim) }
+            lines = [line]
+        case .teamsNamed(let home, let guest, let by):
+            lines = [notice("\(by.id == reader ? "you" : nickText(by, reader: reader)) named the sides: \(safe(home)) v \(safe(guest))")]
         case .lagStepped(let member, let change, _):
             let amount = HumanFormat.duration(milliseconds: change)
             let words = change >= 0 ? "fell \(amount) further behind" : "caught up \(amount)"

@@ -159,6 +159,8 @@ extension HuddleStore {
         case .delayNudge(let milliseconds): ("delay", milliseconds > 0 ? "+\(milliseconds)" : "\(milliseconds)")
         // A private room's events stay sealed at rest: only the room key reads them.
         case .sealed: ("sealed", nil)
+        case .score(let home, let guest): ("score", "\(home)-\(guest)")
+        case .teams(let home, let guest): ("teams", "\(home) v \(guest)")
         }
     }
 }
