@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .wire import (Chat, Join, Leave, Mark, PeerRecord, RoomKey, VersionVector, WireClient, encode_ack,
+from .wire import (Chat, Join, Leave, Mark, PeerRecord, RoomKey, Score, Teams, VersionVector, WireClient, encode_ack,
                    encode_digest, encode_event, encode_events, encode_probe, encode_sync_request,
                    encode_sync_response, frame)
 
@@ -22,6 +22,8 @@ def seeds() -> dict[str, bytes]:
         join = client.make_event("superbowl", Join("seed"))
         chat = client.make_event("superbowl", Chat("touchdown 🏈"))
         mark = client.make_event("superbowl", Mark("kickoff"))
+        scoreboard = [client.make_event("superbowl", Teams("Chiefs", "Eagles")),
+                      client.make_event("superbowl", Score(14, 7))]
         vector = VersionVector({client.id: 3})
         peer = PeerRecord(bytes(range(32)), "bob", "192.0.2.12", 7700, 1, 9)
         # The same client in the private room: its events there are sealed (tag 7), its card
@@ -33,6 +35,7 @@ def seeds() -> dict[str, bytes]:
         return {
             "events": encode_events([join, chat, mark]),
             "event": encode_event(chat),
+            "scoreboard": encode_events(scoreboard),
             "digest": encode_digest(client.id, "superbowl", vector, {client.id: 0x0102030405060708}),
             "sync-request": encode_sync_request(client.id, "superbowl", vector, 64),
             "sync-response": encode_sync_response("superbowl", [join, chat], True),

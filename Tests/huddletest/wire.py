@@ -65,6 +65,8 @@ TAG_CALIBRATION = 4
 TAG_MARK = 5
 TAG_DELAY_NUDGE = 6
 TAG_SEALED = 7
+TAG_SCORE = 8
+TAG_TEAMS = 9
 
 STATE_ALIVE = 1
 STATE_SUSPECT = 2
@@ -256,12 +258,28 @@ class Sealed:
 
 
 @dataclass(frozen=True)
+class Score:
+    """home:u16 guest:u16 — the score on the sender's stream, held back like a chat."""
+    home: int
+    guest: int
+    tag = TAG_SCORE
+
+
+@dataclass(frozen=True)
+class Teams:
+    """home:str guest:str (each <= 64 bytes) — the two sides' names."""
+    home: str
+    guest: str
+    tag = TAG_TEAMS
+
+
+@dataclass(frozen=True)
 class RawBody:
     """Any bytes as a body (an unknown tag, a truncated field...)."""
     data: bytes
 
 
-Body = Union[Join, Leave, Chat, CalibrationEvent, Mark, DelayNudge, Sealed, RawBody]
+Body = Union[Join, Leave, Chat, CalibrationEvent, Mark, DelayNudge, Sealed, Score, Teams, RawBody]
 
 
 def encode_body(body: Body) -> bytes:
@@ -281,6 +299,10 @@ def encode_body(body: Body) -> bytes:
         return enc_u8(TAG_DELAY_NUDGE) + enc_i64(body.milliseconds)
     if isinstance(body, Sealed):
         return enc_u8(TAG_SEALED) + enc_str(body.data, body.length)
+    if isinstance(body, Score):
+        return enc_u8(TAG_SCORE) + enc_u16(body.home) + enc_u16(body.guest)
+    if isinstance(body, Teams):
+        return enc_u8(TAG_TEAMS) + enc_str(body.home) + enc_str(body.guest)
     raise TypeError(f"not an event body: {body!r}")
 
 
@@ -692,6 +714,10 @@ class Reader:
                 raise WireError("lengthOutOfRange", f"sealed body of {n} bytes, allowed "
                                 f"{Limits.min_sealed_bytes} to {Limits.max_sealed_bytes}")
             return Sealed(self.take(n))
+        if tag == TAG_SCORE:
+            return Score(self.u16(), self.u16())
+        if tag == TAG_TEAMS:
+            return Teams(self.str(Limits.max_label_bytes), self.str(Limits.max_label_bytes))
         raise WireError("unknownEventBody", str(tag))
 
     def event(self) -> Event:
