@@ -85,9 +85,14 @@ def test_a_pause_holds_everything_and_adds_its_span_to_the_offset(lan):
 
     bob.say("/pause")
     bob.wait_for(lambda o: o["type"] == "info" and o["message"].startswith("paused"))
+    paused = time.monotonic()
     assert bob.status()["node"]["paused_ms"] >= 0
     alice.say("during the pause")
-    time.sleep(3)
+    time.sleep(1.1)
+    bob.say("/status")
+    line = bob.wait_for(lambda o: o["type"] == "info" and o["message"].startswith("superbowl · "))["message"]
+    assert "paused 0:01" in line, line
+    time.sleep(max(0, paused + 3 - time.monotonic()))
     assert "during the pause" not in bob.shown_texts()
     bob.say("/resume")
     resumed = bob.wait_for(lambda o: o["type"] == "info" and o["message"].startswith("resumed after 0:03"))

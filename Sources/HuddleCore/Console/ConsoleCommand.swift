@@ -21,6 +21,8 @@ public enum ConsoleCommand: Hashable, Sendable {
     case score(home: UInt16, guest: UInt16)
     /// Names the two sides (`/teams Chiefs Eagles`).
     case teams(home: String, guest: String)
+    /// Where this viewer stands, in one line: the status line's words.
+    case status
     /// The reader's stream is paused: show nothing new until `/resume`.
     case pause
     /// The stream plays again: the paused span is added to the reader's offset.
@@ -44,7 +46,7 @@ public enum ConsoleCommand: Hashable, Sendable {
 
     /// Every command's name, as typed, for completion.
     public static let names = [
-        "/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/leave", "/rooms", "/who", "/event", "/now", "/ignore", "/delay", "/history", "/help", "/quit",
+        "/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/status", "/leave", "/rooms", "/who", "/event", "/now", "/ignore", "/delay", "/history", "/help", "/quit",
     ]
 
     /// Default number of messages `/history` shows.
@@ -103,6 +105,7 @@ public enum ConsoleCommand: Hashable, Sendable {
                     command: "/teams", argument: argument, expected: "two names without spaces, home first")
             }
             self = .teams(home: String(names[0]), guest: String(names[1]))
+        case "/status": try none(); self = .status
         case "/pause": try none(); self = .pause
         case "/resume": try none(); self = .resume
         case "/rooms": try none(); self = .rooms
@@ -158,6 +161,7 @@ public enum ConsoleCommand: Hashable, Sendable {
           /delay +S|-S     nudge your offset by S seconds (fractions allowed)
           /score H-G       the score on your screen now (home first); others see it at their moment
           /teams A B       name the two sides for the scoreboard (home first)
+          /status          where you stand: room, peers, your offset, score, paused, waiting
           /pause           your stream paused (DVR): nothing new shows until /resume
           /resume          it plays again: the pause is added to your offset, so those ahead wait
           /history [N]     the last N messages (default 20), ordered by game time

@@ -60,6 +60,8 @@ extension Node {
             pause(at: at)
         case .resume:
             resume(at: at)
+        case .status:
+            showInfo(statusLine(session: currentRoom.flatMap { rooms[$0] }, now: clock.wallMillis()))
         case .score(let home, let guest):
             // Timed at the Enter, like a mark: the score is of that moment of the stream.
             inCurrentRoom { originate(.score(home: home, guest: guest), in: $0, at: at) }
