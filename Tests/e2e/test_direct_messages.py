@@ -3,6 +3,8 @@
 import subprocess
 import time
 
+from huddletest.node import calibrate
+
 
 def meet(*nodes):
     for node in nodes:
@@ -23,12 +25,7 @@ def test_a_direct_message_reaches_only_its_recipient_and_is_held_back(lan):
     meet(alice, bob, carol)
 
     # Bob's stream is 2 s behind alice's: he marks kickoff 2 s after her.
-    alice.say("/now kickoff")
-    bob.wait_for(lambda o: o["type"] == "mark" and o["nick"] == "alice")
-    time.sleep(2)
-    bob.say("/now kickoff")
-    alice.wait_for(lambda o: o["type"] == "offsets" and o["offsets"].get("bob") is not None)
-    bob.wait_for(lambda o: o["type"] == "offsets" and o["offsets"].get("bob") is not None)
+    calibrate(alice, bob, 2)
     time.sleep(1)  # probes carry the agreement keys
 
     alice.say("/msg bob psst, the play is coming")

@@ -2,6 +2,8 @@
 
 import time
 
+from huddletest.node import calibrate
+
 TOLERANCE_MS = 150
 
 
@@ -76,12 +78,7 @@ def test_a_pause_holds_everything_and_adds_its_span_to_the_offset(lan):
     alice = lan("alice")
     bob = lan("bob", peers=[alice.address])
     bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice")
-    alice.say("/now kickoff")
-    bob.wait_for(lambda o: o["type"] == "mark" and o["nick"] == "alice")
-    time.sleep(1)
-    bob.say("/now kickoff")
-    alice.wait_for(lambda o: o["type"] == "offsets" and o["offsets"].get("bob") is not None)
-    bob.wait_for(lambda o: o["type"] == "offsets" and o["offsets"].get("bob") is not None)
+    calibrate(alice, bob, 1)
 
     bob.say("/pause")
     bob.wait_for(lambda o: o["type"] == "info" and o["message"].startswith("paused"))
@@ -114,12 +111,7 @@ def test_a_score_from_a_stream_ahead_reaches_a_viewer_behind_at_its_own_moment(l
     bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice")
     alice.say("/teams Chiefs Eagles")
     bob.wait_for(lambda o: o["type"] == "teams" and o["home"] == "Chiefs")
-    alice.say("/now kickoff")
-    bob.wait_for(lambda o: o["type"] == "mark" and o["nick"] == "alice")
-    time.sleep(2)
-    bob.say("/now kickoff")
-    bob.wait_for(lambda o: o["type"] == "offsets" and o["offsets"].get("bob") is not None)
-    alice.wait_for(lambda o: o["type"] == "offsets" and o["offsets"].get("bob") is not None)
+    calibrate(alice, bob, 2)
 
     alice.say("/score 7-0")
     sent = alice.wait_for(lambda o: o["type"] == "score")

@@ -140,3 +140,15 @@ def kill_all(nodes: Iterable[Node]) -> None:
         if node.process.poll() is None:
             node.process.kill()
             node.process.wait()
+
+
+def calibrate(ahead: Node, behind: Node, seconds: float, label: str = "kickoff") -> None:
+    """Makes `behind`'s stream `seconds` later than `ahead`'s: `ahead` marks `label`, `behind` marks
+    it `seconds` later; returns once both have the offsets."""
+    ahead.say(f"/now {label}")
+    behind.wait_for(lambda o: o["type"] == "mark" and o["nick"] == ahead.name)
+    time.sleep(seconds)
+    behind.say(f"/now {label}")
+    for node in (ahead, behind):
+        node.wait_for(lambda o: o["type"] == "offsets" and o["offsets"].get(behind.name) is not None)
+
