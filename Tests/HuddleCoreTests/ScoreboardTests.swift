@@ -91,4 +91,17 @@ import Testing
         #expect(receive(bob, .score(home: 1, guest: 0), at: t, into: &room, seqs: &seqs).isEmpty)
         #expect(scores(room.resume(now: t + 10)).map(\.home) == [1])
     }
+
+    @Test func twoNamingsAtOneMomentEndTheSameWhateverTheOrder() throws {
+        let t = base + 10_000
+        var names: [String] = []
+        for order in [[alice, bob], [bob, alice]] {
+            var (room, seqs) = try calibratedRoom()
+            for who in order {
+                _ = receive(who, .teams(home: who.id == alice.id ? "Chiefs" : "KC", guest: "Eagles"), at: t, into: &room, seqs: &seqs)
+            }
+            names.append(try #require(room.teams?.home))
+        }
+        #expect(names[0] == names[1])
+    }
 }

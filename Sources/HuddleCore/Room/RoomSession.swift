@@ -37,7 +37,7 @@ public struct RoomSession: Sendable {
     public private(set) var tally = Tally()
     /// The score this reader's stream has reached, if anyone posted one; and the sides' names.
     public private(set) var scoreboard: Scoreboard?
-    public private(set) var teams: (home: String, guest: String, at: Int64)?
+    public private(set) var teams: (home: String, guest: String, at: Int64, by: NodeID, seq: UInt64)?
     /// Offsets taken from another room (``follow(_:now:)``), in place of this room's own marks.
     private var followed: Calibration?
     /// Events the log dropped since ``takeDiscarded()`` was last called: the shell deletes them
@@ -237,9 +237,10 @@ public struct RoomSession: Sendable {
             case .chat, .score:
                 outputs += present(schedule.admit(event, now: now))
             case .teams(let home, let guest):
-                // The latest naming wins, by its sender's time then id: the same on every node.
-                if teams.map({ event.createdAt >= $0.at }) ?? true {
-                    teams = (home, guest, event.createdAt)
+                // The latest naming wins, by its sender's time, then origin and seq: the same on
+                // every node, whatever the arrival order.
+                if teams.map({ (event.createdAt, event.origin, event.seq) > ($0.at, $0.by, $0.seq) }) ?? true {
+                    teams = (home, guest, event.createdAt, event.origin, event.seq)
                     scoreboard?.teams = (home, guest)
                 }
                 if announce { outputs.append(.teamsNamed(home: home, guest: guest, by: from)) }

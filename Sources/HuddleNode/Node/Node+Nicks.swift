@@ -27,7 +27,8 @@ extension Node {
                 logger.error("could not remember a nick", metadata: ["huddle.error": "\(error)"])
                 knownNicks[member.nick] = member.id
             }
-            for room in rooms.keys { rooms[room]?.knownNicks = knownNicks }
+            // Keys copied first: iterating the dictionary while changing it would copy every session.
+            for room in Array(rooms.keys) { rooms[room]?.knownNicks = knownNicks }
         case let known? where known != member.id:
             guard nickConflicts.insert(member.id).inserted else { return }
             show(renderer.nickConflict(member, knownID: known))

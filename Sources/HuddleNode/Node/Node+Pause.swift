@@ -14,7 +14,7 @@ extension Node {
             return showInfo("already paused, for \(HumanFormat.elapsed(milliseconds: at - pausedAt)); /resume when your stream plays")
         }
         pausedAt = at
-        for room in rooms.keys { rooms[room]?.pause() }
+        for room in Array(rooms.keys) { rooms[room]?.pause() }
         showInfo("paused: nothing new is shown until you /resume (Ctrl-Q on the console)")
         refreshConsole()
     }
