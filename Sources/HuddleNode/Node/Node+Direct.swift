@@ -4,8 +4,9 @@ import HuddleCore
 /// ``NodeIdentity/directKey(with:peerAgreementKey:name:)``), named `@nick` for the reader.
 ///
 /// A node knows the direct room of every peer whose signed probe or ack carried an agreement key.
-/// It enters that room when it sends the first message there or when a message there arrives
-/// (one it can open); it is not kept as joined across restarts, since either of those brings it
+/// It enters that room when it sends the first message there, when a message there arrives (one
+/// it can open), or when the other side's digest for it arrives (then it pulls what it missed).
+/// The room is not advertised, and not kept as joined across restarts: any of those brings it
 /// back, with its history from the store. Messages are held back by the offsets of a room the two
 /// share, so a direct message spoils nothing either.
 extension Node {
