@@ -34,15 +34,18 @@ extension CalibrationSolver {
     /// as a step.
     public static let stepThreshold: Double = 1_500
 
-    /// `component` with the steps its marks show (see the rule above).
-    static func splitAtSteps(_ component: Component) -> Component {
+    /// `component` with the steps its marks show (see the rule above), and its fit with them:
+    /// one least-squares solve per step found, plus one.
+    static func splitAtSteps(_ component: Component) -> (Component, fit: [Piece: Double]) {
         var component = component
+        var pieces = fit(component)
         for _ in 0..<component.marks.count {
-            guard let step = bestStep(in: component, fit: fit(component)) else { break }
+            guard let step = bestStep(in: component, fit: pieces) else { break }
             component.steps[step.node, default: []].append(step.time)
             component.steps[step.node]!.sort()
+            pieces = fit(component)
         }
-        return component
+        return (component, pieces)
     }
 
     /// A step found in a node's lag: it starts a new piece at `time`.

@@ -35,8 +35,8 @@ public enum CalibrationSolver {
         let counted = countedMarksAndNudges(in: events)
         var placements: [NodeID: Calibration.Placement] = [:]
         for unsplit in components(of: counted.marks) {
-            let component = splitAtSteps(unsplit)
-            for (node, offset) in offsets(in: component) {
+            let (component, fit) = splitAtSteps(unsplit)
+            for (node, offset) in offsets(from: fit) {
                 // Nudges before a node's latest step are in the lag its marks measured since.
                 let since = component.steps[node]?.last ?? .min
                 let nudge = (counted.nudges[node] ?? []).filter { $0.time > since }
@@ -207,9 +207,14 @@ public enum CalibrationSolver {
     /// With steps (``Component/steps``) each piece of a node's lag is an unknown of its own (the
     /// reference's first piece is the one fixed at 0), and a node's offset is its latest piece's.
     static func offsets(in component: Component) -> [NodeID: Int64] {
+        offsets(from: fit(component))
+    }
+
+    /// Each node's offset in a ``fit(_:)``: its latest piece's, rounded.
+    static func offsets(from fit: [Piece: Double]) -> [NodeID: Int64] {
         var offsets: [NodeID: Int64] = [:]
         var latest: [NodeID: Int] = [:]
-        for (piece, offset) in fit(component) where piece.index >= latest[piece.node, default: -1] {
+        for (piece, offset) in fit where piece.index >= latest[piece.node, default: -1] {
             latest[piece.node] = piece.index
             offsets[piece.node] = roundedMilliseconds(offset)
         }
