@@ -55,7 +55,9 @@ extension Node {
         case .joinPrivate(let room):
             askPassphrase(for: room)
         case .direct(let target, let text):
-            sendDirect(to: target, text: text)
+            if case .failure(let problem) = sendDirect(to: target, text: text), problem != .notSent {
+                showError(problem.description)
+            }
         case .pause:
             pause(at: at)
         case .resume:

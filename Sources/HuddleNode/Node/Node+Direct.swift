@@ -24,22 +24,17 @@ extension Node {
     }
 
     /// `/msg NICK TEXT` and `huddle send --to NICK`: sends a direct message, entering the direct
-    /// room first. Returns the event, or `nil` after saying why not.
-    @discardableResult
-    func sendDirect(to target: String, text: String) -> Event? {
+    /// room first. Returns the event, or why there is none for the caller to say (a message
+    /// the room refused, `.notSent`, was already reported by ``originate(_:in:at:)``).
+    func sendDirect(to target: String, text: String) -> Result<Event, PeerLookupError> {
         let peer: Peer
         switch resolvePeer(target) {
         case .success(let found): peer = found
-        case .failure(let problem):
-            showError(problem.description)
-            return nil
+        case .failure(let problem): return .failure(problem)
         }
-        guard let room = directs.first(where: { $0.value == peer.id })?.key else {
-            showError("\(peer.nick) has not sent a key for direct messages yet (is it an older Huddle?)")
-            return nil
-        }
+        guard let room = directs.first(where: { $0.value == peer.id })?.key else { return .failure(.noKey(peer.nick)) }
         enterDirect(room)
-        return originate(.chat(text: text), in: room)
+        return originate(.chat(text: text), in: room).map(Result.success) ?? .failure(.notSent)
     }
 
     /// Most peers this node keeps a direct room for.
@@ -134,14 +129,18 @@ extension Node {
 }
 
 /// Why `/msg` or `huddle send --to` found nobody to send to.
-enum PeerLookupError: Error, CustomStringConvertible {
+enum PeerLookupError: Error, Equatable, CustomStringConvertible {
     case unknown(String)
     case ambiguous(String, ids: [String])
     case notTheOneYouKnow(String, id: String, known: String)
+    case noKey(String)
+    case notSent
 
     var description: String {
         switch self {
         case .unknown(let target): "nobody called \(target) is here"
+        case .noKey(let nick): "\(nick) has not sent a key for direct messages yet (is it an older Huddle?)"
+        case .notSent: "the message was refused (too long or containing control characters)"
         case .notTheOneYouKnow(let nick, let id, let known):
             "the \(nick) here (\(id)) is not the \(nick) you met first (\(known)); to write to this one anyway: /msg \(nick)#\(id.prefix(8))"
         case .ambiguous(let nick, let ids):

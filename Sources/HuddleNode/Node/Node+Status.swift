@@ -19,14 +19,10 @@ extension Node {
         case .sendDirect(let target, let text):
             let trimmed = text.trimmingWhitespace()
             guard !trimmed.isEmpty else { return .error("nothing to send") }
-            switch resolvePeer(target) {
+            switch sendDirect(to: target, text: trimmed) {
+            case .success(let event): return .sent(id: "\(event.origin.hex)#\(event.seq)")
             case .failure(let problem): return .error(problem.description)
-            case .success: break
             }
-            guard let event = sendDirect(to: target, text: trimmed) else {
-                return .error("the message was not sent (see the node's output)")
-            }
-            return .sent(id: "\(event.origin.hex)#\(event.seq)")
         }
     }
 
