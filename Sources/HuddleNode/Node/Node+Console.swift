@@ -156,8 +156,7 @@ extension Node {
     func statusLine(session: RoomSession?, now: Int64) -> String {
         guard let session else { return pausedAt.map { "paused \(HumanFormat.elapsed(milliseconds: now - $0))" } ?? "not in a room: /join ROOM" }
         let peers = membership.alivePeers(inRoom: session.room).count
-        let room = name(of: session.room) + (session.key != nil ? " (private)" : "")
-        var parts = [room, peers == 1 ? "1 peer" : "\(peers) peers"]
+        var parts = [privateLabel(of: session.room), peers == 1 ? "1 peer" : "\(peers) peers"]
         if let placement = session.calibration.placement(of: identity.id) {
             if placement.reference == identity.id {
                 parts.append("you: the reference stream")
@@ -172,10 +171,7 @@ extension Node {
         } else {
             parts.append("not calibrated")
         }
-        if let board = session.scoreboard {
-            parts.append(OutputRenderer.scoreText(
-                home: board.home, guest: board.guest, homeName: board.teams?.home, guestName: board.teams?.guest))
-        }
+        if let board = session.scoreboard { parts.append(OutputRenderer.scoreText(board)) }
         if let pausedAt { parts.append("paused \(HumanFormat.elapsed(milliseconds: now - pausedAt))") }
         if session.heldBackCount > 0 {
             var waiting = "\(session.heldBackCount) waiting"
@@ -195,10 +191,7 @@ extension Node {
 
     private func roomsDescription() -> String {
         func described(_ room: String) -> String {
-            var words = name(of: room)
-            if keys[room] != nil { words += " (private)" }
-            if room == currentRoom { words += " (current)" }
-            return words
+            privateLabel(of: room) + (room == currentRoom ? " (current)" : "")
         }
         var lines = ["your rooms: " + (joined.isEmpty ? "none" : joined.map(described).joined(separator: ", "))]
         var seen: [String: [String]] = [:]
@@ -209,8 +202,7 @@ extension Node {
             lines.append("no rooms seen on the network yet")
         } else {
             for room in seen.keys.sorted(by: { name(of: $0) < name(of: $1) }) {
-                let words = keys[room] != nil ? "\(name(of: room)) (private)" : name(of: room)
-                lines.append("  \(words): \(seen[room]!.sorted().joined(separator: ", "))")
+                lines.append("  \(privateLabel(of: room)): \(seen[room]!.sorted().joined(separator: ", "))")
             }
         }
         return lines.joined(separator: "\n")
@@ -220,9 +212,7 @@ extension Node {
         guard let session = rooms[room] else { return "nobody in \(name(of: room))" }
         var lines = ["in \(name(of: room)):"]
         if let board = session.scoreboard {
-            let score = OutputRenderer.scoreText(
-                home: board.home, guest: board.guest, homeName: board.teams?.home, guestName: board.teams?.guest)
-            lines[0] = "in \(name(of: room)), score \(score) on your stream (by \(board.by.displayName)):"
+            lines[0] = "in \(name(of: room)), score \(OutputRenderer.scoreText(board)) on your stream (by \(board.by.displayName)):"
         }
         for entry in session.offsetReport.entries {
             let name = entry.member.id == identity.id ? "\(entry.member.nick) (you)" : entry.member.displayName

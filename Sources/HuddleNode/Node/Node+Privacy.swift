@@ -11,6 +11,12 @@ extension Node {
         return RoomKey.isPrivate(room) ? "private room \(room.prefix(6))" : room
     }
 
+    /// ``name(of:)`` with "(private)" after a room this node holds the key of, as lines for
+    /// people say it: "superbowl (private)", apart from a public superbowl.
+    func privateLabel(of room: String) -> String {
+        keys[room] != nil ? "\(name(of: room)) (private)" : name(of: room)
+    }
+
     /// The names of the private rooms this node is in but cannot open this run.
     func lockedNames() -> [String] {
         locked.compactMap { try? store.privateRoomName($0) }

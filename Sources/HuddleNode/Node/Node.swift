@@ -157,14 +157,15 @@ public actor Node {
             }
         }
         // People read "superbowl (private)", apart from a public superbowl; JSON has the name.
-        let label = renderer.json || isDirect || keys[room] == nil ? name(of: room) : "\(name(of: room)) (private)"
+        let isPrivate = !isDirect && keys[room] != nil
+        let label = isPrivate && !renderer.json ? privateLabel(of: room) : name(of: room)
         for output in outputs {
             if case .joined(let member) = output { noticeNick(member) }
             var directTo: String?
             if isDirect, case .message(let message) = output { directTo = directRecipient(of: message, in: room) }
             show(renderer.render(
                 output, room: label, reader: identity.id, inCurrentRoom: room == currentRoom, directTo: directTo,
-                isPrivate: !isDirect && keys[room] != nil))
+                isPrivate: isPrivate))
         }
         // Direct messages are held back by the offsets of a room the two share.
         if !isDirect, !directs.isEmpty, outputs.contains(where: { if case .offsetsChanged = $0 { true } else { false } }) {

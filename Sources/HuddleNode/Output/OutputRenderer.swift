@@ -273,6 +273,11 @@ public struct OutputRenderer: Sendable {
 
     // MARK: Human
 
+    /// The standing score of a room, as ``scoreText(home:guest:homeName:guestName:)`` says it.
+    public static func scoreText(_ board: Scoreboard) -> String {
+        scoreText(home: board.home, guest: board.guest, homeName: board.teams?.home, guestName: board.teams?.guest)
+    }
+
     /// `14–7`, or `Chiefs 14–7 Eagles` once the sides are named.
     public static func scoreText(home: UInt16, guest: UInt16, homeName: String?, guestName: String?) -> String {
         guard let homeName, let guestName else { return "\(home)–\(guest)" }
