@@ -305,14 +305,20 @@ public actor Node {
                 countDropped(.notJoined, "an event of a room this node is not in", from: source)
                 continue
             }
-            // A private room's events are opened first: what the log compares and shows is the
+            let log = session.log
+            // Events compare by their wire bytes, so a copy of a held event is known before it
+            // is opened: a replayed private datagram costs no decryption.
+            guard !log.holds(sealed) else {
+                counters.count(.duplicate)
+                continue
+            }
+            // A private room's events are opened next: what the log compares and shows is the
             // body inside. One the room's key does not open was not written by a member.
             guard let event = session.opened(sealed) else {
                 countDropped(.unreadable, "\(sealed.id): not sealed with this room's key", from: source)
                 continue
             }
-            let log = session.log
-            guard !log.holds(event), seen.insert(event).inserted else {
+            guard seen.insert(event).inserted else {
                 counters.count(.duplicate)
                 continue
             }
