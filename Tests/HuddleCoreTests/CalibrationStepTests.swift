@@ -10,11 +10,9 @@ import Testing
     let viewer = NodeID.fixture(2)
     let third = NodeID.fixture(3)
 
-    /// A normal sample with standard deviation `sigma`, by Box–Muller.
+    /// Reaction noise: a normal sample with standard deviation `sigma`, in whole milliseconds.
     static func noise(_ sigma: Double, using rng: inout SplitMix64) -> Int64 {
-        let u1 = max(Double(rng.next() >> 11) / Double(1 << 53), .leastNonzeroMagnitude)
-        let u2 = Double(rng.next() >> 11) / Double(1 << 53)
-        return Int64((sigma * (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)).rounded())
+        Int64((sigma * rng.nextGaussian()).rounded())
     }
 
     /// The reference and the viewer mark `moments` moments 20 s apart, each with reaction noise of
@@ -120,11 +118,7 @@ import Testing
         var seq: UInt64 = 0
         func bobSays(_ body: EventBody, at: Int64) -> [RoomOutput] {
             seq += 1
-            var context = room.log.deliveredVector
-            context[bob.id] = seq - 1
-            return room.receive(
-                bob.sign(id: EventID(origin: bob.id, seq: seq), room: "superbowl", createdAt: at, context: context, body: body),
-                now: at)
+            return room.receive(bob.event(seq, body, at: at, for: room), now: at)
         }
         _ = bobSays(.join(nick: "bob"), at: base)
         var stepped: [RoomOutput] = []

@@ -10,12 +10,7 @@ import Testing
     let base: Int64 = 1_700_000_000_000
 
     func join(_ who: NodeIdentity, as nick: String, seq: UInt64 = 1, into room: inout RoomSession) {
-        var context = room.log.deliveredVector
-        context[who.id] = seq - 1
-        _ = room.receive(
-            who.sign(
-                id: EventID(origin: who.id, seq: seq), room: "superbowl", createdAt: base, context: context,
-                body: .join(nick: nick)), now: base)
+        _ = room.receive(who.event(seq, .join(nick: nick), at: base, for: room), now: base)
     }
 
     @Test func twoMembersWithOneNickAreBothShownWithTheirIDs() {

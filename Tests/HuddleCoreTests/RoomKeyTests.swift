@@ -182,15 +182,8 @@ import Testing
         // In superbowl, alice is 2 s ahead of bob.
         var shared = RoomSession(room: "superbowl", reader: bob.id)
         _ = try shared.compose(.join(nick: "bob"), now: base, signer: bob)
-        var context = shared.log.deliveredVector
-        _ = shared.receive(alice.sign(
-            id: EventID(origin: alice.id, seq: 1), room: "superbowl", createdAt: base, context: context,
-            body: .join(nick: "alice")), now: base)
-        context = shared.log.deliveredVector
-        context[alice.id] = 1
-        _ = shared.receive(alice.sign(
-            id: EventID(origin: alice.id, seq: 2), room: "superbowl", createdAt: base + 1_000, context: context,
-            body: .mark(label: "kickoff")), now: base + 1_000)
+        _ = shared.receive(alice.event(1, .join(nick: "alice"), at: base, for: shared), now: base)
+        _ = shared.receive(alice.event(2, .mark(label: "kickoff"), at: base + 1_000, for: shared), now: base + 1_000)
         _ = try shared.compose(.mark(label: "kickoff"), now: base + 3_000, signer: bob)
         #expect(shared.calibration.lag(of: bob.id, behind: alice.id) == 2_000)
 

@@ -20,9 +20,7 @@ import Testing
     }
 
     func sign(_ who: NodeIdentity, _ seq: UInt64, _ body: EventBody, at: Int64, room: RoomSession) -> Event {
-        var context = room.log.deliveredVector
-        context[who.id] = seq - 1
-        return who.sign(id: EventID(origin: who.id, seq: seq), room: "superbowl", createdAt: at, context: context, body: body)
+        who.event(seq, body, at: at, for: room)
     }
 
     @Test func aHeldMessageOfAnEquivocatorIsNeverShownAndTheReaderIsToldOnce() throws {

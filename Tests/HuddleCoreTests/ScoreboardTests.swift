@@ -32,10 +32,7 @@ import Testing
     ) -> [RoomOutput] {
         let seq = (seqs[who.id] ?? 0) + 1
         seqs[who.id] = seq
-        var context = room.log.deliveredVector
-        context[who.id] = seq - 1
-        let event = who.sign(id: EventID(origin: who.id, seq: seq), room: "superbowl", createdAt: at, context: context, body: body)
-        return room.receive(event, now: now ?? at)
+        return room.receive(who.event(seq, body, at: at, for: room), now: now ?? at)
     }
 
     func scores(_ outputs: [RoomOutput]) -> [ShownScore] {

@@ -13,6 +13,15 @@ def meet(*nodes):
                 node.wait_for(lambda o, n=other.name: o["type"] == "join" and o["nick"] == n)
 
 
+def alice_and_bob(lan):
+    """alice and bob in one room, each holding the other's key for direct messages (probes carry it)."""
+    alice = lan("alice")
+    bob = lan("bob", peers=[alice.address])
+    meet(alice, bob)
+    time.sleep(1)
+    return alice, bob
+
+
 def direct(node, text, timeout=15):
     return node.wait_for(lambda o: o["type"] == "message" and o["text"] == text and o.get("direct"),
                          timeout=timeout, what=f"direct message {text!r}")
@@ -47,10 +56,7 @@ def test_a_direct_message_reaches_only_its_recipient_and_is_held_back(lan):
 
 
 def test_send_to_through_the_tool_and_clear_errors(lan, binary):
-    alice = lan("alice")
-    bob = lan("bob", peers=[alice.address])
-    meet(alice, bob)
-    time.sleep(1)
+    alice, bob = alice_and_bob(lan)
     sent = subprocess.run([binary, "send", "--to", "bob", "--data-dir", str(alice.data_dir), "from", "the", "shell"],
                           capture_output=True, text=True, timeout=30)
     assert sent.returncode == 0, sent.stderr
@@ -70,10 +76,7 @@ def test_send_to_through_the_tool_and_clear_errors(lan, binary):
 
 
 def test_direct_history_comes_back_after_a_restart(lan):
-    alice = lan("alice")
-    bob = lan("bob", peers=[alice.address])
-    meet(alice, bob)
-    time.sleep(1)
+    alice, bob = alice_and_bob(lan)
     alice.say("/msg bob before the restart")
     direct(bob, "before the restart")
     assert bob.quit() == 0
@@ -90,10 +93,7 @@ def test_direct_history_comes_back_after_a_restart(lan):
 
 
 def test_a_bare_nick_never_reaches_an_impostor_and_direct_rooms_are_not_advertised(lan):
-    alice = lan("alice")
-    bob = lan("bob", peers=[alice.address])
-    meet(alice, bob)
-    time.sleep(1)
+    alice, bob = alice_and_bob(lan)
     alice.say("/msg bob the real one")
     direct(bob, "the real one")
     # No direct room in anyone's advertised rooms: nobody learns who writes to whom.

@@ -31,3 +31,13 @@ extension Event {
         }
     }
 }
+
+extension NodeIdentity {
+    /// This node's event `seq` in `session`'s room, signed as a peer would make it right now: its
+    /// context is what the session has delivered, with this node's own entry at `seq − 1`.
+    func event(_ seq: UInt64, _ body: EventBody, at createdAt: Int64, for session: RoomSession) -> Event {
+        var context = session.log.deliveredVector
+        context[id] = seq - 1
+        return sign(id: EventID(origin: id, seq: seq), room: session.room, createdAt: createdAt, context: context, body: body)
+    }
+}
