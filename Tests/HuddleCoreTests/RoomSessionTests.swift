@@ -147,11 +147,14 @@ import Testing
         #expect(mine.calibration.isCalibrated(me.id))
     }
 
-    @Test func ownProposalsAreOfferedAndRejoiningStartsAfresh() throws {
+    @Test func ownProposalsAreNotOfferedAndRejoiningStartsAfresh() throws {
         var mine = RoomSession(room: "superbowl", reader: me.id)
         _ = try mine.compose(.join(nick: "me"), now: now, signer: me)
         _ = try mine.compose(.calibrationEvent(label: "halftime"), now: now + 1, signer: me)
-        #expect(mine.markOffer(now: now + 2)?.label.normalized == "halftime")
+        #expect(mine.markOffer(now: now + 2) == nil, "she marks her own moment when she means to")
+        _ = mine.receive(bob.event(1, .join(nick: "bob"), at: now + 2, for: mine), now: now + 2)
+        _ = mine.receive(bob.event(2, .calibrationEvent(label: "kickoff"), at: now + 2, for: mine), now: now + 2)
+        #expect(mine.markOffer(now: now + 2)?.label.normalized == "kickoff")
         _ = try mine.compose(.join(nick: "me"), now: now + 3, signer: me)
         #expect(mine.markOffer(now: now + 4) == nil)
     }
@@ -160,9 +163,11 @@ import Testing
         var mine = RoomSession(room: "superbowl", reader: me.id)
         var events = [try mine.compose(.join(nick: "me"), now: now, signer: me).event]
         events.append(try mine.compose(.calibrationEvent(label: "kickoff"), now: now + 1, signer: me).event)
+        events.append(bob.event(1, .join(nick: "bob"), at: now + 1, for: mine))
+        events.append(bob.event(2, .calibrationEvent(label: "first down"), at: now + 1, for: mine))
         var restored = RoomSession(room: "superbowl", reader: me.id)
         _ = restored.restore(events, shown: [], now: now + 2)
-        #expect(restored.markOffer(now: now + 2)?.label.normalized == "kickoff")
+        #expect(restored.markOffer(now: now + 2)?.label.normalized == "first down", "its own is never offered")
         #expect(restored.markOffer(now: now + 2 + PendingMarks.offerWindow) == nil)
     }
 }

@@ -15,7 +15,7 @@ struct WireCodecTests {
         #expect(decoded == message)
         #expect(decoded.encoded() == bytes)
         #expect(message.encodedByteCount == bytes.count)
-        #expect(Array(bytes.prefix(4)) == [0x48, 0x44, 0x03, message.kind.rawValue])
+        #expect(Array(bytes.prefix(4)) == [0x48, 0x44, WireProtocol.version, message.kind.rawValue])
         try message.validate()
     }
 
@@ -51,7 +51,7 @@ struct WireCodecTests {
     @Test("message kinds are the documented bytes")
     func kinds() {
         #expect(WireMessage.Kind.allCases.map(\.rawValue) == [1, 2, 3, 4, 5, 6])
-        #expect(WireProtocol.version == 3)
+        #expect(WireProtocol.version == 4)
     }
 
     // MARK: Exact layout
@@ -62,7 +62,7 @@ struct WireCodecTests {
             RoomDigest(from: S.alice, room: "ab", vector: [S.alice: 5], fingerprints: [S.alice: 0x0102_0304_0506_0708]))
         let alice: [UInt8] = [0x01] + [UInt8](repeating: 0, count: 31)
         let expected: [UInt8] =
-            [0x48, 0x44, 0x03, 0x02] + alice + [0x00, 0x02, 0x61, 0x62] + [0x00, 0x01] + alice
+            [0x48, 0x44, WireProtocol.version, 0x02] + alice + [0x00, 0x02, 0x61, 0x62] + [0x00, 0x01] + alice
             + [0, 0, 0, 0, 0, 0, 0, 5] + [1, 2, 3, 4, 5, 6, 7, 8]
         #expect(message.encoded() == expected)
         #expect(message.encoded().count == 90)
@@ -255,7 +255,7 @@ struct WireCodecTests {
         #expect(wireError([]) == .truncated(needed: 2, offset: 0, remaining: 0))
         #expect(wireError([0x48]) == .truncated(needed: 2, offset: 0, remaining: 1))
         #expect(wireError([0x48, 0x44]) == .truncated(needed: 1, offset: 2, remaining: 0))
-        #expect(wireError([0x48, 0x44, 0x03, 0x02, 0x01]) == .truncated(needed: 32, offset: 4, remaining: 1))
+        #expect(wireError([0x48, 0x44, WireProtocol.version, 0x02, 0x01]) == .truncated(needed: 32, offset: 4, remaining: 1))
     }
 
     // MARK: Envelope
@@ -269,7 +269,7 @@ struct WireCodecTests {
         #expect(wireError(Array("GET / HTTP/1.1\r\n".utf8)) == .badMagic(0x4745))
     }
 
-    @Test("other protocol versions get their own error", arguments: [UInt8(0), 1, 2, 4, 255])
+    @Test("other protocol versions get their own error", arguments: [UInt8(0), 1, 2, 3, 5, 255])
     func unsupportedVersion(version: UInt8) {
         var bytes = WireSamples.messages[4].encoded()
         bytes[2] = version
@@ -282,9 +282,9 @@ struct WireCodecTests {
 
     @Test("unknown message kinds are rejected", arguments: [UInt8(0), 7, 8, 128, 255])
     func unknownKind(kind: UInt8) {
-        #expect(wireError([0x48, 0x44, 0x03, kind]) == .unknownMessageKind(kind))
-        #expect(wireError([0x48, 0x44, 0x03, kind, 0, 0, 0]) == .unknownMessageKind(kind))
-        #expect(wireError([0x48, 0x44, 0x03, kind])?.isUnsupportedVersion == false)
+        #expect(wireError([0x48, 0x44, WireProtocol.version, kind]) == .unknownMessageKind(kind))
+        #expect(wireError([0x48, 0x44, WireProtocol.version, kind, 0, 0, 0]) == .unknownMessageKind(kind))
+        #expect(wireError([0x48, 0x44, WireProtocol.version, kind])?.isUnsupportedVersion == false)
     }
 
     @Test("trailing bytes after a message or an event are rejected", arguments: WireSamples.smallMessages)
@@ -302,7 +302,7 @@ struct WireCodecTests {
 
     @Test("a huge count with few bytes left is rejected before allocating")
     func hostileCounts() {
-        let envelope: [UInt8] = [0x48, 0x44, 0x03]
+        let envelope: [UInt8] = [0x48, 0x44, WireProtocol.version]
         let ten = [UInt8](repeating: 0, count: 10)
         #expect(
             wireError(envelope + [1, 0xFF, 0xFF] + ten) == .countTooLarge(.events, count: 65535, max: 1024, offset: 4))
@@ -335,7 +335,7 @@ struct WireCodecTests {
 
     @Test("a huge string length is rejected before reading")
     func hostileLengths() {
-        let probe = [0x48, 0x44, 0x03, 0x05] + S.alice.bytes
+        let probe = [0x48, 0x44, WireProtocol.version, 0x05] + S.alice.bytes
         #expect(
             wireError(probe + [0xFF, 0xFF] + [1, 2, 3]) == .stringTooLong(.nick, length: 65535, max: 64, offset: 36))
         #expect(
@@ -347,7 +347,7 @@ struct WireCodecTests {
 
     /// A digest whose room is `bytes` (not necessarily valid), and an empty vector.
     static func digest(room bytes: [UInt8]) -> [UInt8] {
-        [0x48, 0x44, 0x03, 0x02] + S.alice.bytes + [0, UInt8(bytes.count)] + bytes + [0, 0]
+        [0x48, 0x44, WireProtocol.version, 0x02] + S.alice.bytes + [0, UInt8(bytes.count)] + bytes + [0, 0]
     }
 
     @Test(
@@ -481,7 +481,7 @@ struct WireCodecTests {
         #expect(wireError(bytes) == .unknownPeerState(value, offset: offset))
     }
 
-    @Test("unknown event body tags are rejected", arguments: [UInt8(0), 10, 255])
+    @Test("unknown event body tags are rejected", arguments: [UInt8(0), 11, 255])
     func bodyTag(value: UInt8) {
         var bytes = WireMessage.events([S.event(S.alice, 1, .leave)]).encoded()
         #expect(bytes[67] == 2)
@@ -497,7 +497,7 @@ struct WireCodecTests {
             (.truncated(needed: 8, offset: 41, remaining: 3), "truncated: needed 8 bytes at offset 41, 3 left"),
             (.truncated(needed: 1, offset: 2, remaining: 0), "truncated: needed 1 byte at offset 2, 0 left"),
             (.badMagic(0x4745), "bad magic 0x4745 (expected 0x4844 \"HD\"): not a Huddle message"),
-            (.unsupportedVersion(4), "unsupported protocol version 4 (this node speaks 3)"),
+            (.unsupportedVersion(5), "unsupported protocol version 5 (this node speaks 4)"),
             (.unknownMessageKind(9), "unknown message kind 9"),
             (
                 .stringTooLong(.chatText, length: 5000, max: 4096, offset: 68),

@@ -64,7 +64,7 @@ struct WireFuzzTests {
                 Bool.random(using: &rng)
                     ? UInt8.random(in: 0...3, using: &rng) : UInt8.random(in: 0...255, using: &rng)
             }
-            Self.checkCanonical([0x48, 0x44, 0x03, kind.rawValue] + payload, &failures)
+            Self.checkCanonical([0x48, 0x44, WireProtocol.version, kind.rawValue] + payload, &failures)
         }
         #expect(failures.isEmpty, "\(failures)")
     }

@@ -49,7 +49,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption,
 # Constants
 
 MAGIC = b"HD"
-VERSION = 3
+VERSION = 4
 
 KIND_EVENTS = 1
 KIND_DIGEST = 2
@@ -67,6 +67,7 @@ TAG_DELAY_NUDGE = 6
 TAG_SEALED = 7
 TAG_SCORE = 8
 TAG_TEAMS = 9
+TAG_UNMARK = 10
 
 STATE_ALIVE = 1
 STATE_SUSPECT = 2
@@ -242,6 +243,13 @@ class Mark:
 
 
 @dataclass(frozen=True)
+class Unmark:
+    """label:str — takes back the origin's mark of the label (the latest by seq decides)."""
+    label: Union[str, bytes]
+    tag = TAG_UNMARK
+
+
+@dataclass(frozen=True)
 class DelayNudge:
     milliseconds: int
     tag = TAG_DELAY_NUDGE
@@ -279,7 +287,7 @@ class RawBody:
     data: bytes
 
 
-Body = Union[Join, Leave, Chat, CalibrationEvent, Mark, DelayNudge, Sealed, Score, Teams, RawBody]
+Body = Union[Join, Leave, Chat, CalibrationEvent, Mark, Unmark, DelayNudge, Sealed, Score, Teams, RawBody]
 
 
 def encode_body(body: Body) -> bytes:
@@ -303,6 +311,8 @@ def encode_body(body: Body) -> bytes:
         return enc_u8(TAG_SCORE) + enc_u16(body.home) + enc_u16(body.guest)
     if isinstance(body, Teams):
         return enc_u8(TAG_TEAMS) + enc_str(body.home) + enc_str(body.guest)
+    if isinstance(body, Unmark):
+        return enc_u8(TAG_UNMARK) + enc_str(body.label)
     raise TypeError(f"not an event body: {body!r}")
 
 
@@ -718,6 +728,8 @@ class Reader:
             return Score(self.u16(), self.u16())
         if tag == TAG_TEAMS:
             return Teams(self.str(Limits.max_label_bytes), self.str(Limits.max_label_bytes))
+        if tag == TAG_UNMARK:
+            return Unmark(self.str(Limits.max_label_bytes))
         raise WireError("unknownEventBody", str(tag))
 
     def event(self) -> Event:

@@ -18,17 +18,46 @@ public struct Calibration: Equatable, Sendable {
     public struct Placement: Equatable, Sendable {
         /// The reference node of the node's group (the node whose mark came first).
         public let reference: NodeID
-        /// Milliseconds this node's stream runs behind the reference's (negative: ahead),
-        /// including the node's delay nudges.
-        public let offset: Int64
+        /// Milliseconds this node's stream runs behind the reference's now (negative: ahead),
+        /// including the node's delay nudges: the offset of the last piece of ``timeline``.
+        public var offset: Int64 { timeline.last!.offset }
         /// How many steps the solver found in this node's lag (a rebuffer, a catch-up): its
         /// offset is fitted from its marks after the latest one (see ``CalibrationSolver``).
         public let steps: Int
+        /// The node's offset as a function of its own clock: each piece holds from its `from`
+        /// until the next piece's, the first from the beginning of time. A step, a delay nudge
+        /// or a pause changes the offset from its moment on, never before it, so a message's
+        /// game moment (``Calibration/gameTime(of:)``) is fixed when it is written.
+        public let timeline: [Piece]
 
+        /// One stretch of a node's offset: `offset` from the node's clock reading `from` on.
+        public struct Piece: Equatable, Sendable {
+            public let from: Int64
+            public let offset: Int64
+
+            public init(from: Int64, offset: Int64) {
+                self.from = from
+                self.offset = offset
+            }
+        }
+
+        /// A placement with one offset for all time.
         public init(reference: NodeID, offset: Int64, steps: Int = 0) {
+            self.init(reference: reference, timeline: [Piece(from: .min, offset: offset)], steps: steps)
+        }
+
+        /// A placement whose offset changes over time: `timeline` sorted by `from`, not empty.
+        public init(reference: NodeID, timeline: [Piece], steps: Int = 0) {
+            precondition(!timeline.isEmpty, "a placement has an offset")
             self.reference = reference
-            self.offset = offset
+            self.timeline = timeline
             self.steps = steps
+        }
+
+        /// The offset that held when the node's clock read `time`.
+        public func offset(at time: Int64) -> Int64 {
+            // Timelines are short (one piece per step and nudge): a scan from the end is fine.
+            timeline.last { $0.from <= time }?.offset ?? timeline[0].offset
         }
     }
 
@@ -48,9 +77,31 @@ public struct Calibration: Equatable, Sendable {
     /// Every calibrated node's placement; uncalibrated nodes are absent.
     public let placements: [NodeID: Placement]
 
-    /// A calibration with exactly these placements.
-    public init(placements: [NodeID: Placement] = [:]) {
+    /// A mark set aside because it disagrees with the rest of its node's marks (a stray key):
+    /// it moves no offset until another mark confirms it (see `CalibrationSolver+Suspects`).
+    public struct SuspectMark: Hashable, Comparable, Sendable {
+        public let node: NodeID
+        /// The label, normalised.
+        public let label: String
+        /// When the node's clock read this when it marked.
+        public let at: Int64
+
+        public init(node: NodeID, label: String, at: Int64) {
+            self.node = node
+            self.label = label
+            self.at = at
+        }
+
+        public static func < (a: SuspectMark, b: SuspectMark) -> Bool { (a.node, a.label) < (b.node, b.label) }
+    }
+
+    /// The marks set aside, sorted by node then label.
+    public let suspects: [SuspectMark]
+
+    /// A calibration with exactly these placements (and suspect marks).
+    public init(placements: [NodeID: Placement] = [:], suspects: [SuspectMark] = []) {
         self.placements = placements
+        self.suspects = suspects
     }
 
     /// Nobody calibrated: every message is shown at once.
@@ -99,9 +150,19 @@ public struct Calibration: Equatable, Sendable {
     }
 
     /// The moment of the game `event` was made at, on the reference's clock:
-    /// `createdAt − offset(origin)`, or `nil` if the origin is not calibrated.
+    /// `createdAt − offset(origin)` with the origin's offset *when it wrote it* (see
+    /// ``Placement/timeline``), or `nil` if the origin is not calibrated. A pause, a nudge or a
+    /// step later on does not move it.
     public func gameTime(of event: Event) -> Int64? {
-        placements[event.origin].map { event.createdAt.clampedSubtracting($0.offset) }
+        placements[event.origin].map { event.createdAt.clampedSubtracting($0.offset(at: event.createdAt)) }
+    }
+
+    /// When `reader`'s clock reaches the game moment of `event`: ``gameTime(of:)`` plus the
+    /// reader's offset now, or `nil` if the origin and the reader are not connected.
+    public func dueTime(of event: Event, for reader: NodeID) -> Int64? {
+        guard let mine = placements[reader], let theirs = placements[event.origin], mine.reference == theirs.reference
+        else { return nil }
+        return event.createdAt.clampedSubtracting(theirs.offset(at: event.createdAt)).clampedAdding(mine.offset)
     }
 
     /// The key history is ordered by: ``gameTime(of:)``, or the event's own `createdAt` when its

@@ -8,11 +8,14 @@
 ///    how much later than the others it saw that moment, beyond its fitted offset,
 ///    `r(u, e) = t(u, e) − offset(u) − mean over the others v of (t(v, e) − offset(v))`.
 /// 2. Within each piece of a node's lag (at first, all of its marks; never the reference's, whose
-///    stream is the yardstick: if it rebuffers, everyone else steps instead), in the order of the marks'
-///    times, every split into an earlier and a later run of at least one residual each is a
-///    candidate. Its size is the difference `d` of the two runs' mean residuals; its score is
-///    `|d| · √(n₁·n₂ / n)`, the usual single change-point statistic, which prefers a split into
-///    runs that each hold several marks over one that cuts off a single early mark.
+///    stream is the yardstick: if it rebuffers, everyone else steps instead), in the order of the
+///    marks' times, every split into an earlier run of at least one residual and a later run of
+///    at least two is a candidate: a single mark that disagrees is a suspect, set aside until a
+///    second mark confirms the step (`CalibrationSolver+Suspects`; suspects are looked for
+///    before steps, after every fit). Its size is the difference `d` of the two runs' mean
+///    residuals; its score is `|d| · √(n₁·n₂ / n)`, the usual single change-point statistic,
+///    which prefers a split into runs that each hold several marks over one that cuts off a
+///    single early mark.
 /// 3. The best candidate of the whole group with `|d|` over ``stepThreshold`` (1.5 s: far beyond
 ///    the ~200 ms of human reaction noise, well under a rebuffer) becomes a step at the time of
 ///    the later run's first mark; ties go to the lower node id, then the earlier time. The group
@@ -20,6 +23,8 @@
 ///    candidate is left (at most once per mark).
 /// 4. A node's offset is that of its latest piece; only its delay nudges made after the piece's
 ///    first mark are added (earlier nudges, a pause say, are in the lag its new marks measured).
+///    Earlier pieces still give the offsets of their own time (``Calibration/Placement/timeline``):
+///    a message written before the step keeps its game moment.
 ///
 /// The rule reads only the set of counted marks, in sorted orders, so it gives the same steps for
 /// every arrival order. A tree of marks fits exactly (every residual is 0), so it never steps,
@@ -34,18 +39,34 @@ extension CalibrationSolver {
     /// as a step.
     public static let stepThreshold: Double = 1_500
 
-    /// `component` with the steps its marks show (see the rule above), and its fit with them:
-    /// one least-squares solve per step found, plus one.
-    static func splitAtSteps(_ component: Component) -> (Component, fit: [Piece: Double]) {
-        var component = component
-        var pieces = fit(component)
-        for _ in 0..<component.marks.count {
-            guard let step = bestStep(in: component, fit: pieces) else { break }
-            component.steps[step.node, default: []].append(step.time)
-            component.steps[step.node]!.sort()
-            pieces = fit(component)
+    /// The components of `marks` with the steps and the suspect marks they show, each with its
+    /// fit: one least-squares solve per step found, plus one; a suspect mark set aside starts
+    /// its component over without it (see `CalibrationSolver+Suspects`). `suspects` gathers
+    /// the marks set aside.
+    static func settle(_ marks: [Mark], suspects: inout [Mark]) -> [(Component, fit: [Piece: Double])] {
+        var settled: [(Component, fit: [Piece: Double])] = []
+        for unsplit in components(of: marks) {
+            var component = unsplit
+            var pieces = fit(component)
+            var setAside: Mark?
+            for _ in 0..<component.marks.count {
+                if let suspect = worstSuspect(in: component, fit: pieces) {
+                    setAside = suspect
+                    break
+                }
+                guard let step = bestStep(in: component, fit: pieces) else { break }
+                component.steps[step.node, default: []].append(step.time)
+                component.steps[step.node]!.sort()
+                pieces = fit(component)
+            }
+            if let setAside {
+                suspects.append(setAside)
+                settled += settle(component.marks.filter { $0 != setAside }, suspects: &suspects)
+            } else {
+                settled.append((component, pieces))
+            }
         }
-        return (component, pieces)
+        return settled
     }
 
     /// A step found in a node's lag: it starts a new piece at `time`.
@@ -55,43 +76,61 @@ extension CalibrationSolver {
         var score: Double
     }
 
-    /// The best step the residuals of `fit` show, if any is over the threshold.
-    static func bestStep(in component: Component, fit: [Piece: Double]) -> Step? {
+    /// One mark's residual in a fit: how much later than the others its node saw the moment,
+    /// beyond its fitted offset.
+    struct Residual {
+        var mark: Mark
+        var value: Double
+    }
+
+    /// Per piece of a node's lag, the residuals of its marks on labels someone else marked too,
+    /// in the order of the marks' times (then labels).
+    static func residuals(in component: Component, fit: [Piece: Double]) -> [Piece: [Residual]] {
         // Per label, the marks with their fitted game time t − offset.
-        var byLabel: [CalibrationLabel: [(node: NodeID, time: Int64, game: Double)]] = [:]
+        var byLabel: [CalibrationLabel: [(mark: Mark, game: Double)]] = [:]
         for mark in component.marks {
             guard let offset = fit[Piece(node: mark.node, index: component.piece(of: mark))] else { continue }
-            byLabel[mark.label, default: []].append((mark.node, mark.time, Double(mark.time) - offset))
+            byLabel[mark.label, default: []].append((mark, Double(mark.time) - offset))
         }
-        // Per piece, its residuals in the order of the marks' times (then labels).
-        var residuals: [Piece: [(time: Int64, label: CalibrationLabel, value: Double)]] = [:]
-        for (label, marks) in byLabel where marks.count >= 2 {
+        var residuals: [Piece: [Residual]] = [:]
+        for (_, marks) in byLabel where marks.count >= 2 {
             let total = marks.reduce(0.0) { $0 + $1.game }
-            for mark in marks {
-                let others = (total - mark.game) / Double(marks.count - 1)
-                let piece = Piece(node: mark.node, index: component.piece(of: Mark(node: mark.node, label: label, time: mark.time)))
-                residuals[piece, default: []].append((mark.time, label, mark.game - others))
+            for (mark, game) in marks {
+                let others = (total - game) / Double(marks.count - 1)
+                residuals[Piece(node: mark.node, index: component.piece(of: mark)), default: []]
+                    .append(Residual(mark: mark, value: game - others))
             }
         }
+        for piece in residuals.keys {
+            residuals[piece]!.sort { ($0.mark.time, $0.mark.label) < ($1.mark.time, $1.mark.label) }
+        }
+        return residuals
+    }
+
+    /// The best step the residuals of `fit` show, if any is over the threshold. The later run
+    /// holds at least two marks: one mark alone is a suspect, not a step, until another
+    /// confirms it.
+    static func bestStep(in component: Component, fit: [Piece: Double]) -> Step? {
+        let residuals = residuals(in: component, fit: fit)
         var best: Step?
         // The reference's stream is the group's yardstick: it never steps. If it is the one that
         // rebuffered, everyone else steps by the same amount instead, which leaves every offset
         // between two streams as it is.
         for piece in residuals.keys.sorted() where piece.node != component.reference {
-            let run = residuals[piece]!.sorted { ($0.time, $0.label) < ($1.time, $1.label) }
-            guard run.count >= 2 else { continue }
+            let run = residuals[piece]!
+            guard run.count >= 3 else { continue }
             let n = Double(run.count)
             let total = run.reduce(0.0) { $0 + $1.value }
             var before = 0.0
-            for k in 1..<run.count {
+            for k in 1..<(run.count - 1) {
                 before += run[k - 1].value
                 let n1 = Double(k)
                 let n2 = n - n1
                 let difference = (total - before) / n2 - before / n1
-                guard abs(difference) > stepThreshold, run[k].time > run[k - 1].time else { continue }
+                guard abs(difference) > stepThreshold, run[k].mark.time > run[k - 1].mark.time else { continue }
                 let score = abs(difference) * (n1 * n2 / n).squareRoot()
                 if best.map({ score > $0.score }) ?? true {
-                    best = Step(node: piece.node, time: run[k].time, score: score)
+                    best = Step(node: piece.node, time: run[k].mark.time, score: score)
                 }
             }
         }

@@ -2,13 +2,15 @@
 /// of events, so every node that holds the same events computes the same offsets, whatever order
 /// they arrived in and however often.
 ///
-/// Only `.join`, `.leave`, `.mark(label:)` and `.delayNudge(milliseconds:)` matter:
+/// Only `.join`, `.leave`, `.mark(label:)`, `.unmark(label:)` and `.delayNudge(milliseconds:)`
+/// matter:
 ///
 /// 1. **Counting.** Per origin node, if its latest membership event (by seq) is a `.leave`, none of
 ///    its marks or nudges count. Otherwise only those with a seq above its latest `.join` count
 ///    (re-joining resets the node). Labels are normalised (``CalibrationLabel``); of several marks
-///    of the same label by the same node only the latest (highest seq) counts. A mark's time is
-///    the event's `createdAt`, on the marking node's own clock.
+///    and retractions (`.unmark`) of the same label by the same node only the latest (highest
+///    seq) counts, and a retraction counts as no mark. A mark's time is the event's `createdAt`,
+///    on the marking node's own clock.
 /// 2. **Groups.** Nodes and labels form a graph with one edge per counted mark. A connected part
 ///    with fewer than two nodes calibrates nobody. The *reference* of a part is the node whose mark
 ///    came first: the smallest (`createdAt`, node id, label) over the part's marks; its offset is 0.
@@ -17,7 +19,11 @@
 ///    On a tree of marks this is exact: `offset(u) = t(u, e) − t(v, e) + offset(v)`. With more
 ///    marks than a tree needs, reaction noise averages out instead of the last mark winning.
 /// 4. **Nudges.** Each calibrated node's counted delay nudges are added to its offset (the
-///    reference's too). An uncalibrated node's nudges wait until it is calibrated.
+///    reference's too) from the nudge's time on (``Calibration/Placement/timeline``). An
+///    uncalibrated node's nudges wait until it is calibrated.
+/// 5. **Steps and stray marks** (`CalibrationSolver+Steps`, `CalibrationSolver+Suspects`): a
+///    mark that fits none of its node's neighbouring marks is set aside; two that agree after a
+///    change start a new piece of the node's lag.
 ///
 /// ```swift
 /// // node 1 marks "A" at 2 000; node 2 marks "A" at 4 000 and "B" at 10 000; node 3 marks "B" at 6 000.
@@ -34,19 +40,41 @@ public enum CalibrationSolver {
     public static func solve(_ events: some Sequence<Event>) -> Calibration {
         let counted = countedMarksAndNudges(in: events)
         var placements: [NodeID: Calibration.Placement] = [:]
-        for unsplit in components(of: counted.marks) {
-            let (component, fit) = splitAtSteps(unsplit)
-            for (node, offset) in offsets(from: fit) {
-                // Nudges before a node's latest step are in the lag its marks measured since.
-                let since = component.steps[node]?.last ?? .min
-                let nudge = (counted.nudges[node] ?? []).filter { $0.time > since }
-                    .reduce(Int64(0)) { $0.clampedAdding($1.milliseconds) }
+        var suspects: [Mark] = []
+        for (component, fit) in settle(counted.marks, suspects: &suspects) {
+            for (node, pieces) in timelines(of: component, fit: fit, nudges: counted.nudges) {
                 placements[node] = Calibration.Placement(
-                    reference: component.reference, offset: offset.clampedAdding(nudge),
-                    steps: component.steps[node]?.count ?? 0)
+                    reference: component.reference, timeline: pieces, steps: component.steps[node]?.count ?? 0)
             }
         }
-        return Calibration(placements: placements)
+        let set = suspects.filter { placements[$0.node] != nil }
+            .map { Calibration.SuspectMark(node: $0.node, label: $0.label.normalized, at: $0.time) }
+        return Calibration(placements: placements, suspects: set.sorted())
+    }
+
+    /// Each node's offset over time in a settled component: one piece per piece of its lag (from
+    /// the step that starts it), and a new piece at each delay nudge within it, which adds to the
+    /// offset from the nudge's time on. Nudges before a step are in the lag its marks measured
+    /// since, so a piece counts only the nudges after its start.
+    static func timelines(
+        of component: Component, fit: [Piece: Double], nudges: [NodeID: [Nudge]]
+    ) -> [NodeID: [Calibration.Placement.Piece]] {
+        var timelines: [NodeID: [Calibration.Placement.Piece]] = [:]
+        for (piece, offset) in fit.sorted(by: { $0.key < $1.key }) {
+            let steps = component.steps[piece.node] ?? []
+            let start = piece.index == 0 ? Int64.min : steps[piece.index - 1]
+            let end = piece.index < steps.count ? steps[piece.index] : .max
+            var current = roundedMilliseconds(offset)
+            var timeline = [Calibration.Placement.Piece(from: start, offset: current)]
+            let within = (nudges[piece.node] ?? []).filter { $0.time > start && $0.time < end }
+            for nudge in within.sorted(by: { ($0.time, $0.milliseconds) < ($1.time, $1.milliseconds) }) {
+                current = current.clampedAdding(nudge.milliseconds)
+                if timeline.last!.from == nudge.time { timeline.removeLast() }
+                timeline.append(Calibration.Placement.Piece(from: nudge.time, offset: current))
+            }
+            timelines[piece.node, default: []] += timeline
+        }
+        return timelines
     }
 
     /// One counted mark: `node` saw `label` when its clock read `time`.
@@ -111,8 +139,9 @@ public enum CalibrationSolver {
             var nudge: [Nudge] = []
             for event in log where event.seq > since {
                 switch event.body {
-                case .mark(let raw):
-                    if let label = CalibrationLabel(raw) { latest[label] = event }  // seq ascending
+                case .mark(let raw), .unmark(let raw):
+                    // The latest of a label's marks and retractions (seq ascending) decides.
+                    if let label = CalibrationLabel(raw) { latest[label] = event }
                 case .delayNudge(let milliseconds):
                     nudge.append(Nudge(time: event.createdAt, milliseconds: milliseconds))
                 default:
@@ -120,6 +149,7 @@ public enum CalibrationSolver {
                 }
             }
             for (label, event) in latest {
+                guard case .mark = event.body else { continue }  // taken back
                 marks.append(Mark(node: origin, label: label, time: event.createdAt))
             }
             if !nudge.isEmpty { nudges[origin] = nudge }
@@ -143,7 +173,7 @@ public enum CalibrationSolver {
 
     private static func isRelevant(_ body: EventBody) -> Bool {
         switch body {
-        case .join, .leave, .mark, .delayNudge: true
+        case .join, .leave, .mark, .unmark, .delayNudge: true
         case .chat, .calibrationEvent, .sealed, .score, .teams: false
         }
     }
@@ -161,6 +191,7 @@ public enum CalibrationSolver {
             case .sealed(let bytes): (6, bytes.map { String($0, radix: 16) }.joined(), 0)
             case .score(let home, let guest): (7, "", Int64(home) << 16 | Int64(guest))
             case .teams(let home, let guest): (8, home + "\u{0}" + guest, 0)
+            case .unmark(let label): (9, label, 0)
             }
         }
         if a.createdAt != b.createdAt { return a.createdAt < b.createdAt }
@@ -316,7 +347,7 @@ public enum CalibrationSolver {
     }
 
     /// `value` rounded to the nearest integer (halves away from zero), clamped to `Int64`.
-    private static func roundedMilliseconds(_ value: Double) -> Int64 {
+    static func roundedMilliseconds(_ value: Double) -> Int64 {
         guard value.isFinite else { return 0 }
         let rounded = value.rounded()
         if let exact = Int64(exactly: rounded) { return exact }

@@ -13,7 +13,12 @@
 /// - A proposal older than ``offerWindow`` is no longer offered: an Enter pressed long after a
 ///   proposal is far more likely a slip than a mark. Its age counts from when it was made (the
 ///   proposer's clock) or when it arrived here, whichever is earlier, so a late joiner is not
-///   offered the moments of the room's history it has just pulled.
+///   offered the moments of the room's history it has just pulled; a proposal written before
+///   the reader joined stays on offer only ``earlierOfferWindow``.
+/// - The reader's own proposal (`/event`) is not offered to the reader: she marks it with
+///   `/now LABEL` when she means to.
+/// - A mark the reader takes back (`/unmark`) makes its moment pending again, unless it has
+///   passed.
 ///
 /// The console offers the *oldest* pending moment, not the newest: proposals come from viewers
 /// who are ahead and arrive in the order the moments happen, so the next one to appear on the
@@ -31,12 +36,18 @@ public struct PendingMarks: Equatable, Sendable {
     /// How long a proposal stays on offer: three minutes, twice the widest spread measured
     /// between streams of one broadcast (26–87 s behind live).
     public static let offerWindow: Int64 = 3 * 60 * 1000
+    /// How long a proposal a late joiner finds in the room's history stays on offer: 90 s, the
+    /// widest spread measured between streams of one broadcast; past it, the moment is over on
+    /// every stream.
+    public static let earlierOfferWindow: Int64 = 90 * 1000
 
     private struct Proposal: Equatable {
         /// Position in the order of first delivery.
         var order: Int
         /// When it was made or arrived, whichever is earlier (ms).
         var since: Int64
+        /// How long it stays on offer from ``since``; 0: never offered (the reader's own).
+        var window: Int64
     }
 
     private var proposals: [CalibrationLabel: Proposal] = [:]
@@ -67,10 +78,20 @@ public struct PendingMarks: Equatable, Sendable {
 
     /// A calibration event or a mark with `label`, made at `madeAt` (its origin's clock), was
     /// delivered when this node's clock read `at`.
-    public mutating func proposed(_ label: CalibrationLabel, madeAt: Int64? = nil, at: Int64) {
+    /// `byReader`: the reader proposed it (never offered); `earlier`: written before the reader
+    /// joined (offered for ``earlierOfferWindow`` only).
+    public mutating func proposed(
+        _ label: CalibrationLabel, madeAt: Int64? = nil, at: Int64, byReader: Bool = false, earlier: Bool = false
+    ) {
         guard proposals[label] == nil else { return }
-        proposals[label] = Proposal(order: nextOrder, since: min(madeAt ?? at, at))
+        let window = byReader ? 0 : earlier ? Self.earlierOfferWindow : Self.offerWindow
+        proposals[label] = Proposal(order: nextOrder, since: min(madeAt ?? at, at), window: window)
         nextOrder += 1
+    }
+
+    /// The reader took back its mark of `label`: it is pending again unless it has passed.
+    public mutating func readerUnmarked(_ label: CalibrationLabel) {
+        marked.remove(label)
     }
 
     /// The reader marked `label` (the label is proposed first if it was new).
@@ -96,7 +117,7 @@ public struct PendingMarks: Equatable, Sendable {
         proposals
             .filter { label, proposal in
                 proposal.order >= passedBefore && !marked.contains(label) && !ignored.contains(label)
-                    && now - proposal.since <= Self.offerWindow
+                    && proposal.window > 0 && now - proposal.since <= proposal.window
             }
             .sorted { $0.value.order < $1.value.order }
             .map(\.key)
@@ -118,6 +139,6 @@ public struct PendingMarks: Equatable, Sendable {
     /// When the current offer set next changes by itself (a proposal leaving the window), if ever.
     public func nextExpiry(now: Int64) -> Int64? {
         let open = Set(pending(now: now))
-        return open.compactMap { proposals[$0].map { $0.since + Self.offerWindow + 1 } }.min()
+        return open.compactMap { proposals[$0].map { $0.since + $0.window + 1 } }.min()
     }
 }

@@ -37,6 +37,8 @@ public enum ConsoleCommand: Hashable, Sendable {
     case now(label: String?)
     /// Stop being prompted for this calibration event.
     case ignore(label: String)
+    /// Take back one's own mark of a calibration event (a stray key).
+    case unmark(label: String)
     /// Nudge one's own offset: positive means "my stream is later than the marks say".
     case delay(milliseconds: Int64)
     /// Show the last `count` messages of the room, ordered by game time.
@@ -46,7 +48,7 @@ public enum ConsoleCommand: Hashable, Sendable {
 
     /// Every command's name, as typed, for completion.
     public static let names = [
-        "/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/status", "/leave", "/rooms", "/who", "/event", "/now", "/ignore", "/delay", "/history", "/help", "/quit",
+        "/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/status", "/leave", "/rooms", "/who", "/event", "/now", "/unmark", "/ignore", "/delay", "/history", "/help", "/quit",
     ]
 
     /// Default number of messages `/history` shows.
@@ -113,6 +115,7 @@ public enum ConsoleCommand: Hashable, Sendable {
         case "/event": self = .event(label: try required("a label, e.g. /event kickoff"))
         case "/now": self = .now(label: argument.isEmpty ? nil : argument)
         case "/ignore": self = .ignore(label: try required("a label"))
+        case "/unmark": self = .unmark(label: try required("a label"))
         case "/delay": self = .delay(milliseconds: try Self.parseDelay(required("+S or -S seconds, e.g. /delay +1")))
         case "/history":
             if argument.isEmpty {
@@ -157,6 +160,7 @@ public enum ConsoleCommand: Hashable, Sendable {
           /event LABEL     propose a moment everyone can see (e.g. kickoff) for others to mark
           /now LABEL       it is happening on your screen right now (creates LABEL if new)
           /now             mark the moment the prompt offers ([Enter = LABEL]; Enter alone does it too)
+          /unmark LABEL    take back your mark of LABEL (a key pressed by mistake)
           /ignore LABEL    stop being asked to mark LABEL
           /delay +S|-S     nudge your offset by S seconds (fractions allowed)
           /score H-G       the score on your screen now (home first); others see it at their moment

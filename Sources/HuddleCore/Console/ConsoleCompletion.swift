@@ -60,7 +60,7 @@ public enum ConsoleCompletion {
             let argument = String(line[space...].drop { $0.isWhitespace })
             switch line[..<space].lowercased() {
             case "/join": return match(argument, among: words.rooms, suffix: " ")
-            case "/now", "/ignore", "/event": return match(argument, among: words.labels, suffix: "")
+            case "/now", "/unmark", "/ignore", "/event": return match(argument, among: words.labels, suffix: "")
             default: return .none
             }
         }

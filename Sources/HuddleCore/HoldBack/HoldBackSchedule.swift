@@ -4,7 +4,9 @@
 /// up again at ``nextWake``.
 ///
 /// A message from sender S written when S's clock read `t` is due on reader R at
-/// `t − offset(S) + offset(R)` (on R's clock) when S and R are connected in the ``Calibration``.
+/// `t − offset(S, at t) + offset(R)` (on R's clock) when S and R are connected in the
+/// ``Calibration``: its game moment, with the sender's offset when it wrote it, on the reader's
+/// stream as it runs now (see ``Calibration/dueTime(of:for:)``).
 /// It is shown at once when that moment is already past, when S and R are not connected, and
 /// when S is the reader itself.
 ///
@@ -88,16 +90,14 @@ public struct HoldBackSchedule: Sendable {
 
     /// When the reader should show `event` given the current calibration, if it arrives at `now`:
     /// `now` for its own messages and for senders it is not connected to, otherwise
-    /// `createdAt − offset(sender) + offset(reader)` (which may be in the past).
+    /// ``Calibration/dueTime(of:for:)`` (which may be in the past).
     public func releaseTime(of event: Event, now: Int64) -> Int64 {
         Self.releaseTime(of: event, now: now, reader: reader, calibration: calibration)
     }
 
     private static func releaseTime(of event: Event, now: Int64, reader: NodeID, calibration: Calibration) -> Int64 {
-        guard event.origin != reader, let lag = calibration.lag(of: reader, behind: event.origin) else {
-            return now
-        }
-        return event.createdAt.clampedAdding(lag)
+        guard event.origin != reader, let due = calibration.dueTime(of: event, for: reader) else { return now }
+        return due
     }
 
     /// Takes in a message that arrived at `now` and returns everything due by `now`, this message

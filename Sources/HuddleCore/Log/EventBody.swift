@@ -13,6 +13,9 @@ public enum EventBody: Hashable, Sendable {
     case calibrationEvent(label: String)
     /// The origin saw the labelled moment on its stream when its clock read ``Event/createdAt``.
     case mark(label: String)
+    /// The origin takes back its mark of the label (`/unmark`): of a node's marks and
+    /// retractions of one label, the latest by seq decides, so a later mark counts again.
+    case unmark(label: String)
     /// The origin nudges its own offset by this many milliseconds (positive: "my stream is later").
     case delayNudge(milliseconds: Int64)
     /// The body of an event of a private room as it travels: a nonce, then one of the bodies

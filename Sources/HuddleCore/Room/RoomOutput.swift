@@ -4,10 +4,18 @@
 public enum RoomOutput: Equatable, Sendable {
     /// A chat message is shown now (after any hold-back).
     case message(ShownMessage)
+    /// Messages written before the reader joined, shown now in one block: what a late joiner
+    /// catches up on (see ``RoomSession/isEarlier(_:)``).
+    case earlier([ShownMessage])
     /// Someone proposed a calibration event: a prompt to mark it (`/now LABEL`).
     case calibrationEvent(label: String, by: Member)
     /// Someone marked a calibration event when their clock read `at`.
     case mark(label: String, by: Member, at: Int64)
+    /// Someone took back their mark of a moment (`/unmark`).
+    case unmarked(label: String, by: Member)
+    /// A member's mark disagrees with the rest of its marks by more than a step: set aside until
+    /// another mark confirms it (see ``Calibration/SuspectMark``).
+    case markSetAside(Member, label: String)
     case joined(Member)
     case left(Member)
     /// The room's calibration changed: each member's offset in milliseconds (`nil` when not
@@ -113,4 +121,24 @@ public struct OffsetReport: Equatable, Sendable {
 
     /// One entry per current member, sorted by nick then id.
     public var entries: [Entry]
+    /// The members whose entry changed enough for a person to notice since the reader was last
+    /// told (see ``isNoticeable(_:after:)``); scripts get every report, people only these.
+    public var noticed: Set<NodeID> = []
+
+    /// The smallest change in how far a member is behind the reader worth a line: a tenth of a
+    /// second, under what a viewer can tell, over the jitter of a refit.
+    public static let noticeableChange: Int64 = 100
+
+    /// Whether `entry` is news after `told`: a member not told of yet, one calibrated or
+    /// connected or no longer, or one whose lag behind the reader moved by
+    /// ``noticeableChange`` or more.
+    public static func isNoticeable(_ entry: Entry, after told: Entry?) -> Bool {
+        guard let told else { return true }
+        if (entry.offset == nil) != (told.offset == nil) { return true }
+        switch (entry.behindReader, told.behindReader) {
+        case (nil, nil): return false
+        case (let now?, let before?): return abs(now.clampedSubtracting(before)) >= noticeableChange
+        default: return true
+        }
+    }
 }

@@ -43,6 +43,12 @@ public struct RoomSession: Sendable {
     /// Events the log dropped since ``takeDiscarded()`` was last called: the shell deletes them
     /// from its store, so what a stranger sends is not kept past the wait.
     private var discarded: [EventID] = []
+    /// The seq of the reader's latest join here, and its time on the reader's clock (see
+    /// ``isEarlier(_:)``).
+    private var readerJoinSeq: UInt64 = 0
+    private var readerJoinedAt: Int64 = .min
+    /// What the reader was last told of each member's offset (see ``OffsetReport/noticed``).
+    private var told: [NodeID: OffsetReport.Entry] = [:]
 
     /// Counts of what a room's log gave up on, for the node's counters.
     public struct Tally: Equatable, Sendable {
@@ -87,6 +93,21 @@ public struct RoomSession: Sendable {
 
     /// The moment one key marks now on this reader's console (see ``PendingMarks``).
     public func markOffer(now: Int64) -> PendingMarks.Offer? { pendingMarks.offer(now: now) }
+
+    /// Whether the reader's mark of `label` counts now (marked since its latest join, not taken
+    /// back): what `/unmark` can take back.
+    public func readerHasMarked(_ label: CalibrationLabel) -> Bool {
+        var marked = false
+        for event in calibrationEvents where event.origin == reader {
+            switch event.body {
+            case .join: marked = false
+            case .mark(let raw) where CalibrationLabel(raw) == label: marked = true
+            case .unmark(let raw) where CalibrationLabel(raw) == label: marked = false
+            default: break
+            }
+        }
+        return marked
+    }
 
     /// Messages waiting to be shown.
     public var heldBackCount: Int { schedule.pendingCount }
@@ -161,6 +182,79 @@ public struct RoomSession: Sendable {
         }
     }
 
+    /// Applies a batch of events that arrived together (a datagram, a pull's answer), each as
+    /// ``ingest(_:now:aheadAllowance:)`` does, and says what became visible in one go: messages
+    /// written before the reader joined come as one ``RoomOutput/earlier(_:)`` block, and the
+    /// offsets as they stand after the batch, once (see ``isEarlier(_:)``). `aheadAllowance`
+    /// is the batch's.
+    public mutating func ingest(
+        _ events: [Event], now: Int64, aheadAllowance: Int = .max
+    ) -> (outcomes: [RoomLog.InsertOutcome], outputs: [RoomOutput]) {
+        var outcomes: [RoomLog.InsertOutcome] = []
+        var outputs: [RoomOutput] = []
+        for event in events {
+            let (outcome, shown) = ingest(event, now: now, aheadAllowance: aheadAllowance)
+            outcomes.append(outcome)
+            outputs += shown
+        }
+        // The block as history lists it: game moments by the offsets the whole batch gave, in
+        // game order.
+        let gathered = Self.gathered(outputs).map { output -> RoomOutput in
+            guard case .earlier(let messages) = output else { return output }
+            let placed = messages.map { message in
+                var message = message
+                message.gameTime = calibration.gameTime(of: message.event)
+                return message
+            }
+            return .earlier(placed.sorted {
+                (calibration.historyKey(of: $0.event), $0.event.id) < (calibration.historyKey(of: $1.event), $1.event.id)
+            })
+        }
+        return (outcomes, gathered)
+    }
+
+    /// `outputs` with the messages written before the reader joined gathered into one block
+    /// where the first of them was, and only the last report of offsets.
+    static func gathered(_ outputs: [RoomOutput]) -> [RoomOutput] {
+        let lastReport = outputs.lastIndex { if case .offsetsChanged = $0 { true } else { false } }
+        var gathered: [RoomOutput] = []
+        var block: Int?
+        for (index, output) in outputs.enumerated() {
+            switch output {
+            case .earlier(let messages):
+                if let block, case .earlier(let before) = gathered[block] {
+                    gathered[block] = .earlier(before + messages)
+                } else {
+                    block = gathered.count
+                    gathered.append(output)
+                }
+            case .offsetsChanged(let report):
+                guard index == lastReport else { continue }
+                // What earlier reports in the batch noticed is still news.
+                var merged = report
+                for case .offsetsChanged(let earlier) in outputs[..<index] { merged.noticed.formUnion(earlier.noticed) }
+                gathered.append(.offsetsChanged(merged))
+            default:
+                gathered.append(output)
+            }
+        }
+        return gathered
+    }
+
+    /// Whether `event` is history a late joiner catches up on, shown quietly: written before
+    /// its writer knew the reader had joined (its context does not hold the reader's latest
+    /// join), and more than ``earlierSlack`` before the join by the writer's clock. Both: a
+    /// node that joins a moment after the reader writes without knowing of it, and its words
+    /// are news.
+    public func isEarlier(_ event: Event) -> Bool {
+        event.origin != reader && event.context[reader] < readerJoinSeq
+            && event.createdAt < readerJoinedAt.clampedSubtracting(Self.earlierSlack)
+    }
+
+    /// How long before the reader's join an event must have been written to be history: 5 s,
+    /// beyond the skew of clocks kept by NTP, well under the span of a game.
+    public static let earlierSlack: Int64 = 5_000
+
     /// Loads events from the store after a restart: nothing is announced again, and chat
     /// messages in `shown` are not shown again; messages not yet shown are scheduled as usual.
     /// `faults` (proofs of equivocation kept in the store) are applied first.
@@ -228,11 +322,14 @@ public struct RoomSession: Sendable {
 
     // MARK: Applying delivered events
 
-    private mutating func apply(_ delivered: [Event], now: Int64, announce: Bool) -> [RoomOutput] {
+    private mutating func apply(_ delivered: [Event], now: Int64, announce all: Bool) -> [RoomOutput] {
         var outputs: [RoomOutput] = []
         var recalibrate = false
         for event in delivered {
             let from = member(event.origin)
+            // What a late joiner catches up on is not news: no line for each join and mark.
+            let earlier = isEarlier(event)
+            let announce = all && !earlier
             switch event.body {
             case .chat, .score:
                 outputs += present(schedule.admit(event, now: now))
@@ -245,7 +342,11 @@ public struct RoomSession: Sendable {
                 }
                 if announce { outputs.append(.teamsNamed(home: home, guest: guest, by: from)) }
             case .join(let nick):
-                if event.origin == reader { pendingMarks.readerJoined() }
+                if event.origin == reader {
+                    pendingMarks.readerJoined()
+                    readerJoinSeq = event.seq
+                    readerJoinedAt = event.createdAt
+                }
                 if let old = nicks[event.origin] { holders[old]?.remove(event.origin) }
                 nicks[event.origin] = nick
                 holders[nick, default: []].insert(event.origin)
@@ -260,7 +361,8 @@ public struct RoomSession: Sendable {
                 if announce { outputs.append(.left(from)) }
             case .calibrationEvent(let raw):
                 guard let label = CalibrationLabel(raw) else { continue }
-                pendingMarks.proposed(label, madeAt: event.createdAt, at: now)
+                // The proposer is not offered her own moment: she marks it when she means to.
+                pendingMarks.proposed(label, madeAt: event.createdAt, at: now, byReader: event.origin == reader, earlier: earlier)
                 if announce, !ignoredLabels.contains(label) {
                     outputs.append(.calibrationEvent(label: label.normalized, by: from))
                 }
@@ -269,9 +371,16 @@ public struct RoomSession: Sendable {
                     if event.origin == reader {
                         pendingMarks.readerMarked(label, at: now)
                     } else {
-                        pendingMarks.proposed(label, madeAt: event.createdAt, at: now)
+                        pendingMarks.proposed(label, madeAt: event.createdAt, at: now, earlier: earlier)
                     }
                     if announce { outputs.append(.mark(label: label.normalized, by: from, at: event.createdAt)) }
+                }
+                calibrationEvents.append(event)
+                recalibrate = true
+            case .unmark(let raw):
+                if let label = CalibrationLabel(raw) {
+                    if event.origin == reader { pendingMarks.readerUnmarked(label) }
+                    if announce { outputs.append(.unmarked(label: label.normalized, by: from)) }
                 }
                 calibrationEvents.append(event)
                 recalibrate = true
@@ -283,14 +392,19 @@ public struct RoomSession: Sendable {
                 continue
             }
         }
-        if recalibrate { outputs += self.recalibrate(now: now, announce: announce) }
-        return outputs
+        if recalibrate { outputs += self.recalibrate(now: now, announce: all) }
+        // Messages from before the reader joined come as one block (see ``gathered(_:)``).
+        return outputs.map { output in
+            guard all, case .message(let message) = output, isEarlier(message.event) else { return output }
+            return .earlier([message])
+        }
     }
 
     /// Holds this room's messages back by `calibration`, another room's offsets, from now on: a
     /// direct message between two people is held back by the offsets of a room they share.
     /// Messages already held are re-timed; marks in this room no longer count.
     public mutating func follow(_ calibration: Calibration, now: Int64) -> [RoomOutput] {
+        guard followed != calibration else { return [] }
         followed = calibration
         return recalibrate(now: now, announce: false)
     }
@@ -300,7 +414,19 @@ public struct RoomSession: Sendable {
         guard updated != calibration else { return [] }
         let previous = calibration
         calibration = updated
-        var outputs: [RoomOutput] = announce ? [.offsetsChanged(offsetReport)] : []
+        var outputs: [RoomOutput] = []
+        if announce {
+            var report = offsetReport
+            report.noticed = Set(report.entries.filter { OffsetReport.isNoticeable($0, after: told[$0.member.id]) }.map(\.member.id))
+            for entry in report.entries where report.noticed.contains(entry.member.id) { told[entry.member.id] = entry }
+            outputs.append(.offsetsChanged(report))
+            // A mark set aside is said once, when it is.
+            for suspect in updated.suspects where !previous.suspects.contains(suspect) {
+                outputs.append(.markSetAside(member(suspect.node), label: suspect.label))
+            }
+        } else {
+            for entry in offsetReport.entries { told[entry.member.id] = entry }
+        }
         // A step in someone's lag is said in words, once, when it is found.
         for (node, placement) in updated.placements.sorted(by: { $0.key < $1.key }) where announce {
             guard let before = previous.placement(of: node), placement.steps > before.steps,

@@ -84,6 +84,7 @@ extension EventBody {
         case sealed = 7
         case score = 8
         case teams = 9
+        case unmark = 10
     }
 
     var tag: Tag {
@@ -97,6 +98,7 @@ extension EventBody {
         case .sealed: .sealed
         case .score: .score
         case .teams: .teams
+        case .unmark: .unmark
         }
     }
 
@@ -106,7 +108,7 @@ extension EventBody {
         case .join(let nick): 1 + 2 + nick.utf8.count
         case .leave: 1
         case .chat(let text): 1 + 2 + text.utf8.count
-        case .calibrationEvent(let label), .mark(let label): 1 + 2 + label.utf8.count
+        case .calibrationEvent(let label), .mark(let label), .unmark(let label): 1 + 2 + label.utf8.count
         case .delayNudge: 1 + 8
         case .sealed(let bytes): 1 + 2 + bytes.count
         case .score: 1 + 2 + 2
@@ -145,7 +147,7 @@ extension ByteWriter {
         case .join(let nick): write(string: nick)
         case .leave: break
         case .chat(let text): write(string: text)
-        case .calibrationEvent(let label), .mark(let label): write(string: label)
+        case .calibrationEvent(let label), .mark(let label), .unmark(let label): write(string: label)
         case .delayNudge(let milliseconds): write(milliseconds)
         case .sealed(let bytes):
             write(UInt16(truncatingIfNeeded: bytes.count))
@@ -222,6 +224,7 @@ extension ByteReader {
         case .calibrationEvent:
             return .calibrationEvent(label: try readString(.label, maxBytes: WireLimits.maxLabelBytes))
         case .mark: return .mark(label: try readString(.label, maxBytes: WireLimits.maxLabelBytes))
+        case .unmark: return .unmark(label: try readString(.label, maxBytes: WireLimits.maxLabelBytes))
         case .delayNudge: return .delayNudge(milliseconds: try readInt64())
         case .sealed:
             let at = offset
