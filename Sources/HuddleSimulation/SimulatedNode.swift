@@ -149,6 +149,7 @@ struct SimulatedNode {
     private func collect(_ outputs: [RoomOutput], into effects: inout Effects) {
         for output in outputs {
             if case .message(let shown) = output { effects.shown.append(shown.event.id) }
+            if case .earlier(let messages) = output { effects.shown += messages.map(\.event.id) }
         }
     }
 

@@ -1,3 +1,4 @@
+import HuddleCore
 import Testing
 
 @testable import huddle
@@ -10,7 +11,7 @@ import Testing
         let result = try HuddleBinary.run(["--version"])
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("huddle 0."))
-        #expect(result.stdout.contains("wire protocol 3"))
+        #expect(result.stdout.contains("wire protocol \(WireProtocol.version)"))
     }
 
     @Test func helpExplainsWhatHuddleIs() throws {

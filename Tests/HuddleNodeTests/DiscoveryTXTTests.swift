@@ -29,7 +29,7 @@ private let aliceID = discoveryTestID(0xab)
 private let alice = ServiceAdvertisement(id: aliceID, nick: "alice", port: 7700, rooms: ["superbowl", "nfl"])
 
 private let validStrings = [
-    "txtvers=1", "id=" + String(repeating: "ab", count: 32), "nick=alice", "proto=3", "rooms=superbowl,nfl",
+    "txtvers=1", "id=" + String(repeating: "ab", count: 32), "nick=alice", "proto=\(WireProtocol.version)", "rooms=superbowl,nfl",
 ]
 
 @Suite struct DiscoveryTXTTests {

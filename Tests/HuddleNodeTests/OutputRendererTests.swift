@@ -37,7 +37,7 @@ private let offsets = RoomOutput.offsetsChanged(
         .init(member: bob, offset: 2000, behindReader: 2000),
         .init(member: carol, offset: -1500, behindReader: -1500),
         .init(member: dave, offset: nil, behindReader: nil),
-    ]))
+    ], noticed: [alice.id, bob.id, carol.id, dave.id]))
 
 private let json = OutputRenderer(json: true, colors: true, timeZone: TimeZone(identifier: "UTC")!)
 private let plain = OutputRenderer(json: false, colors: false, timeZone: TimeZone(identifier: "UTC")!)
@@ -213,13 +213,41 @@ private func object(_ line: String?) throws -> [String: Any] {
         let report = RoomOutput.offsetsChanged(
             OffsetReport(entries: [
                 .init(member: alice, offset: nil, behindReader: nil), .init(member: bob, offset: 0, behindReader: nil),
-            ]))
+            ], noticed: [bob.id]))
         let text = try #require(plain.render(report, room: "superbowl", reader: alice.id))
         #expect(text.contains("bob is calibrated; you are not yet"))
         #expect(text.contains("you are not calibrated yet"))
         let onlyMe = RoomOutput.offsetsChanged(
             OffsetReport(entries: [.init(member: alice, offset: 0, behindReader: 0)]))
         #expect(plain.render(onlyMe, room: "superbowl", reader: alice.id) == nil)
+    }
+
+    @Test func onlyNoticeableChangesAreSaidToPeopleAndScriptsGetEveryReport() throws {
+        guard case .offsetsChanged(var report) = offsets else { Issue.record("not a report"); return }
+        report.noticed = [carol.id]
+        let text = try #require(plain.render(.offsetsChanged(report), room: "superbowl", reader: alice.id))
+        #expect(text == "* carol is 1.5 s ahead of you")
+        report.noticed = []
+        #expect(plain.render(.offsetsChanged(report), room: "superbowl", reader: alice.id) == nil)
+        #expect(json.render(.offsetsChanged(report), room: "superbowl", reader: alice.id)?.contains("\"bob\":2000") == true)
+    }
+
+    @Test func aLateJoinersBlockAStrayMarkAndATakenBackMark() throws {
+        guard case .message(let shown) = message(held: 0) else { Issue.record("not a message"); return }
+        let block = try #require(plain.render(.earlier([shown, shown]), room: "superbowl", reader: alice.id))
+        #expect(block.split(separator: "\n") == [
+            "* 2 messages from before you joined superbowl, by game time:", "23:30:05 bob: what a catch",
+            "23:30:05 bob: what a catch",
+        ])
+        let lines = try #require(json.render(.earlier([shown, shown]), room: "superbowl", reader: alice.id))
+        #expect(lines.split(separator: "\n").count == 2)
+        #expect(try object(String(lines.split(separator: "\n")[0]))["earlier"] as? Bool == true)
+        #expect(
+            plain.render(.markSetAside(bob, label: "first down"), room: "superbowl", reader: alice.id)
+                == "* bob's mark of \"first down\" does not fit the other marks: set aside until a mark of another moment confirms it")
+        #expect(
+            plain.render(.unmarked(label: "first down", by: bob), room: "superbowl", reader: alice.id)
+                == "* bob took back the mark of \"first down\"")
     }
 
     @Test func promptsMarksAndMembership() {

@@ -93,6 +93,8 @@ extension Node {
                 showInfo("you will not be asked to mark \"\(label)\" in \(name(of: room))")
                 refreshConsole()
             }
+        case .unmark(let label):
+            inCurrentRoom { room in unmark(label, in: room) }
         case .delay(let milliseconds):
             inCurrentRoom { originate(.delayNudge(milliseconds: milliseconds), in: $0) }
         case .history(let count):
@@ -116,6 +118,15 @@ extension Node {
             originate(.calibrationEvent(label: label.normalized), in: room)
         }
         originate(.mark(label: label.normalized), in: room, at: at)
+    }
+
+    /// Takes back this node's mark of `label`: every node stops counting it.
+    private func unmark(_ raw: String, in room: String) {
+        guard let label = CalibrationLabel(raw) else { return showError("a label cannot be blank") }
+        guard rooms[room]?.readerHasMarked(label) == true else {
+            return showError("you have no mark of \"\(label.normalized)\" in \(name(of: room)) to take back")
+        }
+        originate(.unmark(label: label.normalized), in: room)
     }
 
     /// Marks the moment the console offered when the key arrived (`nil`: it offered none).

@@ -8,7 +8,8 @@ import HuddleCore
 /// it can open), or when the other side's digest for it arrives (then it pulls what it missed).
 /// The room is not advertised, and not kept as joined across restarts: any of those brings it
 /// back, with its history from the store. Messages are held back by the offsets of a room the two
-/// share, so a direct message spoils nothing either.
+/// share (``sharedCalibrationRoom(with:)``), chosen again whenever rooms or offsets change, so a
+/// direct message spoils nothing either.
 extension Node {
     /// A peer's agreement key from its signed probe or ack: the direct room with it is known from
     /// now on.
@@ -33,6 +34,11 @@ extension Node {
         case .failure(let problem): return .failure(problem)
         }
         guard let room = directs.first(where: { $0.value == peer.id })?.key else { return .failure(.noKey(peer.nick)) }
+        if sharedCalibrationRoom(with: peer.id) == nil, uncalibratedDirectsTold.insert(peer.id).inserted {
+            showInfo(
+                "you and \(peer.nick) share no calibration yet, so \(peer.nick) sees direct messages at once; "
+                    + "mark a moment in a room you are both in to hold them back")
+        }
         enterDirect(room)
         return originate(.chat(text: text), in: room).map(Result.success) ?? .failure(.notSent)
     }
@@ -88,33 +94,44 @@ extension Node {
     }
 
     /// The direct rooms this node is in hold messages back by the offsets of a room shared
-    /// with the other side: the current room if the other side is a member there, else the
-    /// first joined room where it is.
+    /// with the other side (see ``sharedCalibrationRoom(with:)``); held messages are re-timed.
     func followSharedCalibrations() {
         for room in joined where directs[room] != nil { followSharedCalibration(room) }
     }
 
     func followSharedCalibration(_ room: String) {
-        guard let calibration = sharedCalibration(forDirect: room), rooms[room]?.calibration != calibration else { return }
+        let calibration = sharedCalibration(forDirect: room)
+        guard rooms[room]?.calibration != calibration else { return }
         let outputs = withRoom(room) { $0.follow(calibration, now: clock.wallMillis()) }
         show(outputs, room: room)
     }
 
-    /// The offsets of the room shared with the other side of direct room `room`, if any.
-    func sharedCalibration(forDirect room: String) -> Calibration? {
-        guard let other = directs[room] else { return nil }
-        let candidates = [currentRoom].compactMap { $0 } + joined
-        let shared = candidates.first { directs[$0] == nil && rooms[$0]?.memberIDs.contains(other) == true }
-        return shared.flatMap { rooms[$0]?.calibration }
+    /// The offsets that hold back the messages of direct room `room` (none: shown at once).
+    func sharedCalibration(forDirect room: String) -> Calibration {
+        guard let other = directs[room], let shared = sharedCalibrationRoom(with: other) else { return .none }
+        return rooms[shared]?.calibration ?? .none
+    }
+
+    /// The room whose offsets hold back direct messages between this node and `other`: of the
+    /// rooms both are in where the two are calibrated together, the first by room name (a
+    /// private room's id). One rule on every node, so both sides of a direct room hold its
+    /// messages by the same offsets; it is applied again whenever a room's offsets or members
+    /// change, whichever room is current.
+    func sharedCalibrationRoom(with other: NodeID) -> String? {
+        joined.filter { directs[$0] == nil && rooms[$0]?.calibration.areConnected(identity.id, other) == true }.min()
     }
 
     /// What a direct room shows: messages (and a fault), not joins or offsets, which belong to
-    /// the room the two share.
+    /// the room the two share. A direct message is news however early it was written: the
+    /// other side writes before this node enters the room.
     func directOutputs(_ outputs: [RoomOutput]) -> [RoomOutput] {
-        outputs.filter { output in
+        outputs.flatMap { output -> [RoomOutput] in
             switch output {
-            case .message, .equivocated: true
-            case .joined, .left, .offsetsChanged, .calibrationEvent, .mark, .lagStepped, .score, .teamsNamed: false
+            case .message, .equivocated: [output]
+            case .earlier(let messages): messages.map(RoomOutput.message)
+            case .joined, .left, .offsetsChanged, .calibrationEvent, .mark, .unmarked, .markSetAside, .lagStepped,
+                .score, .teamsNamed:
+                []
             }
         }
     }

@@ -51,6 +51,9 @@ public actor Node {
     var nickConflicts: Set<NodeID> = []
     /// When the viewer paused its stream (wall ms), while it is paused (see `Node+Pause`).
     var pausedAt: Int64?
+    /// Peers already told they share no calibration with this node, when sending them a direct
+    /// message (once each).
+    var uncalibratedDirectsTold: Set<NodeID> = []
     /// (peer, private room) pairs already reported as holding another passphrase.
     var passphraseMismatches: Set<PassphraseMismatch> = []
     var counters = NodeCounters()
@@ -142,11 +145,12 @@ public actor Node {
         let isDirect = directs[room] != nil
         let outputs = isDirect ? directOutputs(outputs) : outputs
         guard !outputs.isEmpty else { return }
-        let shownIDs = outputs.compactMap { output -> EventID? in
+        let shownIDs = outputs.flatMap { output -> [EventID] in
             switch output {
-            case .message(let message): message.event.id
-            case .score(let score): score.event.id
-            default: nil
+            case .message(let message): [message.event.id]
+            case .earlier(let messages): messages.map(\.event.id)
+            case .score(let score): [score.event.id]
+            default: []
             }
         }
         if !shownIDs.isEmpty {
@@ -167,10 +171,9 @@ public actor Node {
                 output, room: label, reader: identity.id, inCurrentRoom: room == currentRoom, directTo: directTo,
                 isPrivate: isPrivate))
         }
-        // Direct messages are held back by the offsets of a room the two share.
-        if !isDirect, !directs.isEmpty, outputs.contains(where: { if case .offsetsChanged = $0 { true } else { false } }) {
-            followSharedCalibrations()
-        }
+        // Direct messages are held back by the offsets of a room the two share: offsets and
+        // members change with what a room shows.
+        if !isDirect, !directs.isEmpty { followSharedCalibrations() }
     }
 
     // MARK: Rooms
@@ -182,7 +185,7 @@ public actor Node {
         session.knownNicks = knownNicks
         if pausedAt != nil { session.pause() }
         // A direct room's stored messages wait by the offsets of a room the two share.
-        if let calibration = sharedCalibration(forDirect: room) { _ = session.follow(calibration, now: clock.wallMillis()) }
+        if directs[room] != nil { _ = session.follow(sharedCalibration(forDirect: room), now: clock.wallMillis()) }
         var outputs: [RoomOutput] = []
         do {
             outputs = session.restore(
@@ -275,6 +278,7 @@ public actor Node {
             logger.error("could not record the leave", metadata: ["huddle.error": "\(error)"])
         }
         showInfo(currentRoom.map { "left \(name(of: room)); now talking in \(name(of: $0))" } ?? "left \(name(of: room))")
+        followSharedCalibrations()
         refreshConsole()
     }
 
@@ -352,12 +356,11 @@ public actor Node {
         let now = clock.wallMillis()
         let allowance = aheadAllowance(for: room)
         let (fresh, proofs, outputs, vector) = withRoom(room) { session in
-            var outputs: [RoomOutput] = []
             var fresh: [Event] = []
             var proofs: [Equivocation] = []
-            for event in events where event.room == room {
-                let (outcome, shown) = session.ingest(event, now: now, aheadAllowance: allowance)
-                outputs += shown
+            let events = events.filter { $0.room == room }
+            let (outcomes, outputs) = session.ingest(events, now: now, aheadAllowance: allowance)
+            for (event, outcome) in zip(events, outcomes) {
                 switch outcome {
                 case .accepted: fresh.append(event)
                 case .duplicate: counters.count(.duplicate)

@@ -193,9 +193,8 @@ public struct OutputRenderer: Sendable {
     private func renderJSON(_ output: RoomOutput, room: String, directTo: String?, isPrivate: Bool) -> String {
         let room = JSONLine.string(room)
         var fields: [(String, JSONLine)]
-        switch output {
-        case .message(let shown):
-            fields = [
+        func message(_ shown: ShownMessage, earlier: Bool) -> [(String, JSONLine)] {
+            var fields: [(String, JSONLine)] = [
                 ("type", "message"), ("room", room), ("id", .string(Self.eventID(shown.event.id))),
                 ("from", .string(shown.from.id.hex)), ("nick", .string(shown.from.nick)),
                 ("text", .string(shown.text)), ("sent_at", .int(shown.sentAt)), ("shown_at", .int(shown.shownAt)),
@@ -203,6 +202,15 @@ public struct OutputRenderer: Sendable {
             ]
             if let directTo { fields += [("direct", .bool(true)), ("to", .string(directTo))] }
             if isPrivate { fields.append(("private", .bool(true))) }
+            if earlier { fields.append(("earlier", .bool(true))) }
+            return fields
+        }
+        switch output {
+        case .message(let shown):
+            fields = message(shown, earlier: false)
+        case .earlier(let messages):
+            // One line per message, as scripts read them; "earlier" says it is caught up on.
+            return messages.map { JSONLine.object(message($0, earlier: true)).render() }.joined(separator: "\n")
         case .calibrationEvent(let label, let by):
             fields = [
                 ("type", "calibration"), ("room", room), ("label", .string(label)), ("by", .string(by.nick)),
@@ -212,6 +220,16 @@ public struct OutputRenderer: Sendable {
             fields = [
                 ("type", "mark"), ("room", room), ("label", .string(label)), ("nick", .string(by.nick)),
                 ("id", .string(by.id.hex)), ("at", .int(at)),
+            ]
+        case .unmarked(let label, let by):
+            fields = [
+                ("type", "unmark"), ("room", room), ("label", .string(label)), ("nick", .string(by.nick)),
+                ("id", .string(by.id.hex)),
+            ]
+        case .markSetAside(let member, let label):
+            fields = [
+                ("type", "mark_set_aside"), ("room", room), ("label", .string(label)), ("nick", .string(member.nick)),
+                ("id", .string(member.id.hex)),
             ]
         case .joined(let member), .left(let member):
             let type: JSONLine = if case .joined = output { "join" } else { "leave" }
@@ -288,11 +306,11 @@ public struct OutputRenderer: Sendable {
         let lines: [String]
         switch output {
         case .message(let shown):
-            lines = [
-                messageLine(
-                    time: shown.gameTime ?? shown.sentAt, calibrated: shown.gameTime != nil, from: shown.from,
-                    text: shown.text, isReader: shown.from.id == reader, held: shown.heldMillis)
-            ]
+            lines = [messageLine(shown, reader: reader)]
+        case .earlier(let messages):
+            let count = messages.count == 1 ? "1 message" : "\(messages.count) messages"
+            lines = [notice("\(count) from before you joined \(safe(room)), by game time:")]
+                + messages.map { messageLine($0, reader: reader) }
         case .calibrationEvent(let label, let by):
             let label = safe(label)
             if by.id == reader {
@@ -304,6 +322,20 @@ public struct OutputRenderer: Sendable {
         case .mark(let label, let by, _):
             let who = by.id == reader ? "you" : nickText(by, reader: reader)
             lines = [notice("\(who) marked \"\(safe(label))\"")]
+        case .unmarked(let label, let by):
+            let who = by.id == reader ? "you" : nickText(by, reader: reader)
+            lines = [notice("\(who) took back the mark of \"\(safe(label))\"")]
+        case .markSetAside(let member, let label):
+            if member.id == reader {
+                lines = [style(
+                    "* your mark of \"\(safe(label))\" does not fit the other marks: set aside until a mark of another "
+                        + "moment confirms it (/unmark \(safe(label)) takes it back)", .yellow)]
+            } else {
+                let who = nickText(member, reader: reader)
+                lines = [style(
+                    "* \(who)'s mark of \"\(safe(label))\" does not fit the other marks: set aside until a mark of "
+                        + "another moment confirms it", .yellow)]
+            }
         case .joined(let member):
             lines = [notice("\(member.id == reader ? "you" : nickText(member, reader: reader)) joined \(safe(room))")]
         case .left(let member):
@@ -335,6 +367,12 @@ public struct OutputRenderer: Sendable {
         return lines.map { "\(tag) \($0)" }.joined(separator: "\n")
     }
 
+    private func messageLine(_ shown: ShownMessage, reader: NodeID) -> String {
+        messageLine(
+            time: shown.gameTime ?? shown.sentAt, calibrated: shown.gameTime != nil, from: shown.from,
+            text: shown.text, isReader: shown.from.id == reader, held: shown.heldMillis)
+    }
+
     private func messageLine(
         time: Int64, calibrated: Bool, from: Member, text: String, isReader: Bool, held: Int64
     ) -> String {
@@ -348,7 +386,8 @@ public struct OutputRenderer: Sendable {
         let me = report.entries.first { $0.member.id == reader }
         let readerCalibrated = me?.offset != nil
         var lines: [String] = []
-        for entry in report.entries where entry.member.id != reader {
+        // Only what changed enough to notice (see ``OffsetReport/noticed``).
+        for entry in report.entries where entry.member.id != reader && report.noticed.contains(entry.member.id) {
             let who = nickText(entry.member, reader: reader)
             if let lag = entry.behindReader {
                 lines.append(notice("\(who) is \(HumanFormat.lag(lag))"))

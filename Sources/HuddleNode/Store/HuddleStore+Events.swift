@@ -156,6 +156,7 @@ extension HuddleStore {
         case .chat(let text): ("chat", text)
         case .calibrationEvent(let label): ("calibration", label)
         case .mark(let label): ("mark", label)
+        case .unmark(let label): ("unmark", label)
         case .delayNudge(let milliseconds): ("delay", milliseconds > 0 ? "+\(milliseconds)" : "\(milliseconds)")
         // A private room's events stay sealed at rest: only the room key reads them.
         case .sealed: ("sealed", nil)
