@@ -11,7 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .wire import (Chat, Join, Leave, Mark, PeerRecord, RoomKey, Score, Teams, VersionVector, WireClient, encode_ack,
+from .wire import (Chat, Join, Leave, Mark, PeerRecord, RoomKey, Score, Teams, Unmark, VersionVector, WireClient,
+                   encode_ack,
                    encode_digest, encode_event, encode_events, encode_probe, encode_sync_request,
                    encode_sync_response, frame)
 
@@ -22,6 +23,7 @@ def seeds() -> dict[str, bytes]:
         join = client.make_event("superbowl", Join("seed"))
         chat = client.make_event("superbowl", Chat("touchdown 🏈"))
         mark = client.make_event("superbowl", Mark("kickoff"))
+        unmark = client.make_event("superbowl", Unmark("kickoff"))
         scoreboard = [client.make_event("superbowl", Teams("Chiefs", "Eagles")),
                       client.make_event("superbowl", Score(14, 7))]
         vector = VersionVector({client.id: 3})
@@ -34,6 +36,7 @@ def seeds() -> dict[str, bytes]:
         card = dict(agreement_key=client.agreement_key, room_tags=client.room_tags(rooms))
         return {
             "events": encode_events([join, chat, mark]),
+            "unmark": encode_events([unmark]),
             "event": encode_event(chat),
             "scoreboard": encode_events(scoreboard),
             "digest": encode_digest(client.id, "superbowl", vector, {client.id: 0x0102030405060708}),
