@@ -178,6 +178,22 @@ import Testing
         #expect(alice.directKey(with: bob.id, peerAgreementKey: WireLimits.noAgreementKey, name: "@bob") == nil)
     }
 
+    @Test(arguments: [
+        // u = 1 (order 4), an order-8 point, p − 1 (order 2), p + 1 (1 again, not reduced).
+        [UInt8(1)] + [UInt8](repeating: 0, count: 31),
+        [0xe0, 0xeb, 0x7a, 0x7c, 0x3b, 0x41, 0xb8, 0xae, 0x16, 0x56, 0xe3, 0xfa, 0xf1, 0x9f, 0xc4, 0x6a,
+         0xda, 0x09, 0x8d, 0xeb, 0x9c, 0x32, 0xb1, 0xfd, 0x86, 0x62, 0x05, 0x16, 0x5f, 0x49, 0xb8, 0x00],
+        [0xec] + [UInt8](repeating: 0xff, count: 30) + [0x7f],
+        [0xee] + [UInt8](repeating: 0xff, count: 30) + [0x7f],
+    ])
+    func aSmallOrderAgreementKeyGivesNoDirectRoom(key: [UInt8]) {
+        // Any clamped scalar times a point of small order is the identity: the all-zero secret,
+        // from which anyone could derive the room key.
+        let alice = NodeIdentity.generate()
+        let mallory = NodeIdentity.generate()
+        #expect(alice.directKey(with: mallory.id, peerAgreementKey: key, name: "@mallory") == nil)
+    }
+
     @Test func aDirectRoomHoldsMessagesBackByTheOffsetsOfASharedRoom() throws {
         // In superbowl, alice is 2 s ahead of bob.
         var shared = RoomSession(room: "superbowl", reader: bob.id)

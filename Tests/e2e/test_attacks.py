@@ -15,7 +15,7 @@ from pathlib import Path
 
 from huddletest.bench.attacks import AmplificationFlood, Slowloris, fresh_key
 from huddletest.polling import poll
-from huddletest.wire import (Chat, Event, Join, VersionVector, WireClient, encode_event, encode_events,
+from huddletest.wire import (VERSION, Chat, Event, Join, VersionVector, WireClient, encode_event, encode_events,
                              encode_sync_request, now_ms, sign_event)
 
 ROOM = "superbowl"
@@ -442,7 +442,7 @@ def test_every_silent_drop_is_counted_by_why(lan):
             "bad_signature": encode_events([encode_event(chat_event(mallory.key, m, 2, "forged"),
                                                          signature=bytes(64))]),
             # a newer protocol version, and an older one (version 1, before probes were signed)
-            "newer_protocol": b"HD\x04\x01" + bytes(20),
+            "newer_protocol": b"HD" + bytes([VERSION + 1, 1]) + bytes(20),
             "older_protocol": b"HD\x01\x01" + bytes(20),
             # a sync request by UDP
             "misplaced": encode_sync_request(m, ROOM, VersionVector(), 64),

@@ -82,7 +82,11 @@ extension NodeIdentity {
     public func directKey(with peer: NodeID, peerAgreementKey: [UInt8], name: String) -> RoomKey? {
         guard peerAgreementKey != WireLimits.noAgreementKey,
             let theirs = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: peerAgreementKey),
-            let secret = try? agreementKey.sharedSecretFromKeyAgreement(with: theirs)
+            let secret = try? agreementKey.sharedSecretFromKeyAgreement(with: theirs),
+            // A point of small order (u = 0, 1, p − 1, the order-8 points, their non-canonical
+            // twins) gives the all-zero secret with any clamped scalar (RFC 7748, 6.1): a room
+            // key anyone could compute. Refuse it.
+            secret.withUnsafeBytes({ $0.contains { $0 != 0 } })
         else { return nil }
         let ids = [id, peer].sorted()
         let master = secret.hkdfDerivedSymmetricKey(

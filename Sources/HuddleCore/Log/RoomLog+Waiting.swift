@@ -43,6 +43,7 @@ extension RoomLog {
                     expiry.dropped.append(event.id)
                 }
                 aheadBytes[origin] = nil
+                pendingProofs[origin] = nil
             } else if let events = prefix[origin], stall.seq >= 1, stall.seq <= UInt64(events.count) {
                 let event = events[Int(stall.seq - 1)]
                 deliveredVector[origin] = stall.seq

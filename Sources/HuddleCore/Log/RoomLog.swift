@@ -60,6 +60,8 @@ public struct RoomLog: Sendable {
     /// context names the faulty origin's dropped seqs: a peer holding it needs the proof to
     /// deliver it (see `RoomLog+Faults`).
     var dependents: [NodeID: [NodeID: UInt64]] = [:]
+    /// Conflicts seen from origins whose join is not held (see ``Rejection/strangerConflict``).
+    var pendingProofs: [NodeID: Equivocation] = [:]
 
     public init(room: String, limits: RoomLogLimits = RoomLogLimits()) {
         self.room = room
@@ -74,7 +76,9 @@ public struct RoomLog: Sendable {
         /// Already held; nothing changed.
         case duplicate
         /// A different event with this id is held: the origin equivocated. The log quarantined it
-        /// (see ``quarantine(_:)``); `delivered` lists events that no longer wait for it.
+        /// (see ``quarantine(_:)``); `delivered` lists events that no longer wait for it. Also the
+        /// outcome of an origin's first event when a conflict it made as a stranger was pending
+        /// (see ``Rejection/strangerConflict``): the event is stored, and the proof with it.
         case equivocation(Equivocation, delivered: [Event])
         /// Not stored; nothing changed.
         case rejected(Rejection)
@@ -94,6 +98,12 @@ public struct RoomLog: Sendable {
         case overBudget(String)
         /// The room already holds events of ``RoomLogLimits/maxOrigins`` origins.
         case tooManyOrigins
+        /// A second version of an event from an origin whose first event (its join) this log
+        /// does not hold: not a proof of equivocation yet, since fresh keys cost nothing and such
+        /// proofs would pile up without end. The log remembers it (in memory, a bounded number:
+        /// ``RoomLogLimits/maxPendingProofs``) and proves the fault if the origin's join comes;
+        /// it is forgotten with the origin's waiting events.
+        case strangerConflict
 
         public var description: String {
             switch self {
@@ -104,6 +114,7 @@ public struct RoomLog: Sendable {
             case .quarantined: "its origin signed two different events with one id"
             case .overBudget(let what): "over the limit of \(what)"
             case .tooManyOrigins: "the room holds events of too many origins"
+            case .strangerConflict: "a second version of an event from an origin that never joined"
             }
         }
     }
@@ -214,6 +225,14 @@ public struct RoomLog: Sendable {
     public mutating func insert(_ event: Event, now: Int64 = 0, aheadAllowance: Int = .max) -> InsertOutcome {
         if let held = self.event(event.id), event.room == room {
             guard let proof = Equivocation(held, event) else { return .duplicate }
+            // Only a member's equivocation is proven and kept: at most one per origin slot. A
+            // stranger's waits for its join, within a budget.
+            guard prefix[event.origin] != nil else {
+                if pendingProofs[event.origin].map({ proof.seq < $0.seq }) ?? (pendingProofs.count < limits.maxPendingProofs) {
+                    pendingProofs[event.origin] = proof
+                }
+                return .rejected(.strangerConflict)
+            }
             return .equivocation(proof, delivered: quarantine(proof, now: now))
         }
         if let rejection = rejection(of: event, aheadAllowance: aheadAllowance) { return .rejected(rejection) }
@@ -221,6 +240,11 @@ public struct RoomLog: Sendable {
         if event.seq == vector[event.origin] + 1 {
             append(event)
             absorbAhead(of: event.origin)
+            // The origin joined: a conflict seen while it was a stranger is proof now.
+            if let proof = pendingProofs.removeValue(forKey: event.origin) {
+                // Quarantining first, so that nothing at or past the proof is ever delivered.
+                return .equivocation(proof, delivered: quarantine(proof, now: now))
+            }
         } else {
             ahead[event.origin, default: [:]][event.seq] = event
             aheadBytes[event.origin, default: 0] += event.encodedByteCount

@@ -16,6 +16,9 @@ public struct RoomLogLimits: Hashable, Sendable {
     /// The same for an origin whose first event (its join) is not held: a stranger.
     public var maxStrangerEvents = 32
     public var maxStrangerBytes = 128 << 10
+    /// Most conflicts remembered from origins that never joined, waiting for a join to prove
+    /// them (see ``RoomLog/Rejection/strangerConflict``).
+    public var maxPendingProofs = 64
     /// Most bytes held past gaps in the whole room (all origins together).
     public var maxRoomAheadBytes = 8 << 20
     /// How long an event may wait for what precedes it (a gap in its origin's seqs, or a causal

@@ -262,7 +262,11 @@ public struct RoomSession: Sendable {
         _ events: [Event], faults: [Equivocation] = [], shown: Set<EventID>, now: Int64
     ) -> [RoomOutput] {
         var delivered: [Event] = []
-        for proof in faults { log.quarantine(proof, now: now) }
+        // Only proofs about origins whose first event is stored count (see
+        // ``RoomLog/Rejection/strangerConflict``): a store an older node let strangers fill
+        // shrinks back to what a member did.
+        let members = Set(events.filter { $0.seq == 1 }.map(\.origin))
+        for proof in faults where members.contains(proof.origin) { log.quarantine(proof, now: now) }
         for event in events.compactMap(opened) {
             if case .accepted(let newly) = log.insert(event, now: now) { delivered += newly }
         }

@@ -9,6 +9,7 @@
 /// |------------------------------|-----------|---------------------------------------------------|
 /// | ``maxDatagramBytes``         | 60 000    | one UDP datagram (IPv4 max payload is 65 507)     |
 /// | ``maxFrameBytes``            | 4 MiB     | one TCP frame (a sync response)                   |
+/// | ``maxSyncRequestBytes``      | 41 066    | the largest sync request: what a server reads     |
 /// | ``maxNickBytes``             | 64        | a person's display name                           |
 /// | ``maxRoomBytes``             | 64        | a room name                                       |
 /// | ``maxLabelBytes``            | 64        | a calibration label ("kickoff")                   |
@@ -27,6 +28,12 @@ public enum WireLimits {
     /// Largest TCP frame payload (envelope + message, not counting the 4-byte length prefix).
     /// A frame header announcing more is rejected before anything is buffered for it.
     public static let maxFrameBytes = 4 * 1024 * 1024
+    /// Largest sync request (envelope + message): a full version vector in the longest room
+    /// name. A node serving pulls takes frames of at most this size, so a peer cannot make it
+    /// buffer megabytes it will only refuse.
+    public static let maxSyncRequestBytes =
+        WireProtocol.envelopeByteCount + NodeID.byteCount + (2 + maxRoomBytes)
+        + (2 + maxVersionVectorEntries * versionVectorEntryBytes) + 2
     /// Largest nick, in UTF-8 bytes.
     public static let maxNickBytes = 64
     /// Largest room name, in UTF-8 bytes.

@@ -19,7 +19,13 @@ extension Node {
             agreementKeys.count < Self.maximumDirectPeers
         else { return }
         agreementKeys[peer] = agreementKey
-        guard let key = identity.directKey(with: peer, peerAgreementKey: agreementKey, name: "@\(nick)") else { return }
+        guard let key = identity.directKey(with: peer, peerAgreementKey: agreementKey, name: "@\(nick)") else {
+            // Said once per key a peer offers (the key is remembered above), never per probe.
+            countDropped(.weakAgreementKey, "agreement key of small order", from: "\(peer)")
+            showError("\(nick) (\(peer)) offers a key for direct messages that anyone could read them with: "
+                + "no direct messages with it")
+            return
+        }
         keys[key.id] = key
         directs[key.id] = peer
     }

@@ -364,7 +364,10 @@ public actor Node {
                 switch outcome {
                 case .accepted: fresh.append(event)
                 case .duplicate: counters.count(.duplicate)
-                case .equivocation(let proof, _): proofs.append(proof)
+                case .equivocation(let proof, _):
+                    proofs.append(proof)
+                    // A join that proved a conflict its origin made as a stranger is kept too.
+                    if event != proof.first, event != proof.second { fresh.append(event) }
                 case .rejected(let rejection):
                     countDropped(NodeCounters.Drop(rejection), "\(event.id): \(rejection)", from: source.map { "\($0)" } ?? "a pull")
                 }

@@ -55,10 +55,15 @@ struct NodeCounters: Sendable {
         case tooManyOrigins = "too_many_origins"
         /// An event of an origin quarantined for equivocation, at or past its proven seq.
         case quarantined
+        /// A second version of an event from an origin that never joined: no proof is kept.
+        case strangerConflict = "stranger_conflict"
         /// A sync connection refused: too many at once, or too many from one address.
         case syncBusy = "sync_busy"
         /// A sync connection closed for sending too slowly, or breaking the protocol.
         case syncBroken = "sync_broken"
+        /// A peer's X25519 key for direct messages of small order: it would give a room key
+        /// anyone can compute, so there is no direct room with that peer.
+        case weakAgreementKey = "weak_agreement_key"
 
         init(_ rejection: RoomLog.Rejection) {
             switch rejection {
@@ -68,6 +73,7 @@ struct NodeCounters: Sendable {
             case .quarantined: self = .quarantined
             case .overBudget: self = .overBudget
             case .tooManyOrigins: self = .tooManyOrigins
+            case .strangerConflict: self = .strangerConflict
             }
         }
     }

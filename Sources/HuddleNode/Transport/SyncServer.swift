@@ -8,7 +8,9 @@ import Synchronization
 ///   so a peer that holds its share still leaves slots for everyone else;
 /// - each request must arrive whole within ``requestDeadline`` of the connection opening or of
 ///   the previous response (``RequestDeadlineHandler``): a peer trickling bytes is cut off;
-/// - ``connectionLifetime`` at most per connection (a pull gives up after 30 s anyway).
+/// - ``connectionLifetime`` at most per connection (a pull gives up after 30 s anyway);
+/// - a frame over ``WireLimits/maxSyncRequestBytes`` (41 066 bytes, the largest request) closes
+///   the connection before it is buffered: at most ``maximumConnections`` such buffers at once.
 ///
 /// ```swift
 /// let server = SyncServer(respond: { await node.syncResponse(to: $0) }, reject: { ... })
@@ -72,7 +74,7 @@ final class SyncServer: Sendable {
     private func answer(on channel: any Channel, peer: String) async {
         do {
             let connection = try await channel.eventLoop.submit {
-                try WireFrameCoder.addHandlers(to: channel)
+                try WireFrameCoder.addHandlers(to: channel, maxInboundFrameBytes: WireLimits.maxSyncRequestBytes)
                 try channel.pipeline.syncOperations.addHandler(RequestDeadlineHandler(deadline: Self.requestDeadline))
                 let connection = try NIOAsyncChannel<WireMessage, WireMessage>(wrappingChannelSynchronously: channel)
                 try channel.syncOptions?.setOption(.autoRead, value: true)

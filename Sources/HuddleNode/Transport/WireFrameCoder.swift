@@ -10,10 +10,12 @@ import NIOCore
 /// let connection = try NIOAsyncChannel<WireMessage, WireMessage>(wrappingChannelSynchronously: channel)
 /// ```
 enum WireFrameCoder {
-    /// Adds the decoder and encoder to a channel's pipeline; call on its event loop.
-    static func addHandlers(to channel: any Channel) throws {
+    /// Adds the decoder and encoder to a channel's pipeline; call on its event loop. Frames in
+    /// over `maxInboundFrameBytes` close the connection before they are buffered.
+    static func addHandlers(to channel: any Channel, maxInboundFrameBytes: Int = WireLimits.maxFrameBytes) throws {
         try channel.pipeline.syncOperations.addHandlers(
-            ByteToMessageHandler(WireFrameDecoder()), MessageToByteHandler(WireFrameEncoder()))
+            ByteToMessageHandler(WireFrameDecoder(maxFrameBytes: maxInboundFrameBytes)),
+            MessageToByteHandler(WireFrameEncoder()))
     }
 }
 
@@ -24,7 +26,11 @@ enum WireFrameCoder {
 struct WireFrameDecoder: ByteToMessageDecoder {
     typealias InboundOut = WireMessage
 
-    private var splitter = FrameSplitter()
+    private var splitter: FrameSplitter
+
+    init(maxFrameBytes: Int = WireLimits.maxFrameBytes) {
+        splitter = FrameSplitter(maxFrameBytes: maxFrameBytes)
+    }
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         let payloads = try splitter.append(buffer.readableBytesView)

@@ -1,0 +1,113 @@
+"""What a stranger can make a node hold or do, from the attacker's side, with the Python client
+written from docs/PROTOCOL.md: big frames on the sync port, proofs about keys that never
+joined, and a direct-message key anyone could read with."""
+
+import socket
+import struct
+import time
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from huddletest.bench.harness import rss_kb
+from huddletest.polling import poll
+from huddletest.wire import (Chat, Event, Limits, VersionVector, WireClient, encode_event, encode_events,
+                             encode_sync_request, now_ms, sign_event)
+
+
+def drops(node):
+    return node.status()["counters"].get("drops", {})
+
+
+def test_a_frame_bigger_than_a_sync_request_closes_the_connection_before_it_is_buffered(lan):
+    alice = lan("alice")
+    host, port = alice.address.split(":")
+    # The largest request this test can make still gets its answer.
+    with WireClient("puller") as client:
+        have = {bytes([i]) * 32: 1 for i in range(1, 200)}
+        assert len(encode_sync_request(client.id, "superbowl", have, 64)) < 41_066
+        assert client.sync(alice.address, have=have), "alice's join comes back"
+
+    before = rss_kb(alice.process.pid)
+    cut = 0
+    for _ in range(3):
+        # The most connections one address may hold (4), each a header announcing 4 MiB − 1 and
+        # then as much of it as the node takes.
+        sockets = [socket.create_connection((host, int(port)), timeout=5) for _ in range(4)]
+        for tcp in sockets:
+            try:
+                tcp.sendall(struct.pack(">I", Limits.max_frame_bytes - 1))
+                for _ in range(64):
+                    tcp.sendall(bytes(64 * 1024))
+            except (ConnectionResetError, BrokenPipeError, socket.timeout):
+                pass
+        for tcp in sockets:
+            try:
+                tcp.settimeout(5)
+                if tcp.recv(1) == b"":
+                    cut += 1
+            except (ConnectionResetError, BrokenPipeError):
+                cut += 1
+            except socket.timeout:
+                pass
+            tcp.close()
+    assert cut == 12, f"only {cut} of 12 oversized frames were cut off"
+    poll(lambda: drops(alice).get("sync_broken", 0) >= 12, timeout=10, what="the cut connections counted")
+    # Nothing near 4 × 4 MiB was held (the old node grew by that much a round), and pulls work.
+    grown = rss_kb(alice.process.pid) - before
+    assert grown < 8 * 1024, f"RSS grew by {grown} kB"
+    with WireClient("puller2") as client:
+        assert client.sync(alice.address) != []
+
+
+def test_a_direct_message_key_of_small_order_gives_no_direct_room(lan):
+    alice = lan("alice")
+    with WireClient("mallory") as mallory:
+        mallory.agreement_key = bytes([1]) + bytes(31)  # u = 1: every shared secret is zero
+        mallory.meet(alice.address)
+        alice.wait_for(lambda o: o["type"] == "error" and "anyone could read" in o["message"])
+        # Said once, however often it probes.
+        for _ in range(3):
+            mallory.meet(alice.address)
+        time.sleep(0.5)
+        errors = [o for o in alice.outputs if o["type"] == "error" and "anyone could read" in o["message"]]
+        assert len(errors) == 1
+        assert drops(alice).get("weak_agreement_key") == 1
+        alice.say("/msg mallory are you there?")
+        alice.wait_for(lambda o: o["type"] == "error" and "mallory" in o["message"])
+        time.sleep(0.5)
+        assert not [o for o in alice.outputs if o["type"] == "message" and o.get("direct")]
+
+
+def test_proofs_about_strangers_are_not_kept_or_forwarded(lan):
+    """Throwaway keys that never join each sign two versions of their seq 2 (seven keys a
+    datagram). No origin is quarantined, nothing is stored for them, the peer that was not
+    attacked hears nothing of it, and the room goes on chatting."""
+    alice = lan("alice")
+    bob = lan("bob", peers=[alice.address])
+    for node, other in ((alice, "bob"), (bob, "alice")):
+        node.wait_for(lambda o, other=other: o["type"] == "join" and o["nick"] == other)
+    host, port = alice.address.split(":")
+    keys = [Ed25519PrivateKey.generate() for _ in range(700)]
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        for first in range(0, len(keys), 7):
+            events = []
+            for key in keys[first:first + 7]:
+                origin = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+                for text in ("one version", "another version"):
+                    events.append(encode_event(sign_event(
+                        Event(origin, 2, "superbowl", now_ms(), VersionVector({origin: 1}), Chat(text)), key)))
+            udp.sendto(encode_events(events), (host, int(port)))
+            time.sleep(0.01)
+    poll(lambda: drops(alice).get("stranger_conflict", 0) >= 600, timeout=15, what="the conflicts counted")
+    room = next(r for r in alice.status()["rooms"] if r["name"] == "superbowl")
+    assert room["quarantined"] == {}
+    assert not [r for r in bob.status()["rooms"] if r["quarantined"]]
+    assert drops(bob).get("stranger_conflict", 0) == 0, "alice forwarded nothing"
+    alice.say("still here")
+    bob.message("still here")
+    # A restart loads no proof either.
+    assert alice.quit() == 0
+    again = lan("alice", peers=[bob.address])
+    time.sleep(1)
+    assert all(not r["quarantined"] for r in again.status()["rooms"])
