@@ -55,4 +55,33 @@ import Testing
         #expect(admitted == 5_000)
         #expect(limits.refused == 0)
     }
+
+    // MARK: Signature checks
+
+    @Test func aStrangersSignatureChecksAreBudgetedAndBadOnesCostTenfold() {
+        var limits = DatagramRateLimits()
+        // A datagram of 372 events: a burst of 400 checks covers it, the next one only 28.
+        #expect(limits.checks(372, from: flooder, now: 0) == 372)
+        #expect(limits.checks(372, from: flooder, now: 0) == 28)
+        #expect(limits.checks(372, from: flooder, now: 0) == 0)
+        // A second later: 200 more; all of them bad, they cost 2 000, and the host is silent
+        // for ten seconds.
+        #expect(limits.checks(372, from: flooder, now: 1_000_000) == 200)
+        limits.penalize(200, from: flooder, now: 1_000_000)
+        #expect(limits.checks(10, from: flooder, now: 10_000_000) == 0)
+        #expect(limits.checks(10, from: flooder, now: 11_500_000) == 10)
+        // Another stranger has its own budget; a live peer has none.
+        #expect(limits.checks(100, from: PeerAddress(host: "192.0.2.99", port: 1), now: 11_500_000) == 100)
+        limits.exempt = [alice]
+        #expect(limits.checks(5_000, from: alice, now: 11_500_000) == 5_000)
+    }
+
+    @Test func everyStrangerTogetherHasOneBudget() {
+        var limits = DatagramRateLimits()
+        var granted = 0
+        for host in 0..<20 {
+            granted += limits.checks(400, from: PeerAddress(host: "192.0.2.\(100 + host)", port: 1), now: 0)
+        }
+        #expect(granted == 2_000)
+    }
 }

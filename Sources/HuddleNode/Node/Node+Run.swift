@@ -231,9 +231,16 @@ extension Node {
         // A flood from one address stops here, undecoded (counted as rate_limited).
         let source = DatagramEndpoint.source(of: envelope)
         guard datagramLimits.withLock({ $0.admit(source, now: clock.monotonicMicros()) }) else { return }
+        // Events from a stranger out of signature checks cost no decoding (counted once per
+        // datagram as check_budget).
+        if DatagramEndpoint.carriesEvents(envelope),
+            !datagramLimits.withLock({ $0.hasChecks(for: source, now: clock.monotonicMicros()) })
+        {
+            return await countDropped(.checkBudget, "events from a sender out of signature checks", from: "\(source)")
+        }
         switch DatagramEndpoint.decode(envelope) {
         case .message(.events(let events), let source):
-            let valid = await verify(events, from: "\(source)")
+            let valid = await verify(events, from: "\(source)", budgetOf: source)
             await handle(.events(valid), from: source)
         case .message(let message, let source) where message.isMembership:
             guard message.hasValidMembershipSignature else {
@@ -247,15 +254,25 @@ extension Node {
         }
     }
 
-    /// The events of a datagram or pull batch worth taking: screened, then signature-checked;
-    /// the rest are counted.
-    nonisolated func verify(_ events: [Event], from source: String) async -> [Event] {
-        let screened = await screen(events, from: source)
+    /// The events of a datagram or pull batch worth taking: screened, then signature-checked
+    /// (a datagram's within its sender's budget of checks, `budgetOf`, see
+    /// ``DatagramRateLimits/checks(_:from:now:)``); the rest are counted.
+    nonisolated func verify(_ events: [Event], from source: String, budgetOf sender: PeerAddress? = nil) async -> [Event] {
+        var screened = await screen(events, from: source)
+        if let sender {
+            let allowed = datagramLimits.withLock { $0.checks(screened.count, from: sender, now: clock.monotonicMicros()) }
+            if allowed < screened.count {
+                await countDropped(
+                    .checkBudget, "\(screened.count - allowed) events over the sender's budget of signature checks",
+                    from: source, count: screened.count - allowed)
+                screened.removeSubrange(allowed...)
+            }
+        }
         let valid = await SignatureCheck.valid(screened)
         if valid.count < screened.count {
-            await countDropped(
-                .badSignature, "\(screened.count - valid.count) events whose signatures do not verify", from: source,
-                count: screened.count - valid.count)
+            let bad = screened.count - valid.count
+            if let sender { datagramLimits.withLock { $0.penalize(bad, from: sender, now: clock.monotonicMicros()) } }
+            await countDropped(.badSignature, "\(bad) events whose signatures do not verify", from: source, count: bad)
         }
         return valid
     }

@@ -51,6 +51,9 @@ struct NodeCounters: Sendable {
         case tooFarAhead = "too_far_ahead"
         /// An event over a buffering budget (per origin, per stranger, per room, per node).
         case overBudget = "over_budget"
+        /// An event from a stranger's address past its budget of signature checks: dropped
+        /// unchecked.
+        case checkBudget = "check_budget"
         /// An event from one origin too many in a room.
         case tooManyOrigins = "too_many_origins"
         /// An event of an origin quarantined for equivocation, at or past its proven seq.

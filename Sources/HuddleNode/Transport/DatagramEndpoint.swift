@@ -30,6 +30,12 @@ struct DatagramEndpoint: Sendable {
         return PeerAddress(host: remote.ipAddress ?? "unknown", port: UInt16(clamping: remote.port ?? 0))
     }
 
+    /// Whether the datagram says, in its envelope, that it carries events (kind 1): read before
+    /// decoding, so a sender out of signature checks costs no decoding either.
+    static func carriesEvents(_ envelope: AddressedEnvelope<ByteBuffer>) -> Bool {
+        envelope.data.getInteger(at: envelope.data.readerIndex + 3, as: UInt8.self) == WireMessage.Kind.events.rawValue
+    }
+
     /// Decodes a datagram.
     static func decode(_ envelope: AddressedEnvelope<ByteBuffer>) -> Received {
         let source = source(of: envelope)
