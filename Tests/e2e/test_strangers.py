@@ -13,8 +13,8 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from huddletest.bench.harness import rss_kb
 from huddletest.polling import poll
-from huddletest.wire import (Chat, Event, Join, Limits, VersionVector, WireClient, encode_event, encode_events,
-                             encode_sync_request, now_ms, sign_event)
+from huddletest.wire import (Chat, Event, Join, Limits, RoomKey, VersionVector, WireClient, encode_event,
+                             encode_events, encode_sync_request, now_ms, sign_event)
 
 
 def drops(node):
@@ -173,3 +173,14 @@ def test_a_flood_of_bad_signatures_costs_the_node_a_small_budget_and_chat_goes_o
     assert counted.get("check_budget", 0) >= len(sent) - 3, (len(sent), counted)
     assert cpu < 0.25 * elapsed, f"alice used {cpu:.2f} s of CPU in {elapsed:.1f} s"
     assert sorted(latencies)[10] <= 50, latencies
+
+
+def test_fresh_keys_that_guessed_a_private_rooms_name_cannot_fill_the_screen(lan):
+    alice = lan("alice", passphrase="blue 42")
+    wrong = RoomKey("superbowl", "field goal")
+    for n in range(12):
+        with WireClient(f"guess{n}", keys=[wrong]) as guesser:
+            guesser.meet(alice.address)
+    time.sleep(1)
+    lines = [o for o in alice.outputs if "passphrase for superbowl" in o.get("message", "")]
+    assert 1 <= len(lines) <= 3, lines

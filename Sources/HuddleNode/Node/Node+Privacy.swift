@@ -113,15 +113,21 @@ extension Node {
 
     /// Reads a peer's card from its signed probe or ack: its agreement key, and whether it is in
     /// a private room of the same name as one of this node's under another passphrase, which is
-    /// said once per peer and room. With nobody sharing this node's passphrase yet, this node's
-    /// is taken to be the wrong one.
+    /// said once per peer and room, and at most three times a minute per room: fresh keys cost
+    /// nothing, and anyone who guesses a room's name could otherwise fill the screen. With
+    /// nobody sharing this node's passphrase yet, this node's is taken to be the wrong one.
     func read(card agreementKey: [UInt8], roomTags: [[UInt8]], rooms: [String], of peer: NodeID, nick: String) {
         if agreementKey != WireLimits.noAgreementKey { learned(agreementKey: agreementKey, of: peer, nick: nick) }
         for (room, tag) in zip(rooms, roomTags) where tag != WireLimits.noRoomTag {
             for key in keys.values where joined.contains(key.id) {
+                let mismatch = PassphraseMismatch(peer: peer, room: key.id)
+                let now = clock.wallMillis()
+                let recent = (passphraseMismatchesTold[key.id] ?? []).filter { now - $0 < Self.passphraseMismatchWindow }
                 guard key.isSameNameOtherPassphrase(tag, from: peer, room: room),
-                    passphraseMismatches.insert(PassphraseMismatch(peer: peer, room: key.id)).inserted
+                    !passphraseMismatches.contains(mismatch), recent.count < Self.passphraseMismatchesPerWindow
                 else { continue }
+                passphraseMismatchesTold[key.id] = recent + [now]
+                if passphraseMismatches.count < Self.maximumPassphraseMismatches { passphraseMismatches.insert(mismatch) }
                 if membership.alivePeers(inRoom: key.id).isEmpty {
                     showError("wrong passphrase for \(key.name)? \(nick) is in a \(key.name) with another one")
                 } else {
@@ -130,6 +136,15 @@ extension Node {
             }
         }
     }
+}
+
+extension Node {
+    /// How often, at most, a node says that someone holds another passphrase for one room:
+    /// three times a minute.
+    static let passphraseMismatchWindow: Int64 = 60_000
+    static let passphraseMismatchesPerWindow = 3
+    /// Most (peer, room) pairs remembered as told.
+    static let maximumPassphraseMismatches = 256
 }
 
 /// A peer found in a private room of the same name as one of this node's, under another

@@ -54,6 +54,8 @@ public actor Node {
     /// Peers already told they share no calibration with this node, when sending them a direct
     /// message (once each).
     var uncalibratedDirectsTold: Set<NodeID> = []
+    /// When each private room had someone reported as holding another passphrase, lately.
+    var passphraseMismatchesTold: [String: [Int64]] = [:]
     /// (peer, private room) pairs already reported as holding another passphrase.
     var passphraseMismatches: Set<PassphraseMismatch> = []
     var counters = NodeCounters()
