@@ -53,6 +53,9 @@ extension Huddle {
             // The room as the node would see it: calibration, nicks and causal order from the core.
             let reader = try store.storedIdentity()?.id ?? events[0].origin
             var session = RoomSession(room: key?.id ?? room, reader: reader, key: key)
+            // Nicks told apart as the node tells them: alice#3f9a0c1e for a new key calling
+            // itself alice.
+            session.knownNicks = try store.knownNicks()
             _ = session.restore(events, shown: Set(events.map(\.id)), now: 0)
             let messages = session.history(last: limit ?? .max)
             let renderer = OutputRenderer(json: json, colors: !json && OutputSink.standardOutputWantsColors)
@@ -61,7 +64,7 @@ extension Huddle {
             }
             for event in messages {
                 let gameTime = session.calibration.gameTime(of: event)
-                if let line = renderer.history(event, nick: session.member(event.origin).nick, gameTime: gameTime, room: room) {
+                if let line = renderer.history(event, from: session.member(event.origin), gameTime: gameTime, room: room) {
                     print(line)
                 }
             }

@@ -171,7 +171,7 @@ private func object(_ line: String?) throws -> [String: Any] {
 
     @Test func historyLineHasNoShownTime() throws {
         let stored = event(bob.id, 3, .chat(text: "touchdown"), at: kickoff + 2000)
-        let fields = try object(json.history(stored, nick: "bob", gameTime: kickoff, room: "superbowl"))
+        let fields = try object(json.history(stored, from: bob, gameTime: kickoff, room: "superbowl"))
         #expect(fields["type"] as? String == "message")
         #expect(fields["id"] as? String == bob.id.hex + "#3")
         #expect(fields["from"] as? String == bob.id.hex)
@@ -180,7 +180,7 @@ private func object(_ line: String?) throws -> [String: Any] {
         #expect(fields["game_ms"] as? Int64 == kickoff)
         #expect(fields["shown_at"] == nil)
         #expect(fields["held_ms"] == nil)
-        #expect(json.history(event(bob.id, 4, .leave, at: 0), nick: "bob", gameTime: nil, room: "r") == nil)
+        #expect(json.history(event(bob.id, 4, .leave, at: 0), from: bob, gameTime: nil, room: "r") == nil)
     }
 }
 
@@ -314,8 +314,11 @@ private func object(_ line: String?) throws -> [String: Any] {
 
     @Test func historyLine() {
         let stored = event(bob.id, 3, .chat(text: "touchdown"), at: kickoff + 2000)
-        #expect(plain.history(stored, nick: "bob", gameTime: kickoff, room: "r") == "23:30:05 bob: touchdown")
-        #expect(plain.history(stored, nick: "bob", gameTime: nil, room: "r") == "~23:30:07 bob: touchdown")
+        #expect(plain.history(stored, from: bob, gameTime: kickoff, room: "r") == "23:30:05 bob: touchdown")
+        #expect(plain.history(stored, from: bob, gameTime: nil, room: "r") == "~23:30:07 bob: touchdown")
+        // A second bob is told apart in history as everywhere else.
+        let impostor = Member(id: bob.id, nick: "bob", sharesNick: true)
+        #expect(plain.history(stored, from: impostor, gameTime: kickoff, room: "r") == "23:30:05 bob#\(bob.id.hex.prefix(8)): touchdown")
     }
 
     @Test func describeLag() {

@@ -1,5 +1,6 @@
 """One nick, two keys: nodes are told apart by id, and a new key under a known nick is flagged."""
 
+import subprocess
 import time
 
 
@@ -28,3 +29,31 @@ def test_a_second_node_calling_itself_alice_is_shown_apart_and_flagged(lan):
     again.say("/who")
     who = again.wait_for(lambda o: o["type"] == "info" and o["message"].startswith("in superbowl"))["message"]
     assert f"alice#{mallory.id[:8]}" in who
+
+
+def test_a_new_key_under_a_known_nick_is_told_apart_in_status_history_and_direct_messages(lan, binary):
+    alice = lan("alice")
+    bob = lan("bob", peers=[alice.address])
+    alice.wait_for(lambda o: o["type"] == "join" and o["nick"] == "bob")
+    assert bob.quit() == 0
+    mallory = lan("bob", data_name="mallory", peers=[alice.address])
+    alice.wait_for(lambda o: o["type"] == "nick_conflict" and o["id"] == mallory.id)
+    shown_as = f"bob#{mallory.id[:8]}"
+
+    status = subprocess.run([binary, "status", "--data-dir", str(alice.data_dir)], capture_output=True, text=True,
+                            timeout=10)
+    assert status.returncode == 0, status.stderr
+    assert shown_as in status.stdout, status.stdout
+    members = next(r for r in alice.status()["rooms"] if r["name"] == "superbowl")["members"]
+    assert {m["display_name"] for m in members if m["id"] == mallory.id} == {shown_as}
+
+    mallory.say("i am bob, honest")
+    alice.message("i am bob, honest")
+    history = subprocess.run([binary, "history", "--room", "superbowl", "--data-dir", str(alice.data_dir)],
+                             capture_output=True, text=True, timeout=30)
+    assert f"{shown_as}: i am bob, honest" in history.stdout, history.stdout
+
+    time.sleep(1)  # probes carry the agreement keys
+    mallory.say("/msg alice psst")
+    dm = alice.wait_for(lambda o: o["type"] == "message" and o["text"] == "psst" and o.get("direct"))
+    assert dm["room"] == f"@{shown_as}", dm

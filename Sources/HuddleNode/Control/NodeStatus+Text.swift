@@ -55,7 +55,7 @@ extension NodeStatus {
         } else {
             let rows = peers.map { peer in
                 [
-                    safe(peer.nick), short(peer.id), safe(peer.address), safe(peer.state),
+                    safe(peer.displayName ?? peer.nick), short(peer.id), safe(peer.address), safe(peer.state),
                     peer.rttMs.map(Self.formatRTT) ?? "-",
                     peer.lastSeenMs.map { HumanFormat.duration(milliseconds: $0) + " ago" } ?? "-",
                     peer.rooms.isEmpty ? "-" : peer.rooms.map(safe).joined(separator: ","), safe(peer.foundBy),
@@ -105,11 +105,11 @@ extension NodeStatus {
             lines.append("  score \(safe(board)) on this node's stream (by \(safe(score.by)))")
         }
         func nick(of id: String) -> String {
-            room.members.first { $0.id == id }.map { safe($0.nick) } ?? short(id)
+            room.members.first { $0.id == id }.map { safe($0.displayName ?? $0.nick) } ?? short(id)
         }
         let rows = room.members.map { member -> [String] in
             [
-                safe(member.nick) + (member.id == node.id ? " (you)" : ""), short(member.id),
+                safe(member.displayName ?? member.nick) + (member.id == node.id ? " (you)" : ""), short(member.id),
                 offsetText(member), member.calibrated ? "yes" : "no",
                 member.reference.map(nick(of:)) ?? "-",
             ]

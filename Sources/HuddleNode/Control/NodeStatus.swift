@@ -17,6 +17,9 @@ public struct NodeStatus: Codable, Sendable, Equatable {
     public struct Peer: Codable, Sendable, Equatable {
         public var id: String
         public var nick: String
+        /// The nick as people see it: `nick#3f9a0c1e` when another node goes by it too, or when
+        /// it was first seen with another node (see ``Member/displayName``).
+        public var displayName: String? = nil
         public var address: String
         /// "alive", "suspect" or "gone".
         public var state: String
@@ -31,6 +34,8 @@ public struct NodeStatus: Codable, Sendable, Equatable {
     public struct RoomMember: Codable, Sendable, Equatable {
         public var id: String
         public var nick: String
+        /// The nick as people see it (see ``Peer/displayName``).
+        public var displayName: String? = nil
         /// Offset from the group's reference in ms (positive: behind); nil when not calibrated.
         public var offsetMs: Int64?
         public var calibrated: Bool

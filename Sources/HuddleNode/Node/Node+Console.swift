@@ -103,7 +103,7 @@ extension Node {
                 let events = session.history(last: count)
                 if events.isEmpty { return showInfo("no messages in \(name(of: room)) yet") }
                 for event in events {
-                    show(renderer.history(event, nick: session.member(event.origin).nick,
+                    show(renderer.history(event, from: session.member(event.origin),
                                           gameTime: session.calibration.gameTime(of: event), room: name(of: room)))
                 }
             }

@@ -15,6 +15,15 @@ extension Node {
         }
     }
 
+    /// A peer's nick as people see it: `nick#3f9a0c1e` when the nick was first seen with
+    /// another node, or another live peer goes by it too (see ``Member/displayName``).
+    func displayName(of peer: Peer) -> String {
+        let firstSeen = knownNicks[peer.nick]
+        let shared = membership.peers.values.contains { $0.id != peer.id && $0.nick == peer.nick && $0.state != .gone }
+        return Member(id: peer.id, nick: peer.nick, sharesNick: shared || (firstSeen != nil && firstSeen != peer.id))
+            .displayName
+    }
+
     /// A member joined a room: remember its nick if new, or warn if the nick was first seen
     /// with another node.
     func noticeNick(_ member: Member) {

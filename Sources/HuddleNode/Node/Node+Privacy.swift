@@ -7,6 +7,9 @@ extension Node {
     /// The name people know `room` by: its own name for a public room or a private room this
     /// node has the key of, else "private room ~abcde" (the start of its id).
     func name(of room: String) -> String {
+        // A direct room is named for the peer as people tell it apart: @alice#3f9a0c1e for a
+        // new key calling itself alice.
+        if let other = directs[room], let peer = membership.peers[other] { return "@" + displayName(of: peer) }
         if let key = keys[room] { return key.name }
         return RoomKey.isPrivate(room) ? "private room \(room.prefix(6))" : room
     }

@@ -31,7 +31,8 @@ extension Node {
         let monotonic = clock.monotonicMicros()
         let peers = membership.peers.values.sorted { ($0.nick, $0.id) < ($1.nick, $1.id) }.map { peer in
             NodeStatus.Peer(
-                id: peer.id.hex, nick: peer.nick, address: "\(peer.address)", state: "\(peer.state)",
+                id: peer.id.hex, nick: peer.nick, displayName: displayName(of: peer), address: "\(peer.address)",
+                state: "\(peer.state)",
                 rttMs: peer.rtt.map { Double($0) / 1000 }, lastSeenMs: max(0, (monotonic - peer.lastSeen) / 1000),
                 rooms: peer.rooms, foundBy: "\(peer.foundBy)")
         }
@@ -40,7 +41,8 @@ extension Node {
             let members = session.offsetReport.entries.map { entry in
                 let placement = session.calibration.placement(of: entry.member.id)
                 return NodeStatus.RoomMember(
-                    id: entry.member.id.hex, nick: entry.member.nick, offsetMs: entry.offset,
+                    id: entry.member.id.hex, nick: entry.member.nick, displayName: entry.member.displayName,
+                    offsetMs: entry.offset,
                     calibrated: placement != nil, reference: placement?.reference.hex,
                     behindYouMs: entry.behindReader)
             }

@@ -86,19 +86,19 @@ public struct OutputRenderer: Sendable {
     /// message without `shown_at` and `held_ms`. `nil` for an event that is not a chat message.
     ///
     /// - Parameters:
-    ///   - nick: the sender's nick (from its latest join).
+    ///   - member: the sender (its nick from its latest join; people see ``Member/displayName``).
     ///   - gameTime: the message's game time, `nil` while its sender is not calibrated.
-    public func history(_ event: Event, nick: String, gameTime: Int64?, room: String) -> String? {
+    public func history(_ event: Event, from member: Member, gameTime: Int64?, room: String) -> String? {
         guard case .chat(let text) = event.body else { return nil }
         if json {
             return JSONLine.object([
                 ("type", "message"), ("room", .string(room)), ("id", .string(Self.eventID(event.id))),
-                ("from", .string(event.origin.hex)), ("nick", .string(nick)), ("text", .string(text)),
+                ("from", .string(event.origin.hex)), ("nick", .string(member.nick)), ("text", .string(text)),
                 ("sent_at", .int(event.createdAt)), ("game_ms", .int(gameTime)),
             ]).render()
         }
         return messageLine(
-            time: gameTime ?? event.createdAt, calibrated: gameTime != nil, from: Member(id: event.origin, nick: nick),
+            time: gameTime ?? event.createdAt, calibrated: gameTime != nil, from: member,
             text: text, isReader: false, held: 0)
     }
 
