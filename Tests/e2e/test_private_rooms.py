@@ -110,10 +110,10 @@ def _capture(tmp_path):
     import shutil
     import subprocess
 
-    import pytest
+    from huddletest.skips import cannot_run_here
 
     if shutil.which("tcpdump") is None or os.geteuid() != 0:
-        pytest.skip("needs tcpdump and root (Scripts/bootstrap installs tcpdump; CI runs as root)")
+        cannot_run_here("needs tcpdump and root (Scripts/bootstrap installs tcpdump; CI runs as root)")
     path = tmp_path / "lo.pcap"
     process = subprocess.Popen(["tcpdump", "-i", "lo", "-U", "-s", "0", "-w", str(path)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
