@@ -173,8 +173,14 @@ def test_private_asks_for_the_passphrase_without_showing_it(lan, pane, tmp_path)
     alice.press("Enter")
     alice.wait_for(lambda rows: rows[-1].startswith("passphrase for superbowl (hidden):"), what="the hidden prompt")
     alice.type("touchdown")
-    rows = alice.wait_for(lambda rows: True, what="the screen")
+    # The hidden prompt draws nothing for a key, so nothing on screen says the node has read
+    # them yet. Ctrl-L redraws (the status line and the prompt, alone on a cleared screen) once
+    # the node has read every key typed before it: only then is the screen what they left.
+    alice.press("C-l")
+    rows = alice.wait_for(lambda rows: len(rows) == 2 and rows[-1].startswith("passphrase for superbowl (hidden):"),
+                          what="the screen redrawn under the hidden prompt")
     assert not any("touchdown" in row for row in rows), rows
+    assert "touchdown" not in alice.transcript()
     alice.press("Enter")
     bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice", what="alice in the private room")
     rows = alice.wait_for_text("superbowl (private)")
