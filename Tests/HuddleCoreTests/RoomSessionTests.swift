@@ -120,6 +120,25 @@ import Testing
         #expect(restarted.calibration == lan.rooms[1].calibration)
     }
 
+    @Test func aLeaveIsShownOnceAndTakesTheMemberOutOfTheRoomEverywhere() throws {
+        var lan = try lan()
+        let two = Member(id: ids[1].id, nick: "two")
+        #expect(lan.rooms[0].members.map(\.nick) == ["one", "three", "two"])
+        let before = lan.outputs.map(\.count)
+        try lan.make(1, .leave, at: base + 1_000, signer: ids[1])
+        for reader in 0..<3 {
+            let outputs = Array(lan.outputs[reader][before[reader]...])
+            #expect(outputs.first == .left(two), "on \(reader): \(outputs)")
+            #expect(outputs.filter { $0 == .left(two) }.count == 1)
+            #expect(lan.rooms[reader].members.map(\.nick) == ["one", "three"])
+        }
+
+        // Back again: joined, and a member once more.
+        try lan.make(1, .join(nick: "two"), at: base + 2_000, signer: ids[1])
+        #expect(lan.outputs[0].last { if case .joined = $0 { true } else { false } } == .joined(two))
+        #expect(lan.rooms[0].members.map(\.nick) == ["one", "three", "two"])
+    }
+
     @Test func composeRefusesWhatTheWireWouldReject() {
         var room = RoomSession(room: "superbowl", reader: ids[0].id)
         let tooLong = String(repeating: "x", count: WireLimits.maxChatTextBytes + 1)

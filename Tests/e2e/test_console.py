@@ -195,6 +195,22 @@ def test_private_asks_for_the_passphrase_without_showing_it(lan, pane, tmp_path)
     assert "/private superbowl" in history and "touchdown" not in history
 
 
+def test_history_n_shows_the_last_n_messages_again(lan, pane):
+    bob, alice = bob_and_alice_at_a_terminal(lan, pane)
+    for text in ("first down", "second down", "third down"):
+        bob.say(text)
+        alice.wait_for_text(f"bob: {text}")
+
+    alice.type("/history 2")
+    alice.press("Enter")
+    # The last two, by game time, again under the conversation; the first is not repeated.
+    rows = alice.wait_for(lambda rows: sum("bob: third down" in row for row in rows) == 2, what="the history")
+    assert rows[-4].endswith("bob: second down") and rows[-3].endswith("bob: third down"), rows
+    assert sum("bob: second down" in row for row in rows) == 2, rows
+    assert sum("bob: first down" in row for row in rows) == 1, rows
+    assert rows[-1] == "superbowl>", rows
+
+
 def test_ctrl_s_pauses_and_ctrl_q_resumes_with_the_line_kept(lan, pane):
     bob, alice = bob_and_alice_at_a_terminal(lan, pane)
     alice.type("half a li")
