@@ -4,6 +4,7 @@ peer's messages arrive, one-key marks, and a terminal left as it was found."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
 
@@ -214,10 +215,20 @@ def test_history_n_shows_the_last_n_messages_again(lan, pane):
 def test_ctrl_s_pauses_and_ctrl_q_resumes_with_the_line_kept(lan, pane):
     bob, alice = bob_and_alice_at_a_terminal(lan, pane)
     alice.type("half a li")
+    # The pause is timed at the keypress: after the test began pressing, before the screen said
+    # so; the resume likewise. The span shown lies between what those instants allow.
+    pressing_pause = time.monotonic()
     alice.press("C-s")
     rows = alice.wait_for(lambda rows: "paused 0:0" in rows[-2], what="paused in the status line")
+    paused_seen = time.monotonic()
     assert rows[-1] == "superbowl> half a li", rows
     time.sleep(1.2)
+    pressing_resume = time.monotonic()
     alice.press("C-q")
-    rows = alice.wait_for_text("resumed after 0:01")
+    rows = alice.wait_for_text("resumed after ")
+    resumed_seen = time.monotonic()
+    line = next(row for row in rows if "resumed after " in row)
+    minutes, seconds = re.search(r"resumed after (\d+):(\d\d)", line).groups()
+    shown = int(minutes) * 60 + int(seconds)
+    assert int(pressing_resume - paused_seen) <= shown <= int(resumed_seen - pressing_pause), line
     assert "paused" not in rows[-2] and rows[-1] == "superbowl> half a li", rows

@@ -142,13 +142,34 @@ def kill_all(nodes: Iterable[Node]) -> None:
             node.process.wait()
 
 
-def calibrate(ahead: Node, behind: Node, seconds: float, label: str = "kickoff") -> None:
-    """Makes `behind`'s stream `seconds` later than `ahead`'s: `ahead` marks `label`, `behind` marks
-    it `seconds` later; returns once both have the offsets."""
-    ahead.say(f"/now {label}")
-    behind.wait_for(lambda o: o["type"] == "mark" and o["nick"] == ahead.name)
-    time.sleep(seconds)
-    behind.say(f"/now {label}")
-    for node in (ahead, behind):
-        node.wait_for(lambda o: o["type"] == "offsets" and o["offsets"].get(behind.name) is not None)
+# How far apart what a test measures and what the nodes make of it may be, in ms, with both
+# cores of the machine busy: a typed line's time on the node against when the test typed it (a
+# node reads its stdin when the scheduler lets it), and a held message's showing against when it
+# was due (a timer that fires late). Timing checks compare with what the test itself set up and
+# measured (when it typed, how long it actually slept), never with the nominal figures.
+TIMING_TOLERANCE_MS = 150
 
+
+def typed(node: Node, line: str) -> float:
+    """Types `line` into `node` and returns when (time.monotonic(), in s): the node times a line
+    when it reads it, as soon after this as it runs."""
+    node.say(line)
+    return time.monotonic()
+
+
+def calibrate(ahead: Node, behind: Node, seconds: float, label: str = "kickoff") -> float:
+    """Makes `behind`'s stream about `seconds` later than `ahead`'s: `ahead` marks `label`, and
+    `behind` marks it `seconds` later (or once the first mark has reached it, if that takes
+    longer). Returns once both nodes have the offset, with the offset as set up: the ms between
+    the two marks being typed, which the nodes' own offset must match within
+    TIMING_TOLERANCE_MS. Compare timings with that, not with `seconds`."""
+    first = typed(ahead, f"/now {label}")
+    behind.wait_for(lambda o: o["type"] == "mark" and o["nick"] == ahead.name)
+    time.sleep(max(0.0, first + seconds - time.monotonic()))
+    set_up = (typed(behind, f"/now {label}") - first) * 1000
+    for node in (ahead, behind):
+        offsets = node.wait_for(lambda o: o["type"] == "offsets" and o["offsets"].get(behind.name) is not None
+                                and o["offsets"].get(ahead.name) is not None)["offsets"]
+        found = offsets[behind.name] - offsets[ahead.name]
+        assert abs(found - set_up) <= TIMING_TOLERANCE_MS, f"{node.name} found {found} ms, set up {set_up:.0f} ms"
+    return set_up
