@@ -1,13 +1,15 @@
 """DESIGN.md's worked example with three real nodes, at half speed (1 s there is 0.5 s here).
 
-Timings are checked against what the test set up, as it measured it (when it typed each mark,
-how long it actually paused), within TIMING_TOLERANCE_MS: a sleep that overslept on a busy
-machine moves what is expected with it, and the check still catches a node that is off."""
+Timings are checked against what the test set up, as it measured it: each mark lies between
+when it was typed and when the node showed it, a pause between when it was typed and seen; a
+held message is shown never before its due time and at most TIMING_TOLERANCE_MS after. A sleep
+that overslept on a busy machine moves what is expected with it, and the checks still catch a
+node that is off."""
 
 import re
 import time
 
-from huddletest.node import TIMING_TOLERANCE_MS, calibrate, typed
+from huddletest.node import TIMING_TOLERANCE_MS, answered, calibrate, mark, within
 
 
 def connect_three(lan):
@@ -34,18 +36,21 @@ def test_worked_example_holds_messages_back_by_the_stream_offsets(lan):
     def at(seconds):
         time.sleep(max(0, start + seconds - time.monotonic()))
 
-    one_a = typed(one, "/now A")       # t = 1 s in the design
+    one_a = mark(one, "A")       # t = 1 s in the design
     at(1.0)
-    two_a = typed(two, "/now A")       # t = 2 s: two is 1 s behind one
+    two_a = mark(two, "A")       # t = 2 s: two is 1 s behind one
     at(2.0)
-    three_b = typed(three, "/now B")   # t = 3 s: nothing known about three yet
+    three_b = mark(three, "B")   # t = 3 s: nothing known about three yet
     at(4.0)
-    two_b = typed(two, "/now B")       # t = 5 s: three is 1 s ahead of one
+    two_b = mark(two, "B")       # t = 5 s: three is 1 s ahead of one
 
-    # What those marks set up, as typed: two behind one by A, three against two by B.
-    two_behind = (two_a - one_a) * 1000
-    expected = {"one": 0, "two": two_behind, "three": two_behind - (two_b - three_b) * 1000}
-    assert abs(expected["two"] - 1000) < 500 and abs(expected["three"] + 1000) < 500, expected  # roughly the design
+    # What those marks set up, as the test timed them: two behind one by A, three against two
+    # by B (each a window: at least, at most).
+    two_behind = two_a - one_a
+    two_after_three = two_b - three_b
+    expected = {"one": (0, 0), "two": two_behind,
+                "three": (two_behind[0] - two_after_three[1], two_behind[1] - two_after_three[0])}
+    assert within(1000, expected["two"], 500) and within(-1000, expected["three"], 500), expected  # the design
 
     def offsets_settled(o):
         offsets = o.get("offsets", {})
@@ -54,8 +59,9 @@ def test_worked_example_holds_messages_back_by_the_stream_offsets(lan):
     found = {}
     for node in (one, two, three):
         found[node.name] = offsets = node.wait_for(offsets_settled, what="all three calibrated")["offsets"]
-        for nick, value in expected.items():
-            assert abs(offsets[nick] - value) <= TIMING_TOLERANCE_MS, (node.name, offsets, expected)
+        assert found[node.name] == found["one"], found  # the same on every node
+        for nick, window in expected.items():
+            assert within(offsets[nick], window), (node.name, offsets, expected)
 
     # status --json shows the same offsets.
     room = next(r for r in one.status()["rooms"] if r["name"] == "superbowl")
@@ -71,11 +77,8 @@ def test_worked_example_holds_messages_back_by_the_stream_offsets(lan):
     assert sent["held_ms"] == 0
     for reader in (one, two):
         shown = reader.message("what a catch")
-        due = found[reader.name][reader.name] - found[reader.name]["three"]
+        due = found[reader.name][reader.name] - found[reader.name]["three"]  # about 1 s on one, 2 s on two
         assert due <= delay_on(reader, shown, sent) <= due + TIMING_TOLERANCE_MS, (reader.name, due, shown)
-        # ...which is what the marks set up,
-        assert abs(delay_on(reader, shown, sent) - (expected[reader.name] - expected["three"])) \
-            <= 2 * TIMING_TOLERANCE_MS, (reader.name, expected, shown)
         # ...held from its arrival, a moment after it was sent.
         assert 0 <= delay_on(reader, shown, sent) - shown["held_ms"] <= TIMING_TOLERANCE_MS, shown
         assert shown["game_ms"] is not None
@@ -105,33 +108,29 @@ def test_a_pause_holds_everything_and_adds_its_span_to_the_offset(lan):
     behind = calibrate(alice, bob, 1)
 
     # The pause began after it was typed and before bob said so: the test knows its span to
-    # within those two instants, at either end.
-    pause_typed = typed(bob, "/pause")
-    bob.wait_for(lambda o: o["type"] == "info" and o["message"].startswith("paused"))
-    paused = time.monotonic()
+    # within those instants, at either end.
+    pause, _ = answered(bob, "/pause", lambda o: o["type"] == "info" and o["message"].startswith("paused"))
     assert bob.status()["node"]["paused_ms"] >= 0
     alice.say("during the pause")
     time.sleep(1.1)
-    status_typed = typed(bob, "/status")
-    line = bob.wait_for(lambda o: o["type"] == "info" and o["message"].startswith("superbowl · "))["message"]
-    status_seen = time.monotonic()
-    assert int(status_typed - paused) <= elapsed_shown(line, "paused") <= int(status_seen - pause_typed), line
-    time.sleep(max(0, paused + 3 - time.monotonic()))
+    status, line = answered(bob, "/status", lambda o: o["type"] == "info" and o["message"].startswith("superbowl · "))
+    assert int(status.typed - pause.seen) <= elapsed_shown(line["message"], "paused") \
+        <= int(status.seen - pause.typed), line
+    time.sleep(max(0, pause.seen + 3 - time.monotonic()))
     assert "during the pause" not in bob.shown_texts()
-    resume_typed = typed(bob, "/resume")
-    resumed = bob.wait_for(lambda o: o["type"] == "info" and o["message"].startswith("resumed after"))["message"]
-    resume_seen = time.monotonic()
-    shortest, longest = resume_typed - paused, resume_seen - pause_typed  # the span, in s
-    assert int(shortest) <= elapsed_shown(resumed, "resumed after") <= int(longest), resumed
-    grew = float(re.search(r"your offset grew by (\d+\.\d) s", resumed).group(1))
-    assert shortest - 0.05 <= grew <= longest + 0.05, resumed
+    resume, resumed = answered(bob, "/resume", lambda o: o["type"] == "info" and o["message"].startswith("resumed"))
+    span = resume - pause  # ms, at least and at most
+    assert int(span[0] / 1000) <= elapsed_shown(resumed["message"], "resumed after") <= int(span[1] / 1000), resumed
+    grew = float(re.search(r"your offset grew by (\d+\.\d) s", resumed["message"]).group(1)) * 1000
+    assert within(grew, span, 50), (span, resumed)
     # alice's offsets see bob that much further behind: the nudge was gossiped.
-    alice.wait_for(lambda o: o["type"] == "offsets"
-                   and (o["offsets"].get("bob") or 0) >= behind + grew * 1000 - TIMING_TOLERANCE_MS)
+    alice.wait_for(lambda o: o["type"] == "offsets" and within(o["offsets"].get("bob") or 0,
+                                                               (behind[0] + span[0], behind[1] + span[1]), 50))
 
-    # Held by the offset calibrated and the pause, both as the test measured them.
-    low = behind + shortest * 1000 - TIMING_TOLERANCE_MS
-    high = behind + longest * 1000 + TIMING_TOLERANCE_MS
+    # Held by the offset calibrated and the pause, both as the test measured them, give or take
+    # a late timer or a late arrival.
+    low = behind[0] + span[0] - TIMING_TOLERANCE_MS
+    high = behind[1] + span[1] + TIMING_TOLERANCE_MS
     during = bob.message("during the pause", timeout=10)
     assert low <= during["held_ms"] <= high, (low, during, high)
     alice.say("after the pause")
@@ -152,12 +151,12 @@ def test_a_score_from_a_stream_ahead_reaches_a_viewer_behind_at_its_own_moment(l
     sent = alice.wait_for(lambda o: o["type"] == "score")
     sent_seen = time.monotonic()
     assert sent["held_ms"] == 0 and [sent["home"], sent["guest"]] == [7, 0]
-    time.sleep(max(0, sent_seen + behind / 2000 - time.monotonic()))
+    time.sleep(max(0, sent_seen + behind[0] / 2000 - time.monotonic()))
     # Half-way: bob's stream has not reached the touchdown yet; neither has his scoreboard.
     assert not [o for o in bob.outputs if o["type"] == "score"]
     assert bob.status()["rooms"][0].get("score") is None
     got = bob.wait_for(lambda o: o["type"] == "score", timeout=10)
-    assert abs(got["held_ms"] - behind) <= TIMING_TOLERANCE_MS, (behind, got)
+    assert behind[0] - TIMING_TOLERANCE_MS <= got["held_ms"] <= behind[1] + TIMING_TOLERANCE_MS, (behind, got)
     assert got["by"] == "alice" and got["home_team"] == "Chiefs" and not got["correction"]
     score = bob.status()["rooms"][0]["score"]
     assert score == {"home": 7, "guest": 0, "by": "alice", "home_team": "Chiefs", "guest_team": "Eagles"}
