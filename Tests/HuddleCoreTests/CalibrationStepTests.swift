@@ -129,7 +129,10 @@ import Testing
             stepped += outputs.filter { if case .lagStepped = $0 { true } else { false } }
         }
         #expect(stepped.count == 1)
-        guard case .lagStepped(let member, let change, let offset) = stepped.first else { return }
+        guard case .lagStepped(let member, let change, let offset) = try #require(stepped.first) else {
+            Issue.record("expected a lag step, got \(stepped)")
+            return
+        }
         #expect(member.nick == "bob" && offset == 5_000)
         // Found at bob's fifth mark: the fit had drifted to 2.6 s, so the step moved it 2.4 s.
         #expect(change > 2_000 && change <= 3_000)

@@ -487,11 +487,17 @@ private let second: Int64 = 1_000_000
 
         // To carol: her own record first (so she can refute), then the fresh news about bob.
         let toCarol = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: later)
-        guard case .send(.ack(let ack), _) = try #require(toCarol.first) else { return }
+        guard case .send(.ack(let ack), _) = try #require(toCarol.first) else {
+            Issue.record("carol's probe was not answered first with an ack: \(toCarol)")
+            return
+        }
         #expect(ack.peers == [record(bob, "bob", at: bobAt, .gone), record(carol, "carol", at: carolAt, .suspect)])
         // Once the news is old, gone peers are no longer gossiped.
         let toDave = membership.receive(probe(from: dave, nick: "dave", port: 7004), from: daveAt, now: later + 11 * second)
-        guard case .send(.ack(let old), _) = try #require(toDave.first) else { return }
+        guard case .send(.ack(let old), _) = try #require(toDave.first) else {
+            Issue.record("dave's probe was not answered first with an ack: \(toDave)")
+            return
+        }
         #expect(old.peers == [record(carol, "carol", at: carolAt, .suspect)])
     }
 

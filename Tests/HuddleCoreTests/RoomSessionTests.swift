@@ -95,7 +95,8 @@ import Testing
         #expect(lan.outputs[2].contains { if case .calibrationEvent = $0 { true } else { false } })
     }
 
-    @Test func aRestoreShowsNothingTwiceAndStillShowsWhatWasHeld() throws {
+    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    func aRestoreShowsNothingTwiceAndStillShowsWhatWasHeld(seed: UInt64) throws {
         var lan = try lan()
         try lan.make(0, .mark(label: "A"), at: base + 2_000, signer: ids[0])
         try lan.make(1, .mark(label: "A"), at: base + 4_000, signer: ids[1])
@@ -107,13 +108,35 @@ import Testing
 
         // Node 2 restarts at base + 14 000 from its stored events.
         var restarted = RoomSession(room: "superbowl", reader: ids[1].id)
-        let outputs = restarted.restore(lan.rooms[1].log.delivered.shuffled(), shown: shownOnTwo, now: base + 14_000)
+        // The store hands events back in any order.
+        var random = SplitMix64(seed: seed)
+        let stored = lan.rooms[1].log.delivered.shuffled(using: &random)
+        let outputs = restarted.restore(stored, shown: shownOnTwo, now: base + 14_000)
         #expect(outputs.isEmpty)
         #expect(restarted.heldBackCount == 1)
         #expect(restarted.nextWake == base + 15_000)
         let later = restarted.wake(now: base + 15_000)
         #expect(later.count == 1)
         #expect(restarted.calibration == lan.rooms[1].calibration)
+    }
+
+    @Test func aLeaveIsShownOnceAndTakesTheMemberOutOfTheRoomEverywhere() throws {
+        var lan = try lan()
+        let two = Member(id: ids[1].id, nick: "two")
+        #expect(lan.rooms[0].members.map(\.nick) == ["one", "three", "two"])
+        let before = lan.outputs.map(\.count)
+        try lan.make(1, .leave, at: base + 1_000, signer: ids[1])
+        for reader in 0..<3 {
+            let outputs = Array(lan.outputs[reader][before[reader]...])
+            #expect(outputs.first == .left(two), "on \(reader): \(outputs)")
+            #expect(outputs.filter { $0 == .left(two) }.count == 1)
+            #expect(lan.rooms[reader].members.map(\.nick) == ["one", "three"])
+        }
+
+        // Back again: joined, and a member once more.
+        try lan.make(1, .join(nick: "two"), at: base + 2_000, signer: ids[1])
+        #expect(lan.outputs[0].last { if case .joined = $0 { true } else { false } } == .joined(two))
+        #expect(lan.rooms[0].members.map(\.nick) == ["one", "three", "two"])
     }
 
     @Test func composeRefusesWhatTheWireWouldReject() {

@@ -106,6 +106,69 @@ struct WireFuzzTests {
         #expect(decoded > 0 && decoded < total)
     }
 
+    /// The frames `stream` holds, read straight off its length prefixes: the reference the
+    /// splitter is checked against. `error` is set if a length over `maxFrameBytes` ends it;
+    /// `consumed` is the bytes the frames take, prefixes included.
+    static func frames(in stream: [UInt8], maxFrameBytes: Int = WireLimits.maxFrameBytes)
+        -> (frames: [[UInt8]], error: WireError?, consumed: Int)
+    {
+        var frames: [[UInt8]] = []
+        var at = 0
+        while stream.count - at >= 4 {
+            let length = stream[at..<at + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            guard length <= maxFrameBytes else {
+                return (frames, .frameTooLarge(length: length, max: maxFrameBytes), at)
+            }
+            guard at + 4 + Int(length) <= stream.count else { break }
+            frames.append(Array(stream[at + 4..<at + 4 + Int(length)]))
+            at += 4 + Int(length)
+        }
+        return (frames, nil, at)
+    }
+
+    @Test("a mutated TCP stream, cut into random chunks, splits into the frames it holds; each is checked",
+          arguments: [UInt64(41), 42, 43])
+    func mutatedStreams(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        var failures: [[UInt8]] = []
+        var decoded = 0, failed = 0
+        for _ in 0..<300 {
+            let messages = (0..<Int.random(in: 1...4, using: &rng)).map { _ in WireSamples.randomMessage(using: &rng) }
+            let stream = Self.mutate(messages.flatMap { WireFrame.encode($0) }, using: &rng)
+            let expected = Self.frames(in: stream)
+            var splitter = FrameSplitter()
+            var frames: [[UInt8]] = []
+            var thrown: WireError?
+            var index = 0
+            while index < stream.count {
+                let end = min(stream.count, index + Int.random(in: 1...64, using: &rng))
+                do throws(WireError) {
+                    frames += try splitter.append(stream[index..<end])
+                } catch {
+                    thrown = error
+                    break
+                }
+                index = end
+            }
+            #expect(thrown == expected.error)
+            if thrown == nil {
+                // Every frame, in order, and what is left is the incomplete last one.
+                #expect(frames == expected.frames, "\(stream)")
+                #expect(splitter.bufferedByteCount == stream.count - expected.consumed)
+            } else {
+                // The stream cannot be resynchronised: frames of the chunk with the bad length go
+                // with the connection, the ones before it were right.
+                failed += 1
+                #expect(expected.frames.starts(with: frames), "\(stream)")
+            }
+            // What decodes of them re-encodes to exactly the frame (checkCanonical).
+            for frame in frames where Self.checkCanonical(frame, &failures) { decoded += 1 }
+        }
+        #expect(failures.isEmpty, "\(failures)")
+        // Sanity: the mutations leave many frames that decode, and break some streams for good.
+        #expect(decoded > 300 && failed > 0)
+    }
+
     @Test("every single-bit flip of a sample either throws or re-encodes to the mutated bytes")
     func allBitFlips() {
         var failures: [[UInt8]] = []

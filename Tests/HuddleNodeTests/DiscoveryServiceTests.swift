@@ -34,21 +34,24 @@ final class DiscoveryLogCapture: Sendable {
     }
 }
 
-/// Whether this process can be sure no mDNS daemon answers: no system bus is configured or
-/// present, so Avahi's compat library cannot reach avahi-daemon. The live tests set
-/// `HUDDLE_DISCOVERY_TEST_PEER=1` and run where one does answer.
-let noMDNSDaemonExpected: Bool = {
-    let environment = ProcessInfo.processInfo.environment
-    guard environment["HUDDLE_DISCOVERY_TEST_PEER"] != "1" else { return false }
-    #if os(Linux)
-    guard environment["DBUS_SYSTEM_BUS_ADDRESS"] == nil else { return false }
-    return !["/run/dbus/system_bus_socket", "/var/run/dbus/system_bus_socket"].contains {
-        FileManager.default.fileExists(atPath: $0)
+/// Points this test process's Avahi client at a system D-Bus that does not exist, so no mDNS
+/// daemon can answer it: the suite sees what a machine without avahi-daemon sees, whether or not
+/// this one runs a system bus with an avahi-daemon on it (and never talks to that daemon). Avahi's
+/// client library reads `DBUS_SYSTEM_BUS_ADDRESS` when it first connects; the variable is set
+/// while the test plan is prepared, before any test runs. The live daemon's side is tested on
+/// the LAN bed (`Tests/lan/test_lan.py`), with real avahi-daemons in network namespaces.
+struct NoMDNSDaemonTrait: SuiteTrait, TestTrait {
+    static let busAddress = "unix:path=/nonexistent/huddle-tests/no-system-bus"
+
+    func prepare(for test: Test) async throws {
+        setenv("DBUS_SYSTEM_BUS_ADDRESS", Self.busAddress, 1)
     }
-    #else
-    return false  // Bonjour is always there on macOS.
-    #endif
-}()
+}
+
+extension Trait where Self == NoMDNSDaemonTrait {
+    /// No mDNS daemon answers this process (see ``NoMDNSDaemonTrait``).
+    static var noMDNSDaemon: Self { Self() }
+}
 
 /// Reads a discovery stream in a task of its own and keeps every event, with when it came.
 final class DiscoveryEventRecorder: Sendable {
@@ -102,14 +105,14 @@ extension DiscoveryEvent {
     }
 }
 
-@Suite(.serialized) struct DiscoveryServiceTests {
+@Suite(.serialized, .noMDNSDaemon) struct DiscoveryServiceTests {
     private var shortRetry: DiscoveryConfiguration {
         var configuration = DiscoveryConfiguration()
         configuration.retryInterval = .milliseconds(200)
         return configuration
     }
 
-    @Test(.enabled(if: noMDNSDaemonExpected, "an mDNS daemon may answer here"), .timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)))
     func withoutADaemonDiscoveryIsUnavailableOnce() async {
         let logs = DiscoveryLogCapture()
         let discovery = ServiceDiscovery(logger: logs.logger(), configuration: shortRetry)
@@ -140,7 +143,7 @@ extension DiscoveryEvent {
         discovery.stop()  // idempotent
     }
 
-    @Test(.enabled(if: noMDNSDaemonExpected, "an mDNS daemon may answer here"), .timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)))
     func browseOnlyWithoutADaemon() async {
         let discovery = ServiceDiscovery(logger: DiscoveryLogCapture().logger())
         let recorder = DiscoveryEventRecorder(discovery.start(advertising: nil))
@@ -163,7 +166,7 @@ extension DiscoveryEvent {
         discovery.update(rooms: ["a"])  // does nothing
     }
 
-    @Test(.enabled(if: noMDNSDaemonExpected, "an mDNS daemon may answer here"), .timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)))
     func secondStartGivesAFinishedStream() async {
         let discovery = ServiceDiscovery(logger: DiscoveryLogCapture().logger(), configuration: shortRetry)
         let recorder = DiscoveryEventRecorder(discovery.start(advertising: nil))
@@ -173,7 +176,7 @@ extension DiscoveryEvent {
         discovery.stop()
     }
 
-    @Test(.enabled(if: noMDNSDaemonExpected, "an mDNS daemon may answer here"), .timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)))
     func droppingTheStreamStopsDiscovery() async {
         let logs = DiscoveryLogCapture()
         let discovery = ServiceDiscovery(logger: logs.logger(), configuration: shortRetry)
@@ -190,7 +193,7 @@ extension DiscoveryEvent {
         discovery.stop()  // returns at once: the thread is gone
     }
 
-    @Test(.enabled(if: noMDNSDaemonExpected, "an mDNS daemon may answer here"), .timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(1)))
     func instancesGiveBackWhatTheyTake() async {
         // Each start makes a thread and a pipe, each retry a dns_sd ref; stop gives them all back.
         func openFiles() -> Int {

@@ -165,19 +165,69 @@ private let validStrings = [
         }
     }
 
-    @Test func everyPrefixAndMutationParsesOrThrows() {
-        // Never traps: every prefix, and every single-byte change, of a valid record.
+    /// Where each string of alice's record starts (its length byte), in wire order.
+    private static let starts = validStrings.indices.map { k in validStrings[..<k].reduce(0) { $0 + 1 + $1.utf8.count } }
+
+    /// Parses `txt`, never trapping: the advertisement or the typed reason it was refused.
+    private static func outcome(_ txt: [UInt8]) -> Result<ServiceAdvertisement, TXTRecordError> {
+        Result { () throws(TXTRecordError) in try ServiceAdvertisement.parse(txt: txt, port: alice.port) }
+    }
+
+    @Test func everyPrefixIsRefusedForWhatItCutOff() {
+        // A cut inside a string runs past the end at that string's length byte; a cut between
+        // strings lacks the first key parse asks for (txtvers, id, proto, nick, rooms).
         let txt = alice.txtRecord()
-        for end in 0...txt.count {
-            _ = try? ServiceAdvertisement.parse(txt: Array(txt[..<end]), port: 1)
+        #expect(txt.count == Self.starts.last! + 1 + validStrings.last!.utf8.count)
+        for end in 0..<txt.count {
+            let expected: TXTRecordError
+            if let whole = Self.starts.firstIndex(of: end) {
+                let present = Set(validStrings[..<whole].map { String($0.prefix { $0 != "=" }) })
+                expected = .missingKey(["txtvers", "id", "proto", "nick", "rooms"].first { !present.contains($0) }!)
+            } else {
+                expected = .truncated(offset: Self.starts.last { $0 < end }!)
+            }
+            #expect(Self.outcome(Array(txt[..<end])) == .failure(expected), "cut at \(end)")
         }
-        for index in txt.indices {
-            for value: UInt8 in [0, 1, 0x3D, 0x7F, 0xFF] {
-                var mutated = txt
-                mutated[index] = value
-                _ = try? ServiceAdvertisement.parse(txt: mutated, port: 1)
+        #expect(Self.outcome(txt) == .success(alice))
+    }
+
+    @Test func everySingleByteChangeParsesOrIsRefusedUnderItsKey() throws {
+        // Never traps. A changed value byte is refused under that value's key, except an "=" in
+        // the nick or a room, which is text like any other; anything that parses round-trips.
+        let txt = alice.txtRecord()
+        var parsed = 0
+        for (k, string) in validStrings.enumerated() {
+            let key = String(string.prefix { $0 != "=" })
+            let valueStart = Self.starts[k] + 1 + key.utf8.count + 1
+            for index in Self.starts[k]..<(Self.starts[k] + 1 + string.utf8.count) {
+                for value: UInt8 in [0, 1, 0x3D, 0x7F, 0xFF] where value != txt[index] {
+                    var mutated = txt
+                    mutated[index] = value
+                    let result = Self.outcome(mutated)
+                    if case .success(let ad) = result {
+                        parsed += 1
+                        #expect(Self.outcome(ad.txtRecord()) == .success(ad), "\(mutated)")
+                    }
+                    guard index >= valueStart else { continue }  // a length byte or the key
+                    switch key {
+                    case "txtvers":
+                        #expect(result == .failure(.unsupportedVersion(String(decoding: [value], as: UTF8.self))))
+                    case "nick" where value == 0x3D:
+                        var nick = Array("alice".utf8)
+                        nick[index - valueStart] = value
+                        #expect(try result.get().nick == String(decoding: nick, as: UTF8.self))
+                    case "rooms" where value == 0x3D:
+                        var rooms = Array("superbowl,nfl".utf8)
+                        rooms[index - valueStart] = value
+                        let expected = rooms.split(separator: 0x2C).map { String(decoding: $0, as: UTF8.self) }
+                        #expect(try result.get().rooms == expected)
+                    default:
+                        #expect(result == .failure(.invalidValue(key: key)), "\(key) byte \(index) = \(value)")
+                    }
+                }
             }
         }
+        #expect(parsed > 0)
     }
 
     // MARK: Instance names

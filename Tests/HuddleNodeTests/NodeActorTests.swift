@@ -63,7 +63,10 @@ import Testing
         let probe = Probe(
             from: forged.id, nick: "bob", incarnation: 1, sequence: 1, sentAt: 0, port: peer.port, rooms: [room],
             peers: [])
-        guard case .probe(let signedByMallory) = forged.signed(.probe(probe)) else { return }
+        guard case .probe(let signedByMallory) = forged.signed(.probe(probe)) else {
+            Issue.record("signing a probe gave something other than a probe")
+            return
+        }
         var claim = signedByMallory
         claim.from = bob.id
         peer.send(.probe(claim), toPort: alice.port)

@@ -35,6 +35,18 @@ import Testing
         #expect(report.p50Ms == 30)
     }
 
+    /// The message budget of the broadcast workload (BENCHMARKS.md, Scripts/simulate): 25 nodes,
+    /// 100 ms links, no loss, at most 30 messages per broadcast, everything delivered. At least
+    /// 24: one to each other node, so the count counts.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func twentyFiveNodesSpendAtMostThirtyMessagesPerBroadcast(seed: UInt64) {
+        let report = run(SimulationConfig(nodes: 25, latencyMs: 100, broadcasts: 200, rate: 10, seed: seed))
+        #expect(report.deliveredFraction == 1)
+        #expect(report.duplicatesShown == 0)
+        #expect(report.messagesPerBroadcast <= 30, "\(report.messagesByKind)")
+        #expect(report.messagesPerBroadcast >= 24)
+    }
+
     @Test func aHealedPartitionCatchesUp() {
         var config = SimulationConfig(nodes: 8, latencyMs: 20, broadcasts: 60, rate: 10, seed: 3)
         config.partition = .init(nodes: 3, at: 1, seconds: 10)

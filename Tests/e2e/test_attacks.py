@@ -324,8 +324,36 @@ def test_fresh_keys_do_not_lock_a_new_member_out_of_the_room(lan):
     finally:
         print(f"bob: drops {counters(bob)['drops']} (too_many_origins since the attack: "
               f"{delta(counters(bob), before, 'too_many_origins')})")
+    # The strangers took no origin's place: nothing, carol's join least of all, was too many.
+    assert delta(counters(bob), before, "too_many_origins") == 0
     assert "stranger" not in bob.shown_texts()
     chat_both_ways(alice, bob, "after the strangers")
+
+
+def test_a_room_holds_the_events_of_128_origins_and_counts_the_next_ones_as_too_many(lan):
+    """Fresh keys each send their first event, a join (seq 1): bob's room takes origins up to its
+    cap of 128 (alice, bob and 126 of the keys) and drops the first event of every further one
+    as too_many_origins. Those already in the room are untouched: alice and bob chat on."""
+    cap, extra = 128, 5
+    alice, bob = pair(lan)
+    before = counters(bob)
+    host, port = bob.address.rsplit(":", 1)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        for i in range(cap - 2 + extra):
+            key, origin = fresh_key()
+            join = sign_event(Event(origin, 1, ROOM, now_ms(), VersionVector({}), Join(f"key{i}")), key)
+            udp.sendto(encode_events([join]), (host, int(port)))
+            time.sleep(0.002)
+    poll(lambda: delta(counters(bob), before, "too_many_origins") >= extra, timeout=15,
+         what=f"{extra} first events counted as too_many_origins")
+    time.sleep(0.5)  # anything still on its way would be counted by now
+    assert delta(counters(bob), before, "too_many_origins") == extra
+    members = room_of(bob)["members"]
+    assert len(members) == cap, [m["nick"] for m in members]
+    assert {"alice", "bob"} <= {m["nick"] for m in members}
+    joined = [o for o in bob.outputs if o["type"] == "join" and o["nick"].startswith("key")]
+    assert len(joined) == cap - 2
+    chat_both_ways(alice, bob, "at the cap")
 
 
 # ---------------------------------------------------------------------------------------------

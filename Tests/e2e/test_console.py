@@ -4,6 +4,7 @@ peer's messages arrive, one-key marks, and a terminal left as it was found."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
 
@@ -173,8 +174,14 @@ def test_private_asks_for_the_passphrase_without_showing_it(lan, pane, tmp_path)
     alice.press("Enter")
     alice.wait_for(lambda rows: rows[-1].startswith("passphrase for superbowl (hidden):"), what="the hidden prompt")
     alice.type("touchdown")
-    rows = alice.wait_for(lambda rows: True, what="the screen")
+    # The hidden prompt draws nothing for a key, so nothing on screen says the node has read
+    # them yet. Ctrl-L redraws (the status line and the prompt, alone on a cleared screen) once
+    # the node has read every key typed before it: only then is the screen what they left.
+    alice.press("C-l")
+    rows = alice.wait_for(lambda rows: len(rows) == 2 and rows[-1].startswith("passphrase for superbowl (hidden):"),
+                          what="the screen redrawn under the hidden prompt")
     assert not any("touchdown" in row for row in rows), rows
+    assert "touchdown" not in alice.transcript()
     alice.press("Enter")
     bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice", what="alice in the private room")
     rows = alice.wait_for_text("superbowl (private)")
@@ -189,13 +196,39 @@ def test_private_asks_for_the_passphrase_without_showing_it(lan, pane, tmp_path)
     assert "/private superbowl" in history and "touchdown" not in history
 
 
+def test_history_n_shows_the_last_n_messages_again(lan, pane):
+    bob, alice = bob_and_alice_at_a_terminal(lan, pane)
+    for text in ("first down", "second down", "third down"):
+        bob.say(text)
+        alice.wait_for_text(f"bob: {text}")
+
+    alice.type("/history 2")
+    alice.press("Enter")
+    # The last two, by game time, again under the conversation; the first is not repeated.
+    rows = alice.wait_for(lambda rows: sum("bob: third down" in row for row in rows) == 2, what="the history")
+    assert rows[-4].endswith("bob: second down") and rows[-3].endswith("bob: third down"), rows
+    assert sum("bob: second down" in row for row in rows) == 2, rows
+    assert sum("bob: first down" in row for row in rows) == 1, rows
+    assert rows[-1] == "superbowl>", rows
+
+
 def test_ctrl_s_pauses_and_ctrl_q_resumes_with_the_line_kept(lan, pane):
     bob, alice = bob_and_alice_at_a_terminal(lan, pane)
     alice.type("half a li")
+    # The pause is timed at the keypress: after the test began pressing, before the screen said
+    # so; the resume likewise. The span shown lies between what those instants allow.
+    pressing_pause = time.monotonic()
     alice.press("C-s")
     rows = alice.wait_for(lambda rows: "paused 0:0" in rows[-2], what="paused in the status line")
+    paused_seen = time.monotonic()
     assert rows[-1] == "superbowl> half a li", rows
     time.sleep(1.2)
+    pressing_resume = time.monotonic()
     alice.press("C-q")
-    rows = alice.wait_for_text("resumed after 0:01")
+    rows = alice.wait_for_text("resumed after ")
+    resumed_seen = time.monotonic()
+    line = next(row for row in rows if "resumed after " in row)
+    minutes, seconds = re.search(r"resumed after (\d+):(\d\d)", line).groups()
+    shown = int(minutes) * 60 + int(seconds)
+    assert int(pressing_resume - paused_seen) <= shown <= int(resumed_seen - pressing_pause), line
     assert "paused" not in rows[-2] and rows[-1] == "superbowl> half a li", rows

@@ -91,3 +91,39 @@ def test_bad_console_input_is_answered_and_changes_nothing(lan):
     one.wait_for(lambda o: o["type"] == "error" and "ignored a line" in o["message"])
     room = next(r for r in one.status()["rooms"] if r["name"] == "superbowl")
     assert room["event_count"] == 1  # only the join
+
+
+def members(node, room="superbowl"):
+    """The nicks in `room` as `node`'s status lists them, or None if it is not in the room."""
+    found = [r for r in node.status()["rooms"] if r["name"] == room]
+    return sorted(m["nick"] for m in found[0]["members"]) if found else None
+
+
+def test_leave_is_seen_by_the_peers_and_takes_the_member_out_of_the_room(lan):
+    alice = lan("alice")
+    bob = lan("bob", peers=[alice.address])
+    carol = lan("carol", peers=[alice.address])
+    for node in (alice, bob, carol):
+        for other in {"alice", "bob", "carol"} - {node.name}:
+            node.wait_for(lambda o, n=other: o["type"] == "join" and o["nick"] == n, what=f"{other} joining")
+
+    bob.say("/leave")
+    bob.wait_for(lambda o: o["type"] == "info" and o["message"] == "left superbowl", what="bob told he left")
+    for node in (alice, carol):
+        left = node.wait_for(lambda o: o["type"] == "leave" and o["nick"] == "bob", what="bob left")
+        assert left["room"] == "superbowl" and left["id"] == bob.id
+        assert members(node) == ["alice", "carol"]
+    assert members(bob) is None
+
+    # The room goes on without him: what is said there now is not his to see.
+    alice.say("after bob left")
+    carol.message("after bob left")
+    time.sleep(1)
+    assert "after bob left" not in bob.shown_texts()
+
+    # Joining again brings him back, and the room's history with him.
+    bob.say("/join superbowl")
+    for node in (alice, carol):
+        node.wait_for(lambda o: o["type"] == "join" and o["nick"] == "bob", what="bob back")
+        assert members(node) == ["alice", "bob", "carol"]
+    bob.message("after bob left")

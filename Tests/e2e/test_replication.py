@@ -8,20 +8,23 @@ def texts(node):
     return node.shown_texts()
 
 
-def test_a_late_joiner_receives_the_whole_history(lan):
+def test_a_late_joiner_receives_the_whole_history_in_causal_order(lan):
+    """two and one take turns, each answering the line before (its event's context names it):
+    a late joiner, whatever order its pull brings the two origins' events in, shows the whole
+    conversation once, each line after the one it answers."""
     one = lan("one")
     two = lan("two", peers=[one.address])
     two.wait_for(lambda o: o["type"] == "join" and o["nick"] == "one")
-    for i in range(5):
-        (one if i % 2 else two).say(f"early {i}")
-    for i in range(5):
-        one.message(f"early {i}")
+    conversation = [f"early {i}" for i in range(6)]
+    for i, text in enumerate(conversation):
+        speaker, listener = (one, two) if i % 2 else (two, one)
+        speaker.say(text)
+        listener.message(text)
 
     late = lan("late", peers=[two.address])
-    for i in range(5):
-        late.message(f"early {i}")
+    late.message(conversation[-1])
     time.sleep(1.5)
-    assert sorted(texts(late)) == [f"early {i}" for i in range(5)]
+    assert texts(late) == conversation
 
 
 def test_kill_9_and_restart_loses_and_duplicates_nothing(lan, binary):

@@ -9,6 +9,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from .binary import huddle_binary
@@ -142,13 +143,60 @@ def kill_all(nodes: Iterable[Node]) -> None:
             node.process.wait()
 
 
-def calibrate(ahead: Node, behind: Node, seconds: float, label: str = "kickoff") -> None:
-    """Makes `behind`'s stream `seconds` later than `ahead`'s: `ahead` marks `label`, `behind` marks
-    it `seconds` later; returns once both have the offsets."""
-    ahead.say(f"/now {label}")
-    behind.wait_for(lambda o: o["type"] == "mark" and o["nick"] == ahead.name)
-    time.sleep(seconds)
-    behind.say(f"/now {label}")
-    for node in (ahead, behind):
-        node.wait_for(lambda o: o["type"] == "offsets" and o["offsets"].get(behind.name) is not None)
+# Timing checks compare with what the test itself set up and measured, never with nominal
+# figures: a sleep on a busy machine runs long, and a node reads a typed line when the scheduler
+# lets it. What the test knows of a node's time for a line is a window: after the test typed it,
+# before the test saw the node answer (``Instant``); offsets are checked against those windows.
+# What is left is how late a node may show a held message (a timer firing late) or receive one
+# (loopback, a busy receiver), in ms, with both cores of the machine busy:
+TIMING_TOLERANCE_MS = 250
 
+
+@dataclass(frozen=True)
+class Instant:
+    """A line typed into a node: the node's own time for it (when it read the line) lies
+    between `typed` and `seen`, in time.monotonic() seconds, however busy the machine."""
+    typed: float
+    seen: float
+
+    def __sub__(self, other: "Instant") -> tuple[float, float]:
+        """The ms from `other`'s time to this one's: at least, at most."""
+        return (self.typed - other.seen) * 1000, (self.seen - other.typed) * 1000
+
+
+def answered(node: Node, line: str, answer, what: str = "its answer") -> tuple[Instant, dict]:
+    """Types `line` into `node` and waits for the output `answer(o)` accepts: when, and that output."""
+    typed = time.monotonic()
+    node.say(line)
+    output = node.wait_for(answer, what=what)
+    return Instant(typed, time.monotonic()), output
+
+
+def mark(node: Node, label: str) -> Instant:
+    """`/now LABEL` on `node`, until the node shows its own mark."""
+    instant, _ = answered(node, f"/now {label}", lambda o: o["type"] == "mark" and o["id"] == node.id
+                          and o["label"].casefold() == label.casefold(), what=f"its own mark of {label}")
+    return instant
+
+
+def within(value: float, window: tuple[float, float], slack: float = 2) -> bool:
+    """Whether `value` (ms) lies in `window`, give or take `slack` ms of rounding."""
+    return window[0] - slack <= value <= window[1] + slack
+
+
+def calibrate(ahead: Node, behind: Node, seconds: float, label: str = "kickoff") -> tuple[float, float]:
+    """Makes `behind`'s stream about `seconds` later than `ahead`'s: `ahead` marks `label`, and
+    `behind` marks it `seconds` later (or once the first mark has reached it, if that takes
+    longer). Returns once both nodes have the offset, with the window the test set it up in
+    (ms, at least and at most, from when each mark was typed and seen): the offset both nodes
+    found must lie in it. Compare timings with that, not with `seconds`."""
+    first = mark(ahead, label)
+    behind.wait_for(lambda o: o["type"] == "mark" and o["nick"] == ahead.name)
+    time.sleep(max(0.0, first.typed + seconds - time.monotonic()))
+    set_up = mark(behind, label) - first
+    for node in (ahead, behind):
+        offsets = node.wait_for(lambda o: o["type"] == "offsets" and o["offsets"].get(behind.name) is not None
+                                and o["offsets"].get(ahead.name) is not None)["offsets"]
+        found = offsets[behind.name] - offsets[ahead.name]
+        assert within(found, set_up), f"{node.name} found {found} ms, set up {set_up[0]:.0f}..{set_up[1]:.0f} ms"
+    return set_up

@@ -8,7 +8,7 @@ public import HuddleCore
 /// | `txtvers` | version of this TXT layout, always first | `1`               |
 /// | `id`      | the node id, 64 lowercase hex digits     | `3f9a0c1e22b4...` |
 /// | `nick`    | the display name, at most 64 bytes       | `alice`           |
-/// | `proto`   | the wire protocol version                | `2`               |
+/// | `proto`   | the wire protocol version                | `3`               |
 /// | `rooms`   | the node's rooms, comma-separated        | `superbowl,nfl`   |
 ///
 /// The whole record stays within ``maxTXTBytes``: rooms that do not fit are left out, keeping a
