@@ -202,6 +202,24 @@ struct Typist {
         #expect(other.inputs == [.quit])
     }
 
+    @Test func ctrlCOnAHalfTypedLineClearsItAndASecondQuits() {
+        var typist = Typist()
+        typist.type("what a ca\u{03}")
+        #expect(typist.inputs.isEmpty)
+        #expect(typist.inputRow == "superbowl>")
+        typist.type("\u{19}")  // Ctrl-Y: the line comes back
+        #expect(typist.inputRow == "superbowl> what a ca")
+        typist.type("\u{03}\u{03}")
+        #expect(typist.inputs == [.quit])
+    }
+
+    @Test func ctrlDDeletesTheCharacterUnderTheCursor() {
+        var typist = Typist()
+        typist.type("abc\u{01}\u{04}")  // Ctrl-A, Ctrl-D
+        #expect(typist.inputRow == "superbowl> bc")
+        #expect(typist.inputs.isEmpty)
+    }
+
     @Test func endingLeavesTheConversationAndAnEmptyLine() {
         var typist = Typist()
         typist.arrive("bob: bye")

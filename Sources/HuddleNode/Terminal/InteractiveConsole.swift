@@ -15,8 +15,8 @@ import Synchronization
 ///
 /// Keys, beyond line editing (see ``LineEditor``): Enter sends the line; Enter on an empty line
 /// marks the moment the prompt offers (`[Enter = kickoff]`); Ctrl-T marks it while a line is being
-/// typed, which stays; Tab completes; Ctrl-L redraws; Ctrl-Z suspends; Ctrl-C, or Ctrl-D on an
-/// empty line, quits.
+/// typed, which stays; Tab completes; Ctrl-L redraws; Ctrl-Z suspends; Ctrl-C clears a
+/// half-typed line; Ctrl-C or Ctrl-D on an empty line quits.
 ///
 /// Why not libedit: a probe showed it can redraw its line after output printed above it
 /// (`EL_UNBUFFERED`, erase, `EL_REFRESH`), but the erasing, the wrapped-row and width arithmetic
@@ -34,7 +34,8 @@ public final class InteractiveConsole: LineOutput {
           Up / Down                your earlier lines (kept across restarts)
           Left/Right, Home/End, Ctrl-A/E, Alt-B/F, Ctrl-Left/Right   move
           Backspace/Delete, Ctrl-U/K/W, Alt-D, Alt-Backspace, Ctrl-Y   delete and yank
-          Ctrl-L redraw   Ctrl-Z suspend (fg to return)   Ctrl-C, or Ctrl-D on an empty line: quit
+          Ctrl-C           clear the line (Ctrl-Y brings it back); on an empty line, quit (Ctrl-D too)
+          Ctrl-L redraw   Ctrl-Z suspend (fg to return)
         """
 
     /// Submitted lines, marks and quits; finishes when the console stops.

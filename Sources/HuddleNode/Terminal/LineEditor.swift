@@ -1,7 +1,7 @@
 /// The line being typed on the interactive console and the keys that edit it, emacs-style as in
 /// readline: Left/Right (Ctrl-B/F), Home/End (Ctrl-A/E), Backspace/Delete (Ctrl-D on a non-empty
 /// line), Ctrl-U/K/W and Alt-D kill, Ctrl-Y yanks, Ctrl-Left/Right and Alt-B/F move by words,
-/// Up/Down (Ctrl-P/N) browse the history. The cursor moves by `Character`, so an emoji or an
+/// Up/Down (Ctrl-P/N) browse the history; Ctrl-C clears a half-typed line. The cursor moves by `Character`, so an emoji or an
 /// accented letter is one step.
 ///
 /// Pure: ``handle(_:at:)`` takes a key and a clock reading and says what the console should do.
@@ -37,7 +37,7 @@ struct LineEditor: Equatable, Sendable {
         case resume
         /// Complete the word before the cursor (Tab).
         case complete
-        /// Quit: Ctrl-C, or Ctrl-D on an empty line.
+        /// Quit: Ctrl-C or Ctrl-D on an empty line.
         case quit
         /// Stop the process like a shell job (Ctrl-Z).
         case suspend
@@ -118,7 +118,11 @@ struct LineEditor: Equatable, Sendable {
         case .control("t"): return .markHotKey
         case .control("s"): return .pause
         case .control("q"): return .resume
-        case .control("c"): return .quit
+        case .control("c"):
+            // As in a shell: Ctrl-C abandons a half-typed line (Ctrl-Y brings it back); on an
+            // empty line it quits.
+            if text.isEmpty { return .quit }
+            kill(from: 0, to: count)
         case .control("z"): return .suspend
         case .control("l"): return .redraw
         case .escape, .ignored, .alt, .control: return .bell
