@@ -43,8 +43,9 @@ func wireDecoderFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         start += step
     }
     let held = frames(in: bytes)
-    precondition(failed == held.tooLarge, "the splitter failed where the stream holds no frame too large, or not where it does")
-    precondition(failed ? held.frames.starts(with: split) : split == held.frames, "the splitter's frames are not the stream's")
+    precondition(failed == held.tooLarge, "the splitter failed on a stream with no frame too large, or did not fail")
+    precondition(
+        failed ? held.frames.starts(with: split) : split == held.frames, "the splitter's frames are not the stream's")
     for frame in split {
         if let message = try? WireMessage(decoding: frame) {
             precondition(message.encoded() == frame, "a frame decoded to a message it does not re-encode to")
