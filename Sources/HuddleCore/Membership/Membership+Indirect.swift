@@ -29,14 +29,14 @@ extension Membership {
     /// node, and with at most ``maxRelays`` probes in flight for others: the probe goes to the
     /// address this node knows for the target, carrying the request's send time. The target's ack
     /// is forwarded to the sender (``MembershipDirective/forward(_:to:)``), or a ``Nack`` goes to
-    /// the sender after this node's probe timeout. The request itself is contact with its sender.
+    /// the sender after this node's probe timeout. The request is not taken as contact with its
+    /// sender: unlike a probe it carries nothing that tells a replay from a fresh one.
     ///
     /// Directives: the probe, then a `.scheduleTick(at:)` if something new is due before the last
     /// wake-up.
     public mutating func receive(_ request: ProbeRequest, from source: PeerAddress, now: Int64) -> [MembershipDirective] {
         guard request.from != me, let requester = peers[request.from], requester.state != .gone else { return [] }
         speaksIndirect.insert(request.from)
-        noteContact(request.from, now: now)
         guard request.target != me, request.target != request.from, let target = peers[request.target],
             outstanding.values.filter({ $0.relayFor != nil }).count < Self.maxRelays,
             !outstanding.values.contains(where: {
