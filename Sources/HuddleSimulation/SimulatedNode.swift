@@ -21,6 +21,8 @@ struct SimulatedNode {
         var sends: [Send] = []
         /// Chat events this node showed.
         var shown: [EventID] = []
+        /// Peers whose state this node reported changed, and to what.
+        var changes: [(id: NodeID, to: PeerState)] = []
     }
 
     struct Send {
@@ -30,12 +32,14 @@ struct SimulatedNode {
         var reliable: Bool
     }
 
-    init(index: Int, identity: NodeIdentity, room: String, seed: UInt64) {
+    init(index: Int, identity: NodeIdentity, room: String, seed: UInt64, membership config: MembershipConfig) {
         self.index = index
         self.identity = identity
         self.room = room
         address = Self.address(of: index)
-        membership = Membership(me: identity.id, nick: "n\(index)", port: 7400, incarnation: 1)
+        membership = Membership(
+            me: identity.id, nick: "n\(index)", port: 7400, incarnation: 1, config: config,
+            random: SplitMix64(seed: seed ^ 0x5EED))
         membership.rooms = [room]
         replication = Replication(random: SplitMix64(seed: seed))
         session = RoomSession(room: room, reader: identity.id)
@@ -105,6 +109,10 @@ struct SimulatedNode {
             perform(membership.receive(probe, from: source, now: now), now: now, into: &effects)
         case .ack(let ack):
             perform(membership.receive(ack, from: source, now: now), now: now, into: &effects)
+        case .probeRequest(let request):
+            perform(membership.receive(request, from: source, now: now), now: now, into: &effects)
+        case .nack(let nack):
+            perform(membership.receive(nack, from: source, now: now), now: now, into: &effects)
         case .syncRequest(let request):
             effects.sends.append(
                 Send(message: .syncResponse(session.log.response(to: request)), to: source, reliable: true))
@@ -158,7 +166,10 @@ struct SimulatedNode {
             switch directive {
             case .send(let message, let address):
                 effects.sends.append(Send(message: message, to: address, reliable: false))
+            case .forward(let message, let address):
+                effects.sends.append(Send(message: message, to: address, reliable: false))
             case .peerChanged(let id, _, _, let to):
+                effects.changes.append((id, to))
                 if to == .alive, let peer = membership.peers[id], peer.rooms.contains(room) {
                     perform(replication.peerAlive(peer, sharedRooms: [room]), now: now, into: &effects)
                 }

@@ -17,6 +17,11 @@ import HuddleCore
 /// Every node knows every other from the start (as mDNS gives it), joins the room, and after the
 /// warm-up the broadcasts start, each from a random node. Not modelled: CPU time (handling is
 /// instant), bandwidth, reordering beyond what loss and retransmission cause, signatures' cost.
+///
+/// Faults for membership: nodes that freeze now and then (``SimulationConfig/stalls``) and one
+/// that dies (``SimulationConfig/kill``). Every "suspect" or "gone" a node reports about a node
+/// that is up (frozen or not) is a false alarm; the report counts them and how long each live node
+/// took to report the dead one gone.
 public struct Simulation {
     public let config: SimulationConfig
     private var nodes: [SimulatedNode] = []
@@ -33,13 +38,20 @@ public struct Simulation {
         case deliver(WireMessage, from: Int, to: Int)
         case tick(Int)
         case broadcast(Int)
+        case stall(Int)
+        case kill(Int)
     }
+    /// Until when each node is frozen (µs).
+    private var frozenUntil: [Int64]
+    /// Nodes that died.
+    private var dead: Set<Int> = []
 
     public init(config: SimulationConfig) {
         precondition(config.nodes >= 2, "a simulation needs two nodes")
         self.config = config
         random = SplitMix64(seed: config.seed)
         tickQueuedAt = Array(repeating: nil, count: config.nodes)
+        frozenUntil = Array(repeating: 0, count: config.nodes)
     }
 
     /// Runs to the end and reports.
@@ -54,7 +66,10 @@ public struct Simulation {
             seed[8] = UInt8(index & 0xff)
             seed[9] = UInt8(index >> 8)
             let identity = try! NodeIdentity(privateKeyBytes: seed)
-            nodes.append(SimulatedNode(index: index, identity: identity, room: Self.room, seed: random.next()))
+            nodes.append(
+                SimulatedNode(
+                    index: index, identity: identity, room: Self.room, seed: random.next(),
+                    membership: config.membership))
             byAddress[nodes[index].address] = index
         }
         for index in nodes.indices {
@@ -69,37 +84,89 @@ public struct Simulation {
             queue.push(.broadcast(broadcast), at: start + Int64(broadcast) * interval)
         }
         let lastBroadcast = start + Int64(max(0, config.broadcasts - 1)) * interval
-        let end = lastBroadcast + Int64(config.drainSeconds * 1_000_000)
-        report.expected = config.broadcasts * (config.nodes - 1)
+        let minimumEnd = start + Int64(config.minimumSeconds * 1_000_000)
+        let end = max(lastBroadcast + Int64(config.drainSeconds * 1_000_000), minimumEnd)
         report.healAt = config.partition.map { start + Int64(($0.at + $0.seconds) * 1_000_000) }
+        report.faultsFrom = start
+        scheduleFaults(start: start)
 
         while let (now, action) = queue.pop(), now <= end {
             report.now = now
             switch action {
             case .broadcast(let number):
-                let origin = Int(random.next() % UInt64(config.nodes))
+                // From a node that is up and not frozen (with every node down, nobody writes).
+                let candidates = nodes.indices.filter { !dead.contains($0) && frozenUntil[$0] <= now }
+                guard !candidates.isEmpty else { continue }
+                let origin = candidates[Int(random.next() % UInt64(candidates.count))]
                 let (event, effects) = nodes[origin].originate(.chat(text: "broadcast \(number)"), now: now)
                 report.sent[event.id] = (origin, now)
+                report.expected += config.nodes - 1 - dead.count
                 report.counting = true
                 apply(effects, from: origin, now: now)
             case .tick(let index):
-                guard tickQueuedAt[index] == now else { continue }
+                guard tickQueuedAt[index] == now, !dead.contains(index) else { continue }
+                if frozenUntil[index] > now {
+                    tickQueuedAt[index] = frozenUntil[index]
+                    queue.push(.tick(index), at: frozenUntil[index])
+                    continue
+                }
                 tickQueuedAt[index] = nil
                 apply(nodes[index].tick(now: now), from: index, now: now)
             case .deliver(let message, let from, let to):
+                guard !dead.contains(to) else { continue }
+                if frozenUntil[to] > now {
+                    // Waits in the frozen node's socket buffer.
+                    queue.push(.deliver(message, from: from, to: to), at: frozenUntil[to])
+                    continue
+                }
                 trace.update(data: Array("\(now) \(from)>\(to) \(message.kind)\n".utf8))
                 apply(nodes[to].receive(message, from: nodes[from].address, now: now), from: to, now: now)
+            case .stall(let index):
+                guard !dead.contains(index), let stalls = config.stalls else { continue }
+                frozenUntil[index] = now + Int64(stalls.seconds * 1_000_000)
+                report.stalls += 1
+                queue.push(.stall(index), at: frozenUntil[index] + pause(stalls))
+            case .kill(let index):
+                dead.insert(index)
+                report.died(index, at: now)
             }
-            if report.sent.count == config.broadcasts, report.delivered == report.expected { break }
+            if report.sent.count == config.broadcasts, report.delivered == report.expected, now >= minimumEnd {
+                break
+            }
         }
         return report.finish(config: config, trace: trace.finalize())
     }
 
     // MARK: Pieces
 
+    /// Queues the first freeze of each freezing node (chosen at random, never the one to die) and
+    /// the death.
+    private mutating func scheduleFaults(start: Int64) {
+        if let kill = config.kill, nodes.indices.contains(kill.node) {
+            queue.push(.kill(kill.node), at: start + Int64(kill.at * 1_000_000))
+        }
+        guard let stalls = config.stalls, stalls.fraction > 0, stalls.seconds > 0 else { return }
+        var candidates = nodes.indices.filter { $0 != config.kill?.node }
+        candidates.shuffle(using: &random)
+        let count = min(candidates.count, Int((stalls.fraction * Double(config.nodes)).rounded(.up)))
+        for index in candidates.prefix(count).sorted() {
+            queue.push(.stall(index), at: start + pause(stalls))
+        }
+        report.stallingNodes = count
+    }
+
+    /// The time to a freezing node's next freeze: uniform over 0 ... 2 × `every` s.
+    private mutating func pause(_ stalls: SimulationConfig.Stalls) -> Int64 {
+        Int64(Double(random.next() >> 11) / Double(1 << 53) * 2 * stalls.every * 1_000_000)
+    }
+
     /// Sends what a node wants sent, records what it showed, queues its next tick.
     private mutating func apply(_ effects: SimulatedNode.Effects, from index: Int, now: Int64) {
         for id in effects.shown { report.shown(id, on: index, at: now) }
+        for change in effects.changes {
+            guard let about = nodes.firstIndex(where: { $0.identity.id == change.id }) else { continue }
+            report.changed(about, to: change.to, on: index, at: now)
+        }
         for send in effects.sends {
             guard let to = byAddress[send.to] else { continue }
             if report.counting {
@@ -162,6 +229,32 @@ private struct Collector {
     var seen: Set<Pair> = []
     var healAt: Int64?
     var lastDelivery: Int64 = 0
+    /// Membership faults: from when state changes count, the dead node and when it died, how
+    /// many freezes, what each node reported.
+    var faultsFrom: Int64 = 0
+    var victim: (node: Int, at: Int64)?
+    var stalls = 0
+    var stallingNodes = 0
+    var falseAlarms: [SimulationReport.Alarm] = []
+    var goneReported: [Int: Int64] = [:]
+
+    /// Node `node` died at `now`: what it had not shown yet is no longer expected of it.
+    mutating func died(_ node: Int, at now: Int64) {
+        victim = (node, now)
+        let owed = sent.values.filter { $0.origin != node }.count
+        let shownThere = seen.filter { $0.node == node }.count
+        expected -= owed - shownThere
+    }
+
+    /// Node `observer` reported node `about` as `state` at `now`.
+    mutating func changed(_ about: Int, to state: PeerState, on observer: Int, at now: Int64) {
+        guard now >= faultsFrom, state != .alive else { return }
+        if let victim, victim.node == about {
+            if state == .gone, goneReported[observer] == nil { goneReported[observer] = now - victim.at }
+            return
+        }
+        falseAlarms.append(SimulationReport.Alarm(observer: observer, about: about, state: state, atMs: Double(now) / 1000))
+    }
 
     struct Pair: Hashable {
         var id: EventID
@@ -169,7 +262,7 @@ private struct Collector {
     }
 
     mutating func shown(_ id: EventID, on node: Int, at now: Int64) {
-        guard let (origin, sentAt) = sent[id], origin != node else { return }
+        guard let (origin, sentAt) = sent[id], origin != node, victim?.node != node else { return }
         guard seen.insert(Pair(id: id, node: node)).inserted else {
             duplicates += 1
             return
@@ -195,6 +288,11 @@ private struct Collector {
             messagesByKind: Dictionary(uniqueKeysWithValues: byKind.map { ("\($0.key)", $0.value) }),
             allDeliveredAfterHealMs: healAt.flatMap { heal in
                 delivered == expected ? Double(max(0, lastDelivery - heal)) / 1000 : nil
+            },
+            virtualSeconds: Double(now - faultsFrom) / 1_000_000,
+            stallingNodes: stallingNodes, stalls: stalls, falseAlarms: falseAlarms,
+            killDetectionMs: victim.map { victim in
+                (0..<config.nodes).filter { $0 != victim.node }.map { goneReported[$0].map { Double($0) / 1000 } }
             },
             trace: trace.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined())
     }

@@ -1,9 +1,13 @@
+public import HuddleCore
+
 /// What ``Simulation`` runs: how many nodes, how the network behaves, what they say.
 ///
 /// ```swift
 /// var config = SimulationConfig(nodes: 25, seed: 1)
 /// config.latencyMs = 100
 /// config.loss = 0.2
+/// config.stalls = .init(fraction: 0.05, seconds: 2, every: 10)   // 5 % of nodes freeze now and then
+/// config.kill = .init(node: 0, at: 30)                             // node 0 dies 30 s in
 /// ```
 public struct SimulationConfig: Hashable, Sendable {
     /// Nodes, all in one room, all known to each other from the start (as mDNS would have it).
@@ -25,6 +29,48 @@ public struct SimulationConfig: Hashable, Sendable {
     public var warmupSeconds: Double
     /// Virtual seconds after the last broadcast to wait for the stragglers.
     public var drainSeconds: Double
+    /// Nodes that freeze now and then (a stopped process, a starved CPU), if any.
+    public var stalls: Stalls?
+    /// A node that dies for good, if any.
+    public var kill: Kill?
+    /// Virtual seconds the run lasts at least, counted from the end of the warm-up (for
+    /// membership runs: false alarms per node-hour need hours).
+    public var minimumSeconds: Double
+    /// How the nodes' membership is timed.
+    public var membership: MembershipConfig
+
+    /// Whether the nodes run plain SWIM (``MembershipConfig/swim``) instead of the defaults.
+    public var swim: Bool {
+        get { membership == .swim }
+        set { membership = newValue ? .swim : MembershipConfig() }
+    }
+
+    /// A fraction of the nodes that freeze for `seconds` at random: each of them, after a pause
+    /// drawn uniformly from 0 to 2 × `every` s (so one freeze every `every` s on average), stops
+    /// for `seconds`: it reads nothing and wakes for nothing. What was sent to it waits (in its
+    /// socket's buffer) and is read when it thaws, with its own timers, late.
+    public struct Stalls: Hashable, Sendable {
+        public var fraction: Double
+        public var seconds: Double
+        public var every: Double
+
+        public init(fraction: Double, seconds: Double, every: Double) {
+            self.fraction = fraction
+            self.seconds = seconds
+            self.every = every
+        }
+    }
+
+    /// Node `node` dies `at` s after the warm-up: it reads and sends nothing from then on.
+    public struct Kill: Hashable, Sendable {
+        public var node: Int
+        public var at: Double
+
+        public init(node: Int, at: Double) {
+            self.node = node
+            self.at = at
+        }
+    }
 
     /// A cut between two groups of nodes.
     public struct Partition: Hashable, Sendable {
@@ -41,7 +87,8 @@ public struct SimulationConfig: Hashable, Sendable {
 
     public init(
         nodes: Int = 25, latencyMs: Int = 100, loss: Double = 0, broadcasts: Int = 200, rate: Double = 10,
-        seed: UInt64 = 1, partition: Partition? = nil, warmupSeconds: Double = 5, drainSeconds: Double = 30
+        seed: UInt64 = 1, partition: Partition? = nil, warmupSeconds: Double = 5, drainSeconds: Double = 30,
+        stalls: Stalls? = nil, kill: Kill? = nil, minimumSeconds: Double = 0, membership: MembershipConfig = .init()
     ) {
         self.nodes = nodes
         self.latencyMs = latencyMs
@@ -52,5 +99,9 @@ public struct SimulationConfig: Hashable, Sendable {
         self.partition = partition
         self.warmupSeconds = warmupSeconds
         self.drainSeconds = drainSeconds
+        self.stalls = stalls
+        self.kill = kill
+        self.minimumSeconds = minimumSeconds
+        self.membership = membership
     }
 }

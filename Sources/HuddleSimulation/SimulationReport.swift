@@ -1,3 +1,5 @@
+public import HuddleCore
+
 /// The figures of one ``Simulation`` run, and the targets they are judged against.
 public struct SimulationReport: Sendable {
     public let config: SimulationConfig
@@ -17,8 +19,38 @@ public struct SimulationReport: Sendable {
     /// With a partition: from the heal until every broadcast was everywhere, ms (`nil` if that
     /// never happened).
     public let allDeliveredAfterHealMs: Double?
+    /// Virtual seconds from the end of the warm-up to the end of the run.
+    public let virtualSeconds: Double
+    /// With ``SimulationConfig/stalls``: how many nodes froze now and then, and how many freezes.
+    public let stallingNodes: Int
+    public let stalls: Int
+    /// Every "suspect" or "gone" a node reported after the warm-up about a node that was up
+    /// (frozen or not).
+    public let falseAlarms: [Alarm]
+    /// With ``SimulationConfig/kill``: for each other node, how long after the death it reported
+    /// the dead node gone (ms), or `nil` if it never did.
+    public let killDetectionMs: [Double?]?
     /// SHA-256 over every delivery (time, from, to, kind): equal for equal configs.
     public let trace: String
+
+    /// A node reported another that was up as not answering or gone.
+    public struct Alarm: Sendable {
+        public let observer: Int
+        public let about: Int
+        public let state: PeerState
+        public let atMs: Double
+    }
+
+    /// False alarms per node-hour: over the nodes that could raise them and the virtual time.
+    public var falseAlarmsPerNodeHour: Double {
+        let nodeHours = Double(config.nodes - (config.kill == nil ? 0 : 1)) * virtualSeconds / 3600
+        return nodeHours > 0 ? Double(falseAlarms.count) / nodeHours : 0
+    }
+
+    /// The slowest node's time to report the dead node gone (ms; infinite if one never did).
+    public var killDetectedEverywhereMs: Double? {
+        killDetectionMs.map { times in times.map { $0 ?? .infinity }.max() ?? 0 }
+    }
 
     /// One figure beside its target.
     public struct Verdict: Sendable {
@@ -33,6 +65,13 @@ public struct SimulationReport: Sendable {
         var verdicts: [Verdict] = []
         func add(_ figure: String, _ value: String, _ target: String, _ met: Bool) {
             verdicts.append(Verdict(figure: figure, value: value, target: target, met: met))
+        }
+        if config.stalls != nil || config.kill != nil {
+            add("false_alarms", "\(falseAlarms.count)", "= 0", falseAlarms.isEmpty)
+        }
+        if let slowest = killDetectedEverywhereMs {
+            add("kill_reported_gone_everywhere_ms", slowest.isFinite ? Self.ms(slowest) : "never", "<= 10000",
+                slowest <= 10_000)
         }
         if config.partition != nil {
             let healed = allDeliveredAfterHealMs.map { "\(Self.ms($0)) ms" } ?? "never"
@@ -61,6 +100,23 @@ public struct SimulationReport: Sendable {
             ("msgs_by_kind", "{" + messagesByKind.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }
                 .joined(separator: ",") + "}"),
         ]
+        if config.stalls != nil || config.kill != nil {
+            fields.append(("virtual_seconds", Self.two(virtualSeconds)))
+            fields.append(("false_alarms", "\(falseAlarms.count)"))
+            fields.append(("false_alarms_per_node_hour", Self.two(falseAlarmsPerNodeHour)))
+        }
+        if let stalls = config.stalls {
+            fields.append((
+                "stalls",
+                "{\"fraction\":\(stalls.fraction),\"seconds\":\(stalls.seconds),\"every\":\(stalls.every),"
+                    + "\"nodes\":\(stallingNodes),\"count\":\(self.stalls)}"))
+        }
+        if let kill = config.kill, let times = killDetectionMs {
+            let known = times.compactMap { $0 }.sorted()
+            fields.append(("kill", "{\"node\":\(kill.node),\"at_s\":\(kill.at)}"))
+            fields.append(("kill_reported_gone_ms", "{\"median\":\(known.isEmpty ? "null" : Self.ms(known[known.count / 2])),"
+                + "\"max\":\(known.isEmpty ? "null" : Self.ms(known.last!)),\"never\":\(times.count - known.count)}"))
+        }
         if let partition = config.partition {
             fields.append(("partition", "{\"nodes\":\(partition.nodes),\"at_s\":\(partition.at),\"seconds\":\(partition.seconds)}"))
             fields.append(("all_delivered_after_heal_ms", allDeliveredAfterHealMs.map(Self.ms) ?? "null"))
@@ -86,6 +142,23 @@ public struct SimulationReport: Sendable {
                 + messagesByKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")",
         ]
         if let healed = allDeliveredAfterHealMs { lines.append("  everything everywhere \(Self.ms(healed)) ms after the heal") }
+        if let stalls = config.stalls {
+            lines.append(
+                "  \(stallingNodes) nodes froze \(self.stalls) times for \(stalls.seconds) s (one freeze each "
+                    + "\(stalls.every) s on average) over \(Self.two(virtualSeconds)) virtual s")
+        }
+        if config.stalls != nil || config.kill != nil {
+            lines.append(
+                "  false alarms (suspect or gone about a node that was up): \(falseAlarms.count), "
+                    + "\(Self.two(falseAlarmsPerNodeHour)) per node-hour")
+        }
+        if let kill = config.kill, let times = killDetectionMs {
+            let known = times.compactMap { $0 }.sorted()
+            lines.append(
+                "  node \(kill.node) killed at \(kill.at) s: reported gone by \(known.count) of \(times.count) nodes, "
+                    + "median \(known.isEmpty ? "-" : Self.ms(known[known.count / 2])) ms, "
+                    + "max \(known.last.map(Self.ms) ?? "-") ms")
+        }
         for verdict in verdicts {
             lines.append("  \(verdict.figure) \(verdict.value), target \(verdict.target): \(verdict.met ? "OK" : "MISSED")")
         }

@@ -14,6 +14,13 @@ struct Simulate: ParsableCommand {
             TCP pulls are retransmitted instead. Each figure is printed beside its target.
 
             Scripts/simulate --nodes 25 --latency-ms 100 --loss 0.2 --broadcasts 200 --rate 10 --seed 1 --json
+
+            Membership under faults: 5 % of the nodes freeze for 2 s now and then, node 0 dies 60 s in, \
+            and the run lasts 10 virtual minutes; false alarms and the time to report the death are \
+            printed (--swim: the plain SWIM membership of before, for comparison):
+
+            Scripts/simulate --stall-fraction 0.05 --stall-seconds 2 --stall-every 10 --kill-node 0 --kill-at 60 \
+              --seconds 600
             """)
 
     @Option(help: "Nodes in the room.") var nodes = 25
@@ -26,6 +33,15 @@ struct Simulate: ParsableCommand {
     @Option(name: .customLong("partition-at"), help: "...this many seconds after the first broadcast...")
     var partitionAt = 5.0
     @Option(name: .customLong("partition-for"), help: "...for this many seconds.") var partitionFor = 30.0
+    @Option(name: .customLong("stall-fraction"), help: "Fraction of the nodes that freeze now and then...")
+    var stallFraction = 0.0
+    @Option(name: .customLong("stall-seconds"), help: "...for this many seconds...") var stallSeconds = 2.0
+    @Option(name: .customLong("stall-every"), help: "...once every this many seconds on average.") var stallEvery = 10.0
+    @Option(name: .customLong("kill-node"), help: "Kill this node (0-based) for good...") var killNode: Int?
+    @Option(name: .customLong("kill-at"), help: "...this many seconds after the warm-up.") var killAt = 30.0
+    @Option(help: "Run at least this many virtual seconds after the warm-up.") var seconds = 0.0
+    @Flag(help: "Plain SWIM membership (no helpers, no local health, suspect after one period), to compare.")
+    var swim = false
     @Flag(help: "Print one JSON object instead of text.") var json = false
 
     func validate() throws {
@@ -34,6 +50,10 @@ struct Simulate: ParsableCommand {
         guard (0...0.9).contains(loss) else { throw ValidationError("--loss must be between 0 and 0.9") }
         guard broadcasts >= 1 else { throw ValidationError("--broadcasts must be at least 1") }
         guard rate > 0, rate <= 10_000 else { throw ValidationError("--rate must be above 0 (at most 10000)") }
+        guard (0...1).contains(stallFraction), stallSeconds > 0, stallEvery > 0 else {
+            throw ValidationError("--stall-fraction must be 0 to 1, --stall-seconds and --stall-every above 0")
+        }
+        if let killNode, !(0..<nodes).contains(killNode) { throw ValidationError("--kill-node must be 0 to \(nodes - 1)") }
         if let partitionNodes, !(1..<nodes).contains(partitionNodes) {
             throw ValidationError("--partition-nodes must be 1 to \(nodes - 1)")
         }
@@ -46,6 +66,10 @@ struct Simulate: ParsableCommand {
             config.partition = .init(nodes: partitionNodes, at: partitionAt, seconds: partitionFor)
             config.drainSeconds = max(config.drainSeconds, partitionAt + partitionFor + 30)
         }
+        if stallFraction > 0 { config.stalls = .init(fraction: stallFraction, seconds: stallSeconds, every: stallEvery) }
+        if let killNode { config.kill = .init(node: killNode, at: killAt) }
+        config.minimumSeconds = max(seconds, killNode == nil ? 0 : killAt + 20)
+        config.swim = swim
         var simulation = Simulation(config: config)
         let report = simulation.run()
         print(json ? report.json : report.text)

@@ -25,7 +25,9 @@ private let second: Int64 = 1_000_000
         }
     }
 
-    func aliceNode(config: MembershipConfig = .init()) -> Membership {
+    /// Plain SWIM unless a test says otherwise: the Lifeguard parts are tested in
+    /// MembershipHealthTests.
+    func aliceNode(config: MembershipConfig = .swim) -> Membership {
         var membership = Membership(me: alice, nick: "alice", port: 7001, incarnation: 1, config: config)
         membership.rooms = ["superbowl"]
         return membership
@@ -579,7 +581,8 @@ private let second: Int64 = 1_000_000
 
     @Test func scheduleTickIsTheNextDueProbeOrStateChange() {
         let config = MembershipConfig(
-            probeInterval: 1 * second, probeAttempts: 2, suspicionTimeout: 1_500_000, goneProbeInterval: 3 * second)
+            probeInterval: 1 * second, probeAttempts: 2, suspicionTimeout: 1_500_000, indirectProbes: 0,
+            silenceBeforeSuspicion: 0, maxHealth: 0, goneProbeInterval: 3 * second)
         var membership = aliceNode(config: config)
         #expect(membership.tick(now: 0) == [.scheduleTick(at: 1 * second)])  // idle: once a period
 
@@ -681,7 +684,7 @@ private let second: Int64 = 1_000_000
     }
 
     @Test func fullTableMakesRoomByForgettingTheLongestGone() {
-        var membership = aliceNode(config: MembershipConfig(maxPeers: 2))
+        var membership = aliceNode(config: { var config = MembershipConfig.swim; config.maxPeers = 2; return config }())
         _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
         _ = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: 1 * second)
         let daveAt = PeerAddress(host: "192.0.2.14", port: 7004)

@@ -119,6 +119,10 @@ enum WireSamples {
                 port: 65535, rooms: ["superbowl", "", text(bytes: WireLimits.maxRoomBytes)], peers: peers,
                 agreementKey: (0..<32).map { UInt8($0) * 3 + 1 },
                 roomTags: [Array(repeating: 0xAB, count: 16), WireLimits.noRoomTag, Array(repeating: 0xFF, count: 16)])),
+        .probeRequest(ProbeRequest(from: alice, target: bob, sentAt: 0)),
+        .probeRequest(ProbeRequest(from: maxID, target: carol, sentAt: .min, signature: Array(repeating: 0xEE, count: 64))),
+        .nack(Nack(from: carol, target: bob, sentAt: .max)),
+        .nack(Nack(from: bob, target: maxID, sentAt: -1, signature: (0..<64).map { UInt8($0) })),
         .ack(Ack(from: bob, nick: "", incarnation: 1, sequence: 1, echoedSentAt: .min, rooms: [], peers: [])),
         .ack(
             Ack(
@@ -242,6 +246,11 @@ enum WireSamples {
                     incarnation: rng.next(), sequence: rng.next(), echoedSentAt: Int64(bitPattern: rng.next()),
                     rooms: rooms, peers: randomList(4, using: &rng) { randomPeer(using: &$0) },
                     agreementKey: agreementKey, roomTags: tags))
+        case .probeRequest:
+            return .probeRequest(
+                ProbeRequest(from: randomID(using: &rng), target: randomID(using: &rng), sentAt: Int64(bitPattern: rng.next())))
+        case .nack:
+            return .nack(Nack(from: randomID(using: &rng), target: randomID(using: &rng), sentAt: Int64(bitPattern: rng.next())))
         }
     }
 }

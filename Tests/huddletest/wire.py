@@ -21,6 +21,9 @@ seals bodies (`Sealed`, tag 7) and opens them, and makes the name tags of a prob
 card; `agreement_public_key` and `direct_key` give a direct-message room's key. A `WireClient`
 given `keys=[RoomKey(...)]` is in those rooms: its events there are sealed, what it receives
 there is opened first, and its probes and acks carry its card.
+
+Kinds 7 and 8 (the doc's § probeRequest and § nack) are membership's indirect probes: the
+`ProbeRequest` / `Nack` dataclasses, `encode_probe_request` and `encode_nack`, signed like probes.
 """
 
 from __future__ import annotations
@@ -57,6 +60,8 @@ KIND_SYNC_REQUEST = 3
 KIND_SYNC_RESPONSE = 4
 KIND_PROBE = 5
 KIND_ACK = 6
+KIND_PROBE_REQUEST = 7  # "probe this node for me" (SWIM's ping-req)
+KIND_NACK = 8           # a helper's "it did not answer me either"
 
 TAG_JOIN = 1
 TAG_LEAVE = 2
@@ -486,7 +491,27 @@ class Ack:
     kind = KIND_ACK
 
 
-Message = Union[Events, Digest, SyncRequest, SyncResponse, Probe, Ack]
+@dataclass
+class ProbeRequest:
+    """from:32 target:32 sentAt:i64 signature:64 -- signed like a probe."""
+    from_id: bytes
+    target: bytes
+    sent_at: int
+    signature: bytes = bytes(64)
+    kind = KIND_PROBE_REQUEST
+
+
+@dataclass
+class Nack:
+    """from:32 target:32 sentAt:i64 signature:64 -- the helper's answer to a failed request."""
+    from_id: bytes
+    target: bytes
+    sent_at: int
+    signature: bytes = bytes(64)
+    kind = KIND_NACK
+
+
+Message = Union[Events, Digest, SyncRequest, SyncResponse, Probe, Ack, ProbeRequest, Nack]
 
 
 def envelope(kind: int, payload: bytes, magic: bytes = MAGIC, version: int = VERSION) -> bytes:
@@ -605,6 +630,21 @@ def encode_ack(from_id: bytes, nick: Union[str, bytes], incarnation: int, sequen
     return sign_membership(unsigned, key, signature) + trailing
 
 
+def encode_probe_request(from_id: bytes, target: bytes, sent_at: int, trailing: bytes = b"",
+                         key: Ed25519PrivateKey | None = None, signature: bytes | None = None,
+                         **env) -> bytes:
+    """kind 7: ask the receiver to probe `target` with `sent_at` and forward its ack (or nack)."""
+    unsigned = envelope(KIND_PROBE_REQUEST, enc_id(from_id) + enc_id(target) + enc_i64(sent_at), **env)
+    return sign_membership(unsigned, key, signature) + trailing
+
+
+def encode_nack(from_id: bytes, target: bytes, sent_at: int, trailing: bytes = b"",
+                key: Ed25519PrivateKey | None = None, signature: bytes | None = None, **env) -> bytes:
+    """kind 8: `target` did not answer the probe `from_id` ran for the request with `sent_at`."""
+    unsigned = envelope(KIND_NACK, enc_id(from_id) + enc_id(target) + enc_i64(sent_at), **env)
+    return sign_membership(unsigned, key, signature) + trailing
+
+
 def encode_message(m: Message) -> bytes:
     """A decoded message back to bytes (canonical: decode then encode gives the same bytes)."""
     if isinstance(m, Events):
@@ -623,6 +663,10 @@ def encode_message(m: Message) -> bytes:
         return encode_ack(m.from_id, m.nick, m.incarnation, m.sequence, m.echoed_sent_at,
                           m.rooms, m.peers, signature=m.signature, agreement_key=m.agreement_key,
                           room_tags=m.room_tags)
+    if isinstance(m, ProbeRequest):
+        return encode_probe_request(m.from_id, m.target, m.sent_at, signature=m.signature)
+    if isinstance(m, Nack):
+        return encode_nack(m.from_id, m.target, m.sent_at, signature=m.signature)
     raise TypeError(f"not a message: {m!r}")
 
 
@@ -814,6 +858,10 @@ def decode_message(data: bytes) -> Message:
                 r.peers())
         m.agreement_key, m.room_tags = r.card(len(m.rooms))
         m.signature = bytes(r.take(64))
+    elif kind == KIND_PROBE_REQUEST:
+        m = ProbeRequest(r.id(), r.id(), r.i64(), bytes(r.take(64)))
+    elif kind == KIND_NACK:
+        m = Nack(r.id(), r.id(), r.i64(), bytes(r.take(64)))
     else:
         raise WireError("unknownMessageKind", str(kind))
     if r.left:

@@ -12,9 +12,12 @@ extension Membership {
         incarnation == peer.incarnation ? state.rawValue > peer.state.rawValue : incarnation > peer.incarnation
     }
 
-    /// Sets a known peer's state and incarnation, starting or stopping its suspicion timer and
-    /// marking the change as fresh gossip; reports a change of state.
-    mutating func setState(_ id: NodeID, _ state: PeerState, incarnation: UInt64, now: Int64) -> [MembershipDirective] {
+    /// Sets a known peer's state and incarnation, starting or stopping its suspicion (raised by
+    /// `accuser`, this node by default) and marking the change as fresh gossip; reports a change
+    /// of state.
+    mutating func setState(
+        _ id: NodeID, _ state: PeerState, incarnation: UInt64, now: Int64, accuser: NodeID? = nil
+    ) -> [MembershipDirective] {
         guard var peer = peers[id] else { return [] }
         let old = peer
         guard (old.state, old.incarnation) != (state, incarnation) else { return [] }
@@ -22,7 +25,11 @@ extension Membership {
         peer.incarnation = incarnation
         peers[id] = peer
         changedAt[id] = now
-        suspectedAt[id] = state == .suspect ? now : nil
+        // Who could not reach it while it was only doubted confirms the suspicion.
+        let confirmed = doubts[id]?.confirmedBy.subtracting([accuser ?? me]) ?? []
+        suspicions[id] = state == .suspect ? Suspicion(since: now, accuser: accuser ?? me, confirmedBy: confirmed) : nil
+        if state != .alive { doubts[id] = nil }
+        rumours[id] = nil
         if state == .gone { goneProbedAt[id] = now }
         return old.state == state ? [] : [.peerChanged(id: id, nick: peer.nick, from: old.state, to: state)]
     }
@@ -40,18 +47,18 @@ extension Membership {
                 id: id, nick: nick, address: address, rooms: rooms, state: .alive, incarnation: incarnation,
                 lastSeen: now, rtt: rttSample, foundBy: foundBy, vouched: incarnation)
             changedAt[id] = now
+            lastContact[id] = now
             return [.peerChanged(id: id, nick: nick, from: nil, to: .alive)]
         }
         peer.vouched = max(peer.vouched, incarnation)
         peer.nick = nick
         peer.rooms = rooms
         peer.address = address
-        peer.lastSeen = max(peer.lastSeen, now)
         if let sample = rttSample.map({ min($0, Int64.max / 8) }) {
             peer.rtt = peer.rtt.map { ($0 * 7 + sample) / 8 } ?? sample  // TCP's SRTT; both <= max / 8
         }
         peers[id] = peer
-        if period?.target == id { period?.answered = true }
+        noteContact(id, now: now)
         guard Self.claim(.alive, at: incarnation, beats: peer) else { return [] }
         return setState(id, .alive, incarnation: incarnation, now: now)
     }
@@ -82,19 +89,47 @@ extension Membership {
                 directives.append(.peerChanged(id: record.id, nick: record.nick, from: nil, to: .alive))
                 continue
             }
+            if record.state != .alive, record.incarnation == peer.incarnation, peer.state != .alive {
+                confirm(record.id, by: sender)  // the same suspicion, from another member
+            }
             guard Self.claim(record.state, at: record.incarnation, beats: peer) else { continue }
             guard record.incarnation <= peer.vouched else {
                 probeSoon.insert(record.id)
                 if address != peer.address { hearsayAddresses[record.id] = address }
                 continue
             }
-            directives += setState(record.id, record.state, incarnation: record.incarnation, now: now)
+            if record.state != .alive, heardDirectly(record.id, now: now), !secondClaim(record, sentBy: sender, now: now) {
+                continue
+            }
+            let accuser: NodeID? = record.state == .suspect ? sender : nil
+            directives += setState(record.id, record.state, incarnation: record.incarnation, now: now, accuser: accuser)
         }
         return directives
     }
 
+    /// A suspect or gone claim about a peer that reached this node itself a moment ago: taken only
+    /// when a second member makes it (at the same incarnation or above). Until then the peer is
+    /// doubted, so it is probed in every period and suspected by this node's own silence.
+    private mutating func secondClaim(_ record: PeerRecord, sentBy sender: NodeID, now: Int64) -> Bool {
+        var rumour = rumours[record.id] ?? Rumour(incarnation: record.incarnation, state: record.state, senders: [], since: now)
+        if record.incarnation > rumour.incarnation {
+            rumour = Rumour(incarnation: record.incarnation, state: record.state, senders: [], since: now)
+        }
+        guard record.incarnation == rumour.incarnation else { return false }
+        rumour.senders.insert(sender)
+        rumours[record.id] = rumour
+        if rumour.senders.count >= 2 { return true }
+        if doubts[record.id] == nil {
+            doubts[record.id] = Doubt(since: now)
+            probeSoon.insert(record.id)
+        }
+        doubts[record.id]?.confirmedBy.insert(sender)
+        return false
+    }
+
     /// Answers a claim about this node: "suspect" or "gone" at its incarnation or above is
-    /// refuted by rising past it; "alive" at a higher one is caught up with.
+    /// refuted by rising past it (a sign of poor local health: others could not reach it in
+    /// time); "alive" at a higher one is caught up with.
     private mutating func refute(_ record: PeerRecord) {
         // Far past anything this node has used: forged (to push it to 2⁶⁴ − 1, where it could
         // never refute again). Its earlier runs stayed well within the lead.
@@ -103,6 +138,7 @@ extension Membership {
         else { return }
         if record.state != .alive, record.incarnation >= incarnation, record.incarnation < .max {
             incarnation = record.incarnation + 1
+            raiseHealth()
         } else if record.incarnation > incarnation {
             incarnation = record.incarnation
         }
@@ -171,7 +207,11 @@ extension Membership {
         peers[evicted] = nil
         goneProbedAt[evicted] = nil
         changedAt[evicted] = nil
-        suspectedAt[evicted] = nil
+        suspicions[evicted] = nil
+        doubts[evicted] = nil
+        lastContact[evicted] = nil
+        rumours[evicted] = nil
+        speaksIndirect.remove(evicted)
         lastProbe[evicted] = nil
         hearsayAddresses[evicted] = nil
         probeSoon.remove(evicted)

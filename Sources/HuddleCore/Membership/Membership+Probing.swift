@@ -10,7 +10,14 @@ extension Membership {
     struct OutstandingProbe: Hashable, Sendable {
         var target: ProbeTarget
         var address: PeerAddress
+        /// The send time the probe carries: ours, or for a probe run for another node, its.
         var sentAt: Int64
+        /// When we sent it, local µs.
+        var at: Int64
+        /// For a probe run for another node (a ``ProbeRequest``): that node, to forward the ack to.
+        var relayFor: NodeID? = nil
+        /// When the requester is owed a ``Nack`` if no ack came (`nil` once sent or answered).
+        var nackAt: Int64? = nil
     }
 
     /// An unresolved seed address.
@@ -27,28 +34,43 @@ extension Membership {
         var incarnation: UInt64
         var attempts = 0
         var answered = false
+        /// Helpers asked this period that are known to answer (see ``Membership/speaksIndirect``).
+        var helpers: Set<NodeID> = []
+        /// Those of them whose nack or forwarded ack arrived.
+        var heardBack: Set<NodeID> = []
     }
 
-    /// Ends the period that is over (suspecting its peer if nobody answered), starts the next if
-    /// one is due, and sends the period's next probe if it is due.
+    /// Ends the period that is over (doubting or suspecting its peer if nobody answered), starts
+    /// the next if one is due, and sends the period's next probe if it is due, with requests to
+    /// helpers from the first retry on.
     mutating func runPeriod(now: Int64) -> [MembershipDirective] {
         var directives: [MembershipDirective] = []
-        if let ended = period, ended.startedAt.clampedAdding(config.probeInterval) <= now {
+        if let ended = period, ended.startedAt.clampedAdding(periodLength) <= now {
             period = nil
-            if !ended.answered, let peer = peers[ended.target], peer.state == .alive,
-                peer.incarnation == ended.incarnation
-            {
-                directives += setState(peer.id, .suspect, incarnation: peer.incarnation, now: now)
+            if !ended.answered {
+                // Helpers that answer were asked and said nothing: the silence may be ours.
+                if !ended.helpers.subtracting(ended.heardBack).isEmpty { raiseHealth() }
+                if let peer = peers[ended.target], peer.state == .alive, peer.incarnation == ended.incarnation {
+                    directives += periodFailed(peer, startedAt: ended.startedAt, now: now)
+                }
             }
         }
         if period == nil, nextPeriodAt <= now {
             // Periods tick on from the first tick, idle ones too: a peer met between two does
             // not start one early.
-            nextPeriodAt = now.clampedAdding(config.probeInterval)
+            nextPeriodAt = now.clampedAdding(periodLength)
             if let target = nextTarget() {
                 period = Period(target: target.id, startedAt: now, incarnation: target.incarnation)
                 lastTarget = target.id
                 probeSoon.remove(target.id)
+            }
+            // Doubted peers are probed every period besides the ring's, directly and through
+            // helpers, until they answer or are suspected.
+            for id in doubts.keys.sorted() where id != period?.target {
+                guard let peer = peers[id], peer.state == .alive else { continue }
+                probeSoon.remove(id)
+                directives.append(probe(peer.address, target: .peer(id), now: now))
+                directives += askHelpers(toReach: id, now: now)
             }
         }
         if var current = period, !current.answered, current.attempts < config.probeAttempts,
@@ -56,13 +78,35 @@ extension Membership {
         {
             if let peer = peers[current.target], peer.state != .gone {
                 current.attempts += 1
+                period = current
                 directives.append(probe(peer.address, target: .peer(peer.id), now: now))
+                if current.attempts > 1 { directives += askHelpers(toReach: peer.id, now: now) }
             } else {
                 current.attempts = config.probeAttempts  // gone or forgotten meanwhile: no more probes
+                period = current
             }
-            period = current
         }
         return directives
+    }
+
+    /// This node's wake-up came `now`, `lateness` µs after it asked: it was not running (a
+    /// starved CPU, a stopped process). That is a sign of poor local health, and the time it
+    /// missed does not count against its peers: the running period and every doubt are moved
+    /// on by it, so acks that arrived meanwhile are read before anyone is judged.
+    mutating func wokeLate(by lateness: Int64) {
+        guard config.maxHealth > 0 else { return }
+        raiseHealth()
+        if var current = period {
+            current.startedAt = current.startedAt.clampedAdding(lateness)
+            period = current
+        }
+        nextPeriodAt = nextPeriodAt.clampedAdding(lateness)
+        doubts = doubts.mapValues { Doubt(since: $0.since.clampedAdding(lateness), confirmedBy: $0.confirmedBy) }
+        suspicions = suspicions.mapValues { suspicion in
+            var moved = suspicion
+            moved.since = suspicion.since.clampedAdding(lateness)
+            return moved
+        }
     }
 
     /// The first alive or suspect peer by id after the last period's, wrapping around.
@@ -75,21 +119,27 @@ extension Membership {
 
     /// When the period's next probe is due: its attempts are evenly spaced over the period.
     private func attemptDue(_ period: Period) -> Int64 {
-        period.startedAt.clampedAdding(config.probeInterval / Int64(config.probeAttempts) * Int64(period.attempts))
+        period.startedAt.clampedAdding(probeTimeout.clampedMultiplied(by: Int64(period.attempts)))
     }
 
-    /// Builds a probe to `address`, remembers it, and returns the directive to send it.
-    mutating func probe(_ address: PeerAddress, target: ProbeTarget, now: Int64) -> MembershipDirective {
+    /// Builds a probe to `address`, remembers it, and returns the directive to send it. A probe
+    /// run for another node carries that node's send time and is owed a nack after the probe
+    /// timeout.
+    mutating func probe(
+        _ address: PeerAddress, target: ProbeTarget, now: Int64, sentAt: Int64? = nil, relayFor: NodeID? = nil
+    ) -> MembershipDirective {
         let sequence = nextSequence
         nextSequence &+= 1
         var probe = Probe(
-            from: me, nick: nick, incarnation: incarnation, sequence: sequence, sentAt: now, port: port,
+            from: me, nick: nick, incarnation: incarnation, sequence: sequence, sentAt: sentAt ?? now, port: port,
             rooms: rooms, peers: [])
         let recipient: NodeID? = if case .peer(let id) = target { id } else { nil }
         probe.peers = gossip(
             to: recipient, destination: address,
             budget: WireLimits.maxDatagramBytes - WireMessage.probe(probe).encodedByteCount, now: now)
-        outstanding[sequence] = OutstandingProbe(target: target, address: address, sentAt: now)
+        outstanding[sequence] = OutstandingProbe(
+            target: target, address: address, sentAt: sentAt ?? now, at: now, relayFor: relayFor,
+            nackAt: relayFor.map { _ in now.clampedAdding(probeTimeout) })
         return .send(.probe(probe), to: address)
     }
 
@@ -99,7 +149,7 @@ extension Membership {
     }
 
     func seedDue(_ seed: SeedProbe) -> Int64 {
-        seed.lastProbeAt.map { $0.clampedAdding(config.probeInterval) } ?? .min
+        seed.lastProbeAt.map { $0.clampedAdding(periodLength) } ?? .min
     }
 
     /// The earliest time a probe or a state change is due, not before `now`; `nil` if nothing is
@@ -109,20 +159,24 @@ extension Membership {
         func consider(_ time: Int64) { due = min(due ?? time, time) }
         if let period {
             if !period.answered && period.attempts < config.probeAttempts { consider(attemptDue(period)) }
-            consider(period.startedAt.clampedAdding(config.probeInterval))
+            consider(period.startedAt.clampedAdding(periodLength))
         } else if peers.values.contains(where: { $0.state != .gone }) {
             consider(nextPeriodAt)
         }
         for peer in peers.values {
             switch peer.state {
-            case .alive: break
-            case .suspect: consider((suspectedAt[peer.id] ?? now).clampedAdding(config.suspicionTimeout))
+            case .suspect: consider(suspicionEnds(peer.id) ?? now)
+            case .alive:
+                if let doubt = doubts[peer.id] { consider(doubt.since.clampedAdding(silenceBeforeSuspicion)) }
             case .gone: consider(goneProbeDue(peer.id))
             }
         }
         if !probeSoon.isEmpty { consider(now) }
         for seed in seedProbes.values {
             consider(seedDue(seed))
+        }
+        for sent in outstanding.values {
+            if let nackAt = sent.nackAt { consider(nackAt) }
         }
         return due.map { max($0, now) }
     }

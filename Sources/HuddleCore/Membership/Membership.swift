@@ -25,17 +25,35 @@
 ///   is probed: the next by id after the last one (a ring), so each peer is probed once in N
 ///   periods and, with every node doing the same, about one probe a period reaches any node.
 ///   While none of the period's probes is answered, up to ``MembershipConfig/probeAttempts`` go
-///   out, evenly spaced. A period that ends unanswered makes an alive peer suspect. Each node
-///   sends about two membership datagrams a period (a probe and an ack), however many peers it has.
-/// - **Suspicion and refutation.** A suspect peer is gone after
-///   ``MembershipConfig/suspicionTimeout`` unless it refutes: a node that hears itself called
-///   suspect or gone at its own incarnation or above raises its incarnation past it, and "alive
-///   at the new incarnation" beats the suspicion everywhere.
+///   out, evenly spaced; with each retry up to ``MembershipConfig/indirectProbes`` other alive
+///   members are asked to probe the peer for us (a ``ProbeRequest``, SWIM's ping-req): each
+///   forwards the peer's signed ack, or says it got none (a ``Nack``). Each node sends about two
+///   membership datagrams a period (a probe and an ack), however many peers it has.
+/// - **Doubt before suspicion (Lifeguard).** A period that ends unanswered makes an alive peer
+///   *doubted*, which nobody is told; a doubted peer is probed (directly and through helpers)
+///   in every period besides the ring's target until it answers. Only when it has answered
+///   nothing, directly or through helpers, for ``MembershipConfig/silenceBeforeSuspicion`` is it
+///   suspect: a node frozen for two seconds, or a lossy path, is not reported as "not answering".
+/// - **Suspicion and refutation.** A suspect peer is gone after a timeout unless it refutes: a
+///   node that hears itself called suspect or gone at its own incarnation or above raises its
+///   incarnation past it, and "alive at the new incarnation" beats the suspicion everywhere. The
+///   timeout is Lifeguard's dynamic one: ``MembershipConfig/suspicionTimeout`` while nobody else
+///   confirms, shrinking toward ``MembershipConfig/minSuspicionTimeout`` as other members do (a
+///   peer gossiping the same suspicion, a helper's nack).
+/// - **Local health (Lifeguard).** A score that rises when this node itself looks slow (its
+///   wake-up came late, helpers it asked sent no nack, it had to refute a suspicion of itself) and
+///   falls with each period answered at once; the period, the probe timeout and the silence before
+///   suspicion are stretched by (1 + score), so a starved node does not accuse healthy peers. The
+///   time a late wake-up missed is added to the running period, so acks that arrived meanwhile are
+///   read before the period is judged.
 /// - **One order for every claim.** A peer's (state, incarnation) is replaced by a claim with a
 ///   higher incarnation, or with the same incarnation and a worse state (alive < suspect < gone).
 ///   Claims come from gossip, from this node's own probing, and from the peer itself (a probe or
 ///   ack carries its incarnation: "alive at i"). Every node applies the same order, so all
-///   converge on the same view.
+///   converge on the same view. One exception: a suspect or gone claim about a peer this node has
+///   heard from directly within ``MembershipConfig/silenceBeforeSuspicion`` is not taken on one
+///   gossip record; the peer is doubted (probed every period) until it answers, or a second member
+///   makes the same claim.
 /// - **Gossip.** Probes and acks carry peer records: first the recipient's own record if this
 ///   node thinks it suspect or gone (so it can refute), then the states that changed in the last
 ///   ``MembershipConfig/freshGossipFor``, newest first, then a rotating window of the alive and
@@ -100,8 +118,24 @@ public struct Membership: Sendable {
     var hearsayAddresses: [NodeID: PeerAddress] = [:]
     /// When each gone peer was last probed.
     var goneProbedAt: [NodeID: Int64] = [:]
-    /// When each suspect peer became suspect (at its current incarnation).
-    var suspectedAt: [NodeID: Int64] = [:]
+    /// Each suspect peer's suspicion (at its current incarnation): since when, who confirmed it.
+    var suspicions: [NodeID: Suspicion] = [:]
+    /// Alive peers that left a period unanswered, not suspected yet (nobody is told).
+    var doubts: [NodeID: Doubt] = [:]
+    /// When each peer last reached this node itself: its own probe, ack (direct or forwarded), or
+    /// another message of its own.
+    var lastContact: [NodeID: Int64] = [:]
+    /// Suspect or gone claims gossiped about peers this node hears directly: one is not enough.
+    var rumours: [NodeID: Rumour] = [:]
+    /// Our indirect probes in flight: which helpers were asked to reach whom, with which send time.
+    var indirect: [IndirectKey: IndirectRequest] = [:]
+    /// Peers that have shown they speak ``ProbeRequest`` and ``Nack`` (they sent one, or
+    /// forwarded an ack for us): only their silence counts against this node's health.
+    var speaksIndirect: Set<NodeID> = []
+    /// The local health score, 0 ... ``MembershipConfig/maxHealth``.
+    public internal(set) var health = 0
+    /// Chooses helpers for indirect probes.
+    var random: SplitMix64
     /// When each peer's state or incarnation last changed, for fresh gossip.
     var changedAt: [NodeID: Int64] = [:]
     /// Unresolved seeds, with when each was last probed.
@@ -117,13 +151,18 @@ public struct Membership: Sendable {
     /// The last wake-up time handed to the shell, to tell it when something falls due earlier.
     var scheduledTick: Int64?
 
-    /// A node that knows nobody yet.
-    public init(me: NodeID, nick: String, port: UInt16, incarnation: UInt64, config: MembershipConfig = .init()) {
+    /// A node that knows nobody yet. `random` chooses the helpers of indirect probes (by default
+    /// seeded from the id and incarnation).
+    public init(
+        me: NodeID, nick: String, port: UInt16, incarnation: UInt64, config: MembershipConfig = .init(),
+        random: SplitMix64? = nil
+    ) {
         self.me = me
         self.nick = nick
         self.port = port
         self.incarnation = incarnation
         self.config = config
+        self.random = random ?? SplitMix64(seed: incarnation ^ UInt64(truncatingIfNeeded: me.hashValue))
     }
 
     /// The alive and suspect peers in `room`, by id: where the room's events are pushed.
@@ -184,16 +223,19 @@ public struct Membership: Sendable {
     /// seeds by address, the wake-up.
     public mutating func tick(now: Int64) -> [MembershipDirective] {
         var directives: [MembershipDirective] = []
-        outstanding = outstanding.filter { now.clampedSubtracting($0.value.sentAt) < config.probeMemory }
+        if let asked = scheduledTick, now.clampedSubtracting(asked) > lateTick { wokeLate(by: now.clampedSubtracting(asked)) }
+        outstanding = outstanding.filter { now.clampedSubtracting($0.value.at) < config.probeMemory }
+        indirect = indirect.filter { now.clampedSubtracting($0.value.at) < config.probeMemory }
+        rumours = rumours.filter { now.clampedSubtracting($0.value.since) < config.probeMemory }
         changedAt = changedAt.filter { now.clampedSubtracting($0.value) < config.freshGossipFor }
 
         for id in peers.keys.sorted() {
-            guard let peer = peers[id], peer.state == .suspect,
-                (suspectedAt[id] ?? now).clampedAdding(config.suspicionTimeout) <= now
-            else { continue }
+            guard let peer = peers[id], peer.state == .suspect, (suspicionEnds(id) ?? now) <= now else { continue }
             directives += setState(id, .gone, incarnation: peer.incarnation, now: now)
         }
+        directives += suspectTheSilent(now: now)
         directives += runPeriod(now: now)
+        directives += dueNacks(now: now)
 
         var due = probeSoon
         probeSoon = []
@@ -216,7 +258,7 @@ public struct Membership: Sendable {
             directives.append(probe(address, target: .seed(address), now: now))
         }
 
-        let idle = now.clampedAdding(config.probeInterval)
+        let idle = now.clampedAdding(periodLength)
         let wake = max(min(nextDue(now: now) ?? idle, idle), now.clampedAdding(1))
         scheduledTick = wake
         directives.append(.scheduleTick(at: wake))
@@ -285,9 +327,22 @@ public struct Membership: Sendable {
         var address = peers[ack.from]?.address ?? source
         var foundBy = PeerSource.inbound
         var rttSample: Int64?
-        if let sent = outstanding.removeValue(forKey: ack.sequence) {
+        var directives: [MembershipDirective] = []
+        var sent = outstanding.removeValue(forKey: ack.sequence)
+        if let probe = sent, case .peer(let id) = probe.target, id != ack.from {
+            // Another node's ack with a sequence number of ours (a helper forwarded it): not an
+            // answer to that probe.
+            outstanding[ack.sequence] = probe
+            sent = nil
+        }
+        if let sent {
             address = sent.address
-            if ack.echoedSentAt == sent.sentAt {
+            if let requester = sent.relayFor {
+                // Run for another node: the send time is its, and so is the answer.
+                if ack.echoedSentAt == sent.sentAt, let peer = peers[requester], peer.state != .gone {
+                    directives.append(.forward(.ack(ack), to: peer.address))
+                }
+            } else if ack.echoedSentAt == sent.sentAt {
                 rttSample = max(0, now.clampedSubtracting(sent.sentAt))
             }
             switch sent.target {
@@ -297,8 +352,14 @@ public struct Membership: Sendable {
             case .peer:
                 foundBy = .gossip
             }
+        } else if let request = indirect.removeValue(forKey: IndirectKey(target: ack.from, sentAt: ack.echoedSentAt)) {
+            // Forwarded by a helper we asked: the peer answered it, so it is up.
+            if let helper = request.helpers.first(where: { peers[$0]?.address == source }) {
+                speaksIndirect.insert(helper)
+                if period?.target == ack.from { period?.heardBack.insert(helper) }
+            }
         }
-        var directives = contact(
+        directives += contact(
             ack.from, nick: ack.nick, incarnation: ack.incarnation, rooms: ack.rooms, address: address,
             foundBy: foundBy, rttSample: rttSample, now: now)
         directives += merge(ack.peers, sentBy: ack.from, now: now)
@@ -310,10 +371,8 @@ public struct Membership: Sendable {
     /// `id` is its peer, and a known peer we think suspect or gone is probed at once, so it hears
     /// the claim and refutes it. Unknown ids are ignored.
     public mutating func heard(from id: NodeID, now: Int64) -> [MembershipDirective] {
-        guard id != me, var peer = peers[id] else { return [] }
-        peer.lastSeen = max(peer.lastSeen, now)
-        peers[id] = peer
-        if period?.target == id { period?.answered = true }
+        guard id != me, let peer = peers[id] else { return [] }
+        noteContact(id, now: now)
         guard peer.state != .alive else { return [] }
         probeSoon.insert(id)
         return rescheduleIfEarlier(now: now)
@@ -343,4 +402,7 @@ public enum MembershipDirective: Hashable, Sendable {
     case peerChanged(id: NodeID, nick: String, from: PeerState?, to: PeerState)
     /// Call ``Membership/tick(now:)`` when the local monotonic clock reaches `at` (µs).
     case scheduleTick(at: Int64)
+    /// Send `message` to `address` exactly as it is: another node's signed ``Ack`` to a probe
+    /// this node ran for `address`'s node (a ``ProbeRequest``). Not to be signed again.
+    case forward(WireMessage, to: PeerAddress)
 }

@@ -2,12 +2,15 @@
 /// clock.
 ///
 /// With the defaults a node that dies is noticed by the next node to probe it (each node probes
-/// one peer a second, so about one probe a second reaches any node), suspect a second later, and
-/// gone 4 s after that: reported gone everywhere within about 7 s, under the 10 s the design asks.
+/// one peer a second, so about one probe a second reaches any node); it is suspect once it has
+/// answered nothing, directly or through other members, for 2.5 s (three periods), and gone 2 s
+/// later when other members confirm (5 s when nobody does): reported gone everywhere within
+/// about 8 s, under the 10 s the design asks, while a node frozen for 2 s is never suspected.
 ///
 /// ```swift
 /// var config = MembershipConfig()
 /// config.probeInterval = 200_000   // a protocol period of 200 ms, like Serf's LAN profile
+/// let plain = MembershipConfig.swim   // SWIM as it was: no helpers, no local health
 /// ```
 public struct MembershipConfig: Hashable, Sendable {
     /// The protocol period (default 1 s): each period one peer, the next in turn, is probed; it
@@ -17,9 +20,29 @@ public struct MembershipConfig: Hashable, Sendable {
     /// period (default 4). At 20 % datagram loss a probe and its ack both arrive 64 % of the time,
     /// so one of four gets through 98 % of the time.
     public var probeAttempts: Int
-    /// How long a peer stays suspect before it is gone, unless it refutes by raising its
-    /// incarnation (default 4 s).
+    /// How long a suspicion nobody confirms lasts before the peer is gone, unless it refutes by
+    /// raising its incarnation (default 5 s): Lifeguard's longest suspicion timeout.
     public var suspicionTimeout: Int64
+    /// The shortest suspicion (default 2 s, never above ``suspicionTimeout``): a suspicion shrinks
+    /// from ``suspicionTimeout`` toward it as other members confirm it (Lifeguard's dynamic
+    /// suspicion), reaching it with ``indirectProbes`` confirmations (fewer when fewer peers could
+    /// confirm).
+    public var minSuspicionTimeout: Int64
+    /// How many other members are asked to probe a peer whose direct probe went unanswered
+    /// (SWIM's ping-req; default 3, 0: none). They are asked again at each of the period's retries.
+    public var indirectProbes: Int
+    /// How long a peer must have answered none of this node's probes, direct or indirect, before
+    /// it is suspected (default 2.5 s, longer than a 2 s freeze; 0: at the end of the first
+    /// unanswered period, as plain SWIM). Until then it is only doubted, which nobody is told: a
+    /// doubted peer is probed in every period. Also how long a direct contact outweighs one gossip
+    /// record saying the peer is suspect or gone.
+    public var silenceBeforeSuspicion: Int64
+    /// The highest local health score (default 8; 0: no local health). The score rises when this
+    /// node shows signs of being slow itself (its timer fires late, helpers' nacks do not arrive,
+    /// it has to refute a suspicion) and falls with each period answered at once; the probe
+    /// interval, the probe timeout and ``silenceBeforeSuspicion`` are stretched by (1 + score):
+    /// Lifeguard's Local Health Multiplier.
+    public var maxHealth: Int
     /// How often a gone peer is still probed, so one that comes back is noticed (default 5 s).
     public var goneProbeInterval: Int64
     /// How long a change of a peer's state is gossiped before the rest (default 10 s): it goes
@@ -34,19 +57,31 @@ public struct MembershipConfig: Hashable, Sendable {
 
     /// The defaults, or the values given.
     public init(
-        probeInterval: Int64 = 1_000_000, probeAttempts: Int = 4, suspicionTimeout: Int64 = 4_000_000,
-        goneProbeInterval: Int64 = 5_000_000, freshGossipFor: Int64 = 10_000_000, maxGossipPeers: Int = 32,
-        maxPeers: Int = 256
+        probeInterval: Int64 = 1_000_000, probeAttempts: Int = 4, suspicionTimeout: Int64 = 5_000_000,
+        minSuspicionTimeout: Int64 = 2_000_000, indirectProbes: Int = 3, silenceBeforeSuspicion: Int64 = 2_500_000,
+        maxHealth: Int = 8, goneProbeInterval: Int64 = 5_000_000, freshGossipFor: Int64 = 10_000_000,
+        maxGossipPeers: Int = 32, maxPeers: Int = 256
     ) {
         precondition(probeInterval > 0 && probeAttempts > 0, "a period needs a length and at least one probe")
         self.probeInterval = probeInterval
         self.probeAttempts = probeAttempts
         self.suspicionTimeout = suspicionTimeout
+        self.minSuspicionTimeout = min(minSuspicionTimeout, suspicionTimeout)
+        self.indirectProbes = max(0, indirectProbes)
+        self.silenceBeforeSuspicion = max(0, silenceBeforeSuspicion)
+        self.maxHealth = max(0, maxHealth)
         self.goneProbeInterval = goneProbeInterval
         self.freshGossipFor = freshGossipFor
         self.maxGossipPeers = maxGossipPeers
         self.maxPeers = maxPeers
     }
+
+    /// SWIM as Huddle ran it before Lifeguard: a peer is suspect at the end of its first
+    /// unanswered period and gone 4 s later, nobody else is asked to probe it, and the timing never
+    /// stretches. For comparison (the simulator runs both) and for tests of the plain protocol.
+    public static let swim = MembershipConfig(
+        suspicionTimeout: 4_000_000, minSuspicionTimeout: 4_000_000, indirectProbes: 0, silenceBeforeSuspicion: 0,
+        maxHealth: 0)
 
     /// How long an unanswered probe is remembered, so a late ack still counts as contact.
     var probeMemory: Int64 { probeInterval.clampedAdding(suspicionTimeout) }

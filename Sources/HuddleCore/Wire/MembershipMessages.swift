@@ -136,3 +136,59 @@ public enum PeerState: UInt8, Hashable, Sendable, CaseIterable {
     /// Declared dead, or left.
     case gone = 3
 }
+
+/// "Probe `target` for me": SWIM's ping-req, sent to a few other members when a direct probe to
+/// `target` went unanswered, so a lossy or broken path between two nodes does not make one of
+/// them suspect the other.
+///
+/// The helper probes `target` at the address it knows with `sentAt` as the probe's send time. The
+/// target's ``Ack`` echoes it, and the helper forwards that ack unchanged (still signed by the
+/// target) to the requester at the address the helper knows for it; if no ack came in time it
+/// sends a ``Nack`` instead. A helper answers only requests from peers it knows and about peers it
+/// knows, so it cannot be aimed at anyone else.
+///
+/// ```swift
+/// ProbeRequest(from: alice, target: bob, sentAt: now)   // alice asks carol to reach bob
+/// ```
+public struct ProbeRequest: Hashable, Sendable {
+    /// The requesting node.
+    public var from: NodeID
+    /// The node to probe.
+    public var target: NodeID
+    /// The requester's monotonic clock when it asked, in microseconds: the helper's probe carries
+    /// it, the target's ack echoes it, so the requester can tell the answer is to this request.
+    public var sentAt: Int64
+    /// Ed25519 signature by `from` over ``WireMessage/membershipSignedBytes``.
+    public var signature: [UInt8]
+
+    public init(from: NodeID, target: NodeID, sentAt: Int64, signature: [UInt8] = WireMessage.unsignedMembership) {
+        self.from = from
+        self.target = target
+        self.sentAt = sentAt
+        self.signature = signature
+    }
+}
+
+/// A helper's "I asked `target` for you and it did not answer me either" (Lifeguard's nack), sent
+/// when a ``ProbeRequest``'s probe went unanswered for the helper's probe timeout.
+///
+/// To the requester it says two things: the helper is up and answering (so a period that ends
+/// with neither an ack nor the nacks it expected is a sign the *requester* is slow), and one more
+/// member cannot reach `target` (a confirmation of the suspicion).
+public struct Nack: Hashable, Sendable {
+    /// The helper.
+    public var from: NodeID
+    /// The node that did not answer the helper.
+    public var target: NodeID
+    /// The ``ProbeRequest/sentAt`` this answers, unchanged.
+    public var sentAt: Int64
+    /// Ed25519 signature by `from` over ``WireMessage/membershipSignedBytes``.
+    public var signature: [UInt8]
+
+    public init(from: NodeID, target: NodeID, sentAt: Int64, signature: [UInt8] = WireMessage.unsignedMembership) {
+        self.from = from
+        self.target = target
+        self.sentAt = sentAt
+        self.signature = signature
+    }
+}

@@ -1,5 +1,7 @@
-/// Probes and acks are signed by their sender, like events: what a node says about itself (that
-/// it is alive, at which incarnation, address and rooms) cannot be forged by anyone else.
+/// Probes, acks, probe requests and nacks are signed by their sender, like events: what a node
+/// says about itself (that it is alive, at which incarnation, address and rooms, whom it asks to
+/// probe, whom it could not reach) cannot be forged by anyone else. A helper forwards the ack of
+/// an indirect probe as the target signed it.
 ///
 ///     membershipSignedBytes = "huddle-member-v1" 0x00  the message's encoding without its signature
 ///
@@ -12,29 +14,32 @@ extension WireMessage {
     /// The signature of a probe or ack not signed yet: 64 zero bytes, which never verify.
     public static let unsignedMembership = [UInt8](repeating: 0, count: Event.signatureByteCount)
 
-    /// Whether this is a probe or an ack: a message its sender signs as a whole.
+    /// Whether this is a probe, an ack, a probe request or a nack: a message its sender signs as
+    /// a whole.
     public var isMembership: Bool {
         switch self {
-        case .probe, .ack: true
+        case .probe, .ack, .probeRequest, .nack: true
         default: false
         }
     }
 
-    /// The bytes a probe's or ack's sender signs; `nil` for other messages.
+    /// The bytes a membership message's sender signs; `nil` for other messages.
     public var membershipSignedBytes: [UInt8]? {
         switch self {
-        case .probe, .ack: Self.membershipSigningDomain + encoded().dropLast(Event.signatureByteCount)
+        case .probe, .ack, .probeRequest, .nack: Self.membershipSigningDomain + encoded().dropLast(Event.signatureByteCount)
         default: nil
         }
     }
 
-    /// Whether this probe or ack carries a valid signature by its sender (`false` for other
+    /// Whether this membership message carries a valid signature by its sender (`false` for other
     /// messages).
     public var hasValidMembershipSignature: Bool {
         let (from, signature): (NodeID, [UInt8])
         switch self {
         case .probe(let probe): (from, signature) = (probe.from, probe.signature)
         case .ack(let ack): (from, signature) = (ack.from, ack.signature)
+        case .probeRequest(let request): (from, signature) = (request.from, request.signature)
+        case .nack(let nack): (from, signature) = (nack.from, nack.signature)
         default: return false
         }
         guard let bytes = membershipSignedBytes else { return false }
@@ -43,7 +48,7 @@ extension WireMessage {
 }
 
 extension NodeIdentity {
-    /// The probe or ack, signed by this node (its `from` must be this node); other messages
+    /// The membership message, signed by this node (its `from` must be this node); other messages
     /// unchanged.
     public func signed(_ message: WireMessage) -> WireMessage {
         switch message {
@@ -55,6 +60,14 @@ extension NodeIdentity {
             precondition(ack.from == id, "a node signs only its own acks")
             ack.signature = signature(for: WireMessage.ack(ack).membershipSignedBytes!)
             return .ack(ack)
+        case .probeRequest(var request):
+            precondition(request.from == id, "a node signs only its own probe requests")
+            request.signature = signature(for: WireMessage.probeRequest(request).membershipSignedBytes!)
+            return .probeRequest(request)
+        case .nack(var nack):
+            precondition(nack.from == id, "a node signs only its own nacks")
+            nack.signature = signature(for: WireMessage.nack(nack).membershipSignedBytes!)
+            return .nack(nack)
         default:
             return message
         }

@@ -42,6 +42,8 @@ extension WireMessage {
                 NodeID.byteCount + stringBytes(ack.nick) + 8 + 8 + 8
                 + listBytes(rooms: ack.rooms, peers: ack.peers) + cardBytes(rooms: ack.rooms)
                 + Event.signatureByteCount
+        case .probeRequest, .nack:
+            payload = NodeID.byteCount * 2 + 8 + Event.signatureByteCount
         }
         return WireProtocol.envelopeByteCount + payload
     }
@@ -105,6 +107,16 @@ extension WireMessage {
             writer.write(peers: ack.peers)
             writer.writeCard(agreementKey: ack.agreementKey, roomTags: ack.roomTags, rooms: ack.rooms)
             writer.write(signature: ack.signature)
+        case .probeRequest(let request):
+            writer.write(request.from)
+            writer.write(request.target)
+            writer.write(request.sentAt)
+            writer.write(signature: request.signature)
+        case .nack(let nack):
+            writer.write(nack.from)
+            writer.write(nack.target)
+            writer.write(nack.sentAt)
+            writer.write(signature: nack.signature)
         }
     }
 
@@ -154,6 +166,16 @@ extension WireMessage {
             (ack.agreementKey, ack.roomTags) = try reader.readCard(rooms: ack.rooms.count)
             ack.signature = Array(try reader.readBytes(Event.signatureByteCount))
             self = .ack(ack)
+        case .probeRequest:
+            self = .probeRequest(
+                ProbeRequest(
+                    from: try reader.readNodeID(), target: try reader.readNodeID(), sentAt: try reader.readInt64(),
+                    signature: Array(try reader.readBytes(Event.signatureByteCount))))
+        case .nack:
+            self = .nack(
+                Nack(
+                    from: try reader.readNodeID(), target: try reader.readNodeID(), sentAt: try reader.readInt64(),
+                    signature: Array(try reader.readBytes(Event.signatureByteCount))))
         }
     }
 }

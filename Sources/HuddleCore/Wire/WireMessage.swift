@@ -18,6 +18,8 @@
 ///                          count:u16 room:str*  count:u16 peer*
 ///     kind 6 ack           from:32 nick:str incarnation:u64 sequence:u64 echoedSentAt:i64
 ///                          count:u16 room:str*  count:u16 peer*
+///     kind 7 probeRequest  from:32 target:32 sentAt:i64 signature:64
+///     kind 8 nack          from:32 target:32 sentAt:i64 signature:64
 ///
 ///     str   = length:u16 utf8[length]          UTF-8, no C0 controls or DEL, per-field limit
 ///     vv    = count:u16 (origin:32 seq:u64)*   origins strictly ascending, every seq >= 1
@@ -47,6 +49,10 @@ public enum WireMessage: Hashable, Sendable {
     case probe(Probe)
     /// Reply to a probe.
     case ack(Ack)
+    /// "Probe this node for me" (SWIM's ping-req).
+    case probeRequest(ProbeRequest)
+    /// "It did not answer me either": a helper's answer to a ``ProbeRequest`` that failed.
+    case nack(Nack)
 
     /// The envelope's kind byte for each message.
     public enum Kind: UInt8, Hashable, Sendable, CaseIterable {
@@ -56,6 +62,8 @@ public enum WireMessage: Hashable, Sendable {
         case syncResponse = 4
         case probe = 5
         case ack = 6
+        case probeRequest = 7
+        case nack = 8
     }
 
     /// This message's kind.
@@ -67,6 +75,8 @@ public enum WireMessage: Hashable, Sendable {
         case .syncResponse: .syncResponse
         case .probe: .probe
         case .ack: .ack
+        case .probeRequest: .probeRequest
+        case .nack: .nack
         }
     }
 }

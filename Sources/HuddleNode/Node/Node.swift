@@ -437,6 +437,10 @@ public actor Node {
         case .ack(let ack):
             perform(membership.receive(ack, from: source, now: now))
             read(card: ack.agreementKey, roomTags: ack.roomTags, rooms: ack.rooms, of: ack.from, nick: ack.nick)
+        case .probeRequest(let request):
+            perform(membership.receive(request, from: source, now: now))
+        case .nack(let nack):
+            perform(membership.receive(nack, from: source, now: now))
         case .syncRequest, .syncResponse:
             countDropped(.misplaced, "sync messages travel over TCP", from: "\(source)")
         }
@@ -513,6 +517,9 @@ public actor Node {
             case .scheduleTick(let at):
                 membershipTickAt = at
                 rescheduleTimer()
+            case .forward(let message, let address):
+                // A peer's own signed ack to a probe run for another node: passed on untouched.
+                send(message, to: address)
             }
         }
     }

@@ -2,7 +2,8 @@
 
     Scripts/bench            # builds the release binary, then ~75 s of measuring
     Scripts/bench --quick    # smaller counts (~40 s once built)
-    Scripts/bench --only discovery   # one part (latency, holdback, ingest, serf, discovery, marks, loss, attacks, private)
+    Scripts/bench --only discovery   # one part (latency, holdback, ingest, serf, discovery, marks, loss, attacks, private,
+                                     # flap)
     HUDDLE_BIN=/path/to/huddle Scripts/bench   # skip the build, use that binary
 
 Figures (BENCHMARKS.md says how each is measured and what it does and doesn't show):
@@ -25,6 +26,10 @@ Figures (BENCHMARKS.md says how each is measured and what it does and doesn't sh
      slowloris on bob's sync port (32 connections trickling 1 byte/s), and a late joiner's time to
      show bob's history with and without the slowloris, and under a UDP flood from one address
  10. figure 3 in a private room: every event sealed by the source and opened by the sink
+ 11. peers that flap: false "not answering" / "gone" per node-hour among 4 nodes on loopback while
+     two busy loops hog both cores (5 minutes; --quick 1 minute; HUDDLE_BENCH_FLAP_SECONDS=N),
+     then a SIGKILLed node's time to be reported gone by the other three, the loops still running;
+     then the same on a simulated LAN of 3 hosts at 20 % loss (root only; its own bed, tag lg)
 
 Parts 1-5 use only loopback; their nodes run with --no-mdns and Serf without -discover, so
 nothing multicasts. Part 6 multicasts only inside the network namespaces of its own bed
@@ -49,6 +54,7 @@ from ..binary import built_binary
 from . import harness
 from .attacks import bench_attacks
 from .discovery import bench_discovery
+from .flap import bench_flap, bench_flap_lan
 from .harness import LIVE_NODES, Table, cleanup, log, stop_node
 from .holdback import bench_holdback
 from .ingest import bench_ingest
@@ -84,7 +90,8 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller counts (latency 50, hold-back 30, ingest 2,000)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dirs (node logs, stores) for a look")
-    parser.add_argument("--only", choices=["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private"],
+    parser.add_argument("--only", choices=["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
+                                           "flap"],
                         action="append",
                         help="run only these parts (repeatable); the Serf comparison needs latency for Huddle's side")
     args = parser.parse_args()
@@ -104,7 +111,9 @@ def main() -> int:
     discovery_n = 3 if quick else 8
     marks_n = 10 if quick else 30
     loss_stream, loss_lone = (50, 10) if quick else (100, 30)
-    parts = args.only or ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private"]
+    flap_seconds = float(os.environ.get("HUDDLE_BENCH_FLAP_SECONDS", 60 if quick else 300))
+    parts = args.only or ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
+                          "flap"]
 
     table = Table()
     huddle_all: dict = {}
@@ -120,8 +129,10 @@ def main() -> int:
         "attacks": ("9. delivery under attack", lambda: bench_attacks(binary, 50, 0.1, 200, table)),
         "private": ("10. ingest in a private room",
                     lambda: bench_ingest(binary, ingest_n, holdback_n, table, passphrase="blue 42 hut hut")),
+        "flap": ("11. peers that flap: a busy machine, a lossy LAN",
+                 lambda: (bench_flap(binary, flap_seconds, table), bench_flap_lan(binary, flap_seconds, table))),
     }
-    for key in ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private"]:
+    for key in ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private", "flap"]:
         if key not in parts:
             continue
         title, run = runs[key]

@@ -1,0 +1,148 @@
+/// The Lifeguard half of ``Membership`` (Dadgar, Phillips and Currey, 2018): local health that
+/// stretches this node's own timing when it looks slow itself, doubt before suspicion, and a
+/// suspicion timeout that shrinks as other members confirm it.
+extension Membership {
+    /// A suspicion of one peer at its current incarnation.
+    struct Suspicion: Hashable, Sendable {
+        /// When it began here.
+        var since: Int64
+        /// Who raised it: this node (its own probes went unanswered) or the member whose gossip
+        /// brought it. Not a confirmation.
+        var accuser: NodeID
+        /// Other members that independently said the same: gossiped the suspicion (or the peer
+        /// gone), or could not reach the peer when asked to probe it.
+        var confirmedBy: Set<NodeID> = []
+    }
+
+    /// An alive peer that left a period unanswered: probed in every period, suspected once it has
+    /// been silent for ``MembershipConfig/silenceBeforeSuspicion``.
+    struct Doubt: Hashable, Sendable {
+        /// When the first unanswered probe of the silence went out.
+        var since: Int64
+        /// Members that could not reach it either (their nacks, their gossip), carried into the
+        /// suspicion as confirmations.
+        var confirmedBy: Set<NodeID> = []
+    }
+
+    /// Suspect or gone claims about a peer this node heard from directly a moment ago.
+    struct Rumour: Hashable, Sendable {
+        var incarnation: UInt64
+        var state: PeerState
+        var senders: Set<NodeID>
+        var since: Int64
+    }
+
+    /// One indirect probe: the peer to reach and the send time the helpers' probes carry.
+    struct IndirectKey: Hashable, Sendable {
+        var target: NodeID
+        var sentAt: Int64
+    }
+
+    /// The helpers asked for one ``IndirectKey``, and when (local µs).
+    struct IndirectRequest: Hashable, Sendable {
+        var helpers: Set<NodeID>
+        var at: Int64
+    }
+
+    /// The factor this node's own timing is stretched by: 1 + its health score.
+    public var healthMultiplier: Int64 { Int64(1 + health) }
+
+    /// The protocol period, stretched by local health.
+    var periodLength: Int64 { config.probeInterval.clampedMultiplied(by: healthMultiplier) }
+
+    /// How long a probe waits for its ack before the next attempt (and the helpers) go out: the
+    /// period over its attempts. Also how long a helper waits before it nacks.
+    var probeTimeout: Int64 { periodLength / Int64(config.probeAttempts) }
+
+    /// The silence that makes a doubted peer suspect, stretched by local health.
+    var silenceBeforeSuspicion: Int64 { config.silenceBeforeSuspicion.clampedMultiplied(by: healthMultiplier) }
+
+    /// A wake-up this much later than asked for means this node was not running: it is slow.
+    var lateTick: Int64 { max(1, config.probeInterval / Int64(config.probeAttempts) / 2) }
+
+    mutating func raiseHealth() { health = min(config.maxHealth, health + 1) }
+    mutating func lowerHealth() { health = max(0, health - 1) }
+
+    /// How long peer `id`'s suspicion lasts, after Lifeguard: with C confirmations out of K that
+    /// could come, `max(min, max − (max − min) · log(C + 1) / log(K + 1))`; K is
+    /// ``MembershipConfig/indirectProbes``, or fewer when fewer other peers are alive.
+    func suspicionTimeout(of id: NodeID) -> Int64 {
+        let longest = config.suspicionTimeout
+        let shortest = config.minSuspicionTimeout
+        let others = peers.values.filter { $0.state == .alive && $0.id != id }.count
+        let expected = min(config.indirectProbes, others)
+        guard expected > 0, longest > shortest else { return shortest }
+        let confirmed = min(suspicions[id]?.confirmedBy.count ?? 0, expected)
+        let fraction = Double(confirmed + 1).binaryLogarithm / Double(expected + 1).binaryLogarithm
+        return max(shortest, longest - Int64(Double(longest - shortest) * fraction))
+    }
+
+    /// When peer `id`'s suspicion runs out (`nil` if it is not suspect).
+    func suspicionEnds(_ id: NodeID) -> Int64? {
+        suspicions[id].map { $0.since.clampedAdding(suspicionTimeout(of: id)) }
+    }
+
+    /// Member `member` says peer `id` is not answering: a confirmation of our suspicion or doubt.
+    mutating func confirm(_ id: NodeID, by member: NodeID) {
+        guard member != me, member != id else { return }
+        if var suspicion = suspicions[id], member != suspicion.accuser {
+            suspicion.confirmedBy.insert(member)
+            suspicions[id] = suspicion
+        }
+        doubts[id]?.confirmedBy.insert(member)
+    }
+
+    /// Whether peer `id` reached this node itself within the silence before suspicion: then one
+    /// gossip record saying it is suspect or gone is not believed.
+    func heardDirectly(_ id: NodeID, now: Int64) -> Bool {
+        guard let contact = lastContact[id] else { return false }
+        return now.clampedSubtracting(contact) < silenceBeforeSuspicion
+    }
+
+    /// A period of ours to `peer` ended unanswered: it is doubted from the period's start on (at
+    /// once suspect when no silence is asked for, as in plain SWIM).
+    mutating func periodFailed(_ peer: Peer, startedAt: Int64, now: Int64) -> [MembershipDirective] {
+        if doubts[peer.id] == nil { doubts[peer.id] = Doubt(since: startedAt) }
+        return silenceBeforeSuspicion == 0 ? setState(peer.id, .suspect, incarnation: peer.incarnation, now: now) : []
+    }
+
+    /// Doubted peers that have now been silent for the silence before suspicion become suspect,
+    /// by id.
+    mutating func suspectTheSilent(now: Int64) -> [MembershipDirective] {
+        var directives: [MembershipDirective] = []
+        for id in doubts.keys.sorted() {
+            guard let doubt = doubts[id], let peer = peers[id], peer.state == .alive else {
+                doubts[id] = nil
+                continue
+            }
+            guard now.clampedSubtracting(doubt.since) >= silenceBeforeSuspicion else { continue }
+            directives += setState(id, .suspect, incarnation: peer.incarnation, now: now)
+        }
+        return directives
+    }
+}
+
+extension Double {
+    /// log₂ of a positive finite value, from its exponent and significand (the core imports no
+    /// Foundation): exact to about 1e-12, plenty for a timeout.
+    var binaryLogarithm: Double {
+        precondition(self > 0 && isFinite, "log of a non-positive or infinite value")
+        let y = (significand - 1) / (significand + 1)  // significand in [1, 2): y in [0, 1/3)
+        var term = y
+        var sum = 0.0
+        for n in stride(from: 1, through: 41, by: 2) {
+            sum += term / Double(n)
+            term *= y * y
+        }
+        return Double(exponent) + 2 * sum / 0.693_147_180_559_945_3
+    }
+}
+
+extension Int64 {
+    /// `self × factor`, saturating at the bounds instead of trapping.
+    func clampedMultiplied(by factor: Int64) -> Int64 {
+        let (product, overflow) = multipliedReportingOverflow(by: factor)
+        guard overflow else { return product }
+        return (self < 0) == (factor < 0) ? .max : .min
+    }
+}
