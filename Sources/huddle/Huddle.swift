@@ -1,5 +1,6 @@
 import ArgumentParser
 import HuddleCore
+import HuddleNode
 
 /// The `huddle` command: the root of every subcommand.
 @main
@@ -19,5 +20,28 @@ struct Huddle: AsyncParsableCommand {
 
     mutating func run() async throws {
         print(Self.helpMessage())
+    }
+
+    /// Parses and runs as ArgumentParser does, except that with `--json` an error a person
+    /// caused (a bad flag, a bad value, an unreadable file) is one JSON line on stdout,
+    /// `{"type":"error","message":...}`, with the same exit code, so a script reads it where it
+    /// reads everything else.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            guard CommandLine.arguments.dropFirst().contains("--json"), code != .success,
+                !(error is ExitCode)
+            else { exit(withError: error) }
+            let message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+            print(OutputRenderer(json: true, colors: false).error(message.replacingOccurrences(of: "Error: ", with: "")))
+            exit(withError: ExitCode(code.rawValue))
+        }
     }
 }

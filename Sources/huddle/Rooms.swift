@@ -94,7 +94,11 @@ extension Huddle {
                         switch event {
                         case .found(let peer): seen[peer.id] = peer
                         case .lost(let id): seen[id] = nil
-                        case .unavailable(let why): throw CommandFailure(why)
+                        case .unavailable:
+                            throw CommandFailure(
+                                "no mDNS daemon answers on this machine, so no rooms can be listed: start one "
+                                    + "(sudo systemctl enable --now avahi-daemon), or ask a node you know with "
+                                    + "huddle status")
                         case .available: continue
                         }
                         if Task.isCancelled { break }

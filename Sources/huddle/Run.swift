@@ -49,7 +49,10 @@ extension Huddle {
                 valueName: "DIR"))
         var dataDir: String?
 
-        @Option(name: .long, help: ArgumentHelp("UDP and TCP port (default: a free one, printed at start).", valueName: "N"))
+        // Unconditional: `--port -1` is a bad port, said as such, not a missing value.
+        @Option(
+            name: .long, parsing: .unconditional,
+            help: ArgumentHelp("UDP and TCP port (default: a free one, printed at start).", valueName: "N"))
         var port: Int?
 
         @Option(
@@ -74,16 +77,10 @@ extension Huddle {
         var logLevel: String = "notice"
 
         func validate() throws {
-            guard !name.trimmingWhitespace().isEmpty else { throw ValidationError("--name cannot be blank") }
-            guard name.utf8.count <= WireLimits.maxNickBytes else {
-                throw ValidationError("--name has at most \(WireLimits.maxNickBytes) bytes")
-            }
-            guard !name.contains("/") else { throw ValidationError("--name cannot contain '/'") }
-            guard !name.contains("#") else {
-                throw ValidationError("--name cannot contain '#' (nick#id is how two nodes with one nick are told apart)")
-            }
-            guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
-                throw ValidationError("--name cannot contain control characters")
+            // The rules the console and every other command keep (see NickName, RoomName).
+            if let problem = NickName.problem(with: name) { throw ValidationError("--name \(Self.quoted(name)): \(problem)") }
+            if let room, let problem = RoomName.problem(with: room) {
+                throw ValidationError("--room \(Self.quoted(room)): \(problem)")
             }
             if passphraseFile != nil, room == nil {
                 throw ValidationError("--passphrase-file needs --room: the passphrase is that room's")
@@ -98,6 +95,11 @@ extension Huddle {
             guard Logger.Level(rawValue: logLevel) != nil else {
                 throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
             }
+        }
+
+        /// `text` as a person typed it, quoted so that an empty or odd one shows.
+        static func quoted(_ text: String) -> String {
+            "\"" + TerminalText.escaped(text) + "\""
         }
 
         func run() async throws {
@@ -136,7 +138,11 @@ extension Huddle {
                 try await group.run()
             } catch {
                 let message = "\(service.failure.withLock { $0 } ?? "\(error)")"
-                FileHandle.standardError.write(Data("huddle: \(message)\n".utf8))
+                if json {
+                    print(OutputRenderer(json: true, colors: false).error(message))
+                } else {
+                    FileHandle.standardError.write(Data("huddle: \(message)\n".utf8))
+                }
                 throw ExitCode.failure
             }
         }

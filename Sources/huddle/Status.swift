@@ -21,7 +21,14 @@ extension Huddle {
         var json = false
 
         func run() async throws {
-            let response = try await location.ask(.status)
+            let response: ControlResponse
+            do {
+                response = try await location.ask(.status)
+            } catch where json {
+                // Scripts read JSON on stdout, errors too: {"type":"error","message":...}, exit 1.
+                print(OutputRenderer(json: true, colors: false).error("\(error)"))
+                throw ExitCode.failure
+            }
             guard case .status(let status) = response else { throw CommandFailure(unexpected: response) }
             print(json ? try status.jsonText() : status.text())
         }

@@ -35,8 +35,9 @@ struct ScratchDirectory: ~Copyable {
         try leaveStaleSocket(at: directory.path + "/control.sock")
         let result = try HuddleBinary.run(["status", "--json", "--data-dir", directory.path])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("no Huddle node is running with data dir \(directory.path)"))
-        #expect(result.stderr.contains("huddle run --name NICK --data-dir \(directory.path)"))
+        // With --json the error is JSON on stdout, where a script reads.
+        #expect(result.stdout.hasPrefix(#"{"type":"error","message":"no Huddle node is running with data dir "#))
+        #expect(result.stdout.contains("huddle run --name NICK --data-dir \(directory.path)"))
     }
 
     @Test func nameAloneFindsTheDefaultDataDir() throws {

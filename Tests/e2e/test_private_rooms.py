@@ -99,8 +99,8 @@ def test_a_passphrase_file_must_say_something(binary, tmp_path):
     empty = tmp_path / "empty"
     empty.write_text("\n")
     for args, expected in [
-        (["--room", "superbowl", "--passphrase-file", str(empty)], "first line is empty"),
-        (["--room", "superbowl", "--passphrase-file", str(tmp_path / "missing")], "cannot read it"),
+        (["--room", "superbowl", "--passphrase-file", str(empty)], "first line is blank"),
+        (["--room", "superbowl", "--passphrase-file", str(tmp_path / "missing")], "there is no such file"),
         (["--passphrase-file", str(empty)], "needs --room"),
     ]:
         result = subprocess.run([binary, "run", "--name", "x", "--data-dir", str(tmp_path / "x"), *args],

@@ -171,6 +171,8 @@ public enum ConsoleCommand: Hashable, Sendable {
           /history [N]     the last N messages (default 20), ordered by game time
           /help            this list
           /quit            leave the console (end of input does the same)
+        A message's time is its moment in the game (on the room's reference stream); ~12:57:23,
+        with a ~, is only when it was sent: its writer is not calibrated yet.
         """
 }
 

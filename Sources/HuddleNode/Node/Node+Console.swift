@@ -90,7 +90,7 @@ extension Node {
             inCurrentRoom { room in
                 guard let label = CalibrationLabel(label) else { return showError("a label cannot be blank") }
                 rooms[room]?.ignore(label: label)
-                showInfo("you will not be asked to mark \"\(label)\" in \(name(of: room))")
+                showNotice("you will not be asked to mark \"\(label)\" in \(name(of: room))")
                 refreshConsole()
             }
         case .unmark(let label):

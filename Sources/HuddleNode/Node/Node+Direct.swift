@@ -41,7 +41,7 @@ extension Node {
         }
         guard let room = directs.first(where: { $0.value == peer.id })?.key else { return .failure(.noKey(peer.nick)) }
         if sharedCalibrationRoom(with: peer.id) == nil, uncalibratedDirectsTold.insert(peer.id).inserted {
-            showInfo(
+            showNotice(
                 "you and \(peer.nick) share no calibration yet, so \(peer.nick) sees direct messages at once; "
                     + "mark a moment in a room you are both in to hold them back")
         }

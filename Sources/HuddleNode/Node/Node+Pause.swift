@@ -11,16 +11,16 @@ import HuddleCore
 extension Node {
     func pause(at: Int64) {
         if let pausedAt {
-            return showInfo("already paused, for \(HumanFormat.elapsed(milliseconds: at - pausedAt)); /resume when your stream plays")
+            return showNotice("already paused, for \(HumanFormat.elapsed(milliseconds: at - pausedAt)); /resume when your stream plays")
         }
         pausedAt = at
         for room in Array(rooms.keys) { rooms[room]?.pause() }
-        showInfo("paused: nothing new is shown until you /resume (Ctrl-Q on the console)")
+        showNotice("paused: nothing new is shown until you /resume (Ctrl-Q on the console)")
         refreshConsole()
     }
 
     func resume(at: Int64) {
-        guard let pausedAt else { return showInfo("not paused") }
+        guard let pausedAt else { return showNotice("not paused") }
         let span = max(0, at - pausedAt)
         self.pausedAt = nil
         var nudged: [String] = []
@@ -34,7 +34,7 @@ extension Node {
         let added = nudged.isEmpty
             ? "not calibrated anywhere, so no offset changed"
             : "your offset grew by \(HumanFormat.duration(milliseconds: span)) in \(nudged.joined(separator: ", "))"
-        showInfo("resumed after \(HumanFormat.elapsed(milliseconds: span)): \(added)")
+        showNotice("resumed after \(HumanFormat.elapsed(milliseconds: span)): \(added)")
         refreshConsole()
     }
 }

@@ -46,7 +46,7 @@ extension Node {
             joined.append(key.id)
             advertiseRooms()
             makeCurrent(key.id)
-            showInfo("opened private room \(key.name) again")
+            showNotice("opened private room \(key.name) again")
             perform(replication.joined(room: key.id, peers: membership.alivePeers(inRoom: key.id)))
             return
         }
@@ -69,7 +69,7 @@ extension Node {
     func passphraseEntered(_ passphrase: String?) async {
         guard let room = passphraseWanted else { return }
         passphraseWanted = nil
-        guard let passphrase, !passphrase.isEmpty else { return showInfo("not joined \(room): no passphrase given") }
+        guard let passphrase, !passphrase.isEmpty else { return showNotice("not joined \(room): no passphrase given") }
         do {
             join(try await Self.deriveKey(room: room, passphrase: passphrase))
         } catch {
@@ -134,7 +134,7 @@ extension Node {
                 if membership.alivePeers(inRoom: key.id).isEmpty {
                     showError("wrong passphrase for \(key.name)? \(nick) is in a \(key.name) with another one")
                 } else {
-                    showInfo("\(nick) has another passphrase for \(key.name): you cannot read each other")
+                    showNotice("\(nick) has another passphrase for \(key.name): you cannot read each other")
                 }
             }
         }

@@ -142,7 +142,7 @@ extension Node {
         if !locked.isEmpty {
             let names = lockedNames()
             let which = names.count == locked.count ? names.joined(separator: ", ") : "\(locked.count) private rooms"
-            showInfo("this run has no passphrase for \(which): /private ROOM opens it")
+            showNotice("this run has no passphrase for \(which): /private ROOM opens it")
         }
     }
 
@@ -326,9 +326,19 @@ public enum NodeError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .cannotListen(let host, let port, let proto, let underlying):
-            port == 0
-                ? "could not listen on \(host) (\(proto)): \(underlying)"
-                : "could not listen on \(host):\(port) (\(proto)): is another node using port \(port)? (\(underlying))"
+            if underlying.contains("Address already in use") || underlying.contains("errno: 98") {
+                "port \(port) is already in use (\(proto)): another node or program listens there; choose another "
+                    + "with --port N, or leave --port out for a free one"
+            } else if underlying.contains("Permission denied") || underlying.contains("errno: 13") {
+                "port \(port) needs more rights than this user has (ports below 1024 are the system's); choose "
+                    + "one above 1024 with --port N, or leave --port out for a free one"
+            } else if underlying.contains("Cannot assign requested address") || underlying.contains("errno: 99") {
+                "\(host) is not an address of this machine, so nothing can listen there"
+            } else {
+                port == 0
+                    ? "could not listen on \(host) (\(proto)): \(underlying)"
+                    : "could not listen on \(host):\(port) (\(proto)): \(underlying)"
+            }
         case .socketClosed(let proto):
             "the \(proto) socket closed unexpectedly; stopping"
         }

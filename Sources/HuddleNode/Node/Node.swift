@@ -134,6 +134,11 @@ public actor Node {
         show(renderer.error(message))
     }
 
+    /// Something that happened to this node (a pause, a room change), said with a `* `.
+    func showNotice(_ text: String) {
+        show(renderer.notice(text))
+    }
+
     func showInfo(_ text: String) {
         show(renderer.info(text))
     }
@@ -245,7 +250,7 @@ public actor Node {
     func enter(_ room: String) {
         if joined.contains(room) {
             makeCurrent(room)
-            showInfo("now talking in \(name(of: room))")
+            showNotice("now talking in \(name(of: room))")
             return
         }
         loadRoom(room)
@@ -279,7 +284,7 @@ public actor Node {
         } catch {
             logger.error("could not record the leave", metadata: ["huddle.error": "\(error)"])
         }
-        showInfo(currentRoom.map { "left \(name(of: room)); now talking in \(name(of: $0))" } ?? "left \(name(of: room))")
+        showNotice(currentRoom.map { "left \(name(of: room)); now talking in \(name(of: $0))" } ?? "left \(name(of: room))")
         followSharedCalibrations()
         refreshConsole()
     }

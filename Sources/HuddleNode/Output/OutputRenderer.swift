@@ -121,7 +121,7 @@ public struct OutputRenderer: Sendable {
                 ("data_dir", .string(dataDir)),
             ]).render()
         }
-        return notice(
+        return starred(
             "\(bold(safe(nick))) (\(id)) is listening on port \(port); data in \(safe(dataDir))")
     }
 
@@ -129,6 +129,13 @@ public struct OutputRenderer: Sendable {
     public func error(_ message: String) -> String {
         if json { return JSONLine.object([("type", "error"), ("message", .string(message))]).render() }
         return lines(message).map { style("! " + $0, .red) }.joined(separator: "\n")
+    }
+
+    /// Something that happened to this node, said like the room's notices: `* now talking in
+    /// nfl`, `* paused: ...` (`{"type":"info","message":...}` in JSON, as ``info(_:)``).
+    public func notice(_ text: String) -> String {
+        if json { return info(text) }
+        return lines(text).map(starred).joined(separator: "\n")
     }
 
     /// The answer to a console command (`/who`, `/rooms`, `/help`...), possibly several lines.
@@ -171,7 +178,7 @@ public struct OutputRenderer: Sendable {
             case .gone: "is gone"
             }
         let at = address.map { " at \(safe($0))" } ?? ""
-        return notice("\(nickText(Member(id: id, nick: nick), reader: nil)) (\(id))\(at) \(words)")
+        return starred("\(nickText(Member(id: id, nick: nick), reader: nil)) (\(id))\(at) \(words)")
     }
 
     /// The name `--json` and `huddle status` give a peer state.
@@ -309,7 +316,7 @@ public struct OutputRenderer: Sendable {
             lines = [messageLine(shown, reader: reader)]
         case .earlier(let messages):
             let count = messages.count == 1 ? "1 message" : "\(messages.count) messages"
-            lines = [notice("\(count) from before you joined \(safe(room)), by game time:")]
+            lines = [starred("\(count) from before you joined \(safe(room)), by game time:")]
                 + messages.map { messageLine($0, reader: reader) }
         case .calibrationEvent(let label, let by):
             let label = safe(label)
@@ -321,10 +328,10 @@ public struct OutputRenderer: Sendable {
             }
         case .mark(let label, let by, _):
             let who = by.id == reader ? "you" : nickText(by, reader: reader)
-            lines = [notice("\(who) marked \"\(safe(label))\"")]
+            lines = [starred("\(who) marked \"\(safe(label))\"")]
         case .unmarked(let label, let by):
             let who = by.id == reader ? "you" : nickText(by, reader: reader)
-            lines = [notice("\(who) took back the mark of \"\(safe(label))\"")]
+            lines = [starred("\(who) took back the mark of \"\(safe(label))\"")]
         case .markSetAside(let member, let label):
             if member.id == reader {
                 lines = [style(
@@ -337,9 +344,9 @@ public struct OutputRenderer: Sendable {
                         + "another moment confirms it", .yellow)]
             }
         case .joined(let member):
-            lines = [notice("\(member.id == reader ? "you" : nickText(member, reader: reader)) joined \(safe(room))")]
+            lines = [starred("\(member.id == reader ? "you" : nickText(member, reader: reader)) joined \(safe(room))")]
         case .left(let member):
-            lines = [notice("\(member.id == reader ? "you" : nickText(member, reader: reader)) left \(safe(room))")]
+            lines = [starred("\(member.id == reader ? "you" : nickText(member, reader: reader)) left \(safe(room))")]
         case .offsetsChanged(let report):
             lines = offsetLines(report, reader: reader)
         case .score(let score):
@@ -350,12 +357,12 @@ public struct OutputRenderer: Sendable {
             if score.heldMillis > 0 { line += style("  (held \(HumanFormat.duration(milliseconds: score.heldMillis)))", .dim) }
             lines = [line]
         case .teamsNamed(let home, let guest, let by):
-            lines = [notice("\(by.id == reader ? "you" : nickText(by, reader: reader)) named the sides: \(safe(home)) v \(safe(guest))")]
+            lines = [starred("\(by.id == reader ? "you" : nickText(by, reader: reader)) named the sides: \(safe(home)) v \(safe(guest))")]
         case .lagStepped(let member, let change, _):
             let amount = HumanFormat.duration(milliseconds: change)
             let words = change >= 0 ? "fell \(amount) further behind" : "caught up \(amount)"
             let who = member.id == reader ? "your stream" : nickText(member, reader: reader)
-            lines = [notice("\(who) \(words) (a step in the marks: offsets follow it)")]
+            lines = [starred("\(who) \(words) (a step in the marks: offsets follow it)")]
         case .equivocated(let member, let seq):
             lines = [style(
                 "* \(nickText(member, reader: reader)) signed two versions of one message (#\(seq)): "
@@ -390,18 +397,18 @@ public struct OutputRenderer: Sendable {
         for entry in report.entries where entry.member.id != reader && report.noticed.contains(entry.member.id) {
             let who = nickText(entry.member, reader: reader)
             if let lag = entry.behindReader {
-                lines.append(notice("\(who) is \(HumanFormat.lag(lag))"))
+                lines.append(starred("\(who) is \(HumanFormat.lag(lag))"))
             } else if entry.offset == nil {
-                lines.append(notice("\(who) is not calibrated yet"))
+                lines.append(starred("\(who) is not calibrated yet"))
             } else if readerCalibrated {
-                lines.append(notice("\(who) is calibrated with other viewers, not yet with you"))
+                lines.append(starred("\(who) is calibrated with other viewers, not yet with you"))
             } else {
-                lines.append(notice("\(who) is calibrated; you are not yet"))
+                lines.append(starred("\(who) is calibrated; you are not yet"))
             }
         }
         if me != nil, !readerCalibrated, !lines.isEmpty {
             lines.append(
-                notice("you are not calibrated yet: type /now LABEL when a proposed moment is on your screen"))
+                starred("you are not calibrated yet: type /now LABEL when a proposed moment is on your screen"))
         }
         return lines
     }
@@ -414,7 +421,7 @@ public struct OutputRenderer: Sendable {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { safe($0) }
     }
 
-    private func notice(_ text: String) -> String { "* " + text }
+    private func starred(_ text: String) -> String { "* " + text }
 
     private func bold(_ text: String) -> String { style(text, .bold) }
 
