@@ -74,51 +74,57 @@ import Testing
         #expect(room.markOffer(now: base + 4_000)?.label.normalized == "first down")
     }
 
-    @Test func offsetsAreToldWhenTheyChangeByATenthOfASecondOrMore() throws {
-        var room = RoomSession(room: "superbowl", reader: alice.id)
-        _ = try room.compose(.join(nick: "alice"), now: base, signer: alice)
-        var seq: UInt64 = 1
+    /// alice's room, where bob has joined; `bobSays` delivers bob's next event and returns what
+    /// alice was shown.
+    final class AliceHearsBob {
+        var room: RoomSession
+        let bob: NodeIdentity
+        private var seq: UInt64 = 1
+
+        init(alice: NodeIdentity, bob: NodeIdentity, at base: Int64) throws {
+            room = RoomSession(room: "superbowl", reader: alice.id)
+            self.bob = bob
+            _ = try room.compose(.join(nick: "alice"), now: base, signer: alice)
+            _ = bobSays(.join(nick: "bob"), at: base)
+        }
+
         func bobSays(_ body: EventBody, at: Int64) -> [RoomOutput] {
             defer { seq += 1 }
             return room.receive(bob.event(seq, body, at: at, for: room), now: at)
         }
+    }
+
+    @Test func offsetsAreToldWhenTheyChangeByATenthOfASecondOrMore() throws {
+        let talk = try AliceHearsBob(alice: alice, bob: bob, at: base)
         func noticed(_ outputs: [RoomOutput]) -> Set<NodeID> {
             outputs.reduce(into: Set<NodeID>()) { if case .offsetsChanged(let report) = $1 { $0.formUnion(report.noticed) } }
         }
-        _ = bobSays(.join(nick: "bob"), at: base)
-        _ = try room.compose(.mark(label: "A"), now: base + 10_000, signer: alice)
-        #expect(noticed(bobSays(.mark(label: "A"), at: base + 13_000)) == [bob.id, alice.id])
+        _ = try talk.room.compose(.mark(label: "A"), now: base + 10_000, signer: alice)
+        #expect(noticed(talk.bobSays(.mark(label: "A"), at: base + 13_000)) == [bob.id, alice.id])
         // A second moment 40 ms off refits bob to 3 020 ms: not worth a line.
-        _ = try room.compose(.mark(label: "B"), now: base + 30_000, signer: alice)
-        let small = bobSays(.mark(label: "B"), at: base + 33_040)
-        #expect(room.calibration.offset(of: bob.id) == 3_020)
+        _ = try talk.room.compose(.mark(label: "B"), now: base + 30_000, signer: alice)
+        let small = talk.bobSays(.mark(label: "B"), at: base + 33_040)
+        #expect(talk.room.calibration.offset(of: bob.id) == 3_020)
         #expect(small.contains { if case .offsetsChanged = $0 { true } else { false } }, "scripts still get it")
         #expect(noticed(small).isEmpty)
         // A nudge of half a second is.
-        #expect(noticed(bobSays(.delayNudge(milliseconds: 500), at: base + 40_000)) == [bob.id])
+        #expect(noticed(talk.bobSays(.delayNudge(milliseconds: 500), at: base + 40_000)) == [bob.id])
     }
 
     @Test func aStrayMarkIsSaidOnce() throws {
-        var room = RoomSession(room: "superbowl", reader: alice.id)
-        _ = try room.compose(.join(nick: "alice"), now: base, signer: alice)
-        var seq: UInt64 = 1
-        func bobSays(_ body: EventBody, at: Int64) -> [RoomOutput] {
-            defer { seq += 1 }
-            return room.receive(bob.event(seq, body, at: at, for: room), now: at)
-        }
-        _ = bobSays(.join(nick: "bob"), at: base)
+        let talk = try AliceHearsBob(alice: alice, bob: bob, at: base)
         for (label, at) in [("kickoff", 10_000), ("end of q1", 400_000)] {
-            _ = try room.compose(.mark(label: label), now: base + Int64(at), signer: alice)
-            _ = bobSays(.mark(label: label), at: base + Int64(at) + 3_000)
+            _ = try talk.room.compose(.mark(label: label), now: base + Int64(at), signer: alice)
+            _ = talk.bobSays(.mark(label: label), at: base + Int64(at) + 3_000)
         }
-        var setAside = bobSays(.mark(label: "first down"), at: base + 430_000)
-        setAside += try room.compose(.mark(label: "first down"), now: base + 517_000, signer: alice).outputs
+        var setAside = talk.bobSays(.mark(label: "first down"), at: base + 430_000)
+        setAside += try talk.room.compose(.mark(label: "first down"), now: base + 517_000, signer: alice).outputs
         let said = setAside.filter { if case .markSetAside = $0 { true } else { false } }
-        #expect(said == [.markSetAside(room.member(bob.id), label: "first down")])
-        #expect(room.calibration.offset(of: bob.id) == 3_000)
+        #expect(said == [.markSetAside(talk.room.member(bob.id), label: "first down")])
+        #expect(talk.room.calibration.offset(of: bob.id) == 3_000)
         // bob takes it back: the suspect is gone, nothing else changes.
-        _ = bobSays(.unmark(label: "first down"), at: base + 520_000)
-        #expect(room.calibration.suspects.isEmpty)
-        #expect(room.calibration.offset(of: bob.id) == 3_000)
+        _ = talk.bobSays(.unmark(label: "first down"), at: base + 520_000)
+        #expect(talk.room.calibration.suspects.isEmpty)
+        #expect(talk.room.calibration.offset(of: bob.id) == 3_000)
     }
 }

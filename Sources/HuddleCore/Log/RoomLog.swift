@@ -228,7 +228,8 @@ public struct RoomLog: Sendable {
             // Only a member's equivocation is proven and kept: at most one per origin slot. A
             // stranger's waits for its join, within a budget.
             guard prefix[event.origin] != nil else {
-                if pendingProofs[event.origin].map({ proof.seq < $0.seq }) ?? (pendingProofs.count < limits.maxPendingProofs) {
+                let hasSpace = pendingProofs.count < limits.maxPendingProofs
+                if pendingProofs[event.origin].map({ proof.seq < $0.seq }) ?? hasSpace {
                     pendingProofs[event.origin] = proof
                 }
                 return .rejected(.strangerConflict)

@@ -366,7 +366,8 @@ public struct RoomSession: Sendable {
             case .calibrationEvent(let raw):
                 guard let label = CalibrationLabel(raw) else { continue }
                 // The proposer is not offered her own moment: she marks it when she means to.
-                pendingMarks.proposed(label, madeAt: event.createdAt, at: now, byReader: event.origin == reader, earlier: earlier)
+                pendingMarks.proposed(
+                    label, madeAt: event.createdAt, at: now, byReader: event.origin == reader, earlier: earlier)
                 if announce, !ignoredLabels.contains(label) {
                     outputs.append(.calibrationEvent(label: label.normalized, by: from))
                 }
@@ -421,7 +422,8 @@ public struct RoomSession: Sendable {
         var outputs: [RoomOutput] = []
         if announce {
             var report = offsetReport
-            report.noticed = Set(report.entries.filter { OffsetReport.isNoticeable($0, after: told[$0.member.id]) }.map(\.member.id))
+            let news = report.entries.filter { OffsetReport.isNoticeable($0, after: told[$0.member.id]) }
+            report.noticed = Set(news.map(\.member.id))
             for entry in report.entries where report.noticed.contains(entry.member.id) { told[entry.member.id] = entry }
             outputs.append(.offsetsChanged(report))
             // A mark set aside is said once, when it is.
