@@ -161,38 +161,16 @@ extension Node {
             words: ConsoleCompletion.Words(rooms: roomNames, nicks: nicks, labels: labels)))
     }
 
-    /// What a viewer glances at: room, peers here, where their stream stands, what is held back.
-    ///
-    ///     superbowl · 2 peers · you: 3.0 s behind alice · 2 waiting, next in 4 s
+    /// The status line under the conversation (see ``RoomGlance/statusLine(of:pausedAt:now:)``).
     func statusLine(session: RoomSession?, now: Int64) -> String {
-        guard let session else { return pausedAt.map { "paused \(HumanFormat.elapsed(milliseconds: now - $0))" } ?? "not in a room: /join ROOM" }
-        let peers = membership.alivePeers(inRoom: session.room).count
-        var parts = [privateLabel(of: session.room), peers == 1 ? "1 peer" : "\(peers) peers"]
-        if let placement = session.calibration.placement(of: identity.id) {
-            if placement.reference == identity.id {
-                parts.append("you: the reference stream")
-            } else {
-                let reference = session.member(placement.reference).nick
-                let words =
-                    placement.offset == 0
-                    ? "in step with \(reference)"
-                    : "\(HumanFormat.duration(milliseconds: placement.offset)) \(placement.offset > 0 ? "behind" : "ahead of") \(reference)"
-                parts.append("you: " + words)
-            }
-        } else {
-            parts.append("not calibrated")
-        }
-        if let board = session.scoreboard { parts.append(OutputRenderer.scoreText(board)) }
-        if let pausedAt { parts.append("paused \(HumanFormat.elapsed(milliseconds: now - pausedAt))") }
-        if session.heldBackCount > 0 {
-            var waiting = "\(session.heldBackCount) waiting"
-            if let wake = session.nextWake {
-                let seconds = max(0, (wake - now + 500) / 1000)
-                waiting += seconds > 0 ? ", next in \(seconds) s" : ", next now"
-            }
-            parts.append(waiting)
-        }
-        return parts.joined(separator: " · ")
+        RoomGlance.statusLine(of: session.map { glance(at: $0, label: privateLabel(of: $0.room)) }, pausedAt: pausedAt, now: now)
+    }
+
+    /// What the console needs to know of one room to describe it.
+    private func glance(at session: RoomSession, label: String) -> RoomGlance.View {
+        RoomGlance.View(
+            session: session, label: label, alivePeers: membership.alivePeers(inRoom: session.room).count,
+            pausedAt: pausedAt, peerStates: membership.peers.mapValues(\.state))
     }
 
     private func inCurrentRoom(_ body: (String) -> Void) {
@@ -221,23 +199,6 @@ extension Node {
 
     private func whoDescription(room: String) -> String {
         guard let session = rooms[room] else { return "nobody in \(name(of: room))" }
-        var lines = ["in \(name(of: room)):"]
-        if let board = session.scoreboard {
-            lines[0] = "in \(name(of: room)), score \(OutputRenderer.scoreText(board)) on your stream (by \(board.by.displayName)):"
-        }
-        for entry in session.offsetReport.entries {
-            let name = entry.member.id == identity.id ? "\(entry.member.nick) (you)" : entry.member.displayName
-            let standing: String
-            if entry.member.id == identity.id {
-                standing = session.calibration.isCalibrated(identity.id) ? "calibrated" : "not calibrated yet"
-            } else if let behind = entry.behindReader {
-                standing = OutputRenderer.describeLag(nick: nil, behindReader: behind)
-            } else {
-                standing = "not calibrated with you yet"
-            }
-            let state = membership.peers[entry.member.id].map { " [\($0.state)]" } ?? ""
-            lines.append("  \(name): \(standing)\(state)")
-        }
-        return lines.joined(separator: "\n")
+        return RoomGlance.who(in: glance(at: session, label: name(of: room)))
     }
 }

@@ -1,0 +1,88 @@
+import HuddleCore
+
+/// What the console says of a room at a glance: the status line under the conversation and the
+/// answer to `/who`. Pure functions of what the node knows (a room's session, its peers' states,
+/// the clock), so what a viewer reads is decided here, next to the console, and tested without a
+/// node.
+///
+/// ```swift
+/// RoomGlance.statusLine(of: view, now: now)
+/// // "superbowl · 2 peers · you: 3.0 s behind alice · 2 waiting, next in 4 s"
+/// ```
+enum RoomGlance {
+    /// One room as the node sees it now.
+    struct View {
+        /// The room's session (log, calibration, what is held back).
+        var session: RoomSession
+        /// The room as people name it ("superbowl", "superbowl (private)", "@alice").
+        var label: String
+        /// Peers alive in the room.
+        var alivePeers: Int
+        /// When the viewer paused its stream, while it is paused.
+        var pausedAt: Int64?
+        /// Each member's membership state, where it is a known peer.
+        var peerStates: [NodeID: PeerState] = [:]
+    }
+
+    /// What a viewer glances at: room, peers here, where their stream stands, the score, a pause,
+    /// what is held back. Without a room: the pause, or how to join one.
+    static func statusLine(of view: View?, pausedAt: Int64?, now: Int64) -> String {
+        guard let view else {
+            return pausedAt.map { "paused \(HumanFormat.elapsed(milliseconds: now - $0))" } ?? "not in a room: /join ROOM"
+        }
+        let session = view.session
+        let reader = session.reader
+        var parts = [view.label, view.alivePeers == 1 ? "1 peer" : "\(view.alivePeers) peers"]
+        if let placement = session.calibration.placement(of: reader) {
+            if placement.reference == reader {
+                parts.append("you: the reference stream")
+            } else {
+                let reference = session.member(placement.reference).displayName
+                let offset = placement.offset
+                let words =
+                    offset == 0
+                    ? "in step with \(reference)"
+                    : "\(HumanFormat.duration(milliseconds: offset)) \(offset > 0 ? "behind" : "ahead of") \(reference)"
+                parts.append("you: " + words)
+            }
+        } else {
+            parts.append("not calibrated")
+        }
+        if let board = session.scoreboard { parts.append(OutputRenderer.scoreText(board)) }
+        if let pausedAt = view.pausedAt { parts.append("paused \(HumanFormat.elapsed(milliseconds: now - pausedAt))") }
+        if session.heldBackCount > 0 {
+            var waiting = "\(session.heldBackCount) waiting"
+            if let wake = session.nextWake {
+                let seconds = max(0, (wake - now + 500) / 1000)
+                waiting += seconds > 0 ? ", next in \(seconds) s" : ", next now"
+            }
+            parts.append(waiting)
+        }
+        return parts.joined(separator: " · ")
+    }
+
+    /// `/who`: each member, with where its stream stands against the reader's and whether it
+    /// answers; the score first, if anyone posted one.
+    static func who(in view: View) -> String {
+        let session = view.session
+        let reader = session.reader
+        var lines = ["in \(view.label):"]
+        if let board = session.scoreboard {
+            lines[0] = "in \(view.label), score \(OutputRenderer.scoreText(board)) on your stream (by \(board.by.displayName)):"
+        }
+        for entry in session.offsetReport.entries {
+            let name = entry.member.id == reader ? "\(entry.member.nick) (you)" : entry.member.displayName
+            let standing: String
+            if entry.member.id == reader {
+                standing = session.calibration.isCalibrated(reader) ? "calibrated" : "not calibrated yet"
+            } else if let behind = entry.behindReader {
+                standing = OutputRenderer.describeLag(nick: nil, behindReader: behind)
+            } else {
+                standing = "not calibrated with you yet"
+            }
+            let state = view.peerStates[entry.member.id].map { " [\($0)]" } ?? ""
+            lines.append("  \(name): \(standing)\(state)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
