@@ -113,6 +113,8 @@ struct SimulatedNode {
             perform(membership.receive(request, from: source, now: now), now: now, into: &effects)
         case .nack(let nack):
             perform(membership.receive(nack, from: source, now: now), now: now, into: &effects)
+        case .leaving(let leaving):
+            perform(membership.receive(leaving, now: now), now: now, into: &effects)
         case .syncRequest(let request):
             effects.sends.append(
                 Send(message: .syncResponse(session.log.response(to: request)), to: source, reliable: true))
@@ -168,6 +170,8 @@ struct SimulatedNode {
                 effects.sends.append(Send(message: message, to: address, reliable: false))
             case .forward(let message, let address):
                 effects.sends.append(Send(message: message, to: address, reliable: false))
+            case .peerLeft(let id, _):
+                effects.changes.append((id, .gone))
             case .peerChanged(let id, _, _, let to):
                 effects.changes.append((id, to))
                 if to == .alive, let peer = membership.peers[id], peer.rooms.contains(room) {

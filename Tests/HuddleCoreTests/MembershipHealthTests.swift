@@ -61,6 +61,8 @@ private let second: Int64 = 1_000_000
                     inFlight.append((now + latency, order, node, to, message))
                 case .peerChanged(let id, _, _, let to):
                     changes[node].append((now, id, to))
+                case .peerLeft(let id, _):
+                    changes[node].append((now, id, .gone))
                 case .scheduleTick(let at):
                     wakeAt[node] = at
                 }

@@ -63,6 +63,8 @@ import Testing
                         InFlight(deliverAt: now + latency, order: sentCount, from: node, to: target, message: message))
                 case .peerChanged(let id, _, let from, let to):
                     changes[node].append((now, id, from, to))
+                case .peerLeft(let id, _):
+                    changes[node].append((now, id, nil, .gone))
                 case .scheduleTick(let at):
                     wakeAt[node] = at
                 case .forward(let message, let address):

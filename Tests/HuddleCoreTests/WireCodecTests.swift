@@ -50,7 +50,7 @@ struct WireCodecTests {
 
     @Test("message kinds are the documented bytes")
     func kinds() {
-        #expect(WireMessage.Kind.allCases.map(\.rawValue) == [1, 2, 3, 4, 5, 6, 7, 8])
+        #expect(WireMessage.Kind.allCases.map(\.rawValue) == [1, 2, 3, 4, 5, 6, 7, 8, 9])
         #expect(WireProtocol.version == 4)
     }
 
@@ -280,7 +280,7 @@ struct WireCodecTests {
         #expect(wireError([0x48, 0x44, version]) == .unsupportedVersion(version))
     }
 
-    @Test("unknown message kinds are rejected", arguments: [UInt8(0), 9, 10, 128, 255])
+    @Test("unknown message kinds are rejected", arguments: [UInt8(0), 10, 11, 128, 255])
     func unknownKind(kind: UInt8) {
         #expect(wireError([0x48, 0x44, WireProtocol.version, kind]) == .unknownMessageKind(kind))
         #expect(wireError([0x48, 0x44, WireProtocol.version, kind, 0, 0, 0]) == .unknownMessageKind(kind))

@@ -123,6 +123,7 @@ enum WireSamples {
         .probeRequest(ProbeRequest(from: maxID, target: carol, sentAt: .min, signature: Array(repeating: 0xEE, count: 64))),
         .nack(Nack(from: carol, target: bob, sentAt: .max)),
         .nack(Nack(from: bob, target: maxID, sentAt: -1, signature: (0..<64).map { UInt8($0) })),
+        .leaving(Leaving(from: alice, incarnation: .max)),
         .ack(Ack(from: bob, nick: "", incarnation: 1, sequence: 1, echoedSentAt: .min, rooms: [], peers: [])),
         .ack(
             Ack(
@@ -251,6 +252,8 @@ enum WireSamples {
                 ProbeRequest(from: randomID(using: &rng), target: randomID(using: &rng), sentAt: Int64(bitPattern: rng.next())))
         case .nack:
             return .nack(Nack(from: randomID(using: &rng), target: randomID(using: &rng), sentAt: Int64(bitPattern: rng.next())))
+        case .leaving:
+            return .leaving(Leaving(from: randomID(using: &rng), incarnation: rng.next()))
         }
     }
 }

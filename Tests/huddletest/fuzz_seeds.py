@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from .wire import (Chat, Join, Leave, Mark, PeerRecord, RoomKey, Score, Teams, Unmark, VersionVector, WireClient,
-                   encode_ack, encode_digest, encode_event, encode_events, encode_nack, encode_probe,
+                   encode_ack, encode_digest, encode_event, encode_events, encode_leaving, encode_nack, encode_probe,
                    encode_probe_request, encode_sync_request, encode_sync_response, frame)
 
 
@@ -49,6 +49,7 @@ def seeds() -> dict[str, bytes]:
             "probe-card": encode_probe(client.id, "seed", 1, 8, 12345, 7700, rooms, [peer], key=client.key,
                                        **card),
             "ack-card": encode_ack(client.id, "seed", 1, 8, 12345, rooms, [peer], key=client.key, **card),
+            "leaving": encode_leaving(client.id, 1, key=client.key),
             "probe-request": encode_probe_request(client.id, peer.id, 12345, key=client.key),
             "nack": encode_nack(client.id, peer.id, 12345, key=client.key),
             "stream": frame(encode_events([chat])) + frame(encode_digest(client.id, "superbowl", vector)),

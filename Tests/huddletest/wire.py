@@ -62,6 +62,7 @@ KIND_PROBE = 5
 KIND_ACK = 6
 KIND_PROBE_REQUEST = 7  # "probe this node for me" (SWIM's ping-req)
 KIND_NACK = 8           # a helper's "it did not answer me either"
+KIND_LEAVING = 9        # a node's signed goodbye: it stops on purpose
 
 TAG_JOIN = 1
 TAG_LEAVE = 2
@@ -511,7 +512,16 @@ class Nack:
     kind = KIND_NACK
 
 
-Message = Union[Events, Digest, SyncRequest, SyncResponse, Probe, Ack, ProbeRequest, Nack]
+@dataclass
+class Leaving:
+    """from:32 incarnation:u64 signature:64 -- a node's goodbye, signed like a probe."""
+    from_id: bytes
+    incarnation: int
+    signature: bytes = bytes(64)
+    kind = KIND_LEAVING
+
+
+Message = Union[Events, Digest, SyncRequest, SyncResponse, Probe, Ack, ProbeRequest, Nack, Leaving]
 
 
 def envelope(kind: int, payload: bytes, magic: bytes = MAGIC, version: int = VERSION) -> bytes:
@@ -645,6 +655,13 @@ def encode_nack(from_id: bytes, target: bytes, sent_at: int, trailing: bytes = b
     return sign_membership(unsigned, key, signature) + trailing
 
 
+def encode_leaving(from_id: bytes, incarnation: int, trailing: bytes = b"",
+                   key: Ed25519PrivateKey | None = None, signature: bytes | None = None, **env) -> bytes:
+    """kind 9: `from_id` stops on purpose; `incarnation` is the one that ends."""
+    unsigned = envelope(KIND_LEAVING, enc_id(from_id) + enc_u64(incarnation), **env)
+    return sign_membership(unsigned, key, signature) + trailing
+
+
 def encode_message(m: Message) -> bytes:
     """A decoded message back to bytes (canonical: decode then encode gives the same bytes)."""
     if isinstance(m, Events):
@@ -667,6 +684,8 @@ def encode_message(m: Message) -> bytes:
         return encode_probe_request(m.from_id, m.target, m.sent_at, signature=m.signature)
     if isinstance(m, Nack):
         return encode_nack(m.from_id, m.target, m.sent_at, signature=m.signature)
+    if isinstance(m, Leaving):
+        return encode_leaving(m.from_id, m.incarnation, signature=m.signature)
     raise TypeError(f"not a message: {m!r}")
 
 
@@ -862,6 +881,8 @@ def decode_message(data: bytes) -> Message:
         m = ProbeRequest(r.id(), r.id(), r.i64(), bytes(r.take(64)))
     elif kind == KIND_NACK:
         m = Nack(r.id(), r.id(), r.i64(), bytes(r.take(64)))
+    elif kind == KIND_LEAVING:
+        m = Leaving(r.id(), r.u64(), bytes(r.take(64)))
     else:
         raise WireError("unknownMessageKind", str(kind))
     if r.left:

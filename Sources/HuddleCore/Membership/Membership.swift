@@ -400,6 +400,9 @@ public enum MembershipDirective: Hashable, Sendable {
     /// A peer's state changed (`from` is `nil` for a peer just learned of): log it, tell the
     /// user, start or stop pushing room events to it.
     case peerChanged(id: NodeID, nick: String, from: PeerState?, to: PeerState)
+    /// A peer said goodbye (``Leaving``): it is gone, because it left. Like a change to gone, but
+    /// the user is told that it left.
+    case peerLeft(id: NodeID, nick: String)
     /// Call ``Membership/tick(now:)`` when the local monotonic clock reaches `at` (µs).
     case scheduleTick(at: Int64)
     /// Send `message` to `address` exactly as it is: another node's signed ``Ack`` to a probe

@@ -192,3 +192,22 @@ public struct Nack: Hashable, Sendable {
         self.signature = signature
     }
 }
+
+/// A node's goodbye: it stops on purpose (`/quit`, end of input, SIGTERM), so its peers say it
+/// left at once instead of suspecting it for seconds. Signed by the leaving node; it names the
+/// incarnation that ends, so a copy replayed after the node starts again (with a higher one)
+/// changes nothing.
+public struct Leaving: Hashable, Sendable {
+    /// The node that leaves.
+    public var from: NodeID
+    /// Its incarnation, the one that ends.
+    public var incarnation: UInt64
+    /// Ed25519 signature by `from` over ``WireMessage/membershipSignedBytes``.
+    public var signature: [UInt8]
+
+    public init(from: NodeID, incarnation: UInt64, signature: [UInt8] = WireMessage.unsignedMembership) {
+        self.from = from
+        self.incarnation = incarnation
+        self.signature = signature
+    }
+}

@@ -14,11 +14,11 @@ extension WireMessage {
     /// The signature of a probe or ack not signed yet: 64 zero bytes, which never verify.
     public static let unsignedMembership = [UInt8](repeating: 0, count: Event.signatureByteCount)
 
-    /// Whether this is a probe, an ack, a probe request or a nack: a message its sender signs as
-    /// a whole.
+    /// Whether this is a probe, an ack, a probe request, a nack or a goodbye: a message its sender
+    /// signs as a whole.
     public var isMembership: Bool {
         switch self {
-        case .probe, .ack, .probeRequest, .nack: true
+        case .probe, .ack, .probeRequest, .nack, .leaving: true
         default: false
         }
     }
@@ -26,7 +26,7 @@ extension WireMessage {
     /// The bytes a membership message's sender signs; `nil` for other messages.
     public var membershipSignedBytes: [UInt8]? {
         switch self {
-        case .probe, .ack, .probeRequest, .nack: Self.membershipSigningDomain + encoded().dropLast(Event.signatureByteCount)
+        case .probe, .ack, .probeRequest, .nack, .leaving: Self.membershipSigningDomain + encoded().dropLast(Event.signatureByteCount)
         default: nil
         }
     }
@@ -40,6 +40,7 @@ extension WireMessage {
         case .ack(let ack): (from, signature) = (ack.from, ack.signature)
         case .probeRequest(let request): (from, signature) = (request.from, request.signature)
         case .nack(let nack): (from, signature) = (nack.from, nack.signature)
+        case .leaving(let leaving): (from, signature) = (leaving.from, leaving.signature)
         default: return false
         }
         guard let bytes = membershipSignedBytes else { return false }
@@ -68,6 +69,10 @@ extension NodeIdentity {
             precondition(nack.from == id, "a node signs only its own nacks")
             nack.signature = signature(for: WireMessage.nack(nack).membershipSignedBytes!)
             return .nack(nack)
+        case .leaving(var leaving):
+            precondition(leaving.from == id, "a node says only its own goodbye")
+            leaving.signature = signature(for: WireMessage.leaving(leaving).membershipSignedBytes!)
+            return .leaving(leaving)
         default:
             return message
         }

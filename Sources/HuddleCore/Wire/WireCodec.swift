@@ -44,6 +44,8 @@ extension WireMessage {
                 + Event.signatureByteCount
         case .probeRequest, .nack:
             payload = NodeID.byteCount * 2 + 8 + Event.signatureByteCount
+        case .leaving:
+            payload = NodeID.byteCount + 8 + Event.signatureByteCount
         }
         return WireProtocol.envelopeByteCount + payload
     }
@@ -117,6 +119,10 @@ extension WireMessage {
             writer.write(nack.target)
             writer.write(nack.sentAt)
             writer.write(signature: nack.signature)
+        case .leaving(let leaving):
+            writer.write(leaving.from)
+            writer.write(leaving.incarnation)
+            writer.write(signature: leaving.signature)
         }
     }
 
@@ -175,6 +181,11 @@ extension WireMessage {
             self = .nack(
                 Nack(
                     from: try reader.readNodeID(), target: try reader.readNodeID(), sentAt: try reader.readInt64(),
+                    signature: Array(try reader.readBytes(Event.signatureByteCount))))
+        case .leaving:
+            self = .leaving(
+                Leaving(
+                    from: try reader.readNodeID(), incarnation: try reader.readUInt64(),
                     signature: Array(try reader.readBytes(Event.signatureByteCount))))
         }
     }

@@ -20,6 +20,7 @@
 ///                          count:u16 room:str*  count:u16 peer*
 ///     kind 7 probeRequest  from:32 target:32 sentAt:i64 signature:64
 ///     kind 8 nack          from:32 target:32 sentAt:i64 signature:64
+///     kind 9 leaving       from:32 incarnation:u64 signature:64
 ///
 ///     str   = length:u16 utf8[length]          UTF-8, no C0 controls or DEL, per-field limit
 ///     vv    = count:u16 (origin:32 seq:u64)*   origins strictly ascending, every seq >= 1
@@ -53,6 +54,9 @@ public enum WireMessage: Hashable, Sendable {
     case probeRequest(ProbeRequest)
     /// "It did not answer me either": a helper's answer to a ``ProbeRequest`` that failed.
     case nack(Nack)
+    /// "I am stopping on purpose": a node's goodbye, so its peers say it left instead of
+    /// suspecting it.
+    case leaving(Leaving)
 
     /// The envelope's kind byte for each message.
     public enum Kind: UInt8, Hashable, Sendable, CaseIterable {
@@ -64,6 +68,7 @@ public enum WireMessage: Hashable, Sendable {
         case ack = 6
         case probeRequest = 7
         case nack = 8
+        case leaving = 9
     }
 
     /// This message's kind.
@@ -77,6 +82,7 @@ public enum WireMessage: Hashable, Sendable {
         case .ack: .ack
         case .probeRequest: .probeRequest
         case .nack: .nack
+        case .leaving: .leaving
         }
     }
 }

@@ -3,6 +3,7 @@ import HuddleCore
 public import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 
 /// The sockets a node listens on: UDP for pushes, digests and membership; TCP for pulls.
 typealias DatagramSocket = NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>
@@ -66,41 +67,48 @@ extension Node {
         let discoveries = startDiscovery()
         defer { discovery?.stop() }
 
-        try await withThrowingDiscardingTaskGroup { tasks in
-            tasks.addTask {
-                try await udp.executeThenClose { inbound, _ in
-                    for try await envelope in inbound { await self.receive(envelope) }
+        // SIGINT/SIGTERM: peers hear this node left before its sockets close (see sayGoodbye()).
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { tasks in
+                tasks.addTask {
+                    try await udp.executeThenClose { inbound, _ in
+                        for try await envelope in inbound { await self.receive(envelope) }
+                    }
+                    // The socket closed under us: stop loudly rather than run deaf.
+                    if !Task.isCancelled { throw NodeError.socketClosed("UDP") }
                 }
-                // The socket closed under us: stop loudly rather than run deaf.
-                if !Task.isCancelled { throw NodeError.socketClosed("UDP") }
-            }
-            let syncServer = SyncServer(
-                respond: { await self.syncResponse(to: $0) },
-                reject: { await self.countDropped($0, $1, from: $2) })
-            tasks.addTask {
-                try await tcp.executeThenClose { connections in
-                    try await withThrowingDiscardingTaskGroup { streams in
-                        for try await connection in connections {
-                            streams.addTask { await syncServer.serve(connection) }
+                let syncServer = SyncServer(
+                    respond: { await self.syncResponse(to: $0) },
+                    reject: { await self.countDropped($0, $1, from: $2) })
+                tasks.addTask {
+                    try await tcp.executeThenClose { connections in
+                        try await withThrowingDiscardingTaskGroup { streams in
+                            for try await connection in connections {
+                                streams.addTask { await syncServer.serve(connection) }
+                            }
                         }
                     }
+                    if !Task.isCancelled { throw NodeError.socketClosed("TCP") }
                 }
-                if !Task.isCancelled { throw NodeError.socketClosed("TCP") }
-            }
-            tasks.addTask { await self.timerLoop() }
-            tasks.addTask { await self.pullLoop(group: group) }
-            tasks.addTask { try await control.run() }
-            if let discoveries {
-                tasks.addTask {
-                    for await event in discoveries { await self.discovered(event) }
+                tasks.addTask { await self.timerLoop() }
+                tasks.addTask { await self.pullLoop(group: group) }
+                tasks.addTask { try await control.run() }
+                if let discoveries {
+                    tasks.addTask {
+                        for await event in discoveries { await self.discovered(event) }
+                    }
                 }
+                if configuration.console {
+                    await consoleLoop(interactive: startInteractiveConsole())
+                } else {
+                    while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }
+                }
+                // /quit, Ctrl-D or the end of input: a stop on purpose, said to every live peer.
+                sayGoodbye()
+                tasks.cancelAll()
             }
-            if configuration.console {
-                await consoleLoop(interactive: startInteractiveConsole())
-            } else {
-                while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }
-            }
-            tasks.cancelAll()
+        } onGracefulShutdown: {
+            self.sayGoodbye()
         }
     }
 

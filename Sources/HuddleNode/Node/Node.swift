@@ -68,6 +68,8 @@ public actor Node {
     let datagrams: DatagramEndpoint
     /// Per-address limits on datagrams in, checked before decoding, off the actor.
     let datagramLimits = Mutex(DatagramRateLimits())
+    /// Whom a goodbye goes to, at which incarnation, and whether it was said (``sayGoodbye()``).
+    let goodbye = Mutex<(to: [PeerAddress], incarnation: UInt64, said: Bool)>(([], 0, false))
     /// Anti-entropy and repair: when to swap digests, push, pull (see ``Replication``).
     var replication: Replication
     /// Pulls to run, one at a time.
@@ -439,6 +441,8 @@ public actor Node {
         case .probe(let probe):
             perform(membership.receive(probe, from: source, now: now))
             read(card: probe.agreementKey, roomTags: probe.roomTags, rooms: probe.rooms, of: probe.from, nick: probe.nick)
+        case .leaving(let leaving):
+            perform(membership.receive(leaving, now: now))
         case .ack(let ack):
             perform(membership.receive(ack, from: source, now: now))
             read(card: ack.agreementKey, roomTags: ack.roomTags, rooms: ack.rooms, of: ack.from, nick: ack.nick)
@@ -519,6 +523,11 @@ public actor Node {
                 if to == .alive, let peer = membership.peers[id] {
                     perform(replication.peerAlive(peer, sharedRooms: joined.filter(peer.rooms.contains)))
                 }
+            case .peerLeft(let id, let nick):
+                exemptPeersFromRateLimits()
+                logger.info("peer left", metadata: ["huddle.peer": "\(nick)", "huddle.id": "\(id)"])
+                show(renderer.peer(id: id, nick: nick, state: .gone, left: true))
+                refreshConsole()
             case .scheduleTick(let at):
                 membershipTickAt = at
                 rescheduleTimer()
@@ -527,12 +536,32 @@ public actor Node {
                 send(message, to: address)
             }
         }
+        // A goodbye names the incarnation that ends: the current one, also after a refutation.
+        let incarnation = membership.incarnation
+        goodbye.withLock { $0.incarnation = incarnation }
     }
 
-    /// Live peers' addresses are not rate-limited (see ``DatagramRateLimits/exempt``).
+    /// Live peers' addresses are not rate-limited (see ``DatagramRateLimits/exempt``), and they
+    /// are who a goodbye goes to (``sayGoodbye()``).
     func exemptPeersFromRateLimits() {
         let addresses = Set(membership.peers.values.filter { $0.state != .gone }.map(\.address))
         datagramLimits.withLock { $0.exempt = addresses }
+        let incarnation = membership.incarnation
+        goodbye.withLock { $0.to = addresses.sorted(); $0.incarnation = incarnation }
+    }
+
+    /// Tells every live peer that this node stops on purpose, in a signed ``Leaving`` sent twice
+    /// (a datagram can be lost), once however often it is called. Synchronous and off the
+    /// actor, so that a graceful shutdown (SIGTERM) can say it before the sockets close.
+    nonisolated func sayGoodbye() {
+        let (addresses, incarnation) = goodbye.withLock { state -> ([PeerAddress], UInt64)? in
+            guard !state.said else { return nil }
+            state.said = true
+            return (state.to, state.incarnation)
+        } ?? ([], 0)
+        guard !addresses.isEmpty else { return }
+        let bytes = identity.signed(.leaving(Leaving(from: identity.id, incarnation: incarnation))).encoded()
+        for _ in 0..<2 { _ = datagrams.send(bytes, to: addresses) }
     }
 
     // MARK: Timers

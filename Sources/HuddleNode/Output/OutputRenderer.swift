@@ -162,20 +162,22 @@ public struct OutputRenderer: Sendable {
     }
 
     /// A peer was found, stopped answering, came back or went away.
-    public func peer(id: NodeID, nick: String, state: PeerState, address: String? = nil) -> String {
+    /// `left`: it is gone because it said goodbye (`"left": true` in JSON, "left" in words).
+    public func peer(id: NodeID, nick: String, state: PeerState, address: String? = nil, left: Bool = false) -> String {
         if json {
             var fields: [(String, JSONLine)] = [
                 ("type", "peer"), ("id", .string(id.hex)), ("nick", .string(nick)),
                 ("state", .string(Self.name(of: state))),
             ]
             if let address { fields.append(("address", .string(address))) }
+            if left { fields.append(("left", .bool(true))) }
             return JSONLine.object(fields).render()
         }
         let words =
             switch state {
             case .alive: "is here"
             case .suspect: "is not answering"
-            case .gone: "is gone"
+            case .gone: left ? "left" : "is gone"
             }
         let at = address.map { " at \(safe($0))" } ?? ""
         return starred("\(nickText(Member(id: id, nick: nick), reader: nil)) (\(id))\(at) \(words)")
