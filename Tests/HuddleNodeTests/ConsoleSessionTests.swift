@@ -163,12 +163,33 @@ struct Typist {
         #expect(typist.inputRow == "superbowl> /join")
         typist.type("s\t")
         #expect(typist.inputRow == "superbowl> /join superbowl")
-        typist.type("\u{15}b\t")  // Ctrl-U, then "b" and Tab: two nicks
+        typist.type("\u{15}b\t")  // Ctrl-U, then "b" and Tab: two nicks, nothing to add yet
+        #expect(!typist.terminal.visible.contains("bella  bob"), "the first Tab only rings")
+        typist.type("\t")  // the second lists them, once
         #expect(typist.statusRow == " status")
         #expect(typist.terminal.visible.contains("bella  bob"))
         #expect(typist.inputRow == "superbowl> b")
+        typist.type("\t")
+        #expect(typist.terminal.visible.filter { $0 == "bella  bob" }.count == 1, "listed once")
         typist.type("o\t")
         #expect(typist.inputRow == "superbowl> bob:")
+    }
+
+    @Test func nicksCompleteAfterMsgAndInItsText() {
+        var typist = Typist()
+        typist.tell(words: .init(rooms: [], nicks: ["carol", "alice"], labels: []))
+        typist.type("/msg ca\t")
+        #expect(typist.inputRow == "superbowl> /msg carol")
+        typist.type("hi al\t")
+        #expect(typist.inputRow == "superbowl> /msg carol hi alice")
+    }
+
+    @Test func choicesAreListedInColumnsOfWholeWords() {
+        let words = ["/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/status"]
+        let rows = ConsoleSession.columns(words, width: 30)
+        #expect(rows == ["/join     /score    /resume", "/private  /teams    /status", "/msg      /pause"])
+        #expect(rows.allSatisfy { $0.count <= 30 })
+        #expect(ConsoleSession.columns(["a-very-long-word-indeed"], width: 10) == ["a-very-long-word-indeed"])
     }
 
     @Test func aPasteIsOneLineNeverAnEnter() {

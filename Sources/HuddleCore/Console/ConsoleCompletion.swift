@@ -1,5 +1,6 @@
 /// Tab completion for a console line: command names, then each command's argument (room names for
-/// `/join`, labels for `/now`, `/ignore` and `/event`), and nicks anywhere in a chat line.
+/// `/join`, labels for `/now`, `/unmark`, `/ignore` and `/event`), and nicks wherever else a word
+/// is typed: in a chat line, after `/msg` (its target and its text), after `/who`.
 ///
 /// Pure: give it the text before the cursor and what the node knows; it says what to put in place
 /// of the word being typed and, when the choice is not unique, the candidates to list. Matching
@@ -61,7 +62,10 @@ public enum ConsoleCompletion {
             switch line[..<space].lowercased() {
             case "/join": return match(argument, among: words.rooms, suffix: " ")
             case "/now", "/unmark", "/ignore", "/event": return match(argument, among: words.labels, suffix: "")
-            default: return .none
+            default:
+                // /msg NICK TEXT and the rest: the word being typed is a nick.
+                let word = String(argument.reversed().prefix { !$0.isWhitespace }.reversed())
+                return match(word, among: words.nicks, suffix: " ")
             }
         }
         // A nick, in a chat line: "bo" → "bob: " at the start of the line, "bob " later on.

@@ -38,6 +38,9 @@ struct ConsoleSession: Sendable {
     /// While a hidden prompt is up: its question, and the line that was being typed, which
     /// comes back once the prompt is answered.
     private var secret: (question: String, stashed: LineEditor)?
+    /// The line as it stood at a Tab that could complete nothing more, and whether its choices
+    /// were listed: the first such Tab rings, the second lists them, once.
+    private var tabbed: (line: String, listed: Bool)?
 
     /// What keys did.
     struct Reaction: Equatable, Sendable {
@@ -145,11 +148,23 @@ struct ConsoleSession: Sendable {
         case .resume:
             reaction.inputs.append(.resume(at: at))
         case .complete:
+            // As in a shell: a Tab completes as far as the choices agree; at that point the first
+            // Tab rings, the second lists the choices once, in columns of whole words.
             let result = ConsoleCompletion.complete(editor.beforeCursor, words: context?.words ?? .init())
             if result.replacing > 0 || !result.with.isEmpty {
                 editor.complete(replacing: result.replacing, with: result.with)
+                tabbed = nil
             } else if !result.candidates.isEmpty {
-                reaction.output += screen.print([result.candidates.map(TerminalText.escaped).joined(separator: "  ")])
+                let line = editor.text
+                if let tabbed, tabbed.line == line {
+                    if !tabbed.listed {
+                        reaction.output += screen.print(Self.columns(result.candidates, width: screen.columns - 1))
+                        self.tabbed = (line, true)
+                    }
+                } else {
+                    tabbed = (line, false)
+                    reaction.output += "\u{07}"
+                }
             }
         case .redraw:
             reaction.output += screen.clear()
@@ -188,4 +203,20 @@ struct ConsoleSession: Sendable {
         }
         reaction.output += drawLine()
     }
+
+    /// `words` laid out in columns as wide as the widest word and two spaces, as many as fit in
+    /// `width`, filled down then across as `ls` does: never a word cut at the edge.
+    static func columns(_ words: [String], width: Int) -> [String] {
+        let shown = words.map(TerminalText.escaped)
+        let cell = (shown.map(DisplayWidth.of).max() ?? 0) + 2
+        let perRow = max(1, width / max(cell, 1))
+        let rows = (shown.count + perRow - 1) / perRow
+        return (0..<rows).map { row in
+            stride(from: row, to: shown.count, by: rows).map { index in
+                let word = shown[index]
+                return index + rows < shown.count ? word + String(repeating: " ", count: cell - DisplayWidth.of(word)) : word
+            }.joined()
+        }
+    }
+
 }
