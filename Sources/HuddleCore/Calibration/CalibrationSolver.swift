@@ -103,7 +103,7 @@ public enum CalibrationSolver {
         /// The group's marks, sorted by (label, node).
         var marks: [Mark]
         /// Per node, the times at which a step in its lag starts a new piece, ascending: a mark
-        /// at or after the k-th time belongs to piece k (see ``splitAtSteps(_:)``).
+        /// at or after the k-th time belongs to piece k (see ``settle(_:suspects:)``).
         var steps: [NodeID: [Int64]] = [:]
 
         /// The piece of its node's lag `mark` belongs to: 0 before any step.

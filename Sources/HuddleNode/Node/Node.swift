@@ -546,8 +546,7 @@ public actor Node {
     func exemptPeersFromRateLimits() {
         let addresses = Set(membership.peers.values.filter { $0.state != .gone }.map(\.address))
         datagramLimits.withLock { $0.exempt = addresses }
-        let incarnation = membership.incarnation
-        goodbye.withLock { $0.to = addresses.sorted(); $0.incarnation = incarnation }
+        goodbye.withLock { $0.to = addresses.sorted() }
     }
 
     /// Tells every live peer that this node stops on purpose, in a signed ``Leaving`` sent twice

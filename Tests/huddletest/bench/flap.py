@@ -31,6 +31,25 @@ def alarms_since(node, start: int, about: set[str]) -> list[dict]:
             if o.get("type") == "peer" and o.get("state") in ("suspect", "gone") and o.get("id") in about]
 
 
+def kill_and_time(victim, watchers, marks: list[int], timeout: float = 30) -> list[float]:
+    """SIGKILLs `victim` and returns, for each watcher, the seconds until it printed the victim
+    gone (looking at its output from `marks` on), or infinity if it did not within `timeout`."""
+    killed_ns = time.time_ns()
+    victim.kill9()
+    stop_node(victim)
+    deadline = time.monotonic() + timeout
+    reported: list[float] = []
+    for node, mark in zip(watchers, marks):
+        seen = None
+        while seen is None and time.monotonic() < deadline:
+            seen = next((o for o in list(node.outputs)[mark:]
+                         if o.get("type") == "peer" and o.get("id") == victim.id and o.get("state") == "gone"), None)
+            if seen is None:
+                time.sleep(0.05)
+        reported.append((seen["_rx_ns"] - killed_ns) / 1e9 if seen else float("inf"))
+    return reported
+
+
 def bench_flap(binary: str, seconds: float, table: Table, hogs: int = 2) -> None:
     """Four nodes meshed on loopback (`alice`, `bob`, `carol` and `dave`); then `hogs` busy-loop
     processes, one per core, for `seconds`: every state change a node prints about another is a
@@ -63,21 +82,7 @@ def bench_flap(binary: str, seconds: float, table: Table, hogs: int = 2) -> None
         # The kill, the hogs still running.
         victim, watchers = nodes[-1], nodes[:-1]
         marks = [len(n.outputs) for n in watchers]
-        killed = time.monotonic()
-        killed_ns = time.time_ns()
-        victim.kill9()
-        stop_node(victim)
-        reported: list[float] = []
-        deadline = killed + 30
-        for node, mark in zip(watchers, marks):
-            seen = None
-            while seen is None and time.monotonic() < deadline:
-                seen = next((o for o in list(node.outputs)[mark:]
-                             if o.get("type") == "peer" and o.get("id") == victim.id and o.get("state") == "gone"),
-                            None)
-                if seen is None:
-                    time.sleep(0.05)
-            reported.append((seen["_rx_ns"] - killed_ns) / 1e9 if seen else float("inf"))
+        reported = kill_and_time(victim, watchers, marks)
         others = [(n.name, o) for n, m in zip(watchers, marks)
                   for o in alarms_since(n, m, {ids[w.name] for w in watchers})]
         slowest = max(reported)
@@ -139,20 +144,7 @@ def bench_flap_lan(binary: str, seconds: float, table: Table, percent: int = 20,
 
         victim, watchers = nodes[-1], nodes[:-1]
         marks = [len(n.outputs) for n in watchers]
-        killed_ns = time.time_ns()
-        victim.kill9()
-        stop_node(victim)
-        deadline = time.monotonic() + 30
-        reported = []
-        for node, mark in zip(watchers, marks):
-            seen = None
-            while seen is None and time.monotonic() < deadline:
-                seen = next((o for o in list(node.outputs)[mark:]
-                             if o.get("type") == "peer" and o.get("id") == victim.id and o.get("state") == "gone"),
-                            None)
-                if seen is None:
-                    time.sleep(0.05)
-            reported.append((seen["_rx_ns"] - killed_ns) / 1e9 if seen else float("inf"))
+        reported = kill_and_time(victim, watchers, marks)
         table.add(f"{label}: a SIGKILLed node reported gone by the 2 others",
                   " / ".join(f"{r:.1f}" for r in sorted(reported)) + " s", "target <= 10 s", max(reported) <= 10)
         table.note(f"lossy LAN (flap): Scripts/lan bed '{tag}', 3 hosts each dropping {percent} % of incoming "
