@@ -259,7 +259,7 @@ import Testing
             let event = Event.fixture(origin, seq, .chat(text: "v\(pick(2))"), context: context)
             _ = log.rejection(of: event, held: pick(15), aheadAllowance: Int(pick(100_000)))
             switch log.insert(event, now: now, aheadAllowance: Int(pick(100_000))) {
-            case .accepted, .duplicate, .equivocation, .rejected: break
+            case .accepted, .duplicate, .equivocation, .rejected, .unseated: break
             }
             if pick(50) == 0 { _ = log.expire(now: now) }
             #expect(log.waitingCount >= 0)
@@ -309,8 +309,65 @@ import Testing
         limits.maxOrigins = 3
         var log = RoomLog(room: "superbowl", limits: limits)
         for n in 1...3 { _ = log.insert(.fixture(.fixture(UInt8(n)), 1, .join(nick: "n\(n)"))) }
-        #expect(log.insert(.fixture(.fixture(4), 1, .join(nick: "n4"))) == .rejected(.tooManyOrigins))
+        #expect(log.insert(.fixture(.fixture(4), 1, .join(nick: "n4"))) == .unseated(delivered: []))
         #expect(log.insert(.fixture(.fixture(1), 2, .chat(text: "still fine"))) != .rejected(.tooManyOrigins))
+    }
+
+    /// Fresh keys' joins fill the open slots and stop there: the reserved ones go only to origins
+    /// with a node behind them, so a newcomer who answers probes still gets in.
+    @Test func theLastSlotsAreKeptForOriginsWithANodeBehindThem() {
+        var limits = RoomLogLimits()
+        limits.maxOrigins = 5
+        limits.reservedOrigins = 2
+        var log = RoomLog(room: "superbowl", limits: limits)
+        let live: Set<NodeID> = [alice, bob, carol]
+        let reserved = { (origin: NodeID) in live.contains(origin) }
+        _ = log.insert(.fixture(alice, 1, .join(nick: "alice")), reserved: reserved)
+        let keys = (10...20).map { NodeID.fixture(UInt8($0)) }
+        let outcomes = keys.map { log.insert(.fixture($0, 1, .join(nick: "key")), reserved: reserved) }
+        #expect(outcomes.filter { $0.deliveredCount == 1 }.count == 2)  // 3 open slots, alice has one
+        #expect(outcomes.dropFirst(2).allSatisfy { $0 == .unseated(delivered: []) })
+        #expect(log.insert(.fixture(bob, 1, .join(nick: "bob")), reserved: reserved).deliveredCount == 1)
+        #expect(log.insert(.fixture(carol, 1, .join(nick: "carol")), reserved: reserved).deliveredCount == 1)
+        // Full: not even a live newcomer gets a sixth slot.
+        #expect(log.rejection(of: .fixture(.fixture(99), 1, .join(nick: "dave")), reserved: { _ in true }) == .tooManyOrigins)
+    }
+
+    /// Another node seated an origin this one did not: a member's message naming it in its
+    /// context is delivered all the same, whichever arrives first, and digests stop asking for it.
+    @Test func nothingWaitsForAnOriginThatFoundNoSlot() {
+        var limits = RoomLogLimits()
+        limits.maxOrigins = 2
+        limits.reservedOrigins = 0
+        let stranger = NodeID.fixture(77)
+        let strangerJoin = Event.fixture(stranger, 1, .join(nick: "x"))
+        let chat = Event.fixture(bob, 2, .chat(text: "seen the kick?"), context: [stranger: 1])
+        for strangerFirst in [true, false] {
+            var log = RoomLog(room: "superbowl", limits: limits)
+            _ = log.insert(.fixture(alice, 1, .join(nick: "alice")))
+            _ = log.insert(.fixture(bob, 1, .join(nick: "bob")))
+            if strangerFirst {
+                #expect(log.insert(strangerJoin) == .unseated(delivered: []))
+                #expect(log.insert(chat) == .accepted(delivered: [chat]))
+            } else {
+                #expect(log.insert(chat) == .accepted(delivered: []))
+                #expect(log.insert(strangerJoin) == .unseated(delivered: [chat]))
+            }
+            #expect(log.isUnseated(stranger))
+            #expect(log.capped([stranger: 1, bob: 2]) == [bob: 2])
+        }
+    }
+
+    @Test func theUnseatedAreForgottenOldestFirst() {
+        var unseated = UnseatedOrigins()
+        for n in 1...10 { _ = unseated.insert(.fixture(UInt8(n)), keeping: 4) }
+        #expect(unseated.origins == Set((7...10).map { NodeID.fixture(UInt8($0)) }))
+        let again = unseated.insert(.fixture(9), keeping: 4)
+        #expect(!again)
+        unseated.remove(.fixture(9))
+        let new = unseated.insert(.fixture(11), keeping: 4)
+        #expect(new)
+        #expect(unseated.origins == Set([7, 8, 10, 11].map { NodeID.fixture(UInt8($0)) }))
     }
 
     /// Strangers (events past a gap, no join) are bounded by bytes, not by taking origin slots:

@@ -330,16 +330,19 @@ def test_fresh_keys_do_not_lock_a_new_member_out_of_the_room(lan):
     chat_both_ways(alice, bob, "after the strangers")
 
 
-def test_a_room_holds_the_events_of_128_origins_and_counts_the_next_ones_as_too_many(lan):
-    """Fresh keys each send their first event, a join (seq 1): bob's room takes origins up to its
-    cap of 128 (alice, bob and 126 of the keys) and drops the first event of every further one
-    as too_many_origins. Those already in the room are untouched: alice and bob chat on."""
-    cap, extra = 128, 5
+def test_fresh_keys_joins_fill_the_open_origin_slots_and_a_real_newcomer_still_gets_in(lan):
+    """Fresh keys each send their first event, a join (seq 1): bob's room takes origins into its
+    96 open slots (alice, bob and 94 of the keys) and drops the first event of every further one
+    as too_many_origins. The last 32 of its 128 slots are kept for origins with a node behind
+    them: carol, a real node that answers probes, joins now and chats both ways at once, also
+    with bob restarted."""
+    cap, reserved, extra = 128, 32, 5
+    open_slots = cap - reserved
     alice, bob = pair(lan)
     before = counters(bob)
     host, port = bob.address.rsplit(":", 1)
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
-        for i in range(cap - 2 + extra):
+        for i in range(open_slots - 2 + extra):
             key, origin = fresh_key()
             join = sign_event(Event(origin, 1, ROOM, now_ms(), VersionVector({}), Join(f"key{i}")), key)
             udp.sendto(encode_events([join]), (host, int(port)))
@@ -349,11 +352,22 @@ def test_a_room_holds_the_events_of_128_origins_and_counts_the_next_ones_as_too_
     time.sleep(0.5)  # anything still on its way would be counted by now
     assert delta(counters(bob), before, "too_many_origins") == extra
     members = room_of(bob)["members"]
-    assert len(members) == cap, [m["nick"] for m in members]
+    assert len(members) == open_slots, [m["nick"] for m in members]
     assert {"alice", "bob"} <= {m["nick"] for m in members}
     joined = [o for o in bob.outputs if o["type"] == "join" and o["nick"].startswith("key")]
-    assert len(joined) == cap - 2
-    chat_both_ways(alice, bob, "at the cap")
+    assert len(joined) == open_slots - 2
+
+    carol = lan("carol", peers=[bob.address])
+    bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "carol", timeout=5, what="carol's join on bob")
+    started = time.monotonic()
+    chat_both_ways(carol, bob, "newcomer", timeout=2)
+    chat_both_ways(carol, alice, "newcomer", timeout=2)
+    assert time.monotonic() - started < 4
+    assert delta(counters(bob), before, "too_many_origins") == extra, "carol's join took a reserved slot"
+    assert bob.quit() == 0
+    bob = lan("bob", peers=[alice.address, carol.address])
+    time.sleep(1)
+    chat_both_ways(bob, carol, "after bob's restart", timeout=5)
 
 
 # ---------------------------------------------------------------------------------------------

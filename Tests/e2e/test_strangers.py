@@ -184,3 +184,18 @@ def test_fresh_keys_that_guessed_a_private_rooms_name_cannot_fill_the_screen(lan
     time.sleep(1)
     lines = [o for o in alice.outputs if "passphrase for superbowl" in o.get("message", "")]
     assert 1 <= len(lines) <= 3, lines
+
+
+def test_an_event_with_seq_0_is_refused_alone_and_its_neighbours_are_taken(lan):
+    alice = lan("alice")
+    with WireClient("mallory") as mallory:
+        mallory.meet(alice.address)
+        join = mallory.make_event("superbowl", Join("mallory"))
+        chat = mallory.make_event("superbowl", Chat("after the zero"))
+        zero = sign_event(Event(mallory.id, 0, "superbowl", now_ms(), VersionVector(), Chat("seq zero")),
+                          mallory.key)
+        mallory.send_events(alice.address, [join, zero, chat])
+        alice.message("after the zero")
+        assert drops(alice).get("invalid") == 1
+        assert drops(alice).get("malformed", 0) == 0
+        assert not [o for o in alice.outputs if o.get("text") == "seq zero"]

@@ -119,7 +119,7 @@ class WireError(ValueError):
     """A message the protocol rejects. `code` names the reason (the doc's names where it has
     one: badMagic, unsupportedVersion, unknownMessageKind, unsortedVersionVector, zeroSequence,
     unknownEventBody, lengthOutOfRange; otherwise truncated, tooLong, tooMany, badUTF8,
-    controlCharacter, badBool, badPeerState, trailingBytes, zeroEventSequence)."""
+    controlCharacter, badBool, badPeerState, trailingBytes)."""
 
     def __init__(self, code: str, detail: str = ""):
         super().__init__(f"{code}: {detail}" if detail else code)
@@ -796,9 +796,7 @@ class Reader:
         raise WireError("unknownEventBody", str(tag))
 
     def event(self) -> Event:
-        origin, seq = self.id(), self.u64()
-        if seq == 0:
-            raise WireError("zeroEventSequence")
+        origin, seq = self.id(), self.u64()  # seq 0 decodes: a node refuses just that event
         room = self.str(Limits.max_room_bytes)
         created_at = self.i64()
         context = self.vv()

@@ -54,13 +54,18 @@ extension RoomLog {
         return delivered
     }
 
-    /// `remote` with each faulty origin's entry cut below its quarantine: what this node could
-    /// ever hold of what a peer's vector claims. Compare a peer's digest through this, or a peer
-    /// that has not heard of the fault would look forever like it holds events this node lacks.
+    /// `remote` with each faulty origin's entry cut below its quarantine, and without the
+    /// unseated origins (`RoomLog+Seats`): what this node could ever hold of what a peer's vector
+    /// claims. Compare a peer's digest through this, or a peer that has not heard of the fault (or
+    /// that seated an origin this node did not) would look forever like it holds events this node
+    /// lacks.
     public func capped(_ remote: VersionVector) -> VersionVector {
         var capped = remote
         for (origin, proof) in faults where capped[origin] >= proof.seq {
             capped[origin] = proof.seq - 1
+        }
+        for origin in remote.origins where unseated.origins.contains(origin) {
+            capped[origin] = 0
         }
         return capped
     }

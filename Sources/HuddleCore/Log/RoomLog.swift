@@ -62,6 +62,8 @@ public struct RoomLog: Sendable {
     var dependents: [NodeID: [NodeID: UInt64]] = [:]
     /// Conflicts seen from origins whose join is not held (see ``Rejection/strangerConflict``).
     var pendingProofs: [NodeID: Equivocation] = [:]
+    /// Origins whose first event found no slot (see `RoomLog+Seats`).
+    var unseated = UnseatedOrigins()
 
     public init(room: String, limits: RoomLogLimits = RoomLogLimits()) {
         self.room = room
@@ -82,6 +84,10 @@ public struct RoomLog: Sendable {
         case equivocation(Equivocation, delivered: [Event])
         /// Not stored; nothing changed.
         case rejected(Rejection)
+        /// Not stored: the origin's first event found no slot (``Rejection/tooManyOrigins``). The
+        /// origin is remembered as unseated, so no event waits for it; `delivered` lists the
+        /// events that were waiting for it and are delivered now (see `RoomLog+Seats`).
+        case unseated(delivered: [Event])
     }
 
     /// Why an event was refused.
@@ -96,7 +102,8 @@ public struct RoomLog: Sendable {
         case quarantined
         /// Holding it would pass a ``RoomLogLimits`` bound (named).
         case overBudget(String)
-        /// The room already holds events of ``RoomLogLimits/maxOrigins`` origins.
+        /// The room already holds events of ``RoomLogLimits/maxOrigins`` origins, or of all but
+        /// the ``RoomLogLimits/reservedOrigins`` and this origin may not take a reserved slot.
         case tooManyOrigins
         /// A second version of an event from an origin whose first event (its join) this log
         /// does not hold: not a proof of equivocation yet, since fresh keys cost nothing and such
@@ -200,8 +207,12 @@ public struct RoomLog: Sendable {
     ///
     /// `held` is how far the origin's prefix will reach when the event is inserted, if events
     /// before it in the same batch extend it (a pull brings an origin's events in seq order):
-    /// an event that continues them is not past a gap.
-    public func rejection(of event: Event, held: UInt64? = nil, aheadAllowance: Int = .max) -> Rejection? {
+    /// an event that continues them is not past a gap. `reserved` says whether an origin may
+    /// take one of the room's last ``RoomLogLimits/reservedOrigins`` slots (by default every
+    /// origin may: restoring from the store, this node's own events).
+    public func rejection(
+        of event: Event, held: UInt64? = nil, aheadAllowance: Int = .max, reserved: (NodeID) -> Bool = { _ in true }
+    ) -> Rejection? {
         guard event.room == room else { return .wrongRoom(event.room) }
         guard event.seq > 0 else { return .zeroSequence }
         guard event.context[event.origin] == event.seq - 1 else { return .inconsistentContext }
@@ -212,8 +223,11 @@ public struct RoomLog: Sendable {
         // not past a gap. (Subtracting first would trap on it.)
         guard event.seq > held else { return nil }
         guard event.seq - held <= Self.maximumGap else { return .tooFarAhead }
-        if prefix[event.origin] == nil, event.seq == held + 1, originCount >= limits.maxOrigins {
-            return .tooManyOrigins
+        if prefix[event.origin] == nil, event.seq == held + 1 {
+            let open = limits.maxOrigins - limits.reservedOrigins
+            if originCount >= limits.maxOrigins || (originCount >= open && !reserved(event.origin)) {
+                return .tooManyOrigins
+            }
         }
         guard event.seq > held + 1 else { return nil }
         return aheadRejection(of: event, held: held, allowance: aheadAllowance)
@@ -221,8 +235,11 @@ public struct RoomLog: Sendable {
 
     /// Stores `event` if it is new and well-formed, then delivers whatever became deliverable.
     /// `now` (ms) starts the clock on anything that has to wait (see ``expire(now:)``);
-    /// `aheadAllowance` caps ``bufferedBytes`` for this insert (a node's budget across rooms).
-    public mutating func insert(_ event: Event, now: Int64 = 0, aheadAllowance: Int = .max) -> InsertOutcome {
+    /// `aheadAllowance` caps ``bufferedBytes`` for this insert (a node's budget across rooms);
+    /// `reserved` is as in ``rejection(of:held:aheadAllowance:reserved:)``.
+    public mutating func insert(
+        _ event: Event, now: Int64 = 0, aheadAllowance: Int = .max, reserved: (NodeID) -> Bool = { _ in true }
+    ) -> InsertOutcome {
         if let held = self.event(event.id), event.room == room {
             guard let proof = Equivocation(held, event) else { return .duplicate }
             // Only a member's equivocation is proven and kept: at most one per origin slot. A
@@ -236,9 +253,13 @@ public struct RoomLog: Sendable {
             }
             return .equivocation(proof, delivered: quarantine(proof, now: now))
         }
-        if let rejection = rejection(of: event, aheadAllowance: aheadAllowance) { return .rejected(rejection) }
+        if let rejection = rejection(of: event, aheadAllowance: aheadAllowance, reserved: reserved) {
+            if rejection == .tooManyOrigins { return .unseated(delivered: unseat(event.origin, now: now)) }
+            return .rejected(rejection)
+        }
 
         if event.seq == vector[event.origin] + 1 {
+            if event.seq == 1 { unseated.remove(event.origin) }
             append(event)
             absorbAhead(of: event.origin)
             // The origin joined: a conflict seen while it was a stranger is proof now.
@@ -258,7 +279,7 @@ public struct RoomLog: Sendable {
     }
 
     /// The next event this node originates: the following seq, with everything delivered so far
-    /// as its context. Sign it and ``insert(_:now:aheadAllowance:)`` it.
+    /// as its context. Sign it and ``insert(_:now:aheadAllowance:reserved:)`` it.
     public func nextEventHeader(origin: NodeID) -> (id: EventID, context: VersionVector) {
         let seq = vector[origin] + 1
         var context = deliveredVector
@@ -317,6 +338,7 @@ public struct RoomLog: Sendable {
     func isMet(_ context: VersionVector) -> Bool {
         for origin in context.origins {
             let seq = context[origin]
+            if unseated.origins.contains(origin) { continue }
             let needed = faults[origin].map { min(seq, $0.seq - 1) } ?? seq
             if deliveredVector[origin] < needed { return false }
         }

@@ -10,6 +10,14 @@
 public struct RoomLogLimits: Hashable, Sendable {
     /// Most distinct origins a room holds events of. A home has a handful of viewers.
     public var maxOrigins = 128
+    /// Of those, how many the log keeps for origins with a node behind them (a node that signed
+    /// a probe or ack to this one; the shell says which, see ``RoomLog/insert(_:now:aheadAllowance:reserved:)``).
+    /// A flood of fresh keys' joins fills the other slots and stops there: a newcomer who is
+    /// really there still gets in. 0: no reservation.
+    public var reservedOrigins = 32
+    /// Most origins remembered as refused a slot, so that nobody's event waits for them (see
+    /// `RoomLog+Seats`).
+    public var maxUnseatedOrigins = 4096
     /// Most events, and bytes of them, held past a gap in one origin's seqs.
     public var maxAheadEvents = 512
     public var maxAheadBytes = 1 << 20

@@ -172,6 +172,12 @@ public struct Membership: Sendable {
             .sorted { $0.id < $1.id }
     }
 
+    /// Whether node `id` is a peer that has signed a probe or ack to this node (not hearsay, not
+    /// just a key) and is not gone.
+    public func hasVouched(_ id: NodeID) -> Bool {
+        peers[id].map { $0.vouched > 0 && $0.state != .gone } ?? false
+    }
+
     /// Adds an address to probe (from `--peer HOST:PORT`) whose node id is not known yet. It is
     /// probed from the next ``tick(now:)`` on, every ``MembershipConfig/probeInterval``, until a
     /// node answers from it (or probes us from exactly that address).

@@ -152,7 +152,7 @@ public struct RoomSession: Sendable {
 
     /// `event` as this room reads it, or `nil` if it cannot belong here: a private room's event
     /// opened with the room's key (`nil` if it is not sealed with it), a public room's as it is
-    /// (`nil` if it is sealed). Call before ``ingest(_:now:aheadAllowance:)``; the log never
+    /// (`nil` if it is sealed). Call before ``ingest(_:now:aheadAllowance:reserved:)``; the log never
     /// holds a sealed body.
     public func opened(_ event: Event) -> Event? {
         guard let key else { return event.body.isSealed ? nil : event }
@@ -166,13 +166,14 @@ public struct RoomSession: Sendable {
     }
 
     /// Applies an event from anywhere (verified by the caller): what the log did with it, and
-    /// what became visible. `aheadAllowance` caps the bytes the log may hold past gaps.
+    /// what became visible. `aheadAllowance` caps the bytes the log may hold past gaps;
+    /// `reserved` says who may take the room's reserved origin slots (``RoomLogLimits/reservedOrigins``).
     public mutating func ingest(
-        _ event: Event, now: Int64, aheadAllowance: Int = .max
+        _ event: Event, now: Int64, aheadAllowance: Int = .max, reserved: (NodeID) -> Bool = { _ in true }
     ) -> (outcome: RoomLog.InsertOutcome, outputs: [RoomOutput]) {
-        let outcome = log.insert(event, now: now, aheadAllowance: aheadAllowance)
+        let outcome = log.insert(event, now: now, aheadAllowance: aheadAllowance, reserved: reserved)
         switch outcome {
-        case .accepted(let delivered):
+        case .accepted(let delivered), .unseated(let delivered):
             return (outcome, delivered.isEmpty ? [] : apply(delivered, now: now, announce: true))
         case .equivocation(let proof, let delivered):
             let outputs = contain(proof, now: now, announce: true) + apply(delivered, now: now, announce: true)
@@ -183,17 +184,17 @@ public struct RoomSession: Sendable {
     }
 
     /// Applies a batch of events that arrived together (a datagram, a pull's answer), each as
-    /// ``ingest(_:now:aheadAllowance:)`` does, and says what became visible in one go: messages
+    /// ``ingest(_:now:aheadAllowance:reserved:)`` does, and says what became visible in one go: messages
     /// written before the reader joined come as one ``RoomOutput/earlier(_:)`` block, and the
     /// offsets as they stand after the batch, once (see ``isEarlier(_:)``). `aheadAllowance`
-    /// is the batch's.
+    /// and `reserved` are the batch's.
     public mutating func ingest(
-        _ events: [Event], now: Int64, aheadAllowance: Int = .max
+        _ events: [Event], now: Int64, aheadAllowance: Int = .max, reserved: (NodeID) -> Bool = { _ in true }
     ) -> (outcomes: [RoomLog.InsertOutcome], outputs: [RoomOutput]) {
         var outcomes: [RoomLog.InsertOutcome] = []
         var outputs: [RoomOutput] = []
         for event in events {
-            let (outcome, shown) = ingest(event, now: now, aheadAllowance: aheadAllowance)
+            let (outcome, shown) = ingest(event, now: now, aheadAllowance: aheadAllowance, reserved: reserved)
             outcomes.append(outcome)
             outputs += shown
         }

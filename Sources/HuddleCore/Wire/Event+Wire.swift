@@ -62,6 +62,7 @@ extension Event {
     /// with a control character, a context over ``WireLimits/maxVersionVectorEntries``, seq 0;
     /// for a sealed event, the same of the body inside. Call before signing user input.
     public func validate() throws(WireError) {
+        guard seq > 0 else { throw .zeroSequence(.eventSeq, offset: NodeID.byteCount) }
         _ = try Event(decoding: encoded())
         if seal != nil { try body.validate() }
     }
@@ -245,9 +246,8 @@ extension ByteReader {
 
     mutating func readEvent() throws(WireError) -> Event {
         let origin = try readNodeID()
-        let seqOffset = offset
+        // seq 0 decodes: the room log refuses that one event (`invalid`), not its whole datagram.
         let seq = try readUInt64()
-        guard seq > 0 else { throw .zeroSequence(.eventSeq, offset: seqOffset) }
         let room = try readString(.room, maxBytes: WireLimits.maxRoomBytes)
         let createdAt = try readInt64()
         let context = try readVersionVector()

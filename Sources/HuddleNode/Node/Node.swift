@@ -298,7 +298,7 @@ public actor Node {
 
     /// The events of one datagram or pull batch worth a signature check: in a joined room, not a
     /// copy of one held (or of one earlier in the batch), and not refused by the room's log on
-    /// what it can see without the signature (``RoomLog/rejection(of:aheadAllowance:)``). The
+    /// what it can see without the signature (``RoomLog/rejection(of:held:aheadAllowance:reserved:)``). The
     /// rest are counted and dropped, so a datagram of copies costs one check, not hundreds. An
     /// event with a held id but other contents passes: once its signature checks, it proves
     /// its origin equivocated.
@@ -338,7 +338,11 @@ public actor Node {
             let held = reach[event.room]?[event.origin] ?? log.vector[event.origin]
             let allowance = allowances[event.room] ?? aheadAllowance(for: event.room)
             allowances[event.room] = allowance
-            if let rejection = log.rejection(of: event, held: held, aheadAllowance: allowance) {
+            // A first event refused a slot still gets its signature checked: the log then
+            // remembers its origin as unseated, so nobody's message waits for it (RoomLog+Seats).
+            if let rejection = log.rejection(of: event, held: held, aheadAllowance: allowance, reserved: mayTakeReservedSlot),
+                rejection != .tooManyOrigins || log.isUnseated(event.origin)
+            {
                 countDropped(NodeCounters.Drop(rejection), "\(event.id): \(rejection)", from: source)
                 continue
             }
@@ -346,6 +350,13 @@ public actor Node {
             kept.append(event)
         }
         return kept
+    }
+
+    /// Whether `origin` may take one of a room's reserved origin slots
+    /// (``RoomLogLimits/reservedOrigins``): there is a node behind it, this one or a peer that
+    /// signed a probe or ack to it and is not gone. A fresh key's join is not enough.
+    func mayTakeReservedSlot(_ origin: NodeID) -> Bool {
+        origin == identity.id || membership.hasVouched(origin)
     }
 
     /// How many bytes `room`'s log may hold past gaps, given what the other rooms hold.
@@ -368,7 +379,8 @@ public actor Node {
             var fresh: [Event] = []
             var proofs: [Equivocation] = []
             let events = events.filter { $0.room == room }
-            let (outcomes, outputs) = session.ingest(events, now: now, aheadAllowance: allowance)
+            let (outcomes, outputs) = session.ingest(
+                events, now: now, aheadAllowance: allowance, reserved: mayTakeReservedSlot)
             for (event, outcome) in zip(events, outcomes) {
                 switch outcome {
                 case .accepted: fresh.append(event)
@@ -378,6 +390,9 @@ public actor Node {
                     // A join that proved a conflict its origin made as a stranger is kept too.
                     if event != proof.first, event != proof.second { fresh.append(event) }
                 case .rejected(let rejection):
+                    countDropped(NodeCounters.Drop(rejection), "\(event.id): \(rejection)", from: source.map { "\($0)" } ?? "a pull")
+                case .unseated:
+                    let rejection = RoomLog.Rejection.tooManyOrigins
                     countDropped(NodeCounters.Drop(rejection), "\(event.id): \(rejection)", from: source.map { "\($0)" } ?? "a pull")
                 }
             }
