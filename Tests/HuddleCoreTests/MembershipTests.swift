@@ -168,20 +168,49 @@ private let second: Int64 = 1_000_000
         let learned = membership.receive(answer, from: bobAt, now: 500)
         #expect(learned == [
             .peerChanged(id: bob, nick: "bob", from: nil, to: .alive),
-            .peerChanged(id: carol, nick: "carol", from: nil, to: .alive),
             .scheduleTick(at: 500),  // carol is to be probed at once
         ])
-        #expect(membership.peers[carol]?.foundBy == .gossip)
-        #expect(membership.peers[carol]?.address == carolAt)
+        // Bob's word for carol is hearsay: she is probed, and a peer only once she answers.
+        #expect(membership.peers[carol] == nil)
+        #expect(membership.hearsayCount == 1)
         #expect(membership.peers[alice] == nil)
 
         let next = membership.tick(now: 500)
         #expect(next.probes.map(\.to) == [carolAt])
         // The probe to carol tells her about bob (and not about herself).
-        #expect(next.probes.first?.probe.peers == [
+        let toCarol = try #require(next.probes.first?.probe)
+        #expect(toCarol.peers == [
             PeerRecord(id: bob, nick: "bob", host: bobAt.host, port: bobAt.port, state: .alive, incarnation: 1)
         ])
         #expect(next.last == .scheduleTick(at: 1 * second))
+
+        let met = membership.receive(ack(toCarol, from: carol, nick: "carol"), from: carolAt, now: 600)
+        #expect(met.contains(.peerChanged(id: carol, nick: "carol", from: nil, to: .alive)))
+        #expect(membership.peers[carol]?.foundBy == .gossip)
+        #expect(membership.peers[carol]?.address == carolAt)
+        #expect(membership.hearsayCount == 0)
+    }
+
+    @Test func hearsayNobodyAnswersForIsForgottenWithoutAWord() throws {
+        var membership = aliceNode()
+        let fake = record(carol, "carol", at: carolAt)
+        _ = membership.receive(probe(from: bob, peers: [fake]), from: bobAt, now: 0)
+        var said: [MembershipDirective] = []
+        var probed = 0
+        var passedOn = 0
+        var at: Int64 = 0
+        while at <= 6 * second {
+            let directives = membership.tick(now: at)
+            said += directives.filter { if case .peerChanged(let id, _, _, _) = $0 { id == carol } else { false } }
+            probed += directives.probes.filter { $0.to == carolAt }.count
+            passedOn += directives.probes.filter { $0.to == bobAt && $0.probe.peers.contains { $0.id == carol } }.count
+            at = directives.wake!
+        }
+        #expect(said.isEmpty)
+        #expect(probed == 5)  // once a period for its 5 s
+        #expect(passedOn == 0)
+        #expect(membership.hearsayCount == 0)
+        #expect(membership.peers[carol] == nil)
     }
 
     // MARK: Periods, suspicion, refutation
@@ -558,7 +587,7 @@ private let second: Int64 = 1_000_000
         let record = PeerRecord(id: carol, nick: "carol", host: "192.0.2.13", port: 7003, state: .alive, incarnation: 1)
         _ = membership.receive(probe(from: bob, peers: [record]), from: bobAt, now: 0)
         #expect(membership.peers[bob]?.foundBy == .inbound)
-        #expect(membership.peers[carol]?.foundBy == .gossip)
+        #expect(membership.peers[carol] == nil)  // hearsay until it answers or is announced
         _ = membership.addDiscovered(id: carol, nick: "carol", address: carolAt, rooms: [], now: 10)
         _ = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: [], now: 20)
         #expect(membership.peers[carol]?.foundBy == .mdns)
@@ -650,25 +679,35 @@ private let second: Int64 = 1_000_000
 
     @Test(arguments: [32, 256])
     func peerTableIsCappedAndMessagesFitADatagram(maxGossipPeers: Int) throws {
-        var membership = aliceNode(config: MembershipConfig(maxGossipPeers: maxGossipPeers))
-        // 4 gossips of 250 peers each: 1 000 peers offered.
-        for batch in 0..<4 {
-            let sender = Self.node(10_000 + batch)
-            let gossip = Probe(
-                from: sender, nick: "g\(batch)", incarnation: 1, sequence: 1, sentAt: 0, port: 7000, rooms: [],
-                peers: Self.bulkyRecords(batch * 250..<(batch + 1) * 250))
-            let source = PeerAddress(host: "192.0.2.\(batch)", port: 7000)
-            let directives = membership.receive(gossip, from: source, now: 0)
+        // No fresh changes gossiped first (all 256 are new), so the lists show the rotation.
+        var membership = aliceNode(config: MembershipConfig(freshGossipFor: 0, maxGossipPeers: maxGossipPeers))
+        /// Checks that every message in `directives` fits a datagram and decodes to itself.
+        func checkSizes(_ directives: [MembershipDirective]) throws {
             for case .send(let message, _) in directives {
                 #expect(message.encodedByteCount <= WireLimits.maxDatagramBytes)
                 try message.validate()
             }
         }
+        // 1 000 nodes with the longest nicks and hosts the wire allows each probe alice.
+        for record in Self.bulkyRecords(0..<1000) {
+            let own = Probe(
+                from: record.id, nick: record.nick, incarnation: 1, sequence: 1, sentAt: 0, port: record.port,
+                rooms: [], peers: [])
+            try checkSizes(membership.receive(own, from: PeerAddress(host: record.host, port: record.port), now: 0))
+        }
         #expect(membership.peers.count == 256)
 
-        // Every peer learned by gossip is probed at once (the first one as the period's peer).
+        // 250 more named by gossip: hearsay, at most 32 waiting, none taking a peer's place.
+        let gossip = Probe(
+            from: Self.node(0), nick: "g", incarnation: 1, sequence: 2, sentAt: 0, port: 7000, rooms: [],
+            peers: Self.bulkyRecords(1000..<1250))
+        try checkSizes(membership.receive(gossip, from: PeerAddress(host: "192.0.2.1", port: 7000), now: 0))
+        #expect(membership.peers.count == 256)
+        #expect(membership.hearsayCount == 32)
+
+        // Each waiting node is probed at once, beside the period's peer.
         let tick = membership.tick(now: 0)
-        #expect(tick.probes.count == membership.peers.values.filter { $0.foundBy == .gossip }.count)
+        #expect(tick.probes.count == 33)
         var gossiped: Set<NodeID> = []
         for sent in tick.probes {
             let bytes = WireMessage.probe(sent.probe).encoded()
@@ -679,7 +718,7 @@ private let second: Int64 = 1_000_000
             #expect(!sent.probe.peers.contains { $0.host == sent.to.host && $0.port == sent.to.port })
             gossiped.formUnion(sent.probe.peers.map(\.id))
         }
-        // The lists rotate: every peer is told about.
+        // The lists rotate: every peer is told about, and no hearsay is passed on.
         #expect(gossiped == Set(membership.peers.keys))
     }
 

@@ -199,3 +199,49 @@ def test_an_event_with_seq_0_is_refused_alone_and_its_neighbours_are_taken(lan):
         assert drops(alice).get("invalid") == 1
         assert drops(alice).get("malformed", 0) == 0
         assert not [o for o in alice.outputs if o.get("text") == "seq zero"]
+
+
+def peer_ids(node) -> set[str]:
+    return {p["id"] for p in node.status()["peers"]}
+
+
+def test_made_up_peers_in_gossip_fill_no_table_and_a_newcomer_chats_at_once(lan):
+    """A live peer's signed probes carry 320 made-up alive records (10 probes of 32): once, they
+    filled bob's 256-entry peer table and, by gossip, alice's; newcomers were never added and chat
+    to them crawled. Now a node named only by gossip is probed and becomes a peer only when it
+    answers: none of the fakes is ever listed, on bob or on alice, none lingers, and carol, who
+    comes now, chats with bob at once."""
+    from huddletest.wire import PeerRecord
+
+    alice = lan("alice")
+    bob = lan("bob", peers=[alice.address])
+    for node, other in ((alice, "bob"), (bob, "alice")):
+        node.wait_for(lambda o, other=other: o["type"] == "join" and o["nick"] == other)
+    fakes = []
+    with WireClient("mallory") as mallory:
+        mallory.meet(bob.address)
+        for batch in range(10):
+            records = []
+            for n in range(32):
+                fake = Ed25519PrivateKey.generate().public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+                fakes.append(fake.hex())
+                records.append(PeerRecord(fake, f"ghost{batch}-{n}", "192.0.2.7", 20_000 + batch * 32 + n))
+            mallory.probe(bob.address, peers=records)
+            time.sleep(0.05)
+        carol = lan("carol", peers=[bob.address])
+        latencies = []
+        for i in range(10):
+            carol.say(f"carol {i}")
+            shown = bob.message(f"carol {i}", timeout=2)
+            latencies.append(shown["shown_at"] - shown["sent_at"])
+            bob.say(f"bob {i}")
+            alice.message(f"bob {i}", timeout=2)
+            carol.message(f"bob {i}", timeout=2)
+        for node in (alice, bob, carol):
+            assert not peer_ids(node) & set(fakes), node.name
+        time.sleep(6)  # past the 5 s a node named only by gossip is probed
+        for node in (alice, bob, carol):
+            assert not peer_ids(node) & set(fakes), node.name
+            assert not [o for o in node.outputs if "ghost" in o.get("nick", "")], node.name
+    print(f"carol → bob during the fakes: {sorted(latencies)}")
+    assert sorted(latencies)[5] <= 10, latencies

@@ -41,8 +41,9 @@ extension Membership {
         foundBy: PeerSource, rttSample: Int64?, now: Int64
     ) -> [MembershipDirective] {
         let rooms = Array(rooms.prefix(WireLimits.maxRoomsPerNode))
+        hearsay[id] = nil
         guard var peer = peers[id] else {
-            guard makeRoom() else { return [] }
+            guard makeRoom(verified: true) else { return [] }
             peers[id] = Peer(
                 id: id, nick: nick, address: address, rooms: rooms, state: .alive, incarnation: incarnation,
                 lastSeen: now, rtt: rttSample, foundBy: foundBy, vouched: incarnation)
@@ -68,7 +69,7 @@ extension Membership {
     /// A claim past that is hearsay nobody can check (a restart, or a forgery such as "gone at
     /// 2⁶⁴ − 1", which no refutation could beat): the peer is probed at once instead, and at the
     /// record's address too if it differs; its own signed answer decides. Unknown peers gossiped
-    /// as alive are added (at incarnation 0, vouched for by nobody) and probed at once. A claim
+    /// as alive are not added: they are hearsay, probed until they answer (`Membership+Hearsay`). A claim
     /// that this node is suspect or gone at its incarnation or above raises the incarnation past
     /// it: the refutation, carried by everything this node sends from now on.
     mutating func merge(_ records: [PeerRecord], sentBy sender: NodeID, now: Int64) -> [MembershipDirective] {
@@ -81,12 +82,8 @@ extension Membership {
             guard !record.host.isEmpty, record.port != 0 else { continue }
             let address = PeerAddress(host: record.host, port: record.port)
             guard let peer = peers[record.id] else {
-                guard record.state == .alive, makeRoom() else { continue }
-                peers[record.id] = Peer(
-                    id: record.id, nick: record.nick, address: address, rooms: [], state: .alive,
-                    incarnation: 0, lastSeen: now, rtt: nil, foundBy: .gossip)
-                probeSoon.insert(record.id)
-                directives.append(.peerChanged(id: record.id, nick: record.nick, from: nil, to: .alive))
+                // Hearsay: probed, a peer only once it answers (Membership+Hearsay).
+                if record.state == .alive { noteHearsay(record, at: address, now: now) }
                 continue
             }
             if record.state != .alive, record.incarnation == peer.incarnation, peer.state != .alive {
@@ -197,13 +194,16 @@ extension Membership {
     }
 
     /// Whether one more peer may be added, evicting the gone peer seen longest ago if the table is
-    /// full.
-    mutating func makeRoom() -> Bool {
+    /// full. A node that signed its own contact (`verified`) may also take the place of a peer
+    /// that never has (one DNS-SD announced), the one seen longest ago: an announcement never
+    /// takes the place of a peer heard directly.
+    mutating func makeRoom(verified: Bool = false) -> Bool {
         guard peers.count >= config.maxPeers else { return true }
-        let oldestGone = peers.values
-            .filter { $0.state == .gone }
-            .min { ($0.lastSeen, $0.id) < ($1.lastSeen, $1.id) }
-        guard let evicted = oldestGone?.id else { return false }
+        func oldest(_ candidates: [Peer]) -> Peer? {
+            candidates.min { ($0.lastSeen, $0.id) < ($1.lastSeen, $1.id) }
+        }
+        let unheard = verified ? oldest(peers.values.filter { $0.vouched == 0 }) : nil
+        guard let evicted = (oldest(peers.values.filter { $0.state == .gone }) ?? unheard)?.id else { return false }
         peers[evicted] = nil
         goneProbedAt[evicted] = nil
         changedAt[evicted] = nil
@@ -214,6 +214,7 @@ extension Membership {
         speaksIndirect.remove(evicted)
         lastProbe[evicted] = nil
         hearsayAddresses[evicted] = nil
+        hearsay[evicted] = nil
         probeSoon.remove(evicted)
         return true
     }

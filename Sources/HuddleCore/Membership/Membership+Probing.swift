@@ -172,6 +172,7 @@ extension Membership {
             }
         }
         if !probeSoon.isEmpty { consider(now) }
+        if let heard = hearsayDue() { consider(heard) }
         for seed in seedProbes.values {
             consider(seedDue(seed))
         }

@@ -57,8 +57,9 @@
 /// - **Gossip.** Probes and acks carry peer records: first the recipient's own record if this
 ///   node thinks it suspect or gone (so it can refute), then the states that changed in the last
 ///   ``MembershipConfig/freshGossipFor``, newest first, then a rotating window of the alive and
-///   suspect peers, so one seed is enough to learn everyone. Unknown peers gossiped as alive are
-///   added (and probed); gone and suspect ones are not.
+///   suspect peers, so one seed is enough to learn everyone. Unknown nodes gossiped as alive are
+///   probed, and become peers when they answer (`Membership+Hearsay`); gone and suspect ones are
+///   not.
 /// - **Probed at once, outside the ring:** a peer just learned of (by gossip or DNS-SD), one
 ///   that moved, one we think suspect or gone that sends us anything (so it hears the claim and
 ///   refutes), and, after this node's rooms change, everyone (peers learn rooms from probes and
@@ -116,6 +117,8 @@ public struct Membership: Sendable {
     /// Addresses gossip gave for peers, other than the known ones, to probe at the next tick: a
     /// peer moves there only if it answers from there (see ``merge(_:sentBy:now:)``).
     var hearsayAddresses: [NodeID: PeerAddress] = [:]
+    /// Nodes only gossip named, waiting to answer (see `Membership+Hearsay`).
+    var hearsay: [NodeID: Hearsay] = [:]
     /// When each gone peer was last probed.
     var goneProbedAt: [NodeID: Int64] = [:]
     /// Each suspect peer's suspicion (at its current incarnation): since when, who confirmed it.
@@ -258,6 +261,7 @@ public struct Membership: Sendable {
         for (id, address) in hearsay.sorted(by: { $0.key < $1.key }) where peers[id] != nil {
             directives.append(probe(address, target: .peer(id), now: now))
         }
+        directives += probeHearsay(now: now)
         for address in seedProbes.keys.sorted() {
             guard let seed = seedProbes[address], seedDue(seed) <= now else { continue }
             seedProbes[address]?.lastProbeAt = now

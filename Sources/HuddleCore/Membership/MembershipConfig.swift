@@ -54,6 +54,11 @@ public struct MembershipConfig: Hashable, Sendable {
     /// Most peers known at once (default 256). A new peer beyond it replaces the gone peer seen
     /// longest ago, or is ignored when no peer is gone.
     public var maxPeers: Int
+    /// Most nodes known only from gossip at once, waiting to answer a probe (default 32, one
+    /// peer list): see `Membership+Hearsay`. They never take a peer's place.
+    public var maxHearsay = 32
+    /// How long a node known only from gossip is probed before it is forgotten (default 5 s).
+    public var hearsayLifetime: Int64 = 5_000_000
 
     /// The defaults, or the values given.
     public init(

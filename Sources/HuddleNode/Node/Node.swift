@@ -559,7 +559,8 @@ public actor Node {
     /// Live peers' addresses are not rate-limited (see ``DatagramRateLimits/exempt``), and they
     /// are who a goodbye goes to (``sayGoodbye()``).
     func exemptPeersFromRateLimits() {
-        let addresses = Set(membership.peers.values.filter { $0.state != .gone }.map(\.address))
+        // Only peers that signed their own word to this node: a DNS-SD announcement names any address.
+        let addresses = Set(membership.peers.values.filter { $0.state != .gone && $0.vouched > 0 }.map(\.address))
         datagramLimits.withLock { $0.exempt = addresses }
         goodbye.withLock { $0.to = addresses.sorted() }
     }

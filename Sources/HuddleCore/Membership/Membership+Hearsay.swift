@@ -1,0 +1,57 @@
+/// Peers known only from other members' gossip.
+///
+/// A gossip record is hearsay: anyone who is a peer can list made-up nodes (ten signed probes
+/// of 32 fake records once filled the 256-entry peer table, and by gossip the next node's too, so
+/// that no newcomer could be added and chat to a real one crawled through anti-entropy). So a
+/// node named only by gossip is not a peer yet. It waits here, apart from ``Membership/peers``:
+/// - it is probed (at once, then each period) at the address the record gave;
+/// - its own signed answer, or a probe of its own, makes it a peer (``Membership/contact``);
+/// - unanswered for ``MembershipConfig/hearsayLifetime`` it is forgotten, with nothing said;
+/// - at most ``MembershipConfig/maxHearsay`` wait at once, and they never take a peer's place;
+/// - it is not gossiped on, announced, pushed to, or exempt from rate limits.
+extension Membership {
+    /// A node another member named, not heard from yet.
+    struct Hearsay: Hashable, Sendable {
+        var nick: String
+        var address: PeerAddress
+        /// When it was first named (it is forgotten ``MembershipConfig/hearsayLifetime`` later).
+        var since: Int64
+        /// When it was last probed (`nil`: not yet).
+        var probedAt: Int64?
+    }
+
+    /// How many nodes are known only by hearsay, waiting to answer.
+    public var hearsayCount: Int { hearsay.count }
+
+    /// Notes an unknown node gossiped as alive, to be probed; `false` if hearsay is full.
+    mutating func noteHearsay(_ record: PeerRecord, at address: PeerAddress, now: Int64) {
+        if hearsay[record.id] != nil { return }
+        guard hearsay.count < config.maxHearsay else { return }
+        hearsay[record.id] = Hearsay(nick: record.nick, address: address, since: now)
+    }
+
+    /// Probes the hearsay due a probe and forgets what went unanswered too long.
+    mutating func probeHearsay(now: Int64) -> [MembershipDirective] {
+        var directives: [MembershipDirective] = []
+        for id in hearsay.keys.sorted() {
+            guard var heard = hearsay[id] else { continue }
+            if now.clampedSubtracting(heard.since) >= config.hearsayLifetime {
+                hearsay[id] = nil
+                continue
+            }
+            guard heard.probedAt.map({ now.clampedSubtracting($0) >= periodLength }) ?? true else { continue }
+            heard.probedAt = now
+            hearsay[id] = heard
+            directives.append(probe(heard.address, target: .peer(id), now: now))
+        }
+        return directives
+    }
+
+    /// When the hearsay next needs a tick: a probe or a forgetting.
+    func hearsayDue() -> Int64? {
+        hearsay.values.map { heard in
+            min(heard.since.clampedAdding(config.hearsayLifetime),
+                heard.probedAt.map { $0.clampedAdding(periodLength) } ?? .min)
+        }.min()
+    }
+}
