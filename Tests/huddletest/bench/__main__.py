@@ -53,6 +53,7 @@ from .. import ROOT
 from ..binary import built_binary
 from . import harness
 from .attacks import bench_attacks
+from .strangers import bench_strangers
 from .discovery import bench_discovery
 from .flap import bench_flap, bench_flap_lan
 from .harness import LIVE_NODES, Table, cleanup, log, stop_node
@@ -126,7 +127,8 @@ def main() -> int:
         "discovery": ("6. discovery over mDNS (simulated LAN)", lambda: bench_discovery(binary, discovery_n, table)),
         "marks": ("7. keypress -> mark", lambda: bench_marks(binary, marks_n, table)),
         "loss": ("8. delivery on a lossy LAN", lambda: bench_loss(binary, loss_stream, loss_lone, table)),
-        "attacks": ("9. delivery under attack", lambda: bench_attacks(binary, 50, 0.1, 200, table)),
+        "attacks": ("9. delivery under attack", lambda: (bench_attacks(binary, 50, 0.1, 200, table),
+                                                         bench_strangers(binary, 50, 0.1, table))),
         "private": ("10. ingest in a private room",
                     lambda: bench_ingest(binary, ingest_n, holdback_n, table, passphrase="blue 42 hut hut")),
         "flap": ("11. peers that flap: a busy machine, a lossy LAN",

@@ -1,0 +1,180 @@
+"""Figure 9, continued: what strangers cost a node (issue 21), beside the no-attack baseline.
+
+- **Bad signatures.** From one stranger's port, ~47 datagrams a second of 372 well-formed joins
+  with wrong signatures (under the 400-datagram rate, so only the budget of signature checks
+  stands in the way): chat alice -> bob p50/p99 and bob's CPU.
+- **Big frames.** 32 TCP connections (4 from each of 8 addresses, every sync slot) each announce
+  a 4 MiB − 1 frame and send what the node takes: bob's RSS before, during and after.
+- **Fresh keys' joins.** Signed joins from fresh keys until bob's open origin slots are full:
+  how long a newcomer (carol) then takes to chat both ways with bob.
+- **Made-up peers.** A live peer's probes carrying 320 made-up alive records: carol -> bob chat
+  latency meanwhile, and the size of bob's peer table.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+import threading
+import time
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from ..wire import (Event, Join, Limits, PeerRecord, VersionVector, WireClient, encode_event, encode_events, now_ms,
+                    sign_event)
+from .attacks import fresh_key, measure_latency
+from .harness import ROOM, BenchNode, Table, log, pct, stop_node, temp_dir, wait_until
+
+
+def cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class BadSignatureFlood:
+    """~47 datagrams a second from one port, each 372 joins of fresh origins, wrongly signed."""
+
+    def __init__(self, target: str, rate: float = 47, events: int = 372):
+        self.host, port = target.rsplit(":", 1)
+        self.port = int(port)
+        self.rate = rate
+        self.origins = [fresh_key()[1] for _ in range(events)]
+        self.sent = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="bad-signatures")
+
+    def _run(self) -> None:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+            while not self._stop.is_set():
+                self.sent += 1
+                n = self.sent
+                events = [encode_event(Event(origin, 1, ROOM, now_ms() + n, VersionVector(), Join(f"x{n}"),
+                                             signature=os.urandom(64))) for origin in self.origins]
+                udp.sendto(encode_events(events), (self.host, self.port))
+                self._stop.wait(1 / self.rate)
+
+    def __enter__(self) -> "BadSignatureFlood":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+
+def big_frames(target: str, sources: int = 8, per_source: int = 4, chunks: int = 64) -> int:
+    """Every sync slot opened with a frame header announcing 4 MiB − 1, then 64 KiB chunks of it
+    until the node cuts the connection; returns how many connections were cut."""
+    host, port = target.rsplit(":", 1)
+    sockets = []
+    for s in range(sources):
+        for _ in range(per_source):
+            tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            tcp.settimeout(5)
+            try:
+                tcp.bind((f"127.0.0.{2 + s}", 0))
+                tcp.connect((host, int(port)))
+                sockets.append(tcp)
+            except OSError:
+                tcp.close()
+    for tcp in sockets:
+        try:
+            tcp.sendall(struct.pack(">I", Limits.max_frame_bytes - 1))
+            for _ in range(chunks):
+                tcp.sendall(bytes(64 * 1024))
+        except OSError:
+            pass
+    cut = 0
+    for tcp in sockets:
+        try:
+            if tcp.recv(1) == b"":
+                cut += 1
+        except (ConnectionResetError, BrokenPipeError):
+            cut += 1
+        except OSError:
+            pass
+        tcp.close()
+    return cut
+
+
+def bench_strangers(binary: str, count: int, spacing: float, table: Table) -> None:
+    base = temp_dir("strangers")
+    alice = BenchNode(binary, "alice", base / "alice", room=ROOM)
+    bob = BenchNode(binary, "bob", base / "bob", room=ROOM, peers=[alice.address])
+    nodes = [alice, bob]
+    try:
+        for node, other in ((alice, "bob"), (bob, "alice")):
+            node.wait_for(lambda o, n=other: o["type"] == "join" and o.get("nick") == n, timeout=30,
+                          what=f"{other} joining")
+
+        def row(condition: str, lat: list[int], missing: int, cpu: str = "") -> None:
+            table.add(f"strangers: latency alice -> bob p50 / p99, {condition}",
+                      f"{pct(lat, 50):.0f} / {pct(lat, 99):.0f} ms" if lat else "none shown",
+                      f"{len(lat)} shown, {missing} missing{cpu}")
+
+        started, before = time.monotonic(), cpu_seconds(bob.process.pid)
+        lat, missing = measure_latency(alice, bob, "quiet", count, spacing)
+        busy = (cpu_seconds(bob.process.pid) - before) / (time.monotonic() - started)
+        row("no attack", lat, missing, f"; bob's CPU {busy * 100:.1f} % of a core")
+
+        log("fresh keys' joins fill bob's open origin slots")
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+            host, port = bob.address.rsplit(":", 1)
+            for i in range(100):
+                key, origin = fresh_key()
+                join = sign_event(Event(origin, 1, ROOM, now_ms(), VersionVector({}), Join(f"key{i}")), key)
+                udp.sendto(encode_events([join]), (host, int(port)))
+                time.sleep(0.003)
+        time.sleep(1)
+        started = time.monotonic()
+        carol = BenchNode(binary, "carol", base / "carol", room=ROOM, peers=[bob.address])
+        nodes.append(carol)
+        carol.say("carol is here")
+        bob.message("carol is here", timeout=30)
+        bob.say("welcome carol")
+        carol.message("welcome carol", timeout=30)
+        room = next(r for r in bob.status()["rooms"] if r["name"] == ROOM)
+        table.add("strangers: newcomer's start to chatting both ways, bob's open origin slots full",
+                  f"{(time.monotonic() - started) * 1000:.0f} ms",
+                  f"bob's room: {len(room['members'])} members, too_many_origins "
+                  f"{bob.status()['counters']['drops'].get('too_many_origins', 0)}")
+
+        with WireClient("mallory") as mallory:
+            mallory.meet(bob.address)
+            for batch in range(10):
+                records = [PeerRecord(fresh_key()[1], f"ghost{batch}-{n}", "192.0.2.7", 20_000 + batch * 32 + n)
+                           for n in range(32)]
+                mallory.probe(bob.address, peers=records)
+            lat, missing = measure_latency(carol, bob, "ghosts", count, spacing)
+            peers = len(bob.status()["peers"])
+        table.add("strangers: latency carol -> bob p50 / p99, 320 made-up peers gossiped to bob",
+                  f"{pct(lat, 50):.0f} / {pct(lat, 99):.0f} ms" if lat else "none shown",
+                  f"{len(lat)} shown, {missing} missing; bob's peer table {peers} entries")
+
+        # Last: the flood spends the budget of signature checks of host 127.0.0.1, which every
+        # stranger of this bench shares (the fresh keys' joins above too).
+        with BadSignatureFlood(bob.address) as flood:
+            time.sleep(0.5)
+            started, before = time.monotonic(), cpu_seconds(bob.process.pid)
+            lat, missing = measure_latency(alice, bob, "badsig", count, spacing)
+            busy = (cpu_seconds(bob.process.pid) - before) / (time.monotonic() - started)
+        row(f"bad-signature flood at bob ({flood.sent} datagrams of {len(flood.origins)} joins)", lat, missing,
+            f"; bob's CPU {busy * 100:.1f} % of a core")
+
+        rss_before = bob.rss_kb()
+        peak = rss_before
+        cut = 0
+        for _ in range(3):
+            cut += big_frames(bob.address)
+            peak = max(peak, bob.rss_kb())
+        time.sleep(1)
+        table.add("strangers: bob's RSS before / at most during / after, 32 x 4 MiB frames, 3 rounds",
+                  f"{rss_before / 1024:.0f} / {peak / 1024:.0f} / {bob.rss_kb() / 1024:.0f} MB",
+                  f"{cut} of 96 connections cut at the header")
+
+    finally:
+        for node in nodes:
+            stop_node(node)
