@@ -91,7 +91,7 @@ let package = Package(
     ]
 )
 
-// The wire decoder's libFuzzer target, only when asked for (`Scripts/fuzz` sets HUDDLE_FUZZ=1):
+// The libFuzzer targets (wire decoder, TCP frames, control lines), only when asked for (`Scripts/fuzz` sets HUDDLE_FUZZ=1):
 // it links libFuzzer, which only a -sanitize=fuzzer build provides.
 if Context.environment["HUDDLE_FUZZ"] != nil {
     package.products.append(.executable(name: "huddle-fuzz", targets: ["huddle-fuzz"]))
@@ -99,7 +99,7 @@ if Context.environment["HUDDLE_FUZZ"] != nil {
         .executableTarget(
             name: "huddle-fuzz",
             dependencies: ["HuddleCore"],
-            path: "Fuzz/WireDecoder",
+            path: "Fuzz/Targets",
             swiftSettings: strictness,
             linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])]
         ))

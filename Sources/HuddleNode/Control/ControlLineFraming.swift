@@ -1,3 +1,4 @@
+import HuddleCore
 import NIOCore
 
 /// One framed line of the control protocol, as ``ControlLineDecoder`` reads it.
@@ -9,61 +10,37 @@ enum ControlLine: Sendable {
     case tooLong
 }
 
-/// Splits a byte stream into `\n`-terminated lines of at most `maximumLength` bytes.
-///
-/// ```text
-/// {"status":{}}\n{"send":{"room":"superbowl","text":"go!"}}\n
-/// └──── line ───┘└──────────────── line ─────────────────┘
-/// ```
-///
-/// A line longer than `maximumLength` (its newline not counted) yields ``ControlLine/tooLong``
-/// as soon as that many bytes have arrived without a newline, without buffering the rest; the
-/// decoder then drops everything else the connection sends. Blank lines are skipped.
+/// The control socket's framing in a channel pipeline: ``ControlLineSplitter`` (in HuddleCore,
+/// where it is fuzzed) over the bytes each read brings.
 struct ControlLineDecoder: ByteToMessageDecoder {
     typealias InboundOut = ControlLine
 
-    let maximumLength: Int
-    private var overflowed = false
+    private var splitter: ControlLineSplitter
 
     init(maximumLength: Int) {
-        self.maximumLength = maximumLength
+        splitter = ControlLineSplitter(maximumLength: maximumLength)
     }
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard !overflowed else {
-            buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
-            return .needMoreData
-        }
-        let view = buffer.readableBytesView
-        let newline = view.firstIndex(of: UInt8(ascii: "\n"))
-        let length = newline.map { $0 - view.startIndex } ?? view.count
-        guard length <= maximumLength else {
-            overflowed = true
-            buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
-            context.fireChannelRead(Self.wrapInboundOut(.tooLong))
-            return .needMoreData
-        }
-        guard newline != nil else { return .needMoreData }
-        var line = buffer.readSlice(length: length)!
-        buffer.moveReaderIndex(forwardBy: 1)
-        if line.readableBytesView.last == UInt8(ascii: "\r") {
-            line.moveWriterIndex(to: line.writerIndex - 1)
-        }
-        if line.readableBytesView.contains(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }) {
-            context.fireChannelRead(Self.wrapInboundOut(.line(line)))
-        }
-        return .continue
+        fire(splitter.append(buffer.readableBytesView), context: context)
+        buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
+        return .needMoreData
     }
 
     mutating func decodeLast(
         context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
     ) throws -> DecodingState {
-        // A last line without its newline is still a request (`printf '{"status":{}}' | nc -U`).
-        while try decode(context: context, buffer: &buffer) == .continue {}
-        if !overflowed, buffer.readableBytes > 0 {
-            let line = buffer.readSlice(length: buffer.readableBytes)!
-            context.fireChannelRead(Self.wrapInboundOut(.line(line)))
-        }
+        _ = try decode(context: context, buffer: &buffer)
+        fire(splitter.finish(), context: context)
         return .needMoreData
+    }
+
+    private func fire(_ pieces: [ControlLineSplitter.Piece], context: ChannelHandlerContext) {
+        for piece in pieces {
+            switch piece {
+            case .line(let bytes): context.fireChannelRead(Self.wrapInboundOut(.line(ByteBuffer(bytes: bytes))))
+            case .tooLong: context.fireChannelRead(Self.wrapInboundOut(.tooLong))
+            }
+        }
     }
 }

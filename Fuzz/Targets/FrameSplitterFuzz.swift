@@ -1,33 +1,11 @@
 import HuddleCore
 
-/// One fuzz input (`Scripts/fuzz`, through libFuzzer's driver in `main.swift`): whatever bytes a peer could send, as a datagram, a
-/// stored event or a TCP stream. The decoder must never trap, and what it accepts must be
-/// canonical: re-encoding gives back exactly the input (signatures are checked over re-encoded
-/// bytes, so two encodings of one message would be a forgery surface). A violation traps, which
-/// libFuzzer reports with the input that caused it.
-func wireDecoderFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+/// One fuzz input of the `frames` target: the bytes as a TCP stream of the sync port, cut into
+/// chunks the first byte sizes. The splitter gives the frames the stream holds, read straight
+/// off its length prefixes (all of them, or those before the one whose length is over the
+/// limit), whatever the chunks, and what decodes of them is canonical.
+func frameSplitterFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-
-    if let message = try? WireMessage(decoding: bytes) {
-        precondition(message.encoded() == bytes, "a message decoded from bytes it does not re-encode to")
-        precondition(message.encodedByteCount == bytes.count, "encodedByteCount is not the encoded size")
-        _ = message.membershipSignedBytes
-        _ = message.hasValidMembershipSignature
-        if case .events(let events) = message {
-            for event in events {
-                precondition(event.encoded().count == event.encodedByteCount, "an event's size is off")
-                _ = event.signedBytes
-            }
-        }
-    }
-
-    if let event = try? Event(decoding: bytes) {
-        precondition(event.encoded() == bytes, "an event decoded from bytes it does not re-encode to")
-    }
-
-    // The same bytes as a TCP stream, cut into chunks the first byte sizes: the splitter gives
-    // the frames the stream holds, read straight off its length prefixes (all of them, or those
-    // before the chunk whose length is over the limit), and what decodes of them is canonical.
     var splitter = FrameSplitter()
     let step = max(1, Int(bytes.first ?? 1))
     var split: [[UInt8]] = []
