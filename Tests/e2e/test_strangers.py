@@ -21,6 +21,16 @@ def drops(node):
     return node.status()["counters"].get("drops", {})
 
 
+def assert_bounded(*nodes, rss_mb: float = 80, disk_mb: float = 10) -> None:
+    """What the issue holds every node to after an attack: RSS and data dir under bounds."""
+    for node in nodes:
+        rss = rss_kb(node.process.pid) / 1024
+        disk = sum(f.stat().st_size for f in node.data_dir.rglob("*") if f.is_file()) / 1024 / 1024
+        print(f"{node.name}: RSS {rss:.1f} MB, data dir {disk:.2f} MB")
+        assert rss <= rss_mb, f"{node.name}'s RSS is {rss:.1f} MB"
+        assert disk <= disk_mb, f"{node.name}'s data dir is {disk:.2f} MB"
+
+
 def test_a_frame_bigger_than_a_sync_request_closes_the_connection_before_it_is_buffered(lan):
     alice = lan("alice")
     host, port = alice.address.split(":")
@@ -110,11 +120,15 @@ def test_proofs_about_strangers_are_not_kept_or_forwarded(lan):
     assert drops(bob).get("stranger_conflict", 0) == 0, "alice forwarded nothing"
     alice.say("still here")
     bob.message("still here")
+    assert_bounded(alice, bob)
     # A restart loads no proof either.
     assert alice.quit() == 0
     again = lan("alice", peers=[bob.address])
     time.sleep(1)
     assert all(not r["quarantined"] for r in again.status()["rooms"])
+    again.say("after the restart")
+    bob.message("after the restart", timeout=2)
+    assert_bounded(again, bob)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -173,6 +187,7 @@ def test_a_flood_of_bad_signatures_costs_the_node_a_small_budget_and_chat_goes_o
     assert counted.get("check_budget", 0) >= len(sent) - 3, (len(sent), counted)
     assert cpu < 0.25 * elapsed, f"alice used {cpu:.2f} s of CPU in {elapsed:.1f} s"
     assert sorted(latencies)[10] <= 50, latencies
+    assert_bounded(alice, bob)
 
 
 def test_fresh_keys_that_guessed_a_private_rooms_name_cannot_fill_the_screen(lan):
@@ -245,3 +260,4 @@ def test_made_up_peers_in_gossip_fill_no_table_and_a_newcomer_chats_at_once(lan)
             assert not [o for o in node.outputs if "ghost" in o.get("nick", "")], node.name
     print(f"carol → bob during the fakes: {sorted(latencies)}")
     assert sorted(latencies)[5] <= 10, latencies
+    assert_bounded(alice, bob, carol)
