@@ -191,6 +191,20 @@ private let second: Int64 = 1_000_000
         #expect(membership.hearsayCount == 0)
     }
 
+    /// Behind a NAT that gave bob another port (Linux keeps the source port only when it is
+    /// free), his probes come from the router's mapping: the ack goes back there, and so does
+    /// everything else, while pulls go to the port he announces (a forwarded one, if any).
+    @Test func aProbeIsAnsweredWhereItCameFromNotAtItsAnnouncedPort() {
+        var membership = aliceNode()
+        let mapped = PeerAddress(host: "198.51.100.1", port: 41_234)
+        let directives = membership.receive(probe(from: bob, port: 7002), from: mapped, now: 0)
+        #expect(directives.first.map { if case .send(.ack, let to) = $0 { to == mapped } else { false } } == true)
+        #expect(membership.peers[bob]?.address == mapped)
+        #expect(membership.peers[bob]?.syncAddress == PeerAddress(host: "198.51.100.1", port: 7002))
+        // Probed from then on at the mapping too.
+        #expect(membership.tick(now: 0).probes.map(\.to) == [mapped])
+    }
+
     @Test func hearsayNobodyAnswersForIsForgottenWithoutAWord() throws {
         var membership = aliceNode()
         let fake = record(carol, "carol", at: carolAt)
@@ -455,22 +469,23 @@ private let second: Int64 = 1_000_000
 
     // MARK: Probes
 
-    @Test func probeIsAnsweredAtItsPortEchoingSequenceAndSendTime() {
+    @Test func probeIsAnsweredWhereItCameFromEchoingSequenceAndSendTime() {
         var membership = aliceNode()
         _ = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: 0)
 
-        let source = PeerAddress(host: "192.0.2.12", port: 50_123)  // an ephemeral source port
+        let source = PeerAddress(host: "192.0.2.12", port: 50_123)  // another port than the one it announces
         let directives = membership.receive(
             probe(from: bob, sequence: 41, sentAt: -77, port: 7002), from: source, now: 1_000)
         #expect(directives.first == .send(
             .ack(Ack(
                 from: alice, nick: "alice", incarnation: 1, sequence: 41, echoedSentAt: -77, rooms: ["superbowl"],
                 peers: [record(carol, "carol", at: carolAt)])),
-            to: bobAt))
+            to: source))
         #expect(directives.dropFirst().first == .peerChanged(id: bob, nick: "bob", from: nil, to: .alive))
         #expect(membership.peers[bob] == Peer(
-            id: bob, nick: "bob", address: bobAt, rooms: ["superbowl"], state: .alive, incarnation: 1,
-            lastSeen: 1_000, rtt: nil, foundBy: .inbound, vouched: 1))
+            id: bob, nick: "bob", address: source, rooms: ["superbowl"], state: .alive, incarnation: 1,
+            lastSeen: 1_000, rtt: nil, foundBy: .inbound, vouched: 1, announcedPort: 7002))
+        #expect(membership.peers[bob]?.syncAddress == bobAt)
     }
 
     @Test func probeFromSelfIsIgnored() {

@@ -38,7 +38,7 @@ extension Membership {
     /// what it told us, answers this period's probe, and claims "alive at `incarnation`".
     mutating func contact(
         _ id: NodeID, nick: String, incarnation: UInt64, rooms: [String], address: PeerAddress,
-        foundBy: PeerSource, rttSample: Int64?, now: Int64
+        foundBy: PeerSource, rttSample: Int64?, now: Int64, announcedPort: UInt16? = nil
     ) -> [MembershipDirective] {
         let rooms = Array(rooms.prefix(WireLimits.maxRoomsPerNode))
         hearsay[id] = nil
@@ -46,7 +46,7 @@ extension Membership {
             guard makeRoom(verified: true) else { return [] }
             peers[id] = Peer(
                 id: id, nick: nick, address: address, rooms: rooms, state: .alive, incarnation: incarnation,
-                lastSeen: now, rtt: rttSample, foundBy: foundBy, vouched: incarnation)
+                lastSeen: now, rtt: rttSample, foundBy: foundBy, vouched: incarnation, announcedPort: announcedPort)
             changedAt[id] = now
             lastContact[id] = now
             return [.peerChanged(id: id, nick: nick, from: nil, to: .alive)]
@@ -54,7 +54,9 @@ extension Membership {
         peer.vouched = max(peer.vouched, incarnation)
         peer.nick = nick
         peer.rooms = rooms
+        if peer.address != address, announcedPort == nil { peer.announcedPort = address.port }
         peer.address = address
+        if let announcedPort { peer.announcedPort = announcedPort }
         if let sample = rttSample.map({ min($0, Int64.max / 8) }) {
             peer.rtt = peer.rtt.map { ($0 * 7 + sample) / 8 } ?? sample  // TCP's SRTT; both <= max / 8
         }

@@ -208,6 +208,7 @@ public struct Membership: Sendable {
             if peer.foundBy == .gossip || peer.foundBy == .inbound { peer.foundBy = .mdns }
             if peer.address != address || peer.state == .gone {
                 peer.address = address
+                peer.announcedPort = address.port
                 probeSoon.insert(id)
             }
             peers[id] = peer
@@ -277,9 +278,10 @@ public struct Membership: Sendable {
 
     /// Handles a probe that arrived at `now` from `source` (the datagram's source address).
     ///
-    /// The sender is in direct contact at `source.host`:`probe.port` with the nick, rooms and
-    /// incarnation it sent; its peer list is merged (which may raise this node's incarnation, to
-    /// refute a claim about it). Then it is answered with an ack to that address, echoing the
+    /// The sender is in direct contact at `source`, the address its datagram came from (behind a
+    /// NAT, the router's mapping; `probe.port` is kept as its announced port, for pulls), with the
+    /// nick, rooms and incarnation it sent; its peer list is merged (which may raise this node's
+    /// incarnation, to refute a claim about it). Then it is answered with an ack to `source`, echoing the
     /// probe's sequence number and send time. A probe from this node itself is not answered (a
     /// seed that turns out to be this node is dropped).
     ///
@@ -300,11 +302,15 @@ public struct Membership: Sendable {
             // Replayed (or from an earlier run): signed, but not news.
             guard probe.incarnation >= peer.vouched, lastProbe[probe.from].map({ stamp > $0 }) ?? true else { return [] }
         }
-        let sender = PeerAddress(host: source.host, port: probe.port == 0 ? source.port : probe.port)
+        // Answered where it came from: an answer to the announced port would die at a NAT that
+        // gave the sender another one (it keeps the port only when it is free).
+        let sender = source
+        let announced = probe.port == 0 ? source.port : probe.port
         seedProbes[sender] = nil
+        seedProbes[PeerAddress(host: source.host, port: announced)] = nil
         var changes = contact(
             probe.from, nick: probe.nick, incarnation: probe.incarnation, rooms: probe.rooms, address: sender,
-            foundBy: .inbound, rttSample: nil, now: now)
+            foundBy: .inbound, rttSample: nil, now: now, announcedPort: announced)
         // Kept for known peers only, so fresh keys cannot grow it past the peer table.
         if peers[probe.from] != nil {
             lastProbe[probe.from] = ProbeStamp(incarnation: probe.incarnation, sequence: probe.sequence)

@@ -12,8 +12,16 @@ public struct Peer: Hashable, Sendable {
     public var id: NodeID
     /// Its nick, as it last told us (or as gossiped, until it does).
     public var nick: String
-    /// Where it listens (UDP and TCP).
+    /// Where its datagrams come from, and so where this node sends it datagrams: the address a
+    /// probe of its own arrived from (peer-reflexive, as ICE calls it), else the one this node
+    /// reached it at. Behind a NAT that is the router's mapping, not the port it announces.
     public var address: PeerAddress
+    /// The port it says it listens on (UDP and TCP; its probes carry it). Pulls go there, at
+    /// ``address``'s host: see ``syncAddress``.
+    public var announcedPort: UInt16
+    /// Where to pull from over TCP: ``address``'s host at ``announcedPort`` (a NAT's mapping of
+    /// UDP is no TCP port; a forwarded port is the announced one).
+    public var syncAddress: PeerAddress { PeerAddress(host: address.host, port: announcedPort) }
     /// The rooms it is in, as it last told us (empty until it does); at most
     /// ``WireLimits/maxRoomsPerNode``.
     public var rooms: [String]
@@ -36,11 +44,12 @@ public struct Peer: Hashable, Sendable {
     /// A peer as given (``Membership`` makes these; this is for tests and status output).
     public init(
         id: NodeID, nick: String, address: PeerAddress, rooms: [String], state: PeerState, incarnation: UInt64,
-        lastSeen: Int64, rtt: Int64?, foundBy: PeerSource, vouched: UInt64 = 0
+        lastSeen: Int64, rtt: Int64?, foundBy: PeerSource, vouched: UInt64 = 0, announcedPort: UInt16? = nil
     ) {
         self.id = id
         self.nick = nick
         self.address = address
+        self.announcedPort = announcedPort ?? address.port
         self.rooms = rooms
         self.state = state
         self.incarnation = incarnation

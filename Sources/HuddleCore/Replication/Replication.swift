@@ -230,7 +230,7 @@ public struct Replication: Sendable {
             rechecks[recheck] = now
             pulls.insert(key)
             let from = seq > config.recheckDepth ? seq - config.recheckDepth + 1 : 1
-            directives.append(.recheck(room: room, peer: peer.id, origin: origin, from: from, address: peer.address))
+            directives.append(.recheck(room: room, peer: peer.id, origin: origin, from: from, address: peer.syncAddress))
         }
         if !remote.dominates(local), lastPush[key].map({ now - $0 >= config.answerInterval }) ?? true {
             lastPush[key] = now
@@ -239,7 +239,7 @@ public struct Replication: Sendable {
         let lacking = remote.ranges(missingFrom: local).reduce(UInt64(0)) { $0 + UInt64($1.seqs.count) }
         if lacking > 0 { lossSeenAt[room] = now }
         if lacking > UInt64(config.maxPushEvents) {
-            if pulls.insert(key).inserted { directives.append(.pull(room: room, peer: peer.id, from: peer.address)) }
+            if pulls.insert(key).inserted { directives.append(.pull(room: room, peer: peer.id, from: peer.syncAddress)) }
         } else if lacking > 0 {
             // Answer so the peer pushes, and keep asking until what it showed is here.
             if lastAnswer[key].map({ now - $0 >= config.answerInterval }) ?? true {
