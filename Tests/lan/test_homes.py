@@ -53,6 +53,7 @@ def test_a_node_behind_a_nat_is_answered_where_its_packets_come_from(homes):
     bob_on_alice = next(p for p in a1.status()["peers"] if p["nick"] == "bob")
     print(f"alice sees bob at {bob_on_alice['address']}")
     assert bob_on_alice["address"].startswith("10.77.1.1:4"), "bob is seen at the router's mapping"
+    assert bob_on_alice["sync_address"] == "10.77.1.1:7400", "pulls go to the port bob announces"
     there, back = latencies(a1, b1, "a1 to b1"), latencies(b1, a1, "b1 to a1")
     print(f"a1 -> b1 {there}; b1 -> a1 {back}")
     assert there[10] <= 10 and back[10] <= 10

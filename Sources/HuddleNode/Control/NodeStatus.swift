@@ -20,7 +20,11 @@ public struct NodeStatus: Codable, Sendable, Equatable {
         /// The nick as people see it: `nick#3f9a0c1e` when another node goes by it too, or when
         /// it was first seen with another node (see ``Member/displayName``).
         public var displayName: String? = nil
+        /// Where its datagrams come from and this node's go (behind a NAT, the router's mapping).
         public var address: String
+        /// Where pulls go over TCP, when that is not ``address``: its host at the port the peer
+        /// announces (behind a NAT, only a forwarded port answers there).
+        public var syncAddress: String? = nil
         /// "alive", "suspect" or "gone".
         public var state: String
         public var rttMs: Double?

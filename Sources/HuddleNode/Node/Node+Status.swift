@@ -32,7 +32,7 @@ extension Node {
         let peers = membership.peers.values.sorted { ($0.nick, $0.id) < ($1.nick, $1.id) }.map { peer in
             NodeStatus.Peer(
                 id: peer.id.hex, nick: peer.nick, displayName: displayName(of: peer), address: "\(peer.address)",
-                state: "\(peer.state)",
+                syncAddress: peer.syncAddress == peer.address ? nil : "\(peer.syncAddress)", state: "\(peer.state)",
                 rttMs: peer.rtt.map { Double($0) / 1000 }, lastSeenMs: max(0, (monotonic - peer.lastSeen) / 1000),
                 rooms: peer.rooms, foundBy: "\(peer.foundBy)")
         }
