@@ -2,11 +2,13 @@ import HuddleCore
 
 extension Node {
     /// Reads the console until `/quit`, Ctrl-C or Ctrl-D, or the end of stdin: the interactive
-    /// console's keys, or lines of stdin.
-    func consoleLoop(interactive: Bool) async {
+    /// console's keys, or lines of stdin. Returns `true` when the input ended (rather than
+    /// being quit).
+    @discardableResult
+    func consoleLoop(interactive: Bool) async -> Bool {
         let inputs = interactive ? console?.inputs : nil
         for await input in inputs ?? StandardInputLines.stream() {
-            guard !Task.isCancelled else { return }
+            guard !Task.isCancelled else { return false }
             switch input {
             case .line(let line, let at):
                 // Piped stdin: the line after /private is its passphrase.
@@ -14,7 +16,7 @@ extension Node {
                     await passphraseEntered(line)
                     continue
                 }
-                if !runConsoleLine(line, at: at) { return }
+                if !runConsoleLine(line, at: at) { return false }
             case .secret(let passphrase):
                 await passphraseEntered(passphrase)
             case .secretCancelled:
@@ -28,9 +30,10 @@ extension Node {
             case .resume(let at):
                 resume(at: at)
             case .quit:
-                return
+                return false
             }
         }
+        return !Task.isCancelled
     }
 
     /// Runs one console line whose Enter arrived at `at`; returns `false` for `/quit`. A bad line
