@@ -67,15 +67,16 @@ extension Node {
                     }
                 tell(
                     renderer.delivery(
-                        state: "not_sent", fields: [("reason", .string(why)), ("exit_code", .int(Int64(RunOutcome.notYetSentExitCode)))]),
+                        state: "not_sent",
+                        fields: [("reason", .string(why)), ("exit_code", .int(Int64(RunOutcome.notYetSentExitCode)))]),
                     "not sent yet: \(why). What you wrote is stored in \(configuration.dataDir) and goes out "
                         + "when a node runs there again (exit code \(RunOutcome.notYetSentExitCode))")
                 return .notYetSent
             case .ask(let asks):
                 for ask in asks {
                     pullRequestSink.yield(PullRequest(
-                        room: ask.room, peer: ask.peer.id, host: ask.peer.address.host, port: Int(ask.peer.address.port),
-                        recheck: identity.id, from: ask.seq, confirm: true))
+                        room: ask.room, peer: ask.peer.id, host: ask.peer.address.host,
+                        port: Int(ask.peer.address.port), recheck: identity.id, from: ask.seq, confirm: true))
                 }
             case .wait:
                 break

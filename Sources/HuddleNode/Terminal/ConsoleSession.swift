@@ -77,7 +77,8 @@ struct ConsoleSession: Sendable {
     private mutating func drawLine() -> String {
         let footer = redrawFooter()
         let hidden = secret != nil || offered != nil
-        return footer + (hidden ? screen.edit(text: [], cursor: 0) : screen.edit(text: editor.characters, cursor: editor.cursor))
+        let row = hidden ? screen.edit(text: [], cursor: 0) : screen.edit(text: editor.characters, cursor: editor.cursor)
+        return footer + row
     }
 
     /// Puts up a hidden prompt: `question` replaces the prompt, what is typed next is not shown
@@ -233,7 +234,7 @@ struct ConsoleSession: Sendable {
         case .enter:
             let lines = offered ?? []
             offered = nil
-            editor.clear()
+            editor.sent(at: at)
             reaction.inputs += lines.map { .line($0, at: at) }
         case .escape, .control("c"), .control("g"):
             offered = nil

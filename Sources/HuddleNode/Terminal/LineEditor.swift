@@ -97,7 +97,8 @@ struct LineEditor: Equatable, Sendable {
             guard !printable.isEmpty else { return .bell }
             if insert(printable) { return .none }
             // As much as fits goes in (a paste the terminal did not bracket comes as typing).
-            _ = insert(Self.prefix(of: printable, bytes: MessageBudget.lineLimit(prefixBytes: commandPrefixBytes) - byteCount))
+            let room = MessageBudget.lineLimit(prefixBytes: commandPrefixBytes) - byteCount
+            _ = insert(Self.prefix(of: printable, bytes: room))
             return .full
         case .paste(let pasted):
             let printable = Self.printable(pasted)
@@ -176,6 +177,13 @@ struct LineEditor: Equatable, Sendable {
         _ = insert(Self.printable(replacement))
     }
 
+    /// The line went out some other way at `now` (a long paste's parts): empties it, and an
+    /// Enter right after is a double press, not a mark.
+    mutating func sent(at now: Int64) {
+        clear()
+        lastSubmit = now
+    }
+
     /// Empties the line (the kill ring stays).
     mutating func clear() {
         characters.removeAll()
@@ -217,8 +225,9 @@ struct LineEditor: Equatable, Sendable {
         let added = printable.utf8.count
         guard added > 0 else { return false }
         // The limit counts the message, not a `/msg NICK ` in front of it.
-        let prefix = cursor < MessageBudget.prefixScan
-            ? MessageBudget.commandPrefixBytes(characters[..<cursor] + Array(printable.prefix(MessageBudget.prefixScan)))
+        let scan = MessageBudget.prefixScan
+        let prefix = cursor < scan
+            ? MessageBudget.commandPrefixBytes(characters[..<cursor] + Array(printable.prefix(scan)))
             : commandPrefixBytes
         guard byteCount + added <= MessageBudget.lineLimit(prefixBytes: max(prefix, commandPrefixBytes)) else {
             return false
