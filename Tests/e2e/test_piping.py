@@ -75,3 +75,16 @@ def test_json_says_where_the_message_stands(lan, binary, tmp_path):
     delivery = [o for o in map(json.loads, out.stdout.splitlines()) if o["type"] == "delivery"]
     assert [o["state"] for o in delivery] == ["waiting", "not_sent"], delivery
     assert delivery[0]["timeout_ms"] == 5000 and delivery[1]["exit_code"] == 3
+
+
+def test_a_piped_line_longer_than_a_message_goes_as_numbered_parts(lan, binary, tmp_path):
+    import subprocess
+    alice = lan("alice")
+    text = " ".join(f"w{10_000 + n}" for n in range(1_429))[:10_000]
+    out = subprocess.run([binary, "run", "--name", "hal", "--room", "superbowl", "--no-mdns", "--peer", alice.address,
+                          "--data-dir", str(tmp_path / "hal")], input=text + "\n", capture_output=True, text=True,
+                         timeout=30)
+    assert out.returncode == 0, out.stderr
+    parts = [alice.wait_for(lambda o, n=n: o["type"] == "message" and o["text"].startswith(f"({n}/3) "),
+                            what=f"part {n}")["text"] for n in (1, 2, 3)]
+    assert " ".join(part[len("(1/3) "):] for part in parts) == text

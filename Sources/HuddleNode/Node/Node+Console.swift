@@ -16,6 +16,17 @@ extension Node {
                     await passphraseEntered(line)
                     continue
                 }
+                // A piped line longer than one message goes as numbered parts, as a long paste
+                // does on the interactive console (which never hands over a line that long).
+                if line.utf8.count > MessageBudget.limit {
+                    switch LongLine.plan(line) {
+                    case .send(let parts):
+                        for part in parts where !runConsoleLine(part, at: at) { return false }
+                    case .refuse(let why):
+                        showError("\(why): not sent")
+                    }
+                    continue
+                }
                 if !runConsoleLine(line, at: at) { return false }
             case .secret(let passphrase):
                 await passphraseEntered(passphrase)
