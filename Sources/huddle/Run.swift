@@ -32,10 +32,11 @@ extension Huddle {
                 input ends, the node waits up to 5 s until a peer has received what it wrote \
                 (saying so on stderr, or in "delivery" lines with --json), then says goodbye.
 
-                Exit codes: 0 stopped, and anything piped in reached a peer; 1 an error (bad \
-                flags, a port in use, a broken store); 3 piped input ended and no peer received \
-                what it wrote within 5 s (or no peer can be found at all): it is stored in the \
-                data dir and goes out when a node runs there again.
+                Exit codes: 0 stopped, and anything piped in reached a peer; 1 an error while \
+                starting or running (a port in use, a broken store); 3 piped input ended and no \
+                peer received what it wrote within 5 s (or no peer can be found at all): it is \
+                stored in the data dir and goes out when a node runs there again; 64 a bad flag \
+                or value (nothing started).
                 """
         )
 
