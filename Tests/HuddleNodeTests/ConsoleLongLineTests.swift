@@ -68,6 +68,17 @@ import Testing
         #expect(typist.inputRow == "superbowl>", "the line went with the paste")
     }
 
+    @Test func anEnterRightAfterThePartsWentIsADoublePressNotAMark() {
+        var typist = Typist(columns: 100, offer: "kickoff")
+        typist.type(pasted(words(1_000)))
+        typist.type("\r")
+        typist.type("\r", after: 150)
+        #expect(typist.inputs.count == 2)
+        #expect(!typist.inputs.contains { if case .markOffered = $0 { true } else { false } })
+        typist.type("\r", after: 2_000)
+        #expect(typist.inputs.last == .markOffered(label: "kickoff", at: typist.clock), "later, Enter marks again")
+    }
+
     @Test func escapePutsTheOfferedPasteAwayAndTheLineIsAsItWas() {
         var typist = Typist(columns: 100)
         typist.type("half typed")
