@@ -24,8 +24,19 @@ extension Huddle {
                 history (kept in the data dir); Tab completes commands, rooms, nicks and labels; \
                 Ctrl-L redraws; Ctrl-C or Ctrl-D quits.
 
+                A line holds one message (4,096 bytes); the status line counts a long one, and \
+                a longer paste is offered as numbered messages (Enter sends them, Esc does not).
+
                 Piped stdin, --plain and --json are read line by line. The conversation goes \
-                to stdout, logs to stderr. End of input or /quit stops the node.
+                to stdout, logs to stderr. End of input or /quit stops the node. When piped \
+                input ends, the node waits up to 5 s until a peer has received what it wrote \
+                (saying so on stderr, or in "delivery" lines with --json), then says goodbye.
+
+                Exit codes: 0 stopped, and anything piped in reached a peer; 1 an error while \
+                starting or running (a port in use, a broken store); 3 piped input ended and no \
+                peer received what it wrote within 5 s (or no peer can be found at all): it is \
+                stored in the data dir and goes out when a node runs there again; 64 a bad flag \
+                or value (nothing started).
                 """
         )
 
@@ -136,6 +147,11 @@ extension Huddle {
             do {
                 defer { console?.stop() }
                 try await group.run()
+                if service.outcome.withLock({ $0 }) == .notYetSent {
+                    throw ExitCode(RunOutcome.notYetSentExitCode)
+                }
+            } catch let exit as ExitCode {
+                throw exit
             } catch {
                 let message = "\(service.failure.withLock { $0 } ?? "\(error)")"
                 if json {
@@ -157,6 +173,8 @@ final class NodeService: Service, Sendable {
     let logger: Logger
     /// Why the node stopped, in words, if it failed.
     let failure = Mutex<String?>(nil)
+    /// How the run ended, once it did.
+    let outcome = Mutex<RunOutcome>(.stopped)
 
     init(configuration: NodeConfiguration, console: InteractiveConsole?, logger: Logger) {
         self.configuration = configuration
@@ -167,7 +185,8 @@ final class NodeService: Service, Sendable {
     func run() async throws {
         do {
             try await cancelWhenGracefulShutdown {
-                try await Node.run(self.configuration, logger: self.logger, console: self.console)
+                let outcome = try await Node.run(self.configuration, logger: self.logger, console: self.console)
+                self.outcome.withLock { $0 = outcome }
             }
         } catch is CancellationError {
             return

@@ -1,4 +1,5 @@
 import Foundation
+import HuddleCore
 import Testing
 
 @testable import HuddleNode
@@ -51,12 +52,25 @@ import Testing
         #expect(decode([bytes("\u{1b}[15~a\u{1b}[5~b")]) == [.ignored, .text("a"), .ignored, .text("b")])
     }
 
-    @Test func bracketedPasteIsOneKeyWithItsLineBreaksFlattened() {
-        #expect(decode([bytes("\u{1b}[200~one\r\ntwo\tthree\u{1b}[201~x")]) == [.paste("one two three"), .text("x")])
+    @Test func bracketedPasteIsOneKeyWithItsLineBreaksAsNewlines() {
+        #expect(decode([bytes("\u{1b}[200~one\r\ntwo\tthree\rfour\u{1b}[201~x")])
+            == [.paste("one\ntwo three\nfour"), .text("x")])
         // The end marker split across reads.
         #expect(decode([bytes("\u{1b}[200~abc\u{1b}[20"), bytes("1~")]) == [.paste("abc")])
         // Escape sequences inside a paste are text, not keys (and their ESC is dropped).
         #expect(decode([bytes("\u{1b}[200~a\u{1b}[Db\u{1b}[201~")]) == [.paste("a[Db")])
+    }
+
+    @Test func aPasteBeyondWhatTheConsoleTakesIsReportedNotCut() {
+        let huge = String(repeating: "y", count: KeyDecoder.maximumPasteBytes + 10)
+        var decoder = KeyDecoder()
+        var keys: [TerminalKey] = []
+        // As a terminal sends it: in reads of 4 KiB.
+        let all = bytes("\u{1b}[200~" + huge + "\u{1b}[201~z")
+        for start in stride(from: 0, to: all.count, by: 4096) {
+            keys += decoder.feed(all[start..<min(all.count, start + 4096)])
+        }
+        #expect(keys == [.pasteTooLong(bytes: KeyDecoder.maximumPasteBytes + 10), .text("z")])
     }
 
     @Test func strayBytesAreDropped() {
@@ -112,11 +126,46 @@ import Testing
         #expect(editor.text == "abc")
     }
 
-    @Test func theLineIsBounded() {
+    @Test func theLineHoldsOneMessageAndTypingBeyondItIsRefused() {
         var editor = LineEditor()
-        #expect(editor.handle(.paste(String(repeating: "x", count: LineEditor.maximumBytes)), at: 0) == .none)
-        #expect(editor.handle(.text("y"), at: 0) == .bell)
-        #expect(editor.text.utf8.count == LineEditor.maximumBytes)
+        #expect(editor.handle(.paste(String(repeating: "x", count: MessageBudget.limit - 2)), at: 0) == .none)
+        // Typing that does not fit goes in as far as it fits, and says the line is full.
+        #expect(editor.handle(.text("yyy"), at: 0) == .full)
+        #expect(editor.text.utf8.count == MessageBudget.limit)
+        #expect(editor.text.hasSuffix("xyy"))
+        #expect(editor.handle(.text("é"), at: 0) == .full)
+        #expect(editor.byteCount == MessageBudget.limit)
+    }
+
+    @Test func aDirectMessagesNickIsNotCountedAgainstTheMessage() {
+        var editor = LineEditor()
+        _ = editor.handle(.text("/msg bob "), at: 0)
+        #expect(editor.handle(.paste(String(repeating: "x", count: MessageBudget.limit)), at: 0) == .none)
+        #expect(editor.messageBytes == MessageBudget.limit)
+        #expect(editor.byteCount == MessageBudget.limit + "/msg bob ".utf8.count)
+    }
+
+    @Test func aPasteTooLongForTheLineIsHandedBackWhole() {
+        var editor = LineEditor()
+        _ = editor.handle(.text("look: "), at: 0)
+        _ = editor.handle(.left, at: 0)
+        let paste = String(repeating: "ab\n", count: 2_000)
+        #expect(editor.handle(.paste(paste), at: 0) == .overflow("look:" + paste + " "))
+        #expect(editor.text == "look: " && editor.cursor == 5, "the line is as it was")
+    }
+
+    @Test func theByteCountFollowsEveryEdit() {
+        var editor = LineEditor()
+        let keys: [TerminalKey] = [
+            .text("héllo 🏈 wörld"), .left, .left, .backspace, .home, .delete, .text("日本"), .wordRight,
+            .control("w"), .control("y"), .end, .altBackspace, .text("e"), .text("\u{301}"), .control("k"),
+            .paste("x\ny"), .control("u"),
+        ]
+        for key in keys {
+            _ = editor.handle(key, at: 0)
+            #expect(editor.byteCount == editor.text.utf8.count, "after \(key)")
+            #expect(editor.characters.count == editor.text.count, "after \(key)")
+        }
     }
 
     @Test func keysThatAskTheConsole() {

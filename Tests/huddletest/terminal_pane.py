@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -40,6 +41,18 @@ class TerminalPane:
     def type(self, text: str) -> None:
         """Types text literally, character by character as the terminal sends it."""
         self._tmux("send-keys", "-l", text)
+
+    def paste(self, text: str) -> None:
+        """Pastes text as a terminal does on a paste: in bracketed-paste markers when the program
+        asked for them (tmux paste-buffer -p), line breaks as CR."""
+        # From a file: tmux refuses a command line as long as a big paste.
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".paste", delete=False) as file:
+            file.write(text)
+        try:
+            self._tmux("load-buffer", "-b", "huddle-test", file.name)
+        finally:
+            os.unlink(file.name)
+        self._tmux("paste-buffer", "-p", "-d", "-b", "huddle-test")
 
     def press(self, *keys: str) -> None:
         """Presses named keys: Enter, Left, Up, BSpace, Tab, C-c, C-d, C-t..."""

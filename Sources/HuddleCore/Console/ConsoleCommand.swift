@@ -170,9 +170,11 @@ public enum ConsoleCommand: Hashable, Sendable {
           /resume          it plays again: the pause is added to your offset, so those ahead wait
           /history [N]     the last N messages (default 20), ordered by game time
           /help            this list
-          /quit            leave the console (end of input does the same)
+          /quit            leave the console (end of input does the same, once a peer has what
+                           you wrote, or after 5 s: then it exits 3, the message stored, not sent)
         A message's time is its moment in the game (on the room's reference stream); ~12:57:23,
         with a ~, is only when it was sent: its writer is not calibrated yet.
+        A message holds 4,096 bytes (for /msg, the text after the nick).
         """
 }
 

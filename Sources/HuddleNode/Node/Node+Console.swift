@@ -2,11 +2,13 @@ import HuddleCore
 
 extension Node {
     /// Reads the console until `/quit`, Ctrl-C or Ctrl-D, or the end of stdin: the interactive
-    /// console's keys, or lines of stdin.
-    func consoleLoop(interactive: Bool) async {
+    /// console's keys, or lines of stdin. Returns `true` when the input ended (rather than
+    /// being quit).
+    @discardableResult
+    func consoleLoop(interactive: Bool) async -> Bool {
         let inputs = interactive ? console?.inputs : nil
         for await input in inputs ?? StandardInputLines.stream() {
-            guard !Task.isCancelled else { return }
+            guard !Task.isCancelled else { return false }
             switch input {
             case .line(let line, let at):
                 // Piped stdin: the line after /private is its passphrase.
@@ -14,7 +16,18 @@ extension Node {
                     await passphraseEntered(line)
                     continue
                 }
-                if !runConsoleLine(line, at: at) { return }
+                // A piped line longer than one message goes as numbered parts, as a long paste
+                // does on the interactive console (which never hands over a line that long).
+                if line.utf8.count > MessageBudget.limit {
+                    switch LongLine.plan(line) {
+                    case .send(let parts):
+                        for part in parts where !runConsoleLine(part, at: at) { return false }
+                    case .refuse(let why):
+                        showError("\(why): not sent")
+                    }
+                    continue
+                }
+                if !runConsoleLine(line, at: at) { return false }
             case .secret(let passphrase):
                 await passphraseEntered(passphrase)
             case .secretCancelled:
@@ -28,9 +41,10 @@ extension Node {
             case .resume(let at):
                 resume(at: at)
             case .quit:
-                return
+                return false
             }
         }
+        return !Task.isCancelled
     }
 
     /// Runs one console line whose Enter arrived at `at`; returns `false` for `/quit`. A bad line

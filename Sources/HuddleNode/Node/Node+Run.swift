@@ -19,9 +19,13 @@ extension Node {
     ///
     /// With `console`, the console is that interactive one on the terminal: it takes the terminal
     /// once the node is listening and gives it back however the node stops.
+    ///
+    /// When piped input ends, the node waits (at most ``DeliveryWait/timeout``) until a peer holds
+    /// what it wrote; the outcome says whether one does.
+    @discardableResult
     public static func run(
         _ configuration: NodeConfiguration, logger: Logger, console: InteractiveConsole? = nil
-    ) async throws {
+    ) async throws -> RunOutcome {
         let store = try HuddleStore(directory: configuration.dataDir)
         let identity = try store.loadOrCreateIdentity()
         try store.setNick(configuration.nick)
@@ -33,10 +37,10 @@ extension Node {
             console: console)
         // Whatever the node printed reaches its reader before the process exits.
         defer { node.sink.flush(timeout: .seconds(5)) }
-        try await node.serve(udp: udp, tcp: tcp, group: group)
+        return try await node.serve(udp: udp, tcp: tcp, group: group)
     }
 
-    func serve(udp: DatagramSocket, tcp: StreamListener, group: any EventLoopGroup) async throws {
+    func serve(udp: DatagramSocket, tcp: StreamListener, group: any EventLoopGroup) async throws -> RunOutcome {
         for seed in configuration.seeds {
             guard let address = PeerAddress(parsing: seed) else {
                 showError("ignoring --peer \(seed): expected HOST:PORT")
@@ -67,49 +71,59 @@ extension Node {
         let discoveries = startDiscovery()
         defer { discovery?.stop() }
 
+        var outcome = RunOutcome.stopped
         // SIGINT/SIGTERM: peers hear this node left before its sockets close (see sayGoodbye()).
-        try await withGracefulShutdownHandler {
-            try await withThrowingDiscardingTaskGroup { tasks in
-                tasks.addTask {
-                    try await udp.executeThenClose { inbound, _ in
-                        for try await envelope in inbound { await self.receive(envelope) }
+        // The tasks cancelled at the end may throw CancellationError: an outcome found stands.
+        do {
+            try await withGracefulShutdownHandler {
+                try await withThrowingDiscardingTaskGroup { tasks in
+                    tasks.addTask {
+                        try await udp.executeThenClose { inbound, _ in
+                            for try await envelope in inbound { await self.receive(envelope) }
+                        }
+                        // The socket closed under us: stop loudly rather than run deaf.
+                        if !Task.isCancelled { throw NodeError.socketClosed("UDP") }
                     }
-                    // The socket closed under us: stop loudly rather than run deaf.
-                    if !Task.isCancelled { throw NodeError.socketClosed("UDP") }
-                }
-                let syncServer = SyncServer(
-                    respond: { await self.syncResponse(to: $0) },
-                    reject: { await self.countDropped($0, $1, from: $2) })
-                tasks.addTask {
-                    try await tcp.executeThenClose { connections in
-                        try await withThrowingDiscardingTaskGroup { streams in
-                            for try await connection in connections {
-                                streams.addTask { await syncServer.serve(connection) }
+                    let syncServer = SyncServer(
+                        respond: { await self.syncResponse(to: $0) },
+                        reject: { await self.countDropped($0, $1, from: $2) })
+                    tasks.addTask {
+                        try await tcp.executeThenClose { connections in
+                            try await withThrowingDiscardingTaskGroup { streams in
+                                for try await connection in connections {
+                                    streams.addTask { await syncServer.serve(connection) }
+                                }
                             }
                         }
+                        if !Task.isCancelled { throw NodeError.socketClosed("TCP") }
                     }
-                    if !Task.isCancelled { throw NodeError.socketClosed("TCP") }
-                }
-                tasks.addTask { await self.timerLoop() }
-                tasks.addTask { await self.pullLoop(group: group) }
-                tasks.addTask { try await control.run() }
-                if let discoveries {
-                    tasks.addTask {
-                        for await event in discoveries { await self.discovered(event) }
+                    tasks.addTask { await self.timerLoop() }
+                    tasks.addTask { await self.pullLoop(group: group) }
+                    tasks.addTask { try await control.run() }
+                    if let discoveries {
+                        tasks.addTask {
+                            for await event in discoveries { await self.discovered(event) }
+                        }
                     }
+                    if configuration.console {
+                        let interactive = startInteractiveConsole()
+                        let before = ownSeqs()
+                        let inputEnded = await consoleLoop(interactive: interactive)
+                        // Piped input ended (not /quit): what it wrote should reach a peer before
+                        // the node goes.
+                        if inputEnded, !interactive { outcome = await waitForDelivery(of: written(since: before)) }
+                    } else {
+                        while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }
+                    }
+                    // /quit, Ctrl-D or the end of input: a stop on purpose, said to every live peer.
+                    sayGoodbye()
+                    tasks.cancelAll()
                 }
-                if configuration.console {
-                    await consoleLoop(interactive: startInteractiveConsole())
-                } else {
-                    while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }
-                }
-                // /quit, Ctrl-D or the end of input: a stop on purpose, said to every live peer.
-                sayGoodbye()
-                tasks.cancelAll()
+            } onGracefulShutdown: {
+                self.sayGoodbye()
             }
-        } onGracefulShutdown: {
-            self.sayGoodbye()
-        }
+        } catch is CancellationError where outcome != .stopped {}
+        return outcome
     }
 
     /// Joined rooms come back from the store; `--room` joins only if not joined already (a join
@@ -190,6 +204,7 @@ extension Node {
         case .lost(let id):
             logger.info("peer withdrew its mDNS service", metadata: ["huddle.id": "\(id)"])
         case .unavailable(let why):
+            mdnsUnavailable = true
             logger.notice("\(why); carrying on with --peer seeds and gossip")
         case .available:
             logger.notice("mDNS discovery is on")
@@ -297,6 +312,10 @@ extension Node {
                 try await client.pull(room: request.room, have: have, from: me, host: request.host, port: request.port) {
                     events in
                     let valid = await self.verify(events, from: peer)
+                    // A peer that sends back this node's own events holds them.
+                    if let seq = valid.filter({ $0.origin == me }).map(\.seq).max() {
+                        await self.noteHeld(room: request.room, seq: seq, by: request.peer)
+                    }
                     return await self.ingest(valid, room: request.room)
                 }
             } catch {

@@ -59,6 +59,11 @@ public actor Node {
     /// (peer, private room) pairs already reported as holding another passphrase.
     var passphraseMismatches: Set<PassphraseMismatch> = []
     var counters = NodeCounters()
+    /// Once piped input ended: what this node wrote, waiting to be known held by a peer (see
+    /// `Node+Delivery`).
+    var deliveryWait: DeliveryWait?
+    /// Whether mDNS said it cannot work here (no daemon): then only seeds and gossip find peers.
+    var mdnsUnavailable = false
     /// The UDP and TCP port this node listens on.
     let port: Int
 
@@ -123,6 +128,9 @@ public actor Node {
         var port: Int
         var recheck: NodeID? = nil
         var from: UInt64 = 1
+        /// Asked by a node waiting to know its events reached the peer (``DeliveryWait``), not by
+        /// ``Replication``.
+        var confirm = false
     }
 
     // MARK: Output
@@ -399,6 +407,10 @@ public actor Node {
             return (fresh, proofs, outputs, session.log.vector)
         }
         counters.eventsReceived += fresh.count
+        // An event a peer signed over this node's events shows the peer holds them.
+        for event in fresh where event.origin != identity.id && event.context[identity.id] > 0 {
+            noteHeld(room: room, seq: event.context[identity.id], by: event.origin)
+        }
         do {
             counters.eventsStored += try store.insert(fresh)
             for proof in proofs where try store.recordFault(proof) {
@@ -449,6 +461,7 @@ public actor Node {
             guard joined.contains(digest.room), let log = rooms[digest.room]?.log,
                 let peer = membership.peers[digest.from]
             else { return }
+            noteHeld(room: digest.room, seq: digest.vector[identity.id], by: peer.id)
             perform(replication.digestReceived(
                 room: digest.room, from: peer, remote: log.capped(digest.vector), local: log.vector,
                 divergent: log.divergence(from: digest.vector, fingerprints: digest.fingerprints),
@@ -514,6 +527,7 @@ public actor Node {
     }
 
     func pullFinished(_ request: PullRequest) {
+        guard !request.confirm else { return }
         replication.pullFinished(room: request.room, peer: request.peer)
     }
 

@@ -31,6 +31,7 @@ public import HuddleCore
 /// {"type":"join"|"leave","room","nick","id"}
 /// {"type":"peer","id","nick","state"[,"address"]}
 /// {"type":"info","message"}    {"type":"error","message"}
+/// {"type":"delivery","state":"waiting"|"delivered"|"not_sent",...}   (piped input ended)
 /// {"type":"nick_conflict","nick","id","known_id"}
 /// {"type":"step","room","nick","id","change_ms","offset_ms"}   (a step in someone's lag)
 /// {"type":"score","room","home","guest","by","by_id","sent_at","shown_at","held_ms","game_ms","correction"[,"home_team","guest_team"]}
@@ -123,6 +124,16 @@ public struct OutputRenderer: Sendable {
         }
         return starred(
             "\(bold(safe(nick))) (\(id)) is listening on port \(port); data in \(safe(dataDir))")
+    }
+
+    /// Where what a node wrote stands once its piped input ended: `waiting`, `delivered` or
+    /// `not_sent` (JSON only; the words go to stderr).
+    ///
+    ///     {"type":"delivery","state":"waiting","timeout_ms":5000}
+    ///     {"type":"delivery","state":"delivered","to":["bob"]}
+    ///     {"type":"delivery","state":"not_sent","reason":"...","exit_code":3}
+    func delivery(state: String, fields: [(String, JSONLine)]) -> String {
+        JSONLine.object([("type", "delivery"), ("state", .string(state))] + fields).render()
     }
 
     /// Something went wrong that the user should read.

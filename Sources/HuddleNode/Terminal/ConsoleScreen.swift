@@ -29,12 +29,23 @@ struct ConsoleScreen: Equatable, Sendable {
         /// A hidden prompt's question ("passphrase for superbowl"): it replaces the prompt, and
         /// the line typed is not shown.
         var secret: String?
+        /// A question answered with one key ("send it as 3 messages? Enter = yes, Esc = no"): it
+        /// replaces the prompt, and no line is shown.
+        var question: String?
+        /// How much of one message the line uses, once it nears the limit (`3,900/4,096`): at the
+        /// end of the status row, never cut.
+        var length: String?
 
-        init(status: String = "", room: String? = nil, offer: String? = nil, secret: String? = nil) {
+        init(
+            status: String = "", room: String? = nil, offer: String? = nil, secret: String? = nil,
+            question: String? = nil, length: String? = nil
+        ) {
             self.status = status
             self.room = room
             self.offer = offer
             self.secret = secret
+            self.question = question
+            self.length = length
         }
     }
 
@@ -46,7 +57,7 @@ struct ConsoleScreen: Equatable, Sendable {
     /// First character of the line shown on the input row, when the line is wider than the row.
     private var scroll = 0
     /// The line being typed and the cursor in it, as last drawn.
-    private var text = ""
+    private var text: [Character] = []
     private var cursor = 0
     /// How wide the footer's rows were drawn, for a resize to know what the terminal reflowed.
     private var drawnStatusWidth = 0
@@ -90,8 +101,9 @@ struct ConsoleScreen: Equatable, Sendable {
         return eraseFooter() + footerRows()
     }
 
-    /// Draws the input row again after the line or its cursor changed.
-    mutating func edit(text: String, cursor: Int) -> String {
+    /// Draws the input row again after the line or its cursor changed. Costs the row's width,
+    /// whatever the line's length.
+    mutating func edit(text: [Character], cursor: Int) -> String {
         self.text = text
         self.cursor = cursor
         guard isDrawn else { return "" }
@@ -136,13 +148,19 @@ struct ConsoleScreen: Equatable, Sendable {
 
     /// The status line, not padded: the shorter the row, the less a narrowing terminal reflows.
     private mutating func statusRow() -> String {
-        let status = Self.fit(" " + footer.status + " ", columns: usable)
+        var status = " " + footer.status + " "
+        if let length = footer.length {
+            let tail = "· " + length + " "
+            status = Self.fit(status, columns: max(1, usable - DisplayWidth.of(tail))) + tail
+        }
+        status = Self.fit(status, columns: usable)
         drawnStatusWidth = DisplayWidth.of(status)
         return colors ? "\u{1b}[7m" + status + "\u{1b}[0m" : status
     }
 
     /// The prompt: `ROOM> `, `ROOM [Enter = LABEL]> `, or `> ` outside any room.
     var prompt: String {
+        if let question = footer.question { return question + " " }
         if let secret = footer.secret { return secret + " (hidden): " }
         var prompt = footer.room ?? ""
         if let offer = footer.offer { prompt += (prompt.isEmpty ? "" : " ") + "[Enter = \(offer)]" }
@@ -164,24 +182,35 @@ struct ConsoleScreen: Equatable, Sendable {
         }
         let promptWidth = DisplayWidth.of(prompt)
         let space = max(1, usable - promptWidth)
-        let characters = Array(text)
+        let characters = text
         let cursor = min(self.cursor, characters.count)
         // Keep the cursor on screen: no scrolling when it all fits; else scroll left to the cursor,
-        // or right until it fits.
-        if DisplayWidth.of(text) < space { scroll = 0 }
+        // or right until it fits. Every walk here stops within a row's width of characters (each
+        // takes a column or two), so a key costs the same on a line of any length.
+        if Self.width(of: characters[...], upTo: space) < space { scroll = 0 }
+        scroll = min(scroll, characters.count)
         if cursor < scroll { scroll = max(0, cursor - space / 3) }
-        while scroll < cursor, DisplayWidth.of(String(characters[scroll..<cursor])) >= space { scroll += 1 }
+        // The first character from which the text up to the cursor is narrower than the row.
+        var first = cursor
+        var before = 0
+        while first > scroll {
+            let w = DisplayWidth.of(characters[first - 1])
+            if before + w >= space { break }
+            before += w
+            first -= 1
+        }
+        scroll = first
         var shown = ""
         var width = 0
-        for character in characters[min(scroll, characters.count)...] {
+        for character in characters[scroll...] {
             let w = DisplayWidth.of(character)
             if width + w > space { break }
             shown.append(character)
             width += w
         }
-        let cursorColumn = promptWidth + DisplayWidth.of(String(characters[min(scroll, cursor)..<cursor]))
+        let cursorColumn = promptWidth + before
         drawnCursorColumn = cursorColumn
-        let back = DisplayWidth.of(shown) + promptWidth - cursorColumn
+        let back = width + promptWidth - cursorColumn
         return styledPrompt(prompt) + shown + "\u{1b}[K" + (back > 0 ? "\u{1b}[\(back)D" : "")
     }
 
@@ -191,6 +220,16 @@ struct ConsoleScreen: Equatable, Sendable {
     }
 
     // MARK: Fitting text
+
+    /// Columns `characters` take, counted only up to `limit` (the rest is not looked at).
+    static func width(of characters: ArraySlice<Character>, upTo limit: Int) -> Int {
+        var width = 0
+        for character in characters {
+            width += DisplayWidth.of(character)
+            if width >= limit { break }
+        }
+        return width
+    }
 
     /// The start of `text` that fits in `columns`, with `…` at the end when cut.
     static func fit(_ text: String, columns: Int) -> String {

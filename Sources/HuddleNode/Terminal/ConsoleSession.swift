@@ -41,6 +41,12 @@ struct ConsoleSession: Sendable {
     /// The line as it stood at a Tab that could complete nothing more, and whether its choices
     /// were listed: the first such Tab rings, the second lists them, once.
     private var tabbed: (line: String, listed: Bool)?
+    /// A paste longer than one message, offered as these lines (numbered parts) until Enter
+    /// sends them or Escape puts them away; the line being typed stays as it was.
+    private var offered: [String]?
+    /// Whether the line has been said to be full since it last had room: said once, not at
+    /// every key.
+    private var toldFull = false
 
     /// What keys did.
     struct Reaction: Equatable, Sendable {
@@ -66,9 +72,13 @@ struct ConsoleSession: Sendable {
         screen.begin() + drawLine()
     }
 
-    /// The input row for the line being typed; nothing of it at a hidden prompt.
+    /// The input row for the line being typed (nothing of it at a hidden prompt or a question),
+    /// and the status row too when the line's count of bytes changed there.
     private mutating func drawLine() -> String {
-        secret == nil ? screen.edit(text: editor.text, cursor: editor.cursor) : screen.edit(text: "", cursor: 0)
+        let footer = redrawFooter()
+        let hidden = secret != nil || offered != nil
+        let row = hidden ? screen.edit(text: [], cursor: 0) : screen.edit(text: editor.characters, cursor: editor.cursor)
+        return footer + row
     }
 
     /// Puts up a hidden prompt: `question` replaces the prompt, what is typed next is not shown
@@ -114,9 +124,13 @@ struct ConsoleSession: Sendable {
         let offer = context?.offer.map { offer in
             TerminalText.escaped(offer.label.normalized) + (offer.more > 0 ? " +\(offer.more) more" : "")
         }
+        let question = offered.map { lines in
+            "send it as \(lines.count) messages? Enter = yes, Esc = no"
+        }
+        let length = secret == nil && offered == nil ? MessageBudget.counter(forMessageBytes: editor.messageBytes) : nil
         let footer = ConsoleScreen.Footer(
             status: TerminalText.escaped(context?.status ?? ""), room: context?.room.map(TerminalText.escaped),
-            offer: offer, secret: secret.map { TerminalText.escaped($0.question) })
+            offer: offer, secret: secret.map { TerminalText.escaped($0.question) }, question: question, length: length)
         return screen.update(footer) ?? ""
     }
 
@@ -132,7 +146,9 @@ struct ConsoleSession: Sendable {
 
     private mutating func handle(_ key: TerminalKey, at: Int64, into reaction: inout Reaction) {
         if secret != nil { return handleSecret(key, at: at, into: &reaction) }
+        if offered != nil { return handleOffer(key, at: at, into: &reaction) }
         let action = editor.handle(key, at: at)
+        if editor.messageBytes + 4 < MessageBudget.limit { toldFull = false }
         switch action {
         case .submit(let line):
             reaction.inputs.append(.line(line, at: at))
@@ -173,8 +189,62 @@ struct ConsoleSession: Sendable {
             reaction.quit = true
         case .suspend:
             reaction.suspend = true
+        case .overflow(let line):
+            offer(line, into: &reaction)
+        case .pasteTooLong(let bytes):
+            reaction.output += screen.print([
+                "* that paste was \(MessageBudget.grouped(bytes)) bytes; the console takes at most "
+                    + "\(MessageBudget.grouped(KeyDecoder.maximumPasteBytes)) at once: nothing was pasted"
+            ]) + "\u{07}"
+        case .full:
+            if !toldFull {
+                toldFull = true
+                reaction.output += screen.print([
+                    "* one message holds \(MessageBudget.grouped(MessageBudget.limit)) bytes and the line is full: "
+                        + "the rest was not added (send this line, then type on)"
+                ])
+            }
+            reaction.output += "\u{07}"
         case .none, .bell:
             break
+        }
+        reaction.output += drawLine()
+    }
+
+    /// A paste too long for one message: offered as several, or refused with the reason.
+    private mutating func offer(_ line: String, into reaction: inout Reaction) {
+        switch LongLine.plan(line) {
+        case .refuse(let why):
+            reaction.output += screen.print(["* \(why): nothing was pasted"]) + "\u{07}"
+        case .send(let lines):
+            offered = lines
+            let bytes = MessageBudget.grouped(line.utf8.count)
+            reaction.output += screen.print([
+                "* that paste makes a line of \(bytes) bytes and one message holds "
+                    + "\(MessageBudget.grouped(MessageBudget.limit)): Enter sends it as \(lines.count) messages, "
+                    + "numbered (1/\(lines.count)) to (\(lines.count)/\(lines.count)); Esc puts it away"
+            ])
+        }
+    }
+
+    /// A key while a long paste is offered: Enter sends its parts (and empties the line they
+    /// include), Escape or Ctrl-C puts it away and leaves the line as it was; other keys ring.
+    private mutating func handleOffer(_ key: TerminalKey, at: Int64, into reaction: inout Reaction) {
+        switch key {
+        case .enter:
+            let lines = offered ?? []
+            offered = nil
+            editor.sent(at: at)
+            reaction.inputs += lines.map { .line($0, at: at) }
+        case .escape, .control("c"), .control("g"):
+            offered = nil
+            reaction.output += screen.print(["* the paste was put away; nothing was sent"])
+        case .control("z"):
+            reaction.suspend = true
+        case .control("l"):
+            reaction.output += screen.clear()
+        default:
+            reaction.output += "\u{07}"
         }
         reaction.output += drawLine()
     }
@@ -193,7 +263,7 @@ struct ConsoleSession: Sendable {
             case .quit: answer = .secretCancelled
             case .suspend: reaction.suspend = true
             case .redraw: reaction.output += screen.clear()
-            case .none, .bell, .markHotKey, .complete, .pause, .resume: break
+            case .none, .bell, .markHotKey, .complete, .pause, .resume, .overflow, .pasteTooLong, .full: break
             }
         }
         if let answer {

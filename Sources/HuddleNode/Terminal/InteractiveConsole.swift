@@ -13,6 +13,10 @@ import Synchronization
 /// so a terminal that stops reading never stalls the node. What the user submits comes out of
 /// ``inputs``, each with the time its key arrived.
 ///
+/// The node never waits for the console: what it hands over (lines, the footer, a hidden
+/// prompt) is queued and drawn on a queue of the console's own, so a key being applied under the
+/// lock (a 64 KiB paste) cannot hold up the actor that answers peers' probes.
+///
 /// Keys, beyond line editing (see ``LineEditor``): Enter sends the line; Enter on an empty line
 /// marks the moment the prompt offers (`[Enter = kickoff]`); Ctrl-T marks it while a line is being
 /// typed, which stays; Tab completes; Ctrl-L redraws; Ctrl-Z suspends; Ctrl-C clears a
@@ -36,6 +40,9 @@ public final class InteractiveConsole: LineOutput {
           Backspace/Delete, Ctrl-U/K/W, Alt-D, Alt-Backspace, Ctrl-Y   delete and yank
           Ctrl-C           clear the line (Ctrl-Y brings it back); on an empty line, quit (Ctrl-D too)
           Ctrl-L redraw   Ctrl-Z suspend (fg to return)
+        A line holds one message, 4,096 bytes; the status line counts them from 3,072 (3,900/4,096).
+        A longer paste is offered as numbered messages, (1/3) (2/3) (3/3): Enter sends them, Esc
+        puts the paste away; a paste over 64 KiB is refused.
         """
 
     /// Submitted lines, marks and quits; finishes when the console stops.
@@ -59,6 +66,8 @@ public final class InteractiveConsole: LineOutput {
     private let wakePipe: (read: Int32, write: Int32)
     private let readerDone = DispatchSemaphore(value: 0)
     private let clock = SystemClock()
+    /// Where the node's lines and footer updates wait their turn for the lock, in order.
+    private let fromNode = DispatchQueue(label: "huddle-console-draw")
 
     /// Whether stdin and stdout are both a terminal this process may take over.
     public static var isAvailable: Bool {
@@ -119,6 +128,7 @@ public final class InteractiveConsole: LineOutput {
             return state.started && !state.stopped
         }
         guard wasRunning else { return continuation.finish() }
+        fromNode.sync {}  // the node's last lines, drawn before the footer goes
         var byte: UInt8 = 1
         _ = Foundation.write(wakePipe.write, &byte, 1)
         readerDone.wait()
@@ -133,30 +143,36 @@ public final class InteractiveConsole: LineOutput {
 
     // MARK: From the node
 
-    /// Prints a line above the footer.
+    /// Prints a line above the footer (queued: returns at once).
     public func write(_ text: String) {
-        state.withLock { state in draw(state.session.print(text)) }
+        fromNode.async { [self] in state.withLock { state in draw(state.session.print(text)) } }
     }
 
     /// Waits until everything drawn is on the terminal, or `timeout` passes.
     public func flush(timeout: Duration) {
+        fromNode.sync {}
         screen.flush(timeout: timeout)
     }
 
-    /// Shows the node's state in the footer and tells the keys what they offer and complete.
+    /// Shows the node's state in the footer and tells the keys what they offer and complete
+    /// (queued: returns at once).
     public func update(_ context: ConsoleContext) {
-        state.withLock { state in draw(state.session.update(context)) }
+        fromNode.async { [self] in state.withLock { state in draw(state.session.update(context)) } }
     }
 
     /// Asks a question at a hidden prompt: what is typed next is not shown and not kept in
     /// history; it comes out of ``inputs`` as ``ConsoleInput/secret(_:)`` (or
     /// ``ConsoleInput/secretCancelled``).
     public func askSecret(_ question: String) {
-        state.withLock { state in draw(state.session.askSecret(question)) }
+        fromNode.async { [self] in state.withLock { state in draw(state.session.askSecret(question)) } }
     }
 
     /// A log line: above the footer while the console runs, on stderr otherwise.
     public func log(_ text: String) {
+        fromNode.async { [self] in logNow(text) }
+    }
+
+    private func logNow(_ text: String) {
         state.withLock { state in
             if state.session.screen.isDrawn {
                 draw(state.session.print(state.session.screen.colors ? "\u{1b}[2m\(text)\u{1b}[0m" : text))

@@ -1,8 +1,18 @@
+import HuddleCore
+
 /// The line being typed on the interactive console and the keys that edit it, emacs-style as in
 /// readline: Left/Right (Ctrl-B/F), Home/End (Ctrl-A/E), Backspace/Delete (Ctrl-D on a non-empty
 /// line), Ctrl-U/K/W and Alt-D kill, Ctrl-Y yanks, Ctrl-Left/Right and Alt-B/F move by words,
-/// Up/Down (Ctrl-P/N) browse the history; Ctrl-C clears a half-typed line. The cursor moves by `Character`, so an emoji or an
-/// accented letter is one step.
+/// Up/Down (Ctrl-P/N) browse the history; Ctrl-C clears a half-typed line. The cursor moves by
+/// `Character`, so an emoji or an accented letter is one step.
+///
+/// A line holds one message (``MessageBudget``): a key that would take it past the limit rings
+/// the bell, and a paste that would is handed back (``Action/overflow(_:)``) for the console to
+/// offer as several messages.
+///
+/// Every key costs time in proportion to what it changes, never to the whole line more than
+/// once: the line is an array of `Character`s (a cursor is an index, not a walk from the start)
+/// and its length in bytes is kept as it changes.
 ///
 /// Pure: ``handle(_:at:)`` takes a key and a clock reading and says what the console should do.
 ///
@@ -14,10 +24,6 @@
 /// editor.handle(.enter, at: 5_000)             // .markOffered: Enter on an empty line
 /// ```
 struct LineEditor: Equatable, Sendable {
-    /// The longest line kept, in UTF-8 bytes; typing beyond it rings the bell. The wire carries
-    /// 4,096 bytes of chat text, so this leaves room for a command in front.
-    static let maximumBytes = 8 * 1024
-
     /// An Enter on an empty line this soon after sending a line is taken for a double press, not
     /// a mark: marking by accident is worse than pressing Enter again.
     static let doublePressWindow: Int64 = 400
@@ -43,13 +49,24 @@ struct LineEditor: Equatable, Sendable {
         case suspend
         /// Clear the screen and draw again (Ctrl-L).
         case redraw
+        /// A paste that would take the line past one message: the line as it would be with it
+        /// (line breaks kept). The line is unchanged.
+        case overflow(String)
+        /// A paste beyond what the console takes at all (``KeyDecoder/maximumPasteBytes``), of this
+        /// many bytes. The line is unchanged.
+        case pasteTooLong(bytes: Int)
+        /// Typed text would take the line past one message: it was not added.
+        case full
         /// The key did nothing here.
         case bell
     }
 
-    private(set) var text = ""
+    /// The line, one element per `Character`.
+    private(set) var characters: [Character] = []
     /// Characters before the cursor.
     private(set) var cursor = 0
+    /// The line's length in UTF-8 bytes.
+    private(set) var byteCount = 0
     var history: InputHistory
     /// What the last kill removed, for Ctrl-Y.
     private var killed = ""
@@ -60,24 +77,45 @@ struct LineEditor: Equatable, Sendable {
         self.history = history
     }
 
+    /// The line as text.
+    var text: String { String(characters) }
+
     /// The text before the cursor, for completion.
-    var beforeCursor: String { String(Array(text).prefix(cursor)) }
+    var beforeCursor: String { String(characters[..<cursor]) }
+
+    /// Bytes at the start of the line that are a command's, not its message (`/msg bob `).
+    var commandPrefixBytes: Int { MessageBudget.commandPrefixBytes(characters) }
+
+    /// Bytes of the message this line would send.
+    var messageBytes: Int { MessageBudget.messageBytes(lineBytes: byteCount, prefixBytes: commandPrefixBytes) }
 
     /// Applies one key typed when the caller's clock read `now` (ms).
     mutating func handle(_ key: TerminalKey, at now: Int64) -> Action {
         switch key {
-        case .text(let typed), .paste(let typed):
-            return insert(typed) ? .none : .bell
+        case .text(let typed):
+            let printable = Self.printable(typed)
+            guard !printable.isEmpty else { return .bell }
+            if insert(printable) { return .none }
+            // As much as fits goes in (a paste the terminal did not bracket comes as typing).
+            let room = MessageBudget.lineLimit(prefixBytes: commandPrefixBytes) - byteCount
+            _ = insert(Self.prefix(of: printable, bytes: room))
+            return .full
+        case .paste(let pasted):
+            let printable = Self.printable(pasted)
+            guard !printable.isEmpty else { return .bell }
+            if insert(printable) { return .none }
+            return .overflow(String(characters[..<cursor]) + Self.printable(pasted, keepingLineBreaks: true)
+                + String(characters[cursor...]))
+        case .pasteTooLong(let bytes):
+            return .pasteTooLong(bytes: bytes)
         case .enter:
-            guard !text.allSatisfy(\.isWhitespace) else {
-                text = ""
-                cursor = 0
+            guard !characters.allSatisfy(\.isWhitespace) else {
+                clear()
                 return now - lastSubmit < Self.doublePressWindow ? .bell : .markOffered
             }
             let line = text
             history.add(line)
-            text = ""
-            cursor = 0
+            clear()
             lastSubmit = now
             return .submit(line)
         case .tab: return .complete
@@ -85,30 +123,32 @@ struct LineEditor: Equatable, Sendable {
             guard cursor > 0 else { return .bell }
             remove(from: cursor - 1, to: cursor)
         case .delete:
-            guard cursor < count else { return .bell }
+            guard cursor < characters.count else { return .bell }
             remove(from: cursor, to: cursor + 1)
         case .control("d"):
-            if text.isEmpty { return .quit }
-            guard cursor < count else { return .bell }
+            if characters.isEmpty { return .quit }
+            guard cursor < characters.count else { return .bell }
             remove(from: cursor, to: cursor + 1)
         case .left, .control("b"):
             guard cursor > 0 else { return .bell }
             cursor -= 1
         case .right, .control("f"):
-            guard cursor < count else { return .bell }
+            guard cursor < characters.count else { return .bell }
             cursor += 1
         case .home, .control("a"): cursor = 0
-        case .end, .control("e"): cursor = count
+        case .end, .control("e"): cursor = characters.count
         case .wordLeft: cursor = wordStart(before: cursor, isWord: Self.isWordCharacter)
         case .wordRight: cursor = wordEnd(after: cursor)
         case .control("u"): kill(from: 0, to: cursor)
-        case .control("k"): kill(from: cursor, to: count)
+        case .control("k"): kill(from: cursor, to: characters.count)
         case .control("w"):
             kill(from: wordStart(before: cursor, isWord: Self.isNotWhitespace), to: cursor)
         case .altBackspace:
             kill(from: wordStart(before: cursor, isWord: Self.isWordCharacter), to: cursor)
         case .alt("d"): kill(from: cursor, to: wordEnd(after: cursor))
-        case .control("y"): return insert(killed) ? .none : .bell
+        case .control("y"):
+            guard !killed.isEmpty else { return .bell }
+            return insert(killed) ? .none : .full
         case .up, .control("p"):
             guard let older = history.older(than: text) else { return .bell }
             replace(with: older)
@@ -121,8 +161,8 @@ struct LineEditor: Equatable, Sendable {
         case .control("c"):
             // As in a shell: Ctrl-C abandons a half-typed line (Ctrl-Y brings it back); on an
             // empty line it quits.
-            if text.isEmpty { return .quit }
-            kill(from: 0, to: count)
+            if characters.isEmpty { return .quit }
+            kill(from: 0, to: characters.count)
         case .control("z"): return .suspend
         case .control("l"): return .redraw
         case .escape, .ignored, .alt, .control: return .bell
@@ -134,43 +174,94 @@ struct LineEditor: Equatable, Sendable {
     mutating func complete(replacing length: Int, with replacement: String) {
         let start = max(0, cursor - length)
         remove(from: start, to: cursor)
-        _ = insert(replacement)
+        _ = insert(Self.printable(replacement))
+    }
+
+    /// The line went out some other way at `now` (a long paste's parts): empties it, and an
+    /// Enter right after is a double press, not a mark.
+    mutating func sent(at now: Int64) {
+        clear()
+        lastSubmit = now
+    }
+
+    /// Empties the line (the kill ring stays).
+    mutating func clear() {
+        characters.removeAll()
+        cursor = 0
+        byteCount = 0
     }
 
     // MARK: Editing
 
-    private var count: Int { text.count }
+    /// `typed` without control characters; line breaks become spaces unless kept.
+    static func printable(_ typed: String, keepingLineBreaks: Bool = false) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in typed.unicodeScalars {
+            if scalar == "\n" {
+                scalars.append(keepingLineBreaks ? "\n" : " ")
+            } else if scalar.value >= 0x20, scalar.value != 0x7f {
+                scalars.append(scalar)
+            }
+        }
+        return String(scalars)
+    }
 
-    /// Inserts printable text at the cursor; `false` if it would make the line too long.
-    private mutating func insert(_ typed: String) -> Bool {
-        let printable = String(String.UnicodeScalarView(typed.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7f }))
-        guard !printable.isEmpty else { return false }
-        guard text.utf8.count + printable.utf8.count <= Self.maximumBytes else { return false }
-        let characters = Array(text)
-        let after = String(characters[cursor...])
-        text = String(characters[..<cursor]) + printable + after
-        // Counted from the end: text joined at the seam may form one character of two.
-        cursor = text.count - after.count
+    /// The longest start of `text` within `bytes` bytes, in whole characters.
+    private static func prefix(of text: String, bytes: Int) -> String {
+        var taken = 0
+        var end = text.startIndex
+        for index in text.indices {
+            let size = text[index].utf8.count
+            guard taken + size <= bytes else { break }
+            taken += size
+            end = text.index(after: index)
+        }
+        return String(text[..<end])
+    }
+
+    /// Inserts printable text at the cursor; `false` if it would take the line past one message.
+    /// Costs the inserted text plus moving what follows the cursor, once.
+    private mutating func insert(_ printable: String) -> Bool {
+        let added = printable.utf8.count
+        guard added > 0 else { return false }
+        // The limit counts the message, not a `/msg NICK ` in front of it.
+        let scan = MessageBudget.prefixScan
+        let prefix = cursor < scan
+            ? MessageBudget.commandPrefixBytes(characters[..<cursor] + Array(printable.prefix(scan)))
+            : commandPrefixBytes
+        guard byteCount + added <= MessageBudget.lineLimit(prefixBytes: max(prefix, commandPrefixBytes)) else {
+            return false
+        }
+        // Text joined at the seams may form one character of two (an accent typed after "e"):
+        // the characters on either side are formed again with it.
+        let low = max(0, cursor - 1)
+        let high = min(characters.count, cursor + 1)
+        let after = high - cursor
+        let joined = Array(String(characters[low..<cursor]) + printable + String(characters[cursor..<high]))
+        characters.replaceSubrange(low..<high, with: joined)
+        // Counted from the end: the character after the cursor stays after it.
+        cursor = max(low, low + joined.count - after)
+        byteCount += added
         return true
     }
 
     private mutating func remove(from start: Int, to end: Int) {
         guard start < end else { return }
-        var characters = Array(text)
+        byteCount -= characters[start..<end].reduce(0) { $0 + $1.utf8.count }
         characters.removeSubrange(start..<end)
-        text = String(characters)
         cursor = start
     }
 
     private mutating func kill(from start: Int, to end: Int) {
         guard start < end else { return }
-        killed = String(Array(text)[start..<end])
+        killed = String(characters[start..<end])
         remove(from: start, to: end)
     }
 
     private mutating func replace(with line: String) {
-        text = line
-        cursor = line.count
+        characters = Array(line)
+        cursor = characters.count
+        byteCount = line.utf8.count
     }
 
     private static func isWordCharacter(_ character: Character) -> Bool {
@@ -184,7 +275,6 @@ struct LineEditor: Equatable, Sendable {
 
     /// Where the word before `index` starts: back over non-word characters, then over word ones.
     private func wordStart(before index: Int, isWord: (Character) -> Bool) -> Int {
-        let characters = Array(text)
         var position = index
         while position > 0, !isWord(characters[position - 1]) { position -= 1 }
         while position > 0, isWord(characters[position - 1]) { position -= 1 }
@@ -193,7 +283,6 @@ struct LineEditor: Equatable, Sendable {
 
     /// Where the word after `index` ends: over non-word characters, then over word ones.
     private func wordEnd(after index: Int) -> Int {
-        let characters = Array(text)
         var position = index
         while position < characters.count, !Self.isWordCharacter(characters[position]) { position += 1 }
         while position < characters.count, Self.isWordCharacter(characters[position]) { position += 1 }

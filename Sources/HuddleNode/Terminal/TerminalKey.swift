@@ -2,8 +2,12 @@
 enum TerminalKey: Equatable, Sendable {
     /// Printable text typed (one or more characters; never a control character).
     case text(String)
-    /// Text pasted in bracketed-paste mode, newlines and tabs already turned into spaces.
+    /// Text pasted in bracketed-paste mode: line breaks as `\n`, tabs as spaces, no other
+    /// control characters.
     case paste(String)
+    /// A bracketed paste longer than ``KeyDecoder/maximumPasteBytes``, of this many bytes: none
+    /// of it is kept, and the console says so.
+    case pasteTooLong(bytes: Int)
     case enter
     case tab
     case backspace
@@ -41,8 +45,11 @@ struct KeyDecoder: Sendable {
     private var pending: [UInt8] = []
     /// Inside a bracketed paste: the pasted bytes so far.
     private var paste: [UInt8]?
+    /// Bytes of the paste beyond ``maximumPasteBytes``, not kept.
+    private var pasteOverflow = 0
 
-    /// Longest paste kept; the rest is dropped (a console line is far shorter).
+    /// Longest paste taken: 16 messages. A longer one is refused whole
+    /// (``TerminalKey/pasteTooLong(bytes:)``), never cut short without a word.
     static let maximumPasteBytes = 64 * 1024
 
     private static let pasteStart: [UInt8] = Array("\u{1b}[200~".utf8)
@@ -135,29 +142,43 @@ struct KeyDecoder: Sendable {
             if pending[index] == 0x1b {
                 let rest = pending[index...]
                 if rest.starts(with: Self.pasteEnd) {
-                    keys.append(.paste(Self.pasteText(paste ?? [])))
+                    let pasted = paste ?? []
+                    keys.append(
+                        pasteOverflow > 0
+                            ? .pasteTooLong(bytes: pasted.count + pasteOverflow) : .paste(Self.pasteText(pasted)))
                     paste = nil
+                    pasteOverflow = 0
                     return .next(index + Self.pasteEnd.count)
                 }
                 if Self.pasteEnd.starts(with: rest) { return .wait(at: index) }
             }
-            if (paste?.count ?? 0) < Self.maximumPasteBytes { paste?.append(pending[index]) }
+            if (paste?.count ?? 0) < Self.maximumPasteBytes {
+                paste?.append(pending[index])
+            } else {
+                pasteOverflow += 1
+            }
             index += 1
         }
         return .next(index)
     }
 
-    /// Pasted bytes as one line: line breaks and tabs become spaces, other control bytes go.
+    /// Pasted bytes as text: each line break (CR LF, CR or LF) one `\n`, tabs spaces, other
+    /// control bytes gone. One pass over the bytes.
     private static func pasteText(_ bytes: [UInt8]) -> String {
-        var text = String(decoding: bytes, as: UTF8.self)
-        text = text.replacingOccurrences(of: "\r\n", with: " ")
-        return String(String.UnicodeScalarView(text.unicodeScalars.compactMap { scalar in
+        let text = String(decoding: bytes, as: UTF8.self)
+        var scalars = String.UnicodeScalarView()
+        var afterCR = false
+        for scalar in text.unicodeScalars {
+            defer { afterCR = scalar.value == 0x0d }
             switch scalar.value {
-            case 0x0a, 0x0d, 0x09: " "
-            case 0x00..<0x20, 0x7f..<0xa0: nil
-            default: scalar
+            case 0x0a where afterCR: continue
+            case 0x0a, 0x0d: scalars.append("\n")
+            case 0x09: scalars.append(" ")
+            case 0x00..<0x20, 0x7f..<0xa0: continue
+            default: scalars.append(scalar)
             }
-        }))
+        }
+        return String(scalars)
     }
 
     private static func controlKey(_ byte: UInt8) -> TerminalKey {

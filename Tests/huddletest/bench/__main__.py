@@ -3,7 +3,7 @@
     Scripts/bench            # builds the release binary, then ~75 s of measuring
     Scripts/bench --quick    # smaller counts (~40 s once built)
     Scripts/bench --only discovery   # one part (latency, holdback, ingest, serf, discovery, marks, loss, attacks, private,
-                                     # flap)
+                                     # flap, console)
     HUDDLE_BIN=/path/to/huddle Scripts/bench   # skip the build, use that binary
 
 Figures (BENCHMARKS.md says how each is measured and what it does and doesn't show):
@@ -30,6 +30,10 @@ Figures (BENCHMARKS.md says how each is measured and what it does and doesn't sh
      two busy loops hog both cores (5 minutes; --quick 1 minute; HUDDLE_BENCH_FLAP_SECONDS=N),
      then a SIGKILLed node's time to be reported gone by the other three, the loops still running;
      then the same on a simulated LAN of 3 hosts at 20 % loss (root only; its own bed, tag lg)
+ 12. the console on long lines: a 4,000-byte paste, then keys moving across and editing it, each
+     timed from its write to the node's pty until the redrawn row comes back (target p99 <= 5 ms a
+     key); and a peer's probe -> ack round trips to that node, idle and while 64 KiB pastes and
+     64 KiB of typing arrive (its peers must never see it as not answering)
 
 Parts 1-5 use only loopback; their nodes run with --no-mdns and Serf without -discover, so
 nothing multicasts. Part 6 multicasts only inside the network namespaces of its own bed
@@ -53,7 +57,7 @@ from .. import ROOT
 from ..binary import built_binary
 from . import harness
 from .attacks import bench_attacks
-from .strangers import bench_strangers
+from .console import bench_console
 from .discovery import bench_discovery
 from .flap import bench_flap, bench_flap_lan
 from .harness import LIVE_NODES, Table, cleanup, log, stop_node
@@ -63,6 +67,7 @@ from .latency import bench_latency
 from .loss import bench_loss
 from .marks import bench_marks
 from .serf import bench_serf
+from .strangers import bench_strangers
 
 
 def on_signal(signum, _frame):
@@ -92,7 +97,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="smaller counts (latency 50, hold-back 30, ingest 2,000)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dirs (node logs, stores) for a look")
     parser.add_argument("--only", choices=["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
-                                           "flap"],
+                                           "flap", "console"],
                         action="append",
                         help="run only these parts (repeatable); the Serf comparison needs latency for Huddle's side")
     args = parser.parse_args()
@@ -114,7 +119,8 @@ def main() -> int:
     loss_stream, loss_lone = (50, 10) if quick else (100, 30)
     flap_seconds = float(os.environ.get("HUDDLE_BENCH_FLAP_SECONDS", 60 if quick else 300))
     parts = args.only or ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
-                          "flap"]
+                          "flap", "console"]
+    console_rounds = 5 if quick else 20
 
     table = Table()
     huddle_all: dict = {}
@@ -133,8 +139,10 @@ def main() -> int:
                     lambda: bench_ingest(binary, ingest_n, holdback_n, table, passphrase="blue 42 hut hut")),
         "flap": ("11. peers that flap: a busy machine, a lossy LAN",
                  lambda: (bench_flap(binary, flap_seconds, table), bench_flap_lan(binary, flap_seconds, table))),
+        "console": ("12. the console on long lines", lambda: bench_console(binary, console_rounds, table)),
     }
-    for key in ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private", "flap"]:
+    for key in ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private", "flap",
+                "console"]:
         if key not in parts:
             continue
         title, run = runs[key]

@@ -1,0 +1,97 @@
+/// A node whose input ended waits, a bounded time, until what it wrote has reached a peer: the
+/// decision of when that is known, when to ask, and when to give up, as a pure state machine.
+///
+/// What it wrote is its latest event in each room it wrote in. A peer is known to hold it when
+/// the peer's digest (its version vector) covers it, when an event the peer signed has it in its
+/// causal context, or when a pull from the peer returns it (``heard(room:seq:from:)``). While some
+/// room is not known to be held, every ``askInterval`` the node asks each live peer of that room
+/// for its own events from that seq on (a pull: what comes back proves the peer has them). It
+/// gives up at the deadline, or at once when no peer is known and none can turn up (no `--peer`,
+/// no mDNS): waiting would change nothing.
+///
+/// ```swift
+/// var wait = DeliveryWait(written: ["superbowl": 3], now: 0)
+/// wait.poll(now: 0, livePeers: ["superbowl": [bob]], peersPossible: true)   // .ask([...bob...])
+/// wait.heard(room: "superbowl", seq: 3, from: "bob")
+/// wait.poll(now: 80, livePeers: [:], peersPossible: true)                    // .delivered(to: ["bob"])
+/// ```
+public struct DeliveryWait: Sendable {
+    /// How long a node waits, in ms.
+    public static let timeout: Int64 = 5_000
+    /// How often live peers are asked, in ms.
+    public static let askInterval: Int64 = 500
+
+    /// This node's latest event in each room it wrote in.
+    public let written: [String: UInt64]
+    /// When waiting started and when it ends (the caller's clock, ms).
+    public let deadline: Int64
+    /// The highest of this node's seqs a peer is known to hold, per room, and who.
+    private var held: [String: UInt64] = [:]
+    private var holders: [String] = []
+    private var lastAsk: Int64?
+
+    /// What the node should do now.
+    public enum Step: Equatable, Sendable {
+        /// Every room's last event is held by a peer: these (nicks, first known first).
+        case delivered(to: [String])
+        /// Ask these peers for this node's events of `room` from `seq` on.
+        case ask([Ask])
+        /// Nothing to do; poll again soon.
+        case wait
+        /// Stop waiting: nothing is known to have reached a peer. Why, in words.
+        case giveUp(Reason)
+    }
+
+    public enum Reason: Equatable, Sendable {
+        /// The deadline passed.
+        case timedOut
+        /// No peer is known and none can be found.
+        case noPeers
+    }
+
+    public struct Ask: Equatable, Sendable {
+        public var room: String
+        public var peer: Peer
+        public var seq: UInt64
+
+        public init(room: String, peer: Peer, seq: UInt64) {
+            self.room = room
+            self.peer = peer
+            self.seq = seq
+        }
+    }
+
+    /// Waiting for `written` (room → this node's latest seq there), from `now`.
+    public init(written: [String: UInt64], now: Int64, timeout: Int64 = Self.timeout) {
+        self.written = written.filter { $0.value > 0 }
+        deadline = now + timeout
+    }
+
+    /// Rooms whose latest written event no peer is known to hold yet.
+    public var missing: [String] {
+        written.filter { (held[$0.key] ?? 0) < $0.value }.keys.sorted()
+    }
+
+    /// A peer (`nick`) is known to hold this node's events of `room` up to `seq`.
+    public mutating func heard(room: String, seq: UInt64, from nick: String) {
+        guard seq > (held[room] ?? 0) else { return }
+        held[room] = seq
+        if let target = written[room], seq >= target, !holders.contains(nick) { holders.append(nick) }
+    }
+
+    /// The next step at `now`, given each room's live peers and whether any peer can still turn
+    /// up (`peersPossible`: a `--peer` seed, mDNS, or a peer already known).
+    public mutating func poll(now: Int64, livePeers: [String: [Peer]], peersPossible: Bool) -> Step {
+        let missing = missing
+        if missing.isEmpty { return .delivered(to: holders) }
+        if !peersPossible { return .giveUp(.noPeers) }
+        if now >= deadline { return .giveUp(.timedOut) }
+        if let lastAsk, now - lastAsk < Self.askInterval { return .wait }
+        let asks = missing.flatMap { room in
+            (livePeers[room] ?? []).map { Ask(room: room, peer: $0, seq: written[room]!) }
+        }
+        guard !asks.isEmpty else { return .wait }
+        lastAsk = now
+        return .ask(asks)
+    }
+}

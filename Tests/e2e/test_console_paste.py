@@ -1,0 +1,55 @@
+"""One length limit a person can see, in a real terminal: a long line shows how much of a message
+it uses, and a paste longer than one message is offered as numbered messages, never dropped."""
+
+import time
+
+from test_console import bob_and_alice_at_a_terminal, pane  # noqa: F401  (the tmux pane fixture)
+
+
+def words(count: int) -> str:
+    return " ".join(f"w{10_000 + n}" for n in range(count))
+
+
+def test_a_long_line_shows_its_length_in_the_status_line(lan, pane):  # noqa: F811
+    _, alice = bob_and_alice_at_a_terminal(lan, pane)
+    alice.type("a" * 3_000)
+    alice.wait_for(lambda rows: rows[-1].endswith("a" * 20), what="the typed line")
+    assert "/4,096" not in alice.visible()[-2], "no count far from the limit"
+    alice.type("b" * 900)
+    rows = alice.wait_for(lambda rows: rows[-2].endswith("· 3,900/4,096"), what="the count in the status line")
+    assert "superbowl · 1 peer" in rows[-2], rows
+    alice.press("BSpace")
+    alice.wait_for(lambda rows: rows[-2].endswith("· 3,899/4,096"), what="the count following Backspace")
+
+
+def test_a_10000_character_paste_is_offered_as_numbered_messages_and_sent_on_enter(lan, pane):  # noqa: F811
+    bob, alice = bob_and_alice_at_a_terminal(lan, pane)
+    text = words(1_429)[:10_000]  # 10,000 characters, a space every 7
+    assert len(text) == 10_000
+    alice.paste(text)
+    rows = alice.wait_for_text("Enter sends it as 3 messages")
+    assert rows[-1] == "send it as 3 messages? Enter = yes, Esc = no", rows
+    time.sleep(0.5)
+    assert not [o for o in bob.outputs if o["type"] == "message"], "nothing goes before Enter"
+    alice.press("Enter")
+    parts = [bob.wait_for(lambda o, n=n: o["type"] == "message" and o["text"].startswith(f"({n}/3) "),
+                          what=f"part {n}")["text"] for n in (1, 2, 3)]
+    assert all(len(part.encode()) <= 4096 for part in parts)
+    assert " ".join(part[len("(1/3) "):] for part in parts) == text, "the paste whole, cut between words"
+    alice.wait_for(lambda rows: rows[-1] == "superbowl>", what="an empty line after sending")
+
+
+def test_escape_puts_a_long_paste_away_and_a_giant_one_is_refused_in_words(lan, pane):  # noqa: F811
+    bob, alice = bob_and_alice_at_a_terminal(lan, pane)
+    alice.type("half typed")
+    alice.paste(words(1_000))
+    alice.wait_for(lambda rows: rows[-1].startswith("send it as 2 messages?"), what="the offer")
+    alice.press("Escape")
+    alice.wait_for(lambda rows: rows[-1] == "superbowl> half typed", what="the line as it was")
+    alice.wait_for_text("the paste was put away; nothing was sent")
+    alice.paste("x" * 70_000)
+    alice.wait_for_text("that paste was 70,000 bytes; the console takes at most 65,536 at once: nothing was pasted",
+                        timeout=30)
+    assert alice.visible()[-1] == "superbowl> half typed"
+    time.sleep(0.5)
+    assert not [o for o in bob.outputs if o["type"] == "message"]
