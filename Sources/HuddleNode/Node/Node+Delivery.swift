@@ -75,8 +75,8 @@ extension Node {
             case .ask(let asks):
                 for ask in asks {
                     pullRequestSink.yield(PullRequest(
-                        room: ask.room, peer: ask.peer.id, host: ask.peer.address.host,
-                        port: Int(ask.peer.address.port), recheck: identity.id, from: ask.seq, confirm: true))
+                        room: ask.room, peer: ask.peer.id, host: ask.peer.syncAddress.host,
+                        port: Int(ask.peer.syncAddress.port), recheck: identity.id, from: ask.seq, confirm: true))
                 }
             case .wait:
                 break
