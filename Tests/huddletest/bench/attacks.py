@@ -262,15 +262,21 @@ def counters(node: BenchNode) -> dict:
     return node.status()["counters"]
 
 
-def bench_attacks(binary: str, count: int, spacing: float, history: int, table: Table) -> None:
-    base = temp_dir("attacks")
+def start_pair(binary: str, base) -> tuple[BenchNode, BenchNode]:
+    """alice, and bob seeded with her, once each has seen the other join."""
     alice = BenchNode(binary, "alice", base / "alice", room=ROOM)
     bob = BenchNode(binary, "bob", base / "bob", room=ROOM, peers=[alice.address])
+    for node, other in ((alice, "bob"), (bob, "alice")):
+        node.wait_for(lambda o, n=other: o["type"] == "join" and o.get("nick") == n, timeout=30,
+                      what=f"{other} joining")
+    return alice, bob
+
+
+def bench_attacks(binary: str, count: int, spacing: float, history: int, table: Table) -> None:
+    base = temp_dir("attacks")
+    alice, bob = start_pair(binary, base)
     nodes = [alice, bob]
     try:
-        for node, other in ((alice, "bob"), (bob, "alice")):
-            node.wait_for(lambda o, n=other: o["type"] == "join" and o.get("nick") == n, timeout=30,
-                          what=f"{other} joining")
         wait_until(lambda: all(any(p["state"] == "alive" for p in n.status()["peers"]) for n in nodes), 30,
                    "alice and bob alive to each other", interval=0.3)
         log(f"bob writes {history} history lines (a late joiner pulls them over TCP: more than 64)")

@@ -19,13 +19,10 @@ import struct
 import threading
 import time
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-
 from ..wire import (Event, Join, Limits, PeerRecord, VersionVector, WireClient, encode_event, encode_events, now_ms,
                     sign_event)
-from .attacks import fresh_key, measure_latency
-from .harness import ROOM, BenchNode, Table, log, pct, stop_node, temp_dir, wait_until
+from .attacks import fresh_key, measure_latency, start_pair
+from .harness import ROOM, BenchNode, Table, log, pct, stop_node, temp_dir
 
 
 def cpu_seconds(pid: int) -> float:
@@ -102,14 +99,9 @@ def big_frames(target: str, sources: int = 8, per_source: int = 4, chunks: int =
 
 def bench_strangers(binary: str, count: int, spacing: float, table: Table) -> None:
     base = temp_dir("strangers")
-    alice = BenchNode(binary, "alice", base / "alice", room=ROOM)
-    bob = BenchNode(binary, "bob", base / "bob", room=ROOM, peers=[alice.address])
+    alice, bob = start_pair(binary, base)
     nodes = [alice, bob]
     try:
-        for node, other in ((alice, "bob"), (bob, "alice")):
-            node.wait_for(lambda o, n=other: o["type"] == "join" and o.get("nick") == n, timeout=30,
-                          what=f"{other} joining")
-
         def row(condition: str, lat: list[int], missing: int, cpu: str = "") -> None:
             table.add(f"strangers: latency alice -> bob p50 / p99, {condition}",
                       f"{pct(lat, 50):.0f} / {pct(lat, 99):.0f} ms" if lat else "none shown",
