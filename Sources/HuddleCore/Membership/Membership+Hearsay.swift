@@ -23,7 +23,7 @@ extension Membership {
     /// How many nodes are known only by hearsay, waiting to answer.
     public var hearsayCount: Int { hearsay.count }
 
-    /// Notes an unknown node gossiped as alive, to be probed; `false` if hearsay is full.
+    /// Notes an unknown node gossiped as alive, to be probed (nothing, if hearsay is full).
     mutating func noteHearsay(_ record: PeerRecord, at address: PeerAddress, now: Int64) {
         if hearsay[record.id] != nil { return }
         guard hearsay.count < config.maxHearsay else { return }
