@@ -59,6 +59,10 @@ TALK = [
 ]
 
 
+def have_tools() -> bool:
+    return all(shutil.which(tool) is not None for tool in ("sox", "espeak-ng"))
+
+
 def require_tools() -> None:
     missing = [tool for tool in ("sox", "espeak-ng") if shutil.which(tool) is None]
     if missing:
