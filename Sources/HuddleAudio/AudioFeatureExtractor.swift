@@ -95,8 +95,10 @@ public struct AudioFeatureExtractor: Sendable {
                     let before = previous.logEnergy[m] - previous.logEnergy[m + 1]
                     if now - before > 0 { word |= 1 << UInt32(m) }
                 }
-                bits.append(word)
-                loud.append(isLoud && previous.loud)
+                // A quiet frame is never compared, so it carries nothing: no bits from a silent room.
+                let bothLoud = isLoud && previous.loud
+                bits.append(bothLoud ? word : 0)
+                loud.append(bothLoud)
             }
             previous = (logEnergy, isLoud)
             nextFrame += 1

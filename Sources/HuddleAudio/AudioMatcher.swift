@@ -31,13 +31,18 @@ public struct AudioMatch: Sendable, Equatable {
     public var margin: Double
     /// Seconds of loud sound compared at the best lag.
     public var overlap: Double
+    /// At the best lag, the share of bits that agree beyond chance: 1 − 2·(differing bits)/(bits
+    /// compared); 1 for identical sound, about 0 for unrelated sound.
+    public var agreement: Double
 
-    public init(verdict: Verdict, bestLag: Double?, confidence: Double, margin: Double, overlap: Double) {
+    public init(verdict: Verdict, bestLag: Double?, confidence: Double, margin: Double, overlap: Double,
+                agreement: Double = 0) {
         self.verdict = verdict
         self.bestLag = bestLag
         self.confidence = confidence
         self.margin = margin
         self.overlap = overlap
+        self.agreement = agreement
     }
 }
 
@@ -136,7 +141,8 @@ public struct AudioMatcher: Sendable {
         let overlap = Double(frames[best]) / Double(AudioFeatures.framesPerSecond)
         let verdict: AudioMatch.Verdict =
             confidence < threshold ? .notEnoughSound : margin < minMargin ? .ambiguous : .aligned
-        return AudioMatch(verdict: verdict, bestLag: lag, confidence: confidence, margin: margin, overlap: overlap)
+        return AudioMatch(verdict: verdict, bestLag: lag, confidence: confidence, margin: margin, overlap: overlap,
+                          agreement: agreement[best])
     }
 }
 

@@ -19,7 +19,8 @@ extension Huddle {
                 Useful to check a setup: record a minute of each screen (arecord -f S16_LE -r 48000 \
                 -d 60 a.wav) and compare. With --json, one object: type "alignment", verdict \
                 ("aligned", "not enough sound", "ambiguous"), offset_s (null unless aligned), \
-                best_lag_s, confidence, margin, overlap_s, and the time feature extraction took.
+                best_lag_s, confidence, margin, overlap_s, agreement (the share of bits that agree \
+                beyond chance at the best lag), and the CPU time extraction and matching took.
                 """
         )
 
@@ -89,6 +90,7 @@ extension Huddle {
                     "type": "alignment", "a": first, "b": second, "method": method, "verdict": match.verdict.rawValue,
                     "offset_s": match.offset.map { $0 as Any } ?? NSNull(), "best_lag_s": match.bestLag.map { $0 as Any } ?? NSNull(),
                     "confidence": match.confidence, "margin": match.margin, "overlap_s": match.overlap,
+                    "agreement": match.agreement,
                     "a_seconds": a.duration, "b_seconds": b.duration,
                 ]
                 for (key, value) in fields { object[key] = value }

@@ -77,9 +77,13 @@ import Testing
         #expect(AudioFeatures(encoded: Array(bytes.dropLast())) == nil)
     }
 
-    @Test func digitalSilenceIsNotLoud() throws {
-        let features = try Self.features([Float](repeating: 0, count: 8_000 * 5))
-        #expect(features.loud.allSatisfy { !$0 })
+    @Test func quietFramesAreNotLoudAndCarryNoBits() throws {
+        let silence = try Self.features([Float](repeating: 0, count: 8_000 * 5))
+        #expect(silence.loud.allSatisfy { !$0 })
+        // A room at −80 dBFS: noise, but below the floor; its bits are not kept.
+        let hiss = try Self.features(Self.programme(seconds: 5, seed: 20).map { $0 * 0.000_1 })
+        #expect(hiss.loud.allSatisfy { !$0 })
+        #expect(hiss.bits.allSatisfy { $0 == 0 })
     }
 
     @Test(arguments: [(3.217, 20.0), (-41.5, 10.0), (88.004, 5.0)])
@@ -91,6 +95,7 @@ import Testing
         let offset = try #require(match.offset, "\(match)")
         #expect(abs(offset - delay) < 0.005, "\(match)")
         #expect(match.confidence > 20)
+        #expect(match.agreement > 0.2 && match.agreement < 1)
     }
 
     @Test func countsTheClocksStartTimes() throws {
