@@ -42,6 +42,9 @@ extension Huddle {
         @Option(name: .long, help: ArgumentHelp("features (what nodes do) or xcorr (plain cross-correlation of the waveforms, the baseline).", valueName: "METHOD"))
         var method: String = "features"
 
+        @Option(name: .long, help: ArgumentHelp("Feed the sound to the extractor in blocks of this many milliseconds, as a microphone delivers it (the same features; the CPU time is the streaming path's).", valueName: "MS"))
+        var blockMs: Int?
+
         @Flag(name: .long, help: "Print one JSON object.")
         var json = false
 
@@ -50,6 +53,7 @@ extension Huddle {
             guard from >= 0 else { throw ValidationError("--from cannot be negative") }
             if let length, length <= 0 { throw ValidationError("--for must be a positive number of seconds") }
             guard ["features", "xcorr"].contains(method) else { throw ValidationError("--method must be features or xcorr") }
+            if let blockMs, blockMs <= 0 || blockMs > 10_000 { throw ValidationError("--block-ms must be between 1 and 10000") }
         }
 
         func run() throws {
@@ -71,10 +75,10 @@ extension Huddle {
                 fields.append(("match_cpu_ms", ThreadCPUTime.now - started))
             } else {
                 var started = ThreadCPUTime.now
-                let featuresA = try AudioFeatureExtractor.features(of: a, start: 0)
+                let featuresA = try Self.features(of: a, start: 0, blockMs: blockMs)
                 let extractA = ThreadCPUTime.now - started
                 started = ThreadCPUTime.now
-                let featuresB = try AudioFeatureExtractor.features(of: b, start: bStart)
+                let featuresB = try Self.features(of: b, start: bStart, blockMs: blockMs)
                 let extractB = ThreadCPUTime.now - started
                 started = ThreadCPUTime.now
                 match = AudioMatcher(maxLag: maxLag).match(featuresA, featuresB)
@@ -107,6 +111,22 @@ extension Huddle {
                 let why = match.verdict == .ambiguous ? "ambiguous: more than one lag fits" : "not enough sound"
                 print("no reliable match (\(why)\(best))")
             }
+        }
+
+        /// The features of `audio`, in one go or fed block by block as a sound card would.
+        static func features(of audio: PCMAudio, start: Int64, blockMs: Int?) throws -> AudioFeatures {
+            guard let blockMs else { return try AudioFeatureExtractor.features(of: audio, start: start) }
+            var extractor = try AudioFeatureExtractor(sampleRate: audio.sampleRate)
+            let block = max(1, audio.sampleRate * blockMs / 1000)
+            var bits: [UInt32] = [], loud: [Bool] = []
+            var at = 0
+            while at < audio.samples.count {
+                let (more, moreLoud) = extractor.append(Array(audio.samples[at..<min(at + block, audio.samples.count)]))
+                bits += more
+                loud += moreLoud
+                at += block
+            }
+            return AudioFeatures(start: start + extractor.firstFrameOffset, bits: bits, loud: loud)
         }
 
         /// The file's samples, or a failure that says what is wrong with it.
