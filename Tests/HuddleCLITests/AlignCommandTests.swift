@@ -5,9 +5,11 @@ import Testing
 /// are found within 20 ms, and unrelated sound, music alone and silence give no match.
 @Suite(.enabled(if: corpusToolsPresent, "needs espeak-ng and sox (Scripts/bootstrap installs them)"))
 struct AlignCommandTests {
-    /// The demo set, 25 s a file, made once for the suite in its own temp dir (about 6 s).
+    /// The demo set, 25 s a file, made once for the suite in its own temp dir (about 6 s),
+    /// removed when the test process exits.
     static let corpus: Result<URL, any Error> = Result {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("huddle-align-\(getpid())")
+        let directory = corpusDirectory()
+        atexit { try? FileManager.default.removeItem(at: corpusDirectory()) }
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let process = Process()
@@ -71,6 +73,10 @@ struct AlignCommandTests {
                                          directory.appendingPathComponent("silence.wav").path])
         #expect(none.stdout == "no reliable match (not enough sound)\n", "\(none.stdout)")
     }
+}
+
+private func corpusDirectory() -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("huddle-align-\(getpid())")
 }
 
 private let corpusToolsPresent = ["espeak-ng", "sox"].allSatisfy { tool in

@@ -37,6 +37,7 @@ import Testing
         (["align", scratch.appendingPathComponent("blank").path, "/"], "blank: not a WAV file"),
         (["align", "a.wav", "b.wav", "--max-lag", "0"], "--max-lag must be between 0 and 600 seconds"),
         (["align", "a.wav", "b.wav", "--method", "magic"], "--method must be features or xcorr"),
+        (["align", "a.wav", "b.wav", "--block-ms", "0"], "--block-ms must be between 1 and 10000"),
     ]
 
     @Test(arguments: 0..<cases.count)
