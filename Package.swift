@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "huddle", targets: ["huddle"]),
         .executable(name: "huddle-simulate", targets: ["huddle-simulate"]),
         .library(name: "HuddleCore", targets: ["HuddleCore"]),
+        .library(name: "HuddleAudio", targets: ["HuddleAudio"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -33,6 +34,9 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
+        // Pure sound work: WAV bytes to samples, resampling, FFT, fingerprints, matching.
+        // Depends on nothing; no files, no devices, no clock.
+        .target(name: "HuddleAudio", swiftSettings: strictness),
         // dns_sd.h: Avahi's compat library on Linux, the SDK's on macOS. No `pkgConfig:` on
         // purpose: avahi-compat-libdns_sd.pc adds -D_REENTRANT, which SwiftPM rejects with a
         // warning on every build; shim.h finds the header instead.
@@ -57,6 +61,7 @@ let package = Package(
         .executableTarget(
             name: "huddle",
             dependencies: [
+                "HuddleAudio",
                 "HuddleCore",
                 "HuddleNode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -77,6 +82,7 @@ let package = Package(
             swiftSettings: strictness
         ),
         .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"], swiftSettings: strictness),
+        .testTarget(name: "HuddleAudioTests", dependencies: ["HuddleAudio"], swiftSettings: strictness),
         .testTarget(
             name: "HuddleSimulationTests", dependencies: ["HuddleSimulation", "HuddleCore"], swiftSettings: strictness),
         .testTarget(

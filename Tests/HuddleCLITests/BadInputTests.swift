@@ -32,6 +32,12 @@ import Testing
         (["run", "--name", "bob", "--bogus"], "Unknown option '--bogus'"),
         (["status", "--data-dir", scratch.path], "no Huddle node is running"),
         (["history", "--data-dir", scratch.path, "--room", "superbowl", "--limit", "0"], "--limit must be a positive"),
+        (["align", "/no/such.wav", "/no/such.wav"], "/no/such.wav: there is no such file"),
+        (["align", "/", "/"], "that is a directory, not a WAV file"),
+        (["align", scratch.appendingPathComponent("blank").path, "/"], "blank: not a WAV file"),
+        (["align", "a.wav", "b.wav", "--max-lag", "0"], "--max-lag must be between 0 and 600 seconds"),
+        (["align", "a.wav", "b.wav", "--method", "magic"], "--method must be features or xcorr"),
+        (["align", "a.wav", "b.wav", "--block-ms", "0"], "--block-ms must be between 1 and 10000"),
     ]
 
     @Test(arguments: 0..<cases.count)

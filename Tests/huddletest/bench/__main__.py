@@ -3,7 +3,7 @@
     Scripts/bench            # builds the release binary, then ~75 s of measuring
     Scripts/bench --quick    # smaller counts (~40 s once built)
     Scripts/bench --only discovery   # one part (latency, holdback, ingest, serf, discovery, marks, loss, attacks, private,
-                                     # flap, console)
+                                     # flap, console, audio)
     HUDDLE_BIN=/path/to/huddle Scripts/bench   # skip the build, use that binary
 
 Figures (BENCHMARKS.md says how each is measured and what it does and doesn't show):
@@ -34,6 +34,11 @@ Figures (BENCHMARKS.md says how each is measured and what it does and doesn't sh
      timed from its write to the node's pty until the redrawn row comes back (target p99 <= 5 ms a
      key); and a peer's probe -> ack round trips to that node, idle and while 64 KiB pastes and
      64 KiB of typing arrive (its peers must never see it as not answering)
+ 13. offsets from sound: `huddle align` on viewer copies of broadcasts made on this machine (espeak-ng, sox)
+     a random 0-90 s apart at 20, 10 and 5 dB with room talk, reverb, band limits, crosstalk, 44.1/48 kHz and
+     +-100 ppm drift (50 trials a row; --quick 10), beside plain cross-correlation and the thumb model; false
+     matches over unrelated pairs, seconds of sound until a reliable match, CPU, bytes a second. The corpus
+     is cached in .build/audio-corpus/bench (the first full run spends ~10 minutes making it)
 
 Parts 1-5 use only loopback; their nodes run with --no-mdns and Serf without -discover, so
 nothing multicasts. Part 6 multicasts only inside the network namespaces of its own bed
@@ -57,6 +62,7 @@ from .. import ROOT
 from ..binary import built_binary
 from . import harness
 from .attacks import bench_attacks
+from .audio import bench_audio
 from .console import bench_console
 from .discovery import bench_discovery
 from .flap import bench_flap, bench_flap_lan
@@ -97,7 +103,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="smaller counts (latency 50, hold-back 30, ingest 2,000)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dirs (node logs, stores) for a look")
     parser.add_argument("--only", choices=["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
-                                           "flap", "console"],
+                                           "flap", "console", "audio"],
                         action="append",
                         help="run only these parts (repeatable); the Serf comparison needs latency for Huddle's side")
     args = parser.parse_args()
@@ -118,8 +124,9 @@ def main() -> int:
     marks_n = 10 if quick else 30
     loss_stream, loss_lone = (50, 10) if quick else (100, 30)
     flap_seconds = float(os.environ.get("HUDDLE_BENCH_FLAP_SECONDS", 60 if quick else 300))
+    audio_n = int(os.environ.get("HUDDLE_BENCH_AUDIO_TRIALS", 10 if quick else 50))
     parts = args.only or ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
-                          "flap", "console"]
+                          "flap", "console", "audio"]
     console_rounds = 5 if quick else 20
 
     table = Table()
@@ -140,9 +147,10 @@ def main() -> int:
         "flap": ("11. peers that flap: a busy machine, a lossy LAN",
                  lambda: (bench_flap(binary, flap_seconds, table), bench_flap_lan(binary, flap_seconds, table))),
         "console": ("12. the console on long lines", lambda: bench_console(binary, console_rounds, table)),
+        "audio": ("13. offsets from sound", lambda: bench_audio(binary, audio_n, table)),
     }
     for key in ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private", "flap",
-                "console"]:
+                "console", "audio"]:
         if key not in parts:
             continue
         title, run = runs[key]
