@@ -85,7 +85,7 @@ extension Membership {
             let address = PeerAddress(host: record.host, port: record.port)
             guard let peer = peers[record.id] else {
                 // Hearsay: probed, a peer only once it answers (Membership+Hearsay).
-                if record.state == .alive { noteHearsay(record, at: address, now: now) }
+                if record.state == .alive { noteHearsay(record.id, at: address, now: now) }
                 continue
             }
             if record.state != .alive, record.incarnation == peer.incarnation, peer.state != .alive {
@@ -216,7 +216,6 @@ extension Membership {
         speaksIndirect.remove(evicted)
         lastProbe[evicted] = nil
         hearsayAddresses[evicted] = nil
-        hearsay[evicted] = nil
         probeSoon.remove(evicted)
         return true
     }

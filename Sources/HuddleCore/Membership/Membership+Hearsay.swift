@@ -12,7 +12,6 @@
 extension Membership {
     /// A node another member named, not heard from yet.
     struct Hearsay: Hashable, Sendable {
-        var nick: String
         var address: PeerAddress
         /// When it was first named (it is forgotten ``MembershipConfig/hearsayLifetime`` later).
         var since: Int64
@@ -24,10 +23,9 @@ extension Membership {
     public var hearsayCount: Int { hearsay.count }
 
     /// Notes an unknown node gossiped as alive, to be probed (nothing, if hearsay is full).
-    mutating func noteHearsay(_ record: PeerRecord, at address: PeerAddress, now: Int64) {
-        if hearsay[record.id] != nil { return }
-        guard hearsay.count < config.maxHearsay else { return }
-        hearsay[record.id] = Hearsay(nick: record.nick, address: address, since: now)
+    mutating func noteHearsay(_ id: NodeID, at address: PeerAddress, now: Int64) {
+        guard hearsay[id] == nil, hearsay.count < config.maxHearsay else { return }
+        hearsay[id] = Hearsay(address: address, since: now)
     }
 
     /// Probes the hearsay due a probe and forgets what went unanswered too long.
