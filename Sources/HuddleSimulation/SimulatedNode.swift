@@ -1,19 +1,17 @@
 import HuddleCore
 
-/// One node of a simulation: the same pure state machines a real node runs (``Membership``,
-/// ``Replication``, ``RoomSession``), wired the way the `Node` actor wires them, with a virtual
-/// clock and the network in place of sockets. Time is virtual microseconds.
+/// One node of a simulation: the very ``NodeMachine`` a real node runs, on a virtual clock, with
+/// the simulated network in place of sockets and pulls as reliable (TCP) messages. What the
+/// machine asks to store is dropped: a simulated node never restarts. Time is virtual
+/// microseconds; the wall clock is the same time in milliseconds.
 struct SimulatedNode {
     let index: Int
     let identity: NodeIdentity
     let address: PeerAddress
     let room: String
-    var membership: Membership
-    var replication: Replication
-    var session: RoomSession
-    /// When each state machine wants its next tick.
-    var membershipTickAt: Int64 = 0
-    var replicationTickAt: Int64 = 0
+    var machine: NodeMachine
+    /// The pull running with each peer (a node runs one pull per peer and room at a time).
+    private var pulls: [PeerAddress: PullRequest] = [:]
 
     /// What handling one input did.
     struct Effects {
@@ -37,12 +35,10 @@ struct SimulatedNode {
         self.identity = identity
         self.room = room
         address = Self.address(of: index)
-        membership = Membership(
-            me: identity.id, nick: "n\(index)", port: 7400, incarnation: 1, config: config,
-            random: SplitMix64(seed: seed ^ 0x5EED))
-        membership.rooms = [room]
-        replication = Replication(random: SplitMix64(seed: seed))
-        session = RoomSession(room: room, reader: identity.id)
+        machine = NodeMachine(
+            NodeSetup(
+                identity: identity, nick: "n\(index)", port: address.port, startedAt: 0, incarnation: 1,
+                membership: config, seed: seed))
     }
 
     /// Node `index`'s address: 10.0.x.y, port 7400.
@@ -50,158 +46,103 @@ struct SimulatedNode {
         PeerAddress(host: "10.0.\(index / 250).\(index % 250 + 1)", port: 7400)
     }
 
-    /// When the node next needs ``tick(now:)``.
-    var nextTick: Int64 { min(membershipTickAt, replicationTickAt) }
+    /// When the node next needs ``tick(now:)``: a membership or replication tick, or a release.
+    var nextTick: Int64 {
+        min(machine.nextMachineTick, machine.nextRelease.map { $0 * 1000 } ?? .max)
+    }
+
+    private static func time(_ now: Int64) -> NodeTime { NodeTime(wall: now / 1000, monotonic: now) }
 
     // MARK: Inputs
 
-    /// Another node was found (as mDNS would report it).
-    mutating func discovered(_ other: SimulatedNode, now: Int64) -> Effects {
-        var effects = Effects()
-        perform(
-            membership.addDiscovered(
-                id: other.identity.id, nick: "n\(other.index)", address: other.address, rooms: [room], now: now),
-            now: now, into: &effects)
-        return effects
+    /// The node starts and joins the room.
+    mutating func start(now: Int64) -> Effects {
+        machine.start(room: room, now: Self.time(now))
+        return collect()
     }
 
-    /// This node makes an event (a join, a chat message) and pushes it.
-    mutating func originate(_ body: EventBody, now: Int64) -> (Event, Effects) {
-        var effects = Effects()
-        let (event, outputs) = try! session.compose(body, now: now / 1000, signer: identity)
-        collect(outputs, into: &effects)
-        for peer in membership.alivePeers(inRoom: room) {
-            effects.sends.append(Send(message: .events([event]), to: peer.address, reliable: false))
-        }
-        perform(replication.originated(event, state: replicationState, now: now), now: now, into: &effects)
-        return (event, effects)
+    /// Another node was found (as mDNS would report it).
+    mutating func discovered(_ other: SimulatedNode, now: Int64) -> Effects {
+        machine.discovered(id: other.identity.id, nick: "n\(other.index)", address: other.address, rooms: [room], now: Self.time(now))
+        return collect()
+    }
+
+    /// This node writes a chat message, as typed on its console.
+    mutating func say(_ text: String, now: Int64) -> (Event?, Effects) {
+        let event = machine.originate(.chat(text: text), in: room, now: Self.time(now))
+        return (event, collect())
     }
 
     /// Time passed.
     mutating func tick(now: Int64) -> Effects {
-        var effects = Effects()
-        if membershipTickAt <= now {
-            perform(membership.tick(now: now), now: now, into: &effects)
-        }
-        if replicationTickAt <= now {
-            perform(replication.tick(now: now, rooms: [room: replicationState]), now: now, into: &effects)
-        }
-        return effects
+        machine.tick(now: Self.time(now))
+        return collect()
     }
 
     /// A message arrived from `source`.
     mutating func receive(_ message: WireMessage, from source: PeerAddress, now: Int64) -> Effects {
-        var effects = Effects()
+        let time = Self.time(now)
         switch message {
-        case .events(let events):
-            ingest(events, from: source, now: now, into: &effects)
-        case .digest(let digest):
-            perform(membership.heard(from: digest.from, now: now), now: now, into: &effects)
-            guard digest.room == room, let peer = membership.peers[digest.from] else { break }
-            let log = session.log
-            perform(
-                replication.digestReceived(
-                    room: room, from: peer, remote: log.capped(digest.vector), local: log.vector,
-                    divergent: log.divergence(from: digest.vector, fingerprints: digest.fingerprints),
-                    evidence: log.evidence(missingFrom: digest.vector), now: now),
-                now: now, into: &effects)
-        case .probe(let probe):
-            perform(membership.receive(probe, from: source, now: now), now: now, into: &effects)
-        case .ack(let ack):
-            perform(membership.receive(ack, from: source, now: now), now: now, into: &effects)
-        case .probeRequest(let request):
-            perform(membership.receive(request, from: source, now: now), now: now, into: &effects)
-        case .nack(let nack):
-            perform(membership.receive(nack, from: source, now: now), now: now, into: &effects)
-        case .leaving(let leaving):
-            perform(membership.receive(leaving, now: now), now: now, into: &effects)
         case .syncRequest(let request):
-            effects.sends.append(
-                Send(message: .syncResponse(session.log.response(to: request)), to: source, reliable: true))
+            var effects = Effects()
+            effects.sends.append(Send(message: .syncResponse(machine.syncResponse(to: request)), to: source, reliable: true))
+            return effects
         case .syncResponse(let response):
-            let before = session.log.vector
-            ingest(response.events, from: nil, now: now, into: &effects)
-            let peer = membership.peers.values.first { $0.address == source }
-            if response.more, session.log.vector != before, let peer {
-                effects.sends.append(Send(message: syncRequest(), to: peer.address, reliable: true))
-            } else if let peer {
-                replication.pullFinished(room: room, peer: peer.id)
+            guard let request = pulls[source] else { return Effects() }
+            // Signatures are checked as the node's pull loop checks them, after the screen.
+            let valid = machine.screen(response.events, now: time).filter(\.hasValidSignature)
+            let before = machine.vector(of: request.room)
+            let after = machine.pulled(valid, for: request, now: time)
+            var effects = collect()
+            if response.more, let after, after != before {
+                effects.sends.append(Send(message: syncRequest(request), to: source, reliable: true))
+            } else {
+                pulls[source] = nil
+                machine.pullFinished(request)
+                let finished = collect()
+                effects.sends += finished.sends
+                effects.shown += finished.shown
+                effects.changes += finished.changes
+            }
+            return effects
+        default:
+            var checks = UnlimitedChecks()
+            machine.receive(message, from: source, now: time, checks: &checks)
+            return collect()
+        }
+    }
+
+    // MARK: Effects
+
+    /// What the machine asked for, as the simulation carries it out.
+    private mutating func collect() -> Effects {
+        var effects = Effects()
+        for effect in machine.pollEffects() {
+            switch effect {
+            case .send(let message, let addresses):
+                for address in addresses { effects.sends.append(Send(message: message, to: address, reliable: false)) }
+            case .pull(let request):
+                // One pull per peer at a time, as the node's pull loop runs them one by one.
+                guard pulls[request.address] == nil else { continue }
+                pulls[request.address] = request
+                effects.sends.append(Send(message: syncRequest(request), to: request.address, reliable: true))
+            case .output(.room(.message(let shown), _)):
+                effects.shown.append(shown.event.id)
+            case .output(.room(.earlier(let messages), _)):
+                effects.shown += messages.map(\.event.id)
+            case .output(.peer(let id, _, let state, let left)):
+                effects.changes.append((id, left ? .gone : state))
+            case .output, .persist, .advertise, .vouchedPeers, .askPassphrase, .quit:
+                continue
             }
         }
         return effects
     }
 
-    // MARK: Pieces
-
-    private var replicationState: Replication.RoomState {
-        Replication.RoomState(peers: membership.alivePeers(inRoom: room), log: session.log)
-    }
-
-    private func syncRequest(recheck origin: NodeID? = nil, from seq: UInt64 = 1) -> WireMessage {
-        var have = session.log.vector
-        if let origin { have[origin] = min(have[origin], seq - 1) }
-        return .syncRequest(SyncRequest(from: identity.id, room: room, have: have, limit: 1024))
-    }
-
-    private mutating func ingest(_ events: [Event], from source: PeerAddress?, now: Int64, into effects: inout Effects) {
-        // As the node does: replication hears of the events that were new.
-        var fresh: [Event] = []
-        for event in events where event.room == room && !session.log.holds(event) {
-            let (outcome, outputs) = session.ingest(event, now: now / 1000)
-            collect(outputs, into: &effects)
-            if case .accepted = outcome { fresh.append(event) }
-        }
-        perform(
-            replication.received(room: room, events: fresh, from: source, state: replicationState, now: now),
-            now: now, into: &effects)
-    }
-
-    private func collect(_ outputs: [RoomOutput], into effects: inout Effects) {
-        for output in outputs {
-            if case .message(let shown) = output { effects.shown.append(shown.event.id) }
-            if case .earlier(let messages) = output { effects.shown += messages.map(\.event.id) }
-        }
-    }
-
-    private mutating func perform(_ directives: [MembershipDirective], now: Int64, into effects: inout Effects) {
-        for directive in directives {
-            switch directive {
-            case .send(let message, let address):
-                effects.sends.append(Send(message: message, to: address, reliable: false))
-            case .forward(let message, let address):
-                effects.sends.append(Send(message: message, to: address, reliable: false))
-            case .peerLeft(let id, _):
-                effects.changes.append((id, .gone))
-            case .peerChanged(let id, _, _, let to):
-                effects.changes.append((id, to))
-                if to == .alive, let peer = membership.peers[id], peer.rooms.contains(room) {
-                    perform(replication.peerAlive(peer, sharedRooms: [room]), now: now, into: &effects)
-                }
-            case .scheduleTick(let at):
-                membershipTickAt = at
-            }
-        }
-    }
-
-    private mutating func perform(_ directives: [ReplicationDirective], now: Int64, into effects: inout Effects) {
-        for directive in directives {
-            switch directive {
-            case .sendDigest(let room, let address):
-                let digest = RoomDigest(
-                    from: identity.id, room: room, vector: session.log.vector, fingerprints: session.log.fingerprints)
-                effects.sends.append(Send(message: .digest(digest), to: address, reliable: false))
-            case .pushMissing(_, let have, let address):
-                let events = session.log.push(missingFor: have, config: replication.config)
-                if !events.isEmpty { effects.sends.append(Send(message: .events(events), to: address, reliable: false)) }
-            case .pull(_, _, let address):
-                effects.sends.append(Send(message: syncRequest(), to: address, reliable: true))
-            case .pushEvidence(let proof, let address):
-                effects.sends.append(Send(message: .events([proof.first, proof.second]), to: address, reliable: false))
-            case .recheck(_, _, let origin, let seq, let address):
-                effects.sends.append(Send(message: syncRequest(recheck: origin, from: seq), to: address, reliable: true))
-            case .scheduleTick(let at):
-                replicationTickAt = at
-            }
-        }
+    /// The request a pull sends: this node's vector, lowered for a recheck.
+    private func syncRequest(_ request: PullRequest) -> WireMessage {
+        var have = machine.vector(of: request.room)
+        if let origin = request.recheck { have[origin] = min(have[origin], request.from - 1) }
+        return .syncRequest(SyncRequest(from: identity.id, room: request.room, have: have, limit: 1024))
     }
 }

@@ -77,8 +77,7 @@ public struct Simulation {
                 let found = nodes[other]
                 apply(nodes[index].discovered(found, now: 0), from: index, now: 0)
             }
-            let (_, effects) = nodes[index].originate(.join(nick: "n\(index)"), now: 0)
-            apply(effects, from: index, now: 0)
+            apply(nodes[index].start(now: 0), from: index, now: 0)
         }
         for broadcast in 0..<config.broadcasts {
             queue.push(.broadcast(broadcast), at: start + Int64(broadcast) * interval)
@@ -98,7 +97,8 @@ public struct Simulation {
                 let candidates = nodes.indices.filter { !dead.contains($0) && frozenUntil[$0] <= now }
                 guard !candidates.isEmpty else { continue }
                 let origin = candidates[Int(random.next() % UInt64(candidates.count))]
-                let (event, effects) = nodes[origin].originate(.chat(text: "broadcast \(number)"), now: now)
+                let (made, effects) = nodes[origin].say("broadcast \(number)", now: now)
+                guard let event = made else { continue }
                 report.sent[event.id] = (origin, now)
                 report.expected += config.nodes - 1 - dead.count
                 report.counting = true
@@ -157,7 +157,9 @@ public struct Simulation {
 
     /// The time to a freezing node's next freeze: uniform over 0 ... 2 × `every` s.
     private mutating func pause(_ stalls: SimulationConfig.Stalls) -> Int64 {
-        Int64(Double(random.next() >> 11) / Double(1 << 53) * 2 * stalls.every * 1_000_000)
+        let unit = Double(random.next() >> 11) / Double(UInt64(1) << 53)
+        let seconds: Double = unit * 2 * stalls.every
+        return Int64(seconds * 1_000_000)
     }
 
     /// Sends what a node wants sent, records what it showed, queues its next tick.

@@ -48,7 +48,7 @@ import Testing
         let peer = try UDPPeer()
         try await introduce(peer, to: alice)
 
-        await alice.node.originate(.chat(text: "hello"), in: room)
+        await alice.node.step { $0.originate(.chat(text: "hello"), in: room, now: $1) }
         let pushed = await peer.receive {
             if case .events(let events) = $0 { events.contains { $0.body == .chat(text: "hello") } } else { false }
         }
@@ -79,11 +79,11 @@ import Testing
         peer.send(.probe(Probe(
             from: bob.id, nick: "bob", incarnation: 1, sequence: 2, sentAt: 0, port: peer.port, rooms: [room],
             peers: [])), toPort: alice.port)  // unsigned
-        #expect(await alice.eventually { await alice.node.counters.drops[.badSignature] == 2 })
-        #expect(await alice.node.membership.peers[bob.id] == nil)
+        #expect(await alice.eventually { await alice.node.machine.counters.drops[.badSignature] == 2 })
+        #expect(await alice.node.machine.membership.peers[bob.id] == nil)
         // Bob's own, signed, is answered.
         try await introduce(peer, to: alice)
-        #expect(await alice.node.membership.peers[bob.id]?.vouched == 1)
+        #expect(await alice.node.machine.membership.peers[bob.id]?.vouched == 1)
     }
 
     @Test func aPeerAheadIsHeldBackUntilTheReadersStreamGetsThere() async throws {
@@ -98,7 +98,7 @@ import Testing
             try bobSide.make(.mark(label: "kickoff"), at: start + 1_000),
             try bobSide.make(.chat(text: "touchdown"), at: start + 10_000),
         ]
-        await alice.node.originate(.mark(label: "kickoff"), in: room, at: start + 3_000)
+        await alice.node.step { $0.originate(.mark(label: "kickoff"), in: room, at: start + 3_000, now: $1) }
         await alice.advance(ms: 10_000)
         peer.send(.events(events), toPort: alice.port)
         #expect(await alice.eventually { await alice.node.vector(of: room)[bob.id] == 3 })
@@ -118,7 +118,7 @@ import Testing
         defer { Task { try? await alice.stop() } }
         let peer = try UDPPeer()
         try await introduce(peer, to: alice)
-        for text in ["one", "two", "three"] { await alice.node.originate(.chat(text: text), in: room) }
+        for text in ["one", "two", "three"] { await alice.node.step { $0.originate(.chat(text: text), in: room, now: $1) } }
         let held = await alice.node.vector(of: room)[alice.identity.id]
 
         // Bob has nothing of alice's: she pushes all of it.
@@ -182,7 +182,7 @@ extension NodeActorTests {
         peer.send(.events([forged, good]), toPort: alice.port)
         #expect(await alice.eventually { await alice.node.vector(of: room)[bob.id] == 1 })
         #expect(await alice.node.vector(of: room)[carol.id] == 0)
-        #expect(await alice.node.counters.rejected == 1)
+        #expect(await alice.node.machine.counters.rejected == 1)
     }
 
     @Test func aDatagramLongerThanANodeSendsIsDroppedUnread() async throws {
@@ -197,7 +197,7 @@ extension NodeActorTests {
         }
         #expect(WireMessage.events(events).encodedByteCount < 65_507)  // still one UDP datagram
         peer.send(.events(events), toPort: alice.port)
-        #expect(await alice.eventually { await alice.node.counters.rejected == 1 })
+        #expect(await alice.eventually { await alice.node.machine.counters.rejected == 1 })
         #expect(await alice.node.vector(of: room)[bob.id] == 0)
         // The same events in datagrams a node would send are taken.
         peer.send(.events(Array(events.prefix(10))), toPort: alice.port)

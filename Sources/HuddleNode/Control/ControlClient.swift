@@ -1,4 +1,5 @@
 import Foundation
+import HuddleCore
 import NIOCore
 import NIOPosix
 

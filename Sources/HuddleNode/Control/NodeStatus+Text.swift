@@ -1,4 +1,5 @@
 import Foundation
+import HuddleCore
 
 extension NodeStatus {
     /// The status as `huddle status --json` prints it: snake_case keys, sorted, indented.
@@ -100,7 +101,7 @@ extension NodeStatus {
         let sealed = room.privateID != nil ? " (private)" : ""
         lines.append("ROOM \(safe(room.name))\(sealed)\(current): \(events), \(room.heldBackCount) held back\(waiting)")
         if let score = room.score {
-            let board = OutputRenderer.scoreText(
+            let board = HumanFormat.score(
                 home: UInt16(clamping: score.home), guest: UInt16(clamping: score.guest), homeName: score.homeTeam,
                 guestName: score.guestTeam)
             lines.append("  score \(safe(board)) on this node's stream (by \(safe(score.by)))")

@@ -14,42 +14,21 @@ public enum RunOutcome: Sendable, Equatable {
 }
 
 extension Node {
-    /// This node's latest seq in each joined room.
-    func ownSeqs() -> [String: UInt64] {
-        var seqs: [String: UInt64] = [:]
-        for (room, session) in rooms { seqs[room] = session.log.vector[identity.id] }
-        return seqs
-    }
-
-    /// The rooms this node wrote in since `before` (``ownSeqs()`` then), with its latest seq.
-    func written(since before: [String: UInt64]) -> [String: UInt64] {
-        ownSeqs().filter { $0.value > (before[$0.key] ?? 0) }
-    }
-
-    /// `peer` is known to hold this node's events of `room` up to `seq`.
-    func noteHeld(room: String, seq: UInt64, by peer: NodeID) {
-        guard seq > 0, deliveryWait != nil else { return }
-        deliveryWait?.heard(room: room, seq: seq, from: membership.peers[peer]?.nick ?? "\(peer)")
-    }
-
     /// Waits, at most ``DeliveryWait/timeout``, until a peer holds this node's latest event in
     /// each room of `written`, asking live peers for it meanwhile; says what happened (stderr,
     /// or a `delivery` line with `--json`).
     func waitForDelivery(of written: [String: UInt64]) async -> RunOutcome {
         guard !written.isEmpty else { return .stopped }
-        deliveryWait = DeliveryWait(written: written, now: clock.wallMillis())
-        defer { deliveryWait = nil }
+        step { machine, now in machine.startDeliveryWait(written, now: now) }
         let seconds = DeliveryWait.timeout / 1000
         tell(
             renderer.delivery(state: "waiting", fields: [("timeout_ms", .int(DeliveryWait.timeout))]),
             "waiting up to \(seconds) s for a peer to receive what you wrote…")
         while true {
-            let live = Dictionary(uniqueKeysWithValues: written.keys.map { ($0, roomPeers($0)) })
             let possible = !configuration.seeds.isEmpty || (configuration.mdns && !mdnsUnavailable)
-                || !membership.peers.isEmpty
-            guard var wait = deliveryWait else { return .stopped }
-            let step = wait.poll(now: clock.wallMillis(), livePeers: live, peersPossible: possible)
-            deliveryWait = wait
+            guard let step = step({ machine, now in machine.pollDelivery(now: now, peersPossible: possible) }) else {
+                return .stopped
+            }
             switch step {
             case .delivered(let nicks):
                 let who = nicks.isEmpty ? "a peer" : nicks.map(TerminalText.escaped).joined(separator: ", ")
@@ -72,20 +51,14 @@ extension Node {
                     "not sent yet: \(why). What you wrote is stored in \(configuration.dataDir) and goes out "
                         + "when a node runs there again (exit code \(RunOutcome.notYetSentExitCode))")
                 return .notYetSent
-            case .ask(let asks):
-                for ask in asks {
-                    pullRequestSink.yield(PullRequest(
-                        room: ask.room, peer: ask.peer.id, host: ask.peer.syncAddress.host,
-                        port: Int(ask.peer.syncAddress.port), recheck: identity.id, from: ask.seq, confirm: true))
-                }
-            case .wait:
+            case .ask, .wait:
                 break
             }
             do {
                 try await Task.sleep(for: .milliseconds(50))
             } catch {
                 // SIGTERM while waiting: say where things stand, once, on the next poll.
-                deliveryWait = DeliveryWait(written: written, now: clock.wallMillis() - DeliveryWait.timeout)
+                self.step { machine, now in machine.startDeliveryWait(written, now: now, timeout: 0) }
             }
         }
     }

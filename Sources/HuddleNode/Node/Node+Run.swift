@@ -31,7 +31,7 @@ extension Node {
         try store.setNick(configuration.nick)
         let group = MultiThreadedEventLoopGroup.singleton
         let (udp, tcp) = try await bind(host: configuration.listenHost, port: configuration.port, on: group)
-        let node = Node(
+        let node = try Node(
             configuration: configuration, store: store, identity: identity, logger: logger,
             port: udp.channel.localAddress?.port ?? configuration.port, datagrams: DatagramEndpoint(channel: udp.channel),
             console: console)
@@ -41,6 +41,7 @@ extension Node {
     }
 
     func serve(udp: DatagramSocket, tcp: StreamListener, group: any EventLoopGroup) async throws -> RunOutcome {
+        var seeds: [PeerAddress] = []
         for seed in configuration.seeds {
             guard let address = PeerAddress(parsing: seed) else {
                 showError("ignoring --peer \(seed): expected HOST:PORT")
@@ -53,7 +54,15 @@ extension Node {
                 showError("ignoring --peer \(seed): no IPv4 address for \(address.host)")
                 continue
             }
-            membership.addSeed(PeerAddress(host: ip, port: address.port))
+            seeds.append(PeerAddress(host: ip, port: address.port))
+        }
+        var key: RoomKey?
+        if let room = configuration.room, let passphrase = configuration.passphrase {
+            do {
+                key = try await Self.deriveKey(room: room, passphrase: passphrase)
+            } catch {
+                showError("could not derive the key for \(room): \(error)")
+            }
         }
 
         let control = ControlServer(logger: logger)
@@ -66,8 +75,8 @@ extension Node {
 
         defer { console?.stop() }
         show(renderer.ready(id: identity.id, nick: configuration.nick, port: port, dataDir: configuration.dataDir))
-        loadKnownNicks()
-        restoreRooms()
+        let room = configuration.passphrase == nil ? configuration.room : nil
+        step { machine, now in machine.start(room: room, key: key, seeds: seeds, now: now) }
         let discoveries = startDiscovery()
         defer { discovery?.stop() }
 
@@ -107,11 +116,11 @@ extension Node {
                     }
                     if configuration.console {
                         let interactive = startInteractiveConsole()
-                        let before = ownSeqs()
+                        let before = machine.ownSeqs()
                         let inputEnded = await consoleLoop(interactive: interactive)
                         // Piped input ended (not /quit): what it wrote should reach a peer before
                         // the node goes.
-                        if inputEnded, !interactive { outcome = await waitForDelivery(of: written(since: before)) }
+                        if inputEnded, !interactive { outcome = await waitForDelivery(of: machine.written(since: before)) }
                     } else {
                         while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }
                     }
@@ -124,48 +133,6 @@ extension Node {
             }
         } catch is CancellationError where outcome != .stopped {}
         return outcome
-    }
-
-    /// Joined rooms come back from the store; `--room` joins only if not joined already (a join
-    /// resets calibration, so a restart must not re-join).
-    ///
-    /// A private room comes back only with its passphrase (`--passphrase-file`, or `/private`
-    /// later): until then it stays locked, unread and unadvertised.
-    func restoreRooms() {
-        do {
-            for room in try store.joinedRooms() {
-                if RoomKey.isPrivate(room) {
-                    locked.append(room)
-                    continue
-                }
-                loadRoom(room)
-                joined.append(room)
-            }
-            currentRoom = try store.currentRoom.flatMap { joined.contains($0) ? $0 : nil } ?? joined.last
-        } catch {
-            showError("could not load rooms from the store: \(error)")
-        }
-        membership.rooms = joined
-        if let room = configuration.room {
-            if let passphrase = configuration.passphrase {
-                do {
-                    join(try RoomKey(room: room, passphrase: passphrase))
-                } catch {
-                    showError("could not derive the key for \(room): \(error)")
-                }
-            } else if lockedNames().contains(room) {
-                // Not the public room of the same name: what is typed there would be public.
-                showError(
-                    "\(room) is a private room on this node: start with --passphrase-file FILE, or type /private \(room)")
-            } else {
-                join(room)
-            }
-        }
-        if !locked.isEmpty {
-            let names = lockedNames()
-            let which = names.count == locked.count ? names.joined(separator: ", ") : "\(locked.count) private rooms"
-            showNotice("this run has no passphrase for \(which): /private ROOM opens it")
-        }
     }
 
     /// Takes over the terminal for the interactive console, if there is one; if the terminal
@@ -190,17 +157,17 @@ extension Node {
         let discovery = ServiceDiscovery(logger: logger)
         self.discovery = discovery
         return discovery.start(
-            advertising: ServiceAdvertisement(id: identity.id, nick: configuration.nick, port: UInt16(port), rooms: joined))
+            advertising: ServiceAdvertisement(
+                id: identity.id, nick: configuration.nick, port: UInt16(port), rooms: machine.membership.rooms))
     }
 
     func discovered(_ event: DiscoveryEvent) {
         switch event {
         case .found(let peer):
-            guard peer.id != identity.id else { return }
             let address = PeerAddress(host: peer.host, port: peer.port)
-            perform(
-                membership.addDiscovered(
-                    id: peer.id, nick: peer.nick, address: address, rooms: peer.rooms, now: clock.monotonicMicros()))
+            step { machine, now in
+                machine.discovered(id: peer.id, nick: peer.nick, address: address, rooms: peer.rooms, now: now)
+            }
         case .lost(let id):
             logger.info("peer withdrew its mDNS service", metadata: ["huddle.id": "\(id)"])
         case .unavailable(let why):
@@ -248,8 +215,8 @@ extension Node {
         throw NodeError.cannotListen(host: host, port: port, protocol: "TCP", underlying: "\(lastError.map { "\($0)" } ?? "")")
     }
 
-    /// Decodes a datagram off the actor, then hands it in; events are screened on the actor
-    /// (``screen(_:from:)``) and only those left are verified, off the actor again.
+    /// Decodes a datagram off the actor, then hands it to the machine on the actor, which
+    /// screens its events, checks their signatures within the sender's budget and takes them.
     nonisolated func receive(_ envelope: AddressedEnvelope<ByteBuffer>) async {
         // A flood from one address stops here, undecoded (counted as rate_limited).
         let source = DatagramEndpoint.source(of: envelope)
@@ -262,14 +229,6 @@ extension Node {
             return await countDropped(.checkBudget, "events from a sender out of signature checks", from: "\(source)")
         }
         switch DatagramEndpoint.decode(envelope) {
-        case .message(.events(let events), let source):
-            let valid = await verify(events, from: "\(source)", budgetOf: source)
-            await handle(.events(valid), from: source)
-        case .message(let message, let source) where message.isMembership:
-            guard message.hasValidMembershipSignature else {
-                return await countDropped(.badSignature, "a probe or ack not signed by its sender", from: "\(source)")
-            }
-            await handle(message, from: source)
         case .message(let message, let source):
             await handle(message, from: source)
         case .dropped(let drop, let reason, let source):
@@ -277,46 +236,27 @@ extension Node {
         }
     }
 
-    /// The events of a datagram or pull batch worth taking: screened, then signature-checked
-    /// (a datagram's within its sender's budget of checks, `budgetOf`, see
-    /// ``DatagramRateLimits/checks(_:from:now:)``); the rest are counted.
-    nonisolated func verify(_ events: [Event], from source: String, budgetOf sender: PeerAddress? = nil) async -> [Event] {
-        var screened = await screen(events, from: source)
-        if let sender {
-            let allowed = datagramLimits.withLock { $0.checks(screened.count, from: sender, now: clock.monotonicMicros()) }
-            if allowed < screened.count {
-                await countDropped(
-                    .checkBudget, "\(screened.count - allowed) events over the sender's budget of signature checks",
-                    from: source, count: screened.count - allowed)
-                screened.removeSubrange(allowed...)
-            }
-        }
-        let valid = await SignatureCheck.valid(screened)
-        if valid.count < screened.count {
-            let bad = screened.count - valid.count
-            if let sender { datagramLimits.withLock { $0.penalize(bad, from: sender, now: clock.monotonicMicros()) } }
-            await countDropped(.badSignature, "\(bad) events whose signatures do not verify", from: source, count: bad)
-        }
-        return valid
-    }
-
-    /// Runs queued pulls one at a time, verifying what arrives before the actor sees it.
+    /// Runs queued pulls one at a time. What arrives is screened by the machine, verified off
+    /// the actor on every core (a batch holds up to a thousand events), then taken.
     func pullLoop(group: any EventLoopGroup) async {
         let client = SyncClient(group: group)
         let me = identity.id
         for await request in pullRequests {
             var have = vector(of: request.room)
             if let origin = request.recheck { have[origin] = min(have[origin], request.from - 1) }
-            let peer = "\(request.host):\(request.port)"
+            let peer = "\(request.address)"
             do {
-                try await client.pull(room: request.room, have: have, from: me, host: request.host, port: request.port) {
-                    events in
-                    let valid = await self.verify(events, from: peer)
-                    // A peer that sends back this node's own events holds them.
-                    if let seq = valid.filter({ $0.origin == me }).map(\.seq).max() {
-                        await self.noteHeld(room: request.room, seq: seq, by: request.peer)
+                try await client.pull(
+                    room: request.room, have: have, from: me, host: request.address.host, port: Int(request.address.port)
+                ) { events in
+                    let screened = await self.screen(events)
+                    let valid = await SignatureCheck.valid(screened)
+                    if valid.count < screened.count {
+                        await self.countDropped(
+                            .badSignature, "\(screened.count - valid.count) events whose signatures do not verify",
+                            from: peer, count: screened.count - valid.count)
                     }
-                    return await self.ingest(valid, room: request.room)
+                    return await self.pulled(valid, for: request)
                 }
             } catch {
                 logger.debug("pull failed", metadata: ["huddle.peer": "\(peer)", "huddle.error": "\(error)"])

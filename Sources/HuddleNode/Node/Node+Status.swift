@@ -9,17 +9,14 @@ extension Node {
         case .status:
             return .status(status())
         case .send(let name, let text):
-            guard let room = joinedRoom(named: name) else { return .error("this node is not in room \(name)") }
-            let trimmed = text.trimmingWhitespace()
-            guard !trimmed.isEmpty else { return .error("nothing to send") }
-            guard let event = originate(.chat(text: trimmed), in: room) else {
-                return .error("the message was refused (too long or containing control characters)")
+            switch step({ machine, now in machine.say(text, inRoomNamed: name, now: now) }) {
+            case .success(let event): return .sent(id: "\(event.origin.hex)#\(event.seq)")
+            case .failure(let refusal): return .error(refusal.description)
             }
-            return .sent(id: "\(event.origin.hex)#\(event.seq)")
         case .sendDirect(let target, let text):
             let trimmed = text.trimmingWhitespace()
             guard !trimmed.isEmpty else { return .error("nothing to send") }
-            switch sendDirect(to: target, text: trimmed) {
+            switch step({ machine, now in machine.sendDirect(to: target, text: trimmed, now: now) }) {
             case .success(let event): return .sent(id: "\(event.origin.hex)#\(event.seq)")
             case .failure(let problem): return .error(problem.description)
             }
@@ -27,17 +24,19 @@ extension Node {
     }
 
     func status() -> NodeStatus {
+        let machine = self.machine
+        let membership = machine.membership
         let wall = clock.wallMillis()
         let monotonic = clock.monotonicMicros()
         let peers = membership.peers.values.sorted { ($0.nick, $0.id) < ($1.nick, $1.id) }.map { peer in
             NodeStatus.Peer(
-                id: peer.id.hex, nick: peer.nick, displayName: displayName(of: peer), address: "\(peer.address)",
+                id: peer.id.hex, nick: peer.nick, displayName: machine.displayName(of: peer), address: "\(peer.address)",
                 syncAddress: peer.syncAddress == peer.address ? nil : "\(peer.syncAddress)", state: "\(peer.state)",
                 rttMs: peer.rtt.map { Double($0) / 1000 }, lastSeenMs: max(0, (monotonic - peer.lastSeen) / 1000),
                 rooms: peer.rooms, foundBy: "\(peer.foundBy)")
         }
-        let roomStatuses = joined.map { name -> NodeStatus.Room in
-            let session = rooms[name] ?? RoomSession(room: name, reader: identity.id)
+        let roomStatuses = machine.joined.map { name -> NodeStatus.Room in
+            let session = machine.rooms[name] ?? RoomSession(room: name, reader: identity.id)
             let members = session.offsetReport.entries.map { entry in
                 let placement = session.calibration.placement(of: entry.member.id)
                 return NodeStatus.RoomMember(
@@ -51,7 +50,7 @@ extension Node {
             var quarantined: [String: UInt64] = [:]
             for (origin, proof) in session.log.faults { quarantined[origin.hex] = proof.seq }
             return NodeStatus.Room(
-                name: self.name(of: name), privateID: keys[name]?.id, current: name == currentRoom, members: members, eventCount: session.log.count,
+                name: machine.name(of: name), privateID: machine.keys[name]?.id, current: name == machine.currentRoom, members: members, eventCount: session.log.count,
                 heldBackCount: session.heldBackCount, versionVector: vector, waitingCount: session.log.waitingCount,
                 quarantined: quarantined,
                 score: session.scoreboard.map { board in
@@ -63,17 +62,18 @@ extension Node {
         return NodeStatus(
             node: NodeStatus.Node(
                 id: identity.id.hex, nick: configuration.nick, port: port, addresses: Self.localAddresses(),
-                uptimeMs: wall - startedAt, dataDir: configuration.dataDir, pausedMs: pausedAt.map { wall - $0 }),
+                uptimeMs: wall - machine.startedAt, dataDir: configuration.dataDir, pausedMs: machine.pausedAt.map { wall - $0 }),
             peers: peers, rooms: roomStatuses,
             counters: countersStatus())
     }
 
     /// The counters, with what each room's log gave up on added to the drops.
     func countersStatus() -> NodeStatus.Counters {
+        let counters = machine.counters
         var drops: [String: Int] = [:]
         for (drop, count) in counters.drops where drop != .duplicate { drops[drop.rawValue] = count }
-        let abandoned = rooms.values.reduce(0) { $0 + $1.tally.abandoned }
-        let expired = rooms.values.reduce(0) { $0 + $1.tally.droppedAhead }
+        let abandoned = machine.rooms.values.reduce(0) { $0 + $1.tally.abandoned }
+        let expired = machine.rooms.values.reduce(0) { $0 + $1.tally.droppedAhead }
         if abandoned > 0 { drops["unmet_context"] = abandoned }
         if expired > 0 { drops["gap_expired"] = expired }
         let limited = datagramLimits.withLock { $0.refused }

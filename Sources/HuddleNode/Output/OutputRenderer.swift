@@ -311,17 +311,6 @@ public struct OutputRenderer: Sendable {
 
     // MARK: Human
 
-    /// The standing score of a room, as ``scoreText(home:guest:homeName:guestName:)`` says it.
-    public static func scoreText(_ board: Scoreboard) -> String {
-        scoreText(home: board.home, guest: board.guest, homeName: board.teams?.home, guestName: board.teams?.guest)
-    }
-
-    /// `14–7`, or `Chiefs 14–7 Eagles` once the sides are named.
-    public static func scoreText(home: UInt16, guest: UInt16, homeName: String?, guestName: String?) -> String {
-        guard let homeName, let guestName else { return "\(home)–\(guest)" }
-        return "\(homeName) \(home)–\(guest) \(guestName)"
-    }
-
     private func renderHuman(_ output: RoomOutput, room: String, reader: NodeID, prefix: Bool) -> String? {
         let lines: [String]
         switch output {
@@ -363,7 +352,7 @@ public struct OutputRenderer: Sendable {
         case .offsetsChanged(let report):
             lines = offsetLines(report, reader: reader)
         case .score(let score):
-            let board = Self.scoreText(home: score.home, guest: score.guest, homeName: score.homeName, guestName: score.guestName)
+            let board = HumanFormat.score(home: score.home, guest: score.guest, homeName: score.homeName, guestName: score.guestName)
             let time = score.gameTime ?? score.sentAt
             var line = "\(style(HumanFormat.clock(time), .dim)) \(nickText(score.from, reader: reader)): score \(safe(board))"
             if score.isCorrection { line += "  (an earlier moment: the score stays as it was)" }

@@ -2,23 +2,7 @@ public import HuddleCore
 
 /// What the node tells the interactive console: the status line, the prompt's room and offer, and
 /// what Tab completes.
-public struct ConsoleContext: Equatable, Sendable {
-    /// The status line, in words.
-    public var status: String
-    /// The current room.
-    public var room: String?
-    /// The moment one key marks, and how many more wait after it.
-    public var offer: PendingMarks.Offer?
-    /// What Tab completes.
-    public var words: ConsoleCompletion.Words
-
-    public init(status: String, room: String?, offer: PendingMarks.Offer?, words: ConsoleCompletion.Words) {
-        self.status = status
-        self.room = room
-        self.offer = offer
-        self.words = words
-    }
-}
+public typealias ConsoleContext = ConsoleView
 
 /// The interactive console without its terminal: the line editor, the screen layout and what the
 /// node last said, turning keys into screen updates and inputs for the node. Pure, so a test can

@@ -136,7 +136,7 @@ struct NodeHarness {
         try? await tcp.channel.close()
         let sink = MemorySink()
         let port = udp.channel.localAddress?.port ?? 0
-        let node = Node(
+        let node = try Node(
             configuration: configuration, store: store, identity: identity, logger: Logger(label: "test"),
             port: port, datagrams: DatagramEndpoint(channel: udp.channel), clock: clock, sink: sink)
         let receiving = Task {
@@ -144,7 +144,7 @@ struct NodeHarness {
                 for try await envelope in inbound { await node.receive(envelope) }
             }
         }
-        await node.restoreRooms()
+        await node.step { machine, now in machine.start(room: room, now: now) }
         return NodeHarness(
             node: node, clock: clock, sink: sink, store: store, port: port, identity: identity, dataDir: dataDir,
             receiving: receiving)

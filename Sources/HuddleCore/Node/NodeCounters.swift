@@ -1,30 +1,30 @@
-import HuddleCore
-
 /// Traffic counters a node reports in `huddle status`.
-struct NodeCounters: Sendable {
-    var packetsIn = 0
-    var packetsOut = 0
+public struct NodeCounters: Sendable {
+    public init() {}
+
+    public var packetsIn = 0
+    public var packetsOut = 0
     /// Everything dropped, one per datagram, frame, connection or event, by why. Events a room
     /// gave up on after waiting are counted by the room (``RoomSession/tally``), not here.
-    var drops: [Drop: Int] = [:]
-    var eventsReceived = 0
-    var eventsStored = 0
+    public var drops: [Drop: Int] = [:]
+    public var eventsReceived = 0
+    public var eventsStored = 0
 
     /// Everything dropped but copies of events already held (UDP gossip delivers many of those,
     /// and they cost nothing).
-    var rejected: Int { drops.filter { $0.key != .duplicate }.values.reduce(0, +) }
+    public var rejected: Int { drops.filter { $0.key != .duplicate }.values.reduce(0, +) }
 
     /// Peers speaking a newer wire protocol (also in `rejected`).
-    var newerProtocol: Int { drops[.newerProtocol] ?? 0 }
+    public var newerProtocol: Int { drops[.newerProtocol] ?? 0 }
 
-    mutating func count(_ drop: Drop, _ n: Int = 1) {
+    public mutating func count(_ drop: Drop, _ n: Int = 1) {
         guard n > 0 else { return }
         drops[drop, default: 0] += n
     }
 
     /// Why something a peer sent was dropped. The raw values are the keys of `huddle status`'s
     /// `drops` object.
-    enum Drop: String, Sendable, CaseIterable {
+    public enum Drop: String, Sendable, CaseIterable {
         /// A datagram or frame that does not decode.
         case malformed
         /// A datagram over the 60 000 bytes a node sends.
@@ -68,7 +68,7 @@ struct NodeCounters: Sendable {
         /// anyone can compute, so there is no direct room with that peer.
         case weakAgreementKey = "weak_agreement_key"
 
-        init(_ rejection: RoomLog.Rejection) {
+        public init(_ rejection: RoomLog.Rejection) {
             switch rejection {
             case .wrongRoom: self = .misplaced
             case .zeroSequence, .inconsistentContext: self = .invalid

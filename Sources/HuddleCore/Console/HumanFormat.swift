@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Durations, clock times and offsets in the words a person reads.
 ///
@@ -48,12 +48,23 @@ public enum HumanFormat {
     }
 
     /// `HH:MM:SS` of `milliseconds` since the Unix epoch, in `timeZone`.
-    static func clock(_ milliseconds: Int64, timeZone: TimeZone) -> String {
+    public static func clock(_ milliseconds: Int64, timeZone: TimeZone) -> String {
         // Floor division, without overflow for any Int64 (times come from other nodes).
         let seconds = milliseconds / 1000 - (milliseconds % 1000 < 0 ? 1 : 0)
         let offset = Int64(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds))))
         let local = ((seconds % 86_400) + (offset % 86_400) + 2 * 86_400) % 86_400
         func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(two(local / 3600)):\(two(local / 60 % 60)):\(two(local % 60))"
+    }
+
+    /// The standing score of a room, as ``score(home:guest:homeName:guestName:)`` says it.
+    public static func score(_ board: Scoreboard) -> String {
+        score(home: board.home, guest: board.guest, homeName: board.teams?.home, guestName: board.teams?.guest)
+    }
+
+    /// `14–7`, or `Chiefs 14–7 Eagles` once the sides are named.
+    public static func score(home: UInt16, guest: UInt16, homeName: String?, guestName: String?) -> String {
+        guard let homeName, let guestName else { return "\(home)–\(guest)" }
+        return "\(homeName) \(home)–\(guest) \(guestName)"
     }
 }

@@ -1,7 +1,7 @@
 import HuddleCore
 import Testing
 
-@testable import HuddleNode
+@testable import HuddleCore
 
 /// The status line and `/who`, from a room's session alone: no node, no socket, no clock.
 @Suite struct RoomGlanceTests {

@@ -1,5 +1,3 @@
-import HuddleCore
-
 /// Direct messages: a private room of two, keyed by X25519 between the two nodes (see
 /// ``NodeIdentity/directKey(with:peerAgreementKey:name:)``), named `@nick` for the reader.
 ///
@@ -10,10 +8,10 @@ import HuddleCore
 /// back, with its history from the store. Messages are held back by the offsets of a room the two
 /// share (``sharedCalibrationRoom(with:)``), chosen again whenever rooms or offsets change, so a
 /// direct message spoils nothing either.
-extension Node {
+extension NodeMachine {
     /// A peer's agreement key from its signed probe or ack: the direct room with it is known from
     /// now on.
-    func learned(agreementKey: [UInt8], of peer: NodeID, nick: String) {
+    mutating func learned(agreementKey: [UInt8], of peer: NodeID, nick: String) {
         // Only peers membership admitted, and a bounded number: fresh keys cost a node nothing.
         guard agreementKeys[peer] != agreementKey, membership.peers[peer] != nil,
             agreementKeys.count < Self.maximumDirectPeers
@@ -21,7 +19,7 @@ extension Node {
         agreementKeys[peer] = agreementKey
         guard let key = identity.directKey(with: peer, peerAgreementKey: agreementKey, name: "@\(nick)") else {
             // Said once per key a peer offers (the key is remembered above), never per probe.
-            countDropped(.weakAgreementKey, "agreement key of small order", from: "\(peer)")
+            countDropped(.weakAgreementKey)
             showError("\(nick) (\(peer)) offers a key for direct messages that anyone could read them with: "
                 + "no direct messages with it")
             return
@@ -32,8 +30,8 @@ extension Node {
 
     /// `/msg NICK TEXT` and `huddle send --to NICK`: sends a direct message, entering the direct
     /// room first. Returns the event, or why there is none for the caller to say (a message
-    /// the room refused, `.notSent`, was already reported by ``originate(_:in:at:)``).
-    func sendDirect(to target: String, text: String) -> Result<Event, PeerLookupError> {
+    /// the room refused, `.notSent`, was already reported by ``originate(_:in:at:now:)``).
+    public mutating func sendDirect(to target: String, text: String, now: NodeTime) -> Result<Event, PeerLookupError> {
         let peer: Peer
         switch resolvePeer(target) {
         case .success(let found): peer = found
@@ -45,17 +43,14 @@ extension Node {
                 "you and \(peer.nick) share no calibration yet, so \(peer.nick) sees direct messages at once; "
                     + "mark a moment in a room you are both in to hold them back")
         }
-        enterDirect(room)
-        return originate(.chat(text: text), in: room).map(Result.success) ?? .failure(.notSent)
+        enterDirect(room, now: now)
+        return originate(.chat(text: text), in: room, now: now).map(Result.success) ?? .failure(.notSent)
     }
 
-    /// Most peers this node keeps a direct room for.
-    static let maximumDirectPeers = 4_096
-
     /// The live peer `target` names: a nick, or `nick#idprefix` when two share a nick. A bare
-    /// nick never reaches a node other than the one first seen under it (see `Node+Nicks`):
+    /// nick never reaches a node other than the one first seen under it (see `NodeMachine+Nicks`):
     /// someone else calling itself bob is named `bob#id` or not at all.
-    func resolvePeer(_ target: String) -> Result<Peer, PeerLookupError> {
+    public func resolvePeer(_ target: String) -> Result<Peer, PeerLookupError> {
         let parts = target.split(separator: "#", maxSplits: 1)
         let nick = String(parts.first ?? "")
         let prefix = parts.count == 2 ? parts[1].lowercased() : ""
@@ -73,43 +68,32 @@ extension Node {
         }
     }
 
-    /// Enters the direct room `room` unless this node is in it: its history comes back from the
-    /// store, and a first ever entry sends a join so the other side sees this node's nick.
-    func enterDirect(_ room: String) {
+    /// Enters the direct room `room` unless this node is in it: its history comes back from
+    /// what the store held, and a first ever entry sends a join so the other side sees this
+    /// node's nick.
+    mutating func enterDirect(_ room: String, now: NodeTime) {
         guard !joined.contains(room), directs[room] != nil else { return }
-        loadRoom(room)
+        loadRoom(room, now: now)
         joined.append(room)
         advertiseRooms()
         if rooms[room]?.memberIDs.contains(identity.id) != true {
-            originate(.join(nick: configuration.nick), in: room)
+            originate(.join(nick: nick), in: room, now: now)
         }
-        followSharedCalibration(room)
-        perform(replication.joined(room: room, peers: roomPeers(room)))
-    }
-
-    /// Where a room's events go: its live peers, and for a direct room the other side even
-    /// before it has entered the room (its first message is what makes it enter).
-    func roomPeers(_ room: String) -> [Peer] {
-        var peers = membership.alivePeers(inRoom: room)
-        if let other = directs[room], let peer = membership.peers[other], peer.state != .gone,
-            !peers.contains(where: { $0.id == other })
-        {
-            peers.append(peer)
-        }
-        return peers
+        followSharedCalibration(room, now: now)
+        perform(replication.joined(room: room, peers: roomPeers(room)), now: now)
     }
 
     /// The direct rooms this node is in hold messages back by the offsets of a room shared
     /// with the other side (see ``sharedCalibrationRoom(with:)``); held messages are re-timed.
-    func followSharedCalibrations() {
-        for room in joined where directs[room] != nil { followSharedCalibration(room) }
+    mutating func followSharedCalibrations(now: NodeTime) {
+        for room in joined where directs[room] != nil { followSharedCalibration(room, now: now) }
     }
 
-    func followSharedCalibration(_ room: String) {
+    mutating func followSharedCalibration(_ room: String, now: NodeTime) {
         let calibration = sharedCalibration(forDirect: room)
         guard rooms[room]?.calibration != calibration else { return }
-        let outputs = withRoom(room) { $0.follow(calibration, now: clock.wallMillis()) }
-        show(outputs, room: room)
+        let outputs = withRoom(room, now: now) { $0.follow(calibration, now: now.wall) }
+        show(outputs, room: room, now: now)
     }
 
     /// The offsets that hold back the messages of direct room `room` (none: shown at once).
@@ -123,7 +107,7 @@ extension Node {
     /// private room's id). One rule on every node, so both sides of a direct room hold its
     /// messages by the same offsets; it is applied again whenever a room's offsets or members
     /// change, whichever room is current.
-    func sharedCalibrationRoom(with other: NodeID) -> String? {
+    public func sharedCalibrationRoom(with other: NodeID) -> String? {
         joined.filter { directs[$0] == nil && rooms[$0]?.calibration.areConnected(identity.id, other) == true }.min()
     }
 
@@ -145,21 +129,21 @@ extension Node {
     /// The nick a direct message in `room` went to.
     func directRecipient(of message: ShownMessage, in room: String) -> String? {
         guard let other = directs[room] else { return nil }
-        guard message.from.id == identity.id else { return configuration.nick }
+        guard message.from.id == identity.id else { return nick }
         return rooms[room]?.memberIDs.contains(other) == true
             ? rooms[room]?.member(other).nick : membership.peers[other]?.nick
     }
 }
 
 /// Why `/msg` or `huddle send --to` found nobody to send to.
-enum PeerLookupError: Error, Equatable, CustomStringConvertible {
+public enum PeerLookupError: Error, Equatable, CustomStringConvertible {
     case unknown(String)
     case ambiguous(String, ids: [String])
     case notTheOneYouKnow(String, id: String, known: String)
     case noKey(String)
     case notSent
 
-    var description: String {
+    public var description: String {
         switch self {
         case .unknown(let target): "nobody called \(target) is here"
         case .noKey(let nick): "\(nick) has not sent a key for direct messages yet (is it an older Huddle?)"

@@ -9,24 +9,34 @@ import HuddleCore
 /// RoomGlance.statusLine(of: view, now: now)
 /// // "superbowl · 2 peers · you: 3.0 s behind alice · 2 waiting, next in 4 s"
 /// ```
-enum RoomGlance {
+public enum RoomGlance {
     /// One room as the node sees it now.
-    struct View {
+    public struct View {
         /// The room's session (log, calibration, what is held back).
-        var session: RoomSession
+        public var session: RoomSession
         /// The room as people name it ("superbowl", "superbowl (private)", "@alice").
-        var label: String
+        public var label: String
         /// Peers alive in the room.
-        var alivePeers: Int
+        public var alivePeers: Int
         /// When the viewer paused its stream, while it is paused.
-        var pausedAt: Int64?
+        public var pausedAt: Int64?
         /// Each member's membership state, where it is a known peer.
-        var peerStates: [NodeID: PeerState] = [:]
+        public var peerStates: [NodeID: PeerState] = [:]
+
+        public init(
+            session: RoomSession, label: String, alivePeers: Int, pausedAt: Int64? = nil, peerStates: [NodeID: PeerState] = [:]
+        ) {
+            self.session = session
+            self.label = label
+            self.alivePeers = alivePeers
+            self.pausedAt = pausedAt
+            self.peerStates = peerStates
+        }
     }
 
     /// What a viewer glances at: room, peers here, where their stream stands, the score, a pause,
     /// what is held back. Without a room: the pause, or how to join one.
-    static func statusLine(of view: View?, pausedAt: Int64?, now: Int64) -> String {
+    public static func statusLine(of view: View?, pausedAt: Int64?, now: Int64) -> String {
         guard let view else {
             return pausedAt.map { "paused \(HumanFormat.elapsed(milliseconds: now - $0))" } ?? "not in a room: /join ROOM"
         }
@@ -48,7 +58,7 @@ enum RoomGlance {
         } else {
             parts.append("not calibrated")
         }
-        if let board = session.scoreboard { parts.append(OutputRenderer.scoreText(board)) }
+        if let board = session.scoreboard { parts.append(HumanFormat.score(board)) }
         if let pausedAt = view.pausedAt { parts.append("paused \(HumanFormat.elapsed(milliseconds: now - pausedAt))") }
         if session.heldBackCount > 0 {
             var waiting = "\(session.heldBackCount) waiting"
@@ -63,12 +73,12 @@ enum RoomGlance {
 
     /// `/who`: each member, with where its stream stands against the reader's and whether it
     /// answers; the score first, if anyone posted one.
-    static func who(in view: View) -> String {
+    public static func who(in view: View) -> String {
         let session = view.session
         let reader = session.reader
         var lines = ["in \(view.label):"]
         if let board = session.scoreboard {
-            lines[0] = "in \(view.label), score \(OutputRenderer.scoreText(board)) on your stream (by \(board.by.displayName)):"
+            lines[0] = "in \(view.label), score \(HumanFormat.score(board)) on your stream (by \(board.by.displayName)):"
         }
         for entry in session.offsetReport.entries {
             let name = entry.member.id == reader ? "\(entry.member.nick) (you)" : entry.member.displayName
@@ -76,7 +86,7 @@ enum RoomGlance {
             if entry.member.id == reader {
                 standing = session.calibration.isCalibrated(reader) ? "calibrated" : "not calibrated yet"
             } else if let behind = entry.behindReader {
-                standing = OutputRenderer.describeLag(nick: nil, behindReader: behind)
+                standing = HumanFormat.lag(behind)
             } else {
                 standing = "not calibrated with you yet"
             }

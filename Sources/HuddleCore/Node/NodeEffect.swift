@@ -1,0 +1,106 @@
+/// What a ``NodeMachine`` asks the world to do. The machine decides; whoever runs it (the `Node`
+/// actor on sockets and SQLite, the simulator on a virtual network) carries these out, in order.
+public enum NodeEffect: Sendable, Equatable {
+    /// Send one datagram to each address (one encoding for all of them). Probes and acks are
+    /// already signed.
+    case send(WireMessage, to: [PeerAddress])
+    /// Pull a room from a peer over TCP (``PullRequest``); answer with
+    /// ``NodeMachine/pulled(_:for:now:)`` and ``NodeMachine/pullFinished(_:)``.
+    case pull(PullRequest)
+    /// Write to the store. Effects after a durable write must not happen before it is on disk.
+    case persist(StoreWrite)
+    /// Something for the reader.
+    case output(NodeOutput)
+    /// The rooms to announce over mDNS changed (joined rooms but direct ones).
+    case advertise(rooms: [String])
+    /// The peers that signed their own word to this node changed: their addresses are exempt
+    /// from rate limits and are who a goodbye goes to, at `incarnation`.
+    case vouchedPeers(Set<PeerAddress>, incarnation: UInt64)
+    /// `/private ROOM`: ask the reader for the room's passphrase, then call
+    /// ``NodeMachine/passphraseEntered(_:now:)``.
+    case askPassphrase(room: String)
+    /// `/quit`.
+    case quit
+}
+
+/// A write to the node's store. The store keeps, across restarts, what the machine is given
+/// back in ``NodeRestore``.
+public enum StoreWrite: Sendable, Equatable {
+    /// Events to keep. `durable`: this node's own event, which must survive a power cut before
+    /// anyone sees it, or a restarted node could sign another event with its seq.
+    case events([Event], durable: Bool)
+    /// Messages shown to the reader at `at` (wall ms): never shown again after a restart.
+    case shown([EventID], room: String, at: Int64)
+    /// A proof that an origin equivocated.
+    case fault(Equivocation)
+    /// Events a room dropped for good.
+    case delete([EventID], room: String)
+    /// Whether this node is in `room`.
+    case joined(String, Bool)
+    /// The room the reader types into.
+    case currentRoom(String?)
+    /// A private room's name, by its wire id.
+    case privateRoomName(id: String, name: String)
+    /// The first node seen under a nick.
+    case nick(String, NodeID, at: Int64)
+}
+
+/// A pull of one room from one peer. A recheck also asks again for `recheck`'s events from seq
+/// `from` on, though they are held, to compare them (``ReplicationDirective/recheck``).
+public struct PullRequest: Hashable, Sendable {
+    public var room: String
+    public var peer: NodeID
+    /// The peer's sync (TCP) address.
+    public var address: PeerAddress
+    public var recheck: NodeID?
+    public var from: UInt64
+    /// Asked by a node waiting to know its events reached the peer (``DeliveryWait``), not by
+    /// ``Replication``.
+    public var confirm: Bool
+
+    public init(
+        room: String, peer: NodeID, address: PeerAddress, recheck: NodeID? = nil, from: UInt64 = 1,
+        confirm: Bool = false
+    ) {
+        self.room = room
+        self.peer = peer
+        self.address = address
+        self.recheck = recheck
+        self.from = from
+        self.confirm = confirm
+    }
+}
+
+/// A line for the reader, not yet in words: the shell renders it (text or JSON).
+public enum NodeOutput: Sendable, Equatable {
+    /// What a room showed, with how to name the room.
+    case room(RoomOutput, RoomLine)
+    /// A peer's membership state changed (`left`: it said goodbye).
+    case peer(id: NodeID, nick: String, state: PeerState, left: Bool)
+    /// A second node under a nick first seen with another.
+    case nickConflict(Member, knownID: NodeID)
+    /// One message of `/history`.
+    case history(Event, from: Member, gameTime: Int64?, room: String)
+    /// Something that happened to this node: "* now talking in superbowl".
+    case notice(String)
+    /// An answer to a command (`/who`, `/rooms`, `/status`).
+    case info(String)
+    /// `/help`.
+    case help
+    case error(String)
+}
+
+/// How a room's output names the room for the reader.
+public struct RoomLine: Sendable, Equatable {
+    /// The room's wire name (a private room's id).
+    public var room: String
+    /// What people call it: "superbowl", "@alice", "private room ~abcde".
+    public var name: String
+    /// The name with "(private)" after a private room this node reads: "superbowl (private)",
+    /// apart from a public superbowl. Text says this; JSON says ``name`` and ``isPrivate``.
+    public var label: String
+    public var isPrivate: Bool
+    public var isCurrent: Bool
+    /// In a direct room, whom a message went to.
+    public var directTo: String?
+}

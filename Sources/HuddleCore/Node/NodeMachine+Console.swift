@@ -1,0 +1,229 @@
+/// What the reader types: console lines and keys, control requests, and what the console shows
+/// under the conversation (``consoleView(now:)``).
+extension NodeMachine {
+    /// Runs one console line whose Enter arrived at `at` (wall ms). A bad line is answered with
+    /// an error and changes nothing; `/quit` emits ``NodeEffect/quit``.
+    public mutating func consoleLine(_ line: String, at: Int64, now: NodeTime) {
+        let command: ConsoleCommand
+        do {
+            command = try ConsoleCommand(parsing: line)
+        } catch .emptyLine {
+            return
+        } catch {
+            return showError("\(error)")
+        }
+        run(command, at: at, now: now)
+    }
+
+    /// A console key that marks the moment on offer (the console's one-key mark), with the
+    /// label it offered when the key arrived.
+    public mutating func markOffered(_ label: String?, at: Int64, now: NodeTime) {
+        inCurrentRoom { machine, room in machine.markOffered(label, in: room, at: at, now: now) }
+    }
+
+    mutating func run(_ command: ConsoleCommand, at: Int64, now: NodeTime) {
+        switch command {
+        case .quit:
+            emit(.quit)
+        case .help:
+            show(.help)
+        case .join(let room):
+            join(room, now: now)
+        case .joinPrivate(let room):
+            askPassphrase(for: room)
+        case .direct(let target, let text):
+            if case .failure(let problem) = sendDirect(to: target, text: text, now: now), problem != .notSent {
+                showError(problem.description)
+            }
+        case .pause:
+            pause(at: at, now: now)
+        case .resume:
+            resume(at: at, now: now)
+        case .status:
+            showInfo(statusLine(now: now))
+        case .score(let home, let guest):
+            // Timed at the Enter, like a mark: the score is of that moment of the stream.
+            inCurrentRoom { machine, room in machine.originate(.score(home: home, guest: guest), in: room, at: at, now: now) }
+        case .teams(let home, let guest):
+            inCurrentRoom { machine, room in machine.originate(.teams(home: home, guest: guest), in: room, now: now) }
+        case .rooms:
+            showInfo(roomsDescription())
+        case .say(let text):
+            inCurrentRoom { machine, room in machine.originate(.chat(text: text), in: room, now: now) }
+        case .leave:
+            inCurrentRoom { machine, room in machine.leave(room, now: now) }
+        case .who:
+            inCurrentRoom { machine, room in machine.showInfo(machine.whoDescription(room: room)) }
+        case .event(let label):
+            inCurrentRoom { machine, room in
+                guard let label = CalibrationLabel(label) else { return machine.showError("a label cannot be blank") }
+                machine.originate(.calibrationEvent(label: label.normalized), in: room, now: now)
+            }
+        case .now(let label?):
+            inCurrentRoom { machine, room in machine.mark(label, in: room, at: at, now: now) }
+        case .now(nil):
+            inCurrentRoom { machine, room in
+                machine.markOffered(machine.rooms[room]?.markOffer(now: at)?.label.normalized, in: room, at: at, now: now)
+            }
+        case .ignore(let label):
+            inCurrentRoom { machine, room in
+                guard let label = CalibrationLabel(label) else { return machine.showError("a label cannot be blank") }
+                machine.rooms[room]?.ignore(label: label)
+                machine.showNotice("you will not be asked to mark \"\(label)\" in \(machine.name(of: room))")
+            }
+        case .unmark(let label):
+            inCurrentRoom { machine, room in machine.unmark(label, in: room, now: now) }
+        case .delay(let milliseconds):
+            inCurrentRoom { machine, room in machine.originate(.delayNudge(milliseconds: milliseconds), in: room, now: now) }
+        case .history(let count):
+            inCurrentRoom { machine, room in machine.history(count, in: room) }
+        }
+    }
+
+    /// `/history N`: the last messages of a room, each at its game time.
+    mutating func history(_ count: Int, in room: String) {
+        guard let session = rooms[room] else { return }
+        let events = session.history(last: count)
+        if events.isEmpty { return showInfo("no messages in \(name(of: room)) yet") }
+        for event in events {
+            show(.history(
+                event, from: session.member(event.origin), gameTime: session.calibration.gameTime(of: event),
+                room: name(of: room)))
+        }
+    }
+
+    /// A chat line sent through the control socket (`huddle send`) into the joined room people
+    /// call `name`. Returns the event, or why there is none.
+    public mutating func say(_ text: String, inRoomNamed name: String, now: NodeTime) -> Result<Event, SendRefusal> {
+        guard let room = joinedRoom(named: name) else { return .failure(.notInRoom(name)) }
+        let trimmed = text.trimmingWhitespace()
+        guard !trimmed.isEmpty else { return .failure(.empty) }
+        guard let event = originate(.chat(text: trimmed), in: room, now: now) else { return .failure(.refused) }
+        return .success(event)
+    }
+
+    /// Marks `label` at `at`, creating the calibration event first if nobody has proposed it.
+    mutating func mark(_ raw: String, in room: String, at: Int64, now: NodeTime) {
+        guard let label = CalibrationLabel(raw) else { return showError("a label cannot be blank") }
+        if rooms[room]?.labels.contains(label) != true {
+            originate(.calibrationEvent(label: label.normalized), in: room, now: now)
+        }
+        originate(.mark(label: label.normalized), in: room, at: at, now: now)
+    }
+
+    /// Takes back this node's mark of `label`: every node stops counting it.
+    mutating func unmark(_ raw: String, in room: String, now: NodeTime) {
+        guard let label = CalibrationLabel(raw) else { return showError("a label cannot be blank") }
+        guard rooms[room]?.readerHasMarked(label) == true else {
+            return showError("you have no mark of \"\(label.normalized)\" in \(name(of: room)) to take back")
+        }
+        originate(.unmark(label: label.normalized), in: room, now: now)
+    }
+
+    /// Marks the moment the console offered when the key arrived (`nil`: it offered none).
+    mutating func markOffered(_ label: String?, in room: String, at: Int64, now: NodeTime) {
+        guard let label else {
+            return showError("no moment is waiting for your mark; /now LABEL marks a new one")
+        }
+        mark(label, in: room, at: at, now: now)
+    }
+
+    private mutating func inCurrentRoom(_ body: (inout NodeMachine, String) -> Void) {
+        guard let room = currentRoom else { return showError("you are not in a room: /join ROOM first") }
+        body(&self, room)
+    }
+
+    // MARK: What the console shows
+
+    /// What the interactive console shows under the conversation now: the status line, the
+    /// room, the moment one key marks, and what Tab completes.
+    public func consoleView(now: NodeTime) -> ConsoleView {
+        let session = currentRoom.flatMap { rooms[$0] }
+        var nicks: [String] = []
+        var labels: [String] = []
+        if let session {
+            nicks = session.members.filter { $0.id != identity.id }.map(\.nick)
+            labels = session.pendingMarks.labelsPendingFirst(now: now.wall).map(\.normalized)
+        }
+        var roomNames = joined.map(name(of:))
+        for peer in membership.peers.values.sorted(by: { $0.id < $1.id }) where peer.state != .gone {
+            // A private room is typed by name after /private, never by id.
+            roomNames += peer.rooms.filter { !RoomKey.isPrivate($0) && !roomNames.contains($0) }
+        }
+        return ConsoleView(
+            status: statusLine(now: now), room: currentRoom.map(name(of:)), offer: session?.markOffer(now: now.wall),
+            words: ConsoleCompletion.Words(rooms: roomNames, nicks: nicks, labels: labels))
+    }
+
+    /// The status line under the conversation (see ``RoomGlance/statusLine(of:pausedAt:now:)``).
+    public func statusLine(now: NodeTime) -> String {
+        let session = currentRoom.flatMap { rooms[$0] }
+        return RoomGlance.statusLine(
+            of: session.map { glance(at: $0, label: privateLabel(of: $0.room)) }, pausedAt: pausedAt, now: now.wall)
+    }
+
+    /// What the console needs to know of one room to describe it.
+    func glance(at session: RoomSession, label: String) -> RoomGlance.View {
+        RoomGlance.View(
+            session: session, label: label, alivePeers: membership.alivePeers(inRoom: session.room).count,
+            pausedAt: pausedAt, peerStates: membership.peers.mapValues(\.state))
+    }
+
+    func roomsDescription() -> String {
+        func described(_ room: String) -> String {
+            privateLabel(of: room) + (room == currentRoom ? " (current)" : "")
+        }
+        var lines = ["your rooms: " + (joined.isEmpty ? "none" : joined.map(described).joined(separator: ", "))]
+        var seen: [String: [String]] = [:]
+        for peer in membership.peers.values where peer.state != .gone {
+            for room in peer.rooms { seen[room, default: []].append(peer.nick) }
+        }
+        if seen.isEmpty {
+            lines.append("no rooms seen on the network yet")
+        } else {
+            for room in seen.keys.sorted(by: { name(of: $0) < name(of: $1) }) {
+                lines.append("  \(privateLabel(of: room)): \(seen[room]!.sorted().joined(separator: ", "))")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    func whoDescription(room: String) -> String {
+        guard let session = rooms[room] else { return "nobody in \(name(of: room))" }
+        return RoomGlance.who(in: glance(at: session, label: name(of: room)))
+    }
+}
+
+/// What the interactive console shows under the conversation.
+public struct ConsoleView: Equatable, Sendable {
+    /// The status line, in words.
+    public var status: String
+    /// The current room, as people name it.
+    public var room: String?
+    /// The moment one key marks, and how many more wait after it.
+    public var offer: PendingMarks.Offer?
+    /// What Tab completes.
+    public var words: ConsoleCompletion.Words
+
+    public init(status: String, room: String?, offer: PendingMarks.Offer?, words: ConsoleCompletion.Words) {
+        self.status = status
+        self.room = room
+        self.offer = offer
+        self.words = words
+    }
+}
+
+/// Why `huddle send` wrote nothing.
+public enum SendRefusal: Error, Equatable, CustomStringConvertible {
+    case notInRoom(String)
+    case empty
+    case refused
+
+    public var description: String {
+        switch self {
+        case .notInRoom(let name): "this node is not in room \(name)"
+        case .empty: "nothing to send"
+        case .refused: "the message was refused (too long or containing control characters)"
+        }
+    }
+}

@@ -1,0 +1,147 @@
+/// What Membership and Replication ask for, turned into effects; and the node's timers.
+extension NodeMachine {
+    // MARK: Sending
+
+    /// Pushes new events to every live peer of the room, one datagram each.
+    mutating func push(_ events: [Event], room: String) {
+        let peers = roomPeers(room)
+        guard !peers.isEmpty else { return }
+        send(.events(events), to: peers.map(\.address))
+    }
+
+    mutating func send(_ message: WireMessage, to addresses: [PeerAddress]) {
+        guard !addresses.isEmpty else { return }
+        counters.packetsOut += addresses.count
+        emit(.send(message, to: addresses))
+    }
+
+    /// Pushes both events of a proof of equivocation: whoever receives them proves the fault
+    /// to itself. One datagram if both fit, else one each.
+    mutating func pushEvidence(_ proof: Equivocation, to addresses: [PeerAddress]) {
+        guard !addresses.isEmpty else { return }
+        let both = WireMessage.events([proof.first, proof.second])
+        if both.encoded().count <= WireLimits.maxDatagramBytes {
+            send(both, to: addresses)
+        } else {
+            for event in [proof.first, proof.second] { send(.events([event]), to: addresses) }
+        }
+    }
+
+    // MARK: Membership
+
+    mutating func perform(_ directives: [MembershipDirective], now: NodeTime) {
+        var vouchedChanged = false
+        for directive in directives {
+            switch directive {
+            case .send(let message, let address):
+                // Probes and acks are signed: only this node speaks for itself.
+                send(identity.signed(withCard(message)), to: [address])
+            case .peerChanged(let id, let nick, _, let to):
+                vouchedChanged = true
+                show(.peer(id: id, nick: nick, state: to, left: false))
+                if to == .alive, let peer = membership.peers[id] {
+                    perform(replication.peerAlive(peer, sharedRooms: joined.filter(peer.rooms.contains)), now: now)
+                }
+            case .peerLeft(let id, let nick):
+                vouchedChanged = true
+                show(.peer(id: id, nick: nick, state: .gone, left: true))
+            case .scheduleTick(let at):
+                membershipTickAt = at
+            case .forward(let message, let address):
+                // A peer's own signed ack to a probe run for another node: passed on untouched.
+                send(message, to: [address])
+            }
+        }
+        // A goodbye names the incarnation that ends: the current one, also after a refutation.
+        if vouchedChanged || membership.incarnation != lastVouched.incarnation {
+            let vouched = vouchedAddresses
+            guard vouched != lastVouched.addresses || membership.incarnation != lastVouched.incarnation else { return }
+            lastVouched = (vouched, membership.incarnation)
+            emit(.vouchedPeers(vouched, incarnation: membership.incarnation))
+        }
+    }
+
+    /// The addresses of live peers that signed their own word to this node: exempt from rate
+    /// limits (a DNS-SD announcement names any address), and who a goodbye goes to.
+    var vouchedAddresses: Set<PeerAddress> {
+        Set(membership.peers.values.filter { $0.state != .gone && $0.vouched > 0 }.map(\.address))
+    }
+
+    /// Addresses a peer was found at (mDNS, as a test or the simulator would say).
+    public mutating func discovered(id: NodeID, nick: String, address: PeerAddress, rooms: [String], now: NodeTime) {
+        guard id != identity.id else { return }
+        perform(membership.addDiscovered(id: id, nick: nick, address: address, rooms: rooms, now: now.monotonic), now: now)
+    }
+
+    // MARK: Replication
+
+    mutating func perform(_ directives: [ReplicationDirective], now: NodeTime) {
+        for directive in directives {
+            switch directive {
+            case .sendDigest(let room, let address):
+                guard let log = rooms[room]?.log else { continue }
+                send(
+                    .digest(RoomDigest(from: identity.id, room: room, vector: log.vector, fingerprints: log.fingerprints)),
+                    to: [address])
+            case .pushMissing(let room, let have, let address):
+                guard let log = rooms[room]?.log else { continue }
+                let events = log.push(missingFor: have, config: replication.config)
+                guard !events.isEmpty else { continue }
+                // Proofs first, if the events name an equivocator's dropped seqs.
+                for proof in log.evidence(for: events) { pushEvidence(proof, to: [address]) }
+                send(.events(events), to: [address])
+            case .pull(let room, let peer, let address):
+                emit(.pull(PullRequest(room: room, peer: peer, address: address)))
+            case .pushEvidence(let proof, let address):
+                pushEvidence(proof, to: [address])
+            case .recheck(let room, let peer, let origin, let from, let address):
+                emit(.pull(PullRequest(room: room, peer: peer, address: address, recheck: origin, from: from)))
+            case .scheduleTick(let at):
+                replicationTickAt = at
+            }
+        }
+    }
+
+    // MARK: Timers
+
+    /// The timer wakes at least this often (wall ms).
+    public static let maximumSleep: Int64 = 1000
+
+    /// Runs whatever is due: hold-back releases, the membership tick, anti-entropy rounds.
+    public mutating func tick(now: NodeTime) {
+        // Messages held in a room this node has left stay held: nobody is reading there.
+        for room in joined {
+            guard let wake = rooms[room]?.nextWake, wake <= now.wall else { continue }
+            let (outputs, discarded) = withRoom(room, now: now) { ($0.wake(now: now.wall), $0.takeDiscarded()) }
+            if !discarded.isEmpty { emit(.persist(.delete(discarded, room: room))) }
+            show(outputs, room: room, now: now)
+        }
+        if membershipTickAt <= now.monotonic {
+            perform(membership.tick(now: now.monotonic), now: now)
+        }
+        if replicationTickAt <= now.monotonic {
+            var states: [String: Replication.RoomState] = [:]
+            for room in joined { states[room] = replicationState(room) }
+            perform(replication.tick(now: now.monotonic, rooms: states), now: now)
+        }
+    }
+
+    /// When ``tick(now:)`` is next due, on the wall clock (ms): at the latest ``maximumSleep``
+    /// from now.
+    public func nextDeadline(now: NodeTime) -> Int64 {
+        var deadline = now.wall + Self.maximumSleep
+        deadline = min(deadline, now.wall + max(0, (replicationTickAt - now.monotonic) / 1000))
+        deadline = min(deadline, now.wall + max(0, (membershipTickAt - now.monotonic) / 1000))
+        for room in joined {
+            if let wake = rooms[room]?.nextWake { deadline = min(deadline, wake) }
+        }
+        return deadline
+    }
+
+    /// The earliest hold-back release in a joined room (wall ms).
+    public var nextRelease: Int64? { joined.compactMap { rooms[$0]?.nextWake }.min() }
+
+    /// When the membership or replication machine next wants a tick (monotonic µs): what a
+    /// simulator on one clock waits for, besides hold-back releases.
+    public var nextMachineTick: Int64 { min(membershipTickAt, replicationTickAt) }
+}

@@ -1,0 +1,267 @@
+/// Everything one node decides, with no I/O at all: the same machine runs inside the `Node` actor
+/// (on sockets, SQLite and a terminal) and in the simulator (on a virtual network and clock).
+///
+/// It composes the core's machines: ``Membership`` (who is there), ``Replication`` (when to push,
+/// swap digests, pull) and one ``RoomSession`` per room (log, calibration, hold-back), plus
+/// private rooms, direct messages, nicks and pause. Inputs come in through its methods, each at
+/// one instant (``NodeTime``): a decoded datagram (``receive(_:from:now:checks:)``), a pull's
+/// answer (``pulled(_:for:now:)``), a console line (``consoleLine(_:at:now:)``), a control
+/// request, a discovered peer, time passing (``tick(now:)``). What the world must do comes out
+/// of ``pollEffects()``: datagrams to send, pulls to run, writes to the store, lines for the
+/// reader. ``nextDeadline(now:)`` says when to call ``tick(now:)`` next.
+///
+/// ```swift
+/// var machine = NodeMachine(NodeSetup(identity: id, nick: "alice", port: 7400, now: now))
+/// machine.start(room: "superbowl", now: now)
+/// machine.receive(message, from: source, now: now)
+/// for effect in machine.pollEffects() { … }     // send, pull, persist, output
+/// ```
+///
+/// The shape is quinn-proto's `Connection` and str0m's `Rtc`: handlers for what arrives, a queue
+/// of what to do, a deadline; the caller owns sockets, disk and clocks.
+public struct NodeMachine: Sendable {
+    public let identity: NodeIdentity
+    public let nick: String
+    /// The UDP and TCP port this node listens on (announced in probes).
+    public let port: UInt16
+    /// Wall ms when this run started.
+    public let startedAt: Int64
+
+    public internal(set) var membership: Membership
+    public internal(set) var replication: Replication
+    /// Loaded rooms' sessions, by wire name (a private room's id).
+    public internal(set) var rooms: [String: RoomSession] = [:]
+    /// Joined rooms, in join order.
+    public internal(set) var joined: [String] = []
+    public internal(set) var currentRoom: String?
+    /// Keys of the private and direct rooms this node reads, by wire id (see ``RoomKey``).
+    public internal(set) var keys: [String: RoomKey] = [:]
+    /// Private rooms this node is in whose passphrase this run was not given: not read, not
+    /// advertised, until ``join(key:now:)`` opens them again.
+    public internal(set) var locked: [String] = []
+    /// The room `/private` asked a passphrase for, while the answer is awaited.
+    public internal(set) var passphraseWanted: String?
+    /// Direct rooms by id: the peer on the other side (see `NodeMachine+Direct`).
+    public internal(set) var directs: [String: NodeID] = [:]
+    /// Peers' X25519 keys for direct messages, from their signed probes and acks.
+    var agreementKeys: [NodeID: [UInt8]] = [:]
+    /// The first node seen under each nick, and the later ones already warned about.
+    public internal(set) var knownNicks: [String: NodeID] = [:]
+    var nickConflicts: Set<NodeID> = []
+    /// When the viewer paused its stream (wall ms), while it is paused.
+    public internal(set) var pausedAt: Int64?
+    /// Peers already told they share no calibration with this node (once each).
+    var uncalibratedDirectsTold: Set<NodeID> = []
+    /// When each private room had someone reported as holding another passphrase, lately.
+    var passphraseMismatchesTold: [String: [Int64]] = [:]
+    /// (peer, private room) pairs already reported as holding another passphrase.
+    var passphraseMismatches: Set<PassphraseMismatch> = []
+    public internal(set) var counters = NodeCounters()
+    /// Once piped input ended: what this node wrote, waiting to be known held by a peer.
+    public internal(set) var deliveryWait: DeliveryWait?
+    /// Monotonic µs of the next membership and replication ticks.
+    var membershipTickAt: Int64 = 0
+    var replicationTickAt: Int64 = 0
+    /// The vouched peers' addresses and the incarnation last told (``NodeEffect/vouchedPeers(_:incarnation:)``).
+    var lastVouched: (addresses: Set<PeerAddress>, incarnation: UInt64) = ([], 0)
+    /// What the store held at start, per room, until the room is loaded.
+    var stored: [String: StoredRoom]
+    /// Private rooms' names, by id, as the store keeps them.
+    var privateRoomNames: [String: String]
+    /// Restored but not yet applied by ``start(room:key:now:)``.
+    private var restore: NodeRestore?
+    /// What the world must do, oldest first (``pollEffects()``).
+    var effects: [NodeEffect] = []
+
+    /// Node-wide cap on the bytes of events held past gaps, every room together.
+    public static let maximumBufferedBytes = 16 << 20
+    /// Most peers this node keeps a direct room for.
+    static let maximumDirectPeers = 4_096
+
+    public init(_ setup: NodeSetup, restore: NodeRestore = NodeRestore()) {
+        identity = setup.identity
+        nick = setup.nick
+        port = setup.port
+        startedAt = setup.startedAt
+        // A later start has a higher incarnation, so gossip can tell a restarted node's address.
+        membership = Membership(
+            me: setup.identity.id, nick: setup.nick, port: setup.port, incarnation: setup.incarnation,
+            config: setup.membership, random: SplitMix64(seed: setup.seed ^ 0x5EED))
+        replication = Replication(config: setup.replication, random: SplitMix64(seed: setup.seed))
+        stored = restore.rooms
+        privateRoomNames = restore.privateRoomNames
+        knownNicks = restore.knownNicks
+        self.restore = restore
+    }
+
+    /// Takes what the world must do now, and forgets it.
+    public mutating func pollEffects() -> [NodeEffect] {
+        defer { effects.removeAll(keepingCapacity: true) }
+        return effects
+    }
+
+    // MARK: Output
+
+    mutating func emit(_ effect: NodeEffect) {
+        effects.append(effect)
+    }
+
+    mutating func show(_ line: NodeOutput) {
+        effects.append(.output(line))
+    }
+
+    mutating func showError(_ message: String) { show(.error(message)) }
+    /// Something that happened to this node (a pause, a room change), said with a `* `.
+    mutating func showNotice(_ text: String) { show(.notice(text)) }
+    mutating func showInfo(_ text: String) { show(.info(text)) }
+
+    /// Counts `count` dropped inputs (datagrams, frames, connections or events).
+    public mutating func countDropped(_ drop: NodeCounters.Drop, count: Int = 1) {
+        counters.count(drop, count)
+    }
+
+    /// The store wrote `count` events new to it.
+    public mutating func noteStored(_ count: Int) {
+        counters.eventsStored += count
+    }
+
+    // MARK: Starting
+
+    /// Brings back the rooms the store holds and joins `room` (a public name) or the private
+    /// room `key` opens, unless joined already: a join resets calibration, so a restart must
+    /// not re-join. A private room comes back only with its passphrase; until then it stays
+    /// locked, unread and unadvertised.
+    public mutating func start(room: String? = nil, key: RoomKey? = nil, seeds: [PeerAddress] = [], now: NodeTime) {
+        let restore = self.restore ?? NodeRestore()
+        self.restore = nil
+        effects.append(.persist(.nick(nick, identity.id, at: now.wall)))
+        if knownNicks[nick] == nil { knownNicks[nick] = identity.id }
+        for seed in seeds { membership.addSeed(seed) }
+        for room in restore.joined {
+            if RoomKey.isPrivate(room) {
+                locked.append(room)
+                continue
+            }
+            loadRoom(room, now: now)
+            joined.append(room)
+        }
+        currentRoom = restore.currentRoom.flatMap { joined.contains($0) ? $0 : nil } ?? joined.last
+        membership.rooms = joined
+        if let key {
+            join(key: key, now: now)
+        } else if let room {
+            if lockedNames().contains(room) {
+                // Not the public room of the same name: what is typed there would be public.
+                showError(
+                    "\(room) is a private room on this node: start with --passphrase-file FILE, or type /private \(room)")
+            } else {
+                join(room, now: now)
+            }
+        }
+        if !locked.isEmpty {
+            let names = lockedNames()
+            let which = names.count == locked.count ? names.joined(separator: ", ") : "\(locked.count) private rooms"
+            showNotice("this run has no passphrase for \(which): /private ROOM opens it")
+        }
+        advertiseRooms()
+    }
+
+    /// The names of the private rooms this node is in but cannot open this run.
+    func lockedNames() -> [String] {
+        locked.compactMap { privateRoomNames[$0] }
+    }
+}
+
+/// Who a node is and how its machines are tuned.
+public struct NodeSetup: Sendable {
+    public var identity: NodeIdentity
+    public var nick: String
+    public var port: UInt16
+    /// Wall ms when this run started.
+    public var startedAt: Int64
+    /// Told in probes; a later run has a higher one (the start time, by default).
+    public var incarnation: UInt64
+    public var membership: MembershipConfig
+    public var replication: ReplicationConfig
+    /// Seeds the machines' randomness (probe order, gossip fan-out): the simulator's runs repeat.
+    public var seed: UInt64
+
+    public init(
+        identity: NodeIdentity, nick: String, port: UInt16, startedAt: Int64, incarnation: UInt64? = nil,
+        membership: MembershipConfig = MembershipConfig(), replication: ReplicationConfig = ReplicationConfig(),
+        seed: UInt64
+    ) {
+        self.identity = identity
+        self.nick = nick
+        self.port = port
+        self.startedAt = startedAt
+        self.incarnation = incarnation ?? UInt64(max(0, startedAt))
+        self.membership = membership
+        self.replication = replication
+        self.seed = seed
+    }
+}
+
+/// What the store held when the node started: the machine's state from the last run.
+public struct NodeRestore: Sendable {
+    /// Every room the store holds events of.
+    public var rooms: [String: StoredRoom]
+    /// Rooms joined when the last run ended, in join order.
+    public var joined: [String]
+    public var currentRoom: String?
+    public var knownNicks: [String: NodeID]
+    public var privateRoomNames: [String: String]
+
+    public init(
+        rooms: [String: StoredRoom] = [:], joined: [String] = [], currentRoom: String? = nil,
+        knownNicks: [String: NodeID] = [:], privateRoomNames: [String: String] = [:]
+    ) {
+        self.rooms = rooms
+        self.joined = joined
+        self.currentRoom = currentRoom
+        self.knownNicks = knownNicks
+        self.privateRoomNames = privateRoomNames
+    }
+}
+
+/// One room as the store holds it.
+public struct StoredRoom: Sendable {
+    public var events: [Event]
+    public var faults: [Equivocation]
+    /// Messages already shown to the reader.
+    public var shown: Set<EventID>
+
+    public init(events: [Event], faults: [Equivocation] = [], shown: Set<EventID> = []) {
+        self.events = events
+        self.faults = faults
+        self.shown = shown
+    }
+}
+
+/// The instant an input is handled at, on the node's two clocks: the wall clock that stamps
+/// events and hold-back times (ms since the Unix epoch, as peers compare marks on it), and a
+/// monotonic clock for membership timers and round-trip times (µs, immune to wall-clock steps).
+/// Read once per input, so everything one input causes happens at one time.
+public struct NodeTime: Sendable, Hashable {
+    /// ms since the Unix epoch.
+    public var wall: Int64
+    /// µs since an arbitrary start.
+    public var monotonic: Int64
+
+    public init(wall: Int64, monotonic: Int64) {
+        self.wall = wall
+        self.monotonic = monotonic
+    }
+
+    /// `milliseconds` later on both clocks.
+    public func advanced(byMilliseconds milliseconds: Int64) -> NodeTime {
+        NodeTime(wall: wall + milliseconds, monotonic: monotonic + milliseconds * 1000)
+    }
+}
+
+/// A peer found in a private room of the same name as one of this node's, under another
+/// passphrase.
+struct PassphraseMismatch: Hashable, Sendable {
+    var peer: NodeID
+    var room: String
+}
