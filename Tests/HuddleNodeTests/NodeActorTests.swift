@@ -4,9 +4,11 @@ import Testing
 
 @testable import HuddleNode
 
-/// The `Node` actor itself, on a real socket and a real store, with a clock the test moves and
-/// output kept in memory: what it pushes, what it answers, when it releases a held message, and
-/// what survives a restart. A plain UDP socket plays bob.
+/// The `Node` actor as the I/O around its machine, on a real socket and a real store, with a
+/// clock the test moves and output kept in memory: that what the machine pushes leaves by the
+/// socket, that what arrives is decoded and verified, and that what the store keeps survives a
+/// restart. A plain UDP socket plays bob. The decisions themselves (hold-back to the millisecond,
+/// digests, privacy, direct messages, pause) are tested synchronously in `NodeMachineTests`.
 @Suite struct NodeActorTests {
     let room = "superbowl"
     let bob = NodeIdentity.generate()
@@ -84,65 +86,6 @@ import Testing
         // Bob's own, signed, is answered.
         try await introduce(peer, to: alice)
         #expect(await alice.node.machine.membership.peers[bob.id]?.vouched == 1)
-    }
-
-    @Test func aPeerAheadIsHeldBackUntilTheReadersStreamGetsThere() async throws {
-        let alice = try await NodeHarness.start(nick: "alice", room: room)
-        defer { Task { try? await alice.stop() } }
-        let peer = try UDPPeer()
-        let start = alice.clock.wallMillis()
-        // Bob's stream is 2 s ahead: he marks kickoff at +1 s, alice at +3 s.
-        let bobSide = Bob(bob, room: room)
-        let events = [
-            try bobSide.make(.join(nick: "bob"), at: start),
-            try bobSide.make(.mark(label: "kickoff"), at: start + 1_000),
-            try bobSide.make(.chat(text: "touchdown"), at: start + 10_000),
-        ]
-        await alice.node.step { $0.originate(.mark(label: "kickoff"), in: room, at: start + 3_000, now: $1) }
-        await alice.advance(ms: 10_000)
-        peer.send(.events(events), toPort: alice.port)
-        #expect(await alice.eventually { await alice.node.vector(of: room)[bob.id] == 3 })
-
-        // Written at +10 s on bob's stream: alice's stream gets there at +12 s.
-        #expect(alice.sink.messages == [])
-        await alice.advance(ms: 1_999)
-        #expect(alice.sink.messages == [])
-        await alice.advance(ms: 1)
-        #expect(alice.sink.messages == ["touchdown"])
-        let shown = alice.sink.objects.first { $0["text"] as? String == "touchdown" }
-        #expect(shown?["held_ms"] as? Int == 2_000)
-    }
-
-    @Test func aDigestIsAnsweredWithWhatThePeerMissesAndWithWhatThisNodeMisses() async throws {
-        let alice = try await NodeHarness.start(nick: "alice", room: room)
-        defer { Task { try? await alice.stop() } }
-        let peer = try UDPPeer()
-        try await introduce(peer, to: alice)
-        for text in ["one", "two", "three"] { await alice.node.step { $0.originate(.chat(text: text), in: room, now: $1) } }
-        let held = await alice.node.vector(of: room)[alice.identity.id]
-
-        // Bob has nothing of alice's: she pushes all of it.
-        peer.send(.digest(RoomDigest(from: bob.id, room: room, vector: VersionVector())), toPort: alice.port)
-        let push = await peer.receive {
-            if case .events(let events) = $0 { events.count > 1 } else { false }
-        }
-        guard case .events(let events) = push else {
-            Issue.record("no push answered bob's digest")
-            return
-        }
-        #expect(events.map(\.seq) == Array(1...held))
-
-        // Bob has two events alice lacks: she answers with her own digest, so he pushes them.
-        var his = await alice.node.vector(of: room)
-        his[bob.id] = 2
-        peer.send(.digest(RoomDigest(from: bob.id, room: room, vector: his)), toPort: alice.port)
-        let answer = await peer.receive { if case .digest = $0 { true } else { false } }
-        guard case .digest(let digest) = answer else {
-            Issue.record("alice did not ask bob for what she lacks")
-            return
-        }
-        #expect(digest.from == alice.identity.id)
-        #expect(digest.vector[bob.id] == 0)
     }
 
     @Test func aRestartRestoresTheRoomAndShowsNothingTwice() async throws {

@@ -1,0 +1,302 @@
+import HuddleCore
+import Testing
+
+/// The node's decisions, run synchronously: machines on a network that exists only in the test
+/// (``MachineLAN``), no socket, no disk, no sleeping. What `NodeActorTests` checked on a real
+/// socket with polling is checked here to the millisecond.
+@Suite struct NodeMachineTests {
+    let room = "superbowl"
+
+    /// Bob's side of the room, written by hand: his events, signed by him.
+    struct Writer {
+        var session: RoomSession
+        let identity: NodeIdentity
+
+        init(_ identity: NodeIdentity = .generate(), room: String = "superbowl") {
+            self.identity = identity
+            session = RoomSession(room: room, reader: identity.id)
+        }
+
+        mutating func make(_ body: EventBody, at now: Int64) throws -> Event {
+            try session.compose(body, now: now, signer: identity).event
+        }
+    }
+
+    func pushes(_ host: MachineLAN.Host, to address: PeerAddress) -> [Event] {
+        host.sent.flatMap { sent -> [Event] in
+            guard sent.to == address, case .events(let events) = sent.message else { return [] }
+            return events
+        }
+    }
+
+    @Test func aMessageMadeHereIsPushedToEveryLivePeerOfTheRoomAndShownThere() {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        let bob = lan.add("bob")
+        let carol = lan.add("carol", room: "worldseries")
+        lan.introduceAll()
+        lan.on(alice) { $0.consoleLine("hello", at: $1.wall, now: $1) }
+        #expect(pushes(lan[alice], to: lan[bob].address).map(\.body).contains(.chat(text: "hello")))
+        #expect(pushes(lan[alice], to: lan[carol].address).isEmpty)
+        lan.deliverAll()
+        #expect(lan[bob].messages == ["hello"])
+        #expect(lan[carol].messages == [])
+        // Stored durably before it left: one durable write per event this node made.
+        #expect(lan[alice].store.durableWrites == lan[alice].machine.vector(of: room)[lan[alice].machine.identity.id])
+    }
+
+    @Test func aProbeNotSignedByItsSenderIsDroppedAndCounted() throws {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        let bob = NodeIdentity.generate()
+        let mallory = NodeIdentity.generate()
+        let source = PeerAddress(host: "10.0.0.66", port: 7400)
+        func probe(_ sequence: UInt64, from: NodeID = bob.id) -> Probe {
+            Probe(from: from, nick: "bob", incarnation: 1, sequence: sequence, sentAt: 0, port: 7400, rooms: [room], peers: [])
+        }
+        guard case .probe(var claim) = mallory.signed(.probe(probe(1, from: mallory.id))) else {
+            Issue.record("not a probe")
+            return
+        }
+        claim.from = bob.id
+        lan.inject(.probe(claim), from: source, to: alice)
+        lan.inject(.probe(probe(2)), from: source, to: alice)
+        #expect(lan[alice].machine.counters.drops[.badSignature] == 2)
+        #expect(lan[alice].machine.membership.peers[bob.id] == nil)
+        #expect(lan[alice].sent.isEmpty)
+        // Bob's own, signed, is answered at its source.
+        lan.inject(bob.signed(.probe(probe(3))), from: source, to: alice)
+        #expect(lan[alice].machine.membership.peers[bob.id]?.vouched == 1)
+        let acks = lan[alice].sent.filter { sent in
+            if case .ack(let ack) = sent.message { ack.sequence == 3 && sent.to == source } else { false }
+        }
+        #expect(acks.count == 1, "\(lan[alice].sent.map { ($0.message.kind, $0.to) })")
+    }
+
+    @Test func aPeerAheadIsHeldBackUntilTheReadersStreamGetsThereToTheMillisecond() throws {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        let start = lan.now.wall
+        // Bob's stream is 2 s ahead: he marks kickoff at +1 s, alice at +3 s.
+        var bob = Writer()
+        let events = [
+            try bob.make(.join(nick: "bob"), at: start),
+            try bob.make(.mark(label: "kickoff"), at: start + 1_000),
+            try bob.make(.chat(text: "touchdown"), at: start + 10_000),
+        ]
+        lan.on(alice) { $0.originate(.mark(label: "kickoff"), in: room, at: start + 3_000, now: $1) }
+        lan.advance(ms: 10_000)
+        lan.inject(.events(events), from: PeerAddress(host: "10.0.0.2", port: 7400), to: alice)
+        #expect(lan[alice].machine.vector(of: room)[bob.identity.id] == 3)
+        // Written at +10 s on bob's stream: alice's stream gets there at +12 s, and the machine
+        // says so.
+        #expect(lan[alice].machine.nextRelease == start + 12_000)
+        #expect(lan[alice].machine.nextDeadline(now: lan.now) <= start + 12_000)
+        lan.advance(ms: 1_999)
+        #expect(lan[alice].messages == [])
+        lan.advance(ms: 1)
+        #expect(lan[alice].messages == ["touchdown"])
+        let shown = lan[alice].outputs.compactMap { output -> ShownMessage? in
+            if case .room(.message(let shown), _) = output { shown } else { nil }
+        }
+        #expect(shown.first?.heldMillis == 2_000)
+        #expect(lan[alice].store.shown[room]?.contains(events[2].id) == true)
+    }
+
+    @Test func aDigestIsAnsweredWithWhatThePeerMissesAndWithWhatThisNodeMisses() throws {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        let bob = lan.add("bob")
+        lan.introduceAll()
+        for text in ["one", "two", "three"] { lan.on(alice) { $0.consoleLine(text, at: $1.wall, now: $1) } }
+        lan.dropAll()
+        let aliceID = lan[alice].machine.identity.id
+        let bobID = lan[bob].machine.identity.id
+        let held = lan[alice].machine.vector(of: room)[aliceID]
+
+        // Bob has nothing of alice's: she pushes all of it (once the introductions' answers are
+        // past the interval between two answers to one peer).
+        lan.now = lan.now.advanced(byMilliseconds: 50)
+        let before = lan[alice].sent.count
+        lan.inject(.digest(RoomDigest(from: bobID, room: room, vector: VersionVector())), from: lan[bob].address, to: alice)
+        let pushed = lan[alice].sent[before...].flatMap { sent -> [Event] in
+            if sent.to == lan[bob].address, case .events(let events) = sent.message { events } else { [] }
+        }
+        #expect(pushed.filter { $0.origin == aliceID }.map(\.seq) == Array(1...held))
+
+        // Bob has two events alice lacks: she answers with her own digest, so he pushes them.
+        var his = lan[alice].machine.vector(of: room)
+        his[bobID] = lan[alice].machine.vector(of: room)[bobID] + 2
+        lan.dropAll()
+        lan.now = lan.now.advanced(byMilliseconds: 50)
+        let mark = lan[alice].sent.count
+        lan.inject(.digest(RoomDigest(from: bobID, room: room, vector: his)), from: lan[bob].address, to: alice)
+        let digests = lan[alice].sent[mark...].compactMap { sent -> RoomDigest? in
+            if case .digest(let digest) = sent.message { digest } else { nil }
+        }
+        #expect(digests.first?.from == aliceID)
+        #expect(digests.first?.vector[bobID] == lan[alice].machine.vector(of: room)[bobID])
+    }
+
+    @Test func aRestartRestoresTheRoomAndShowsNothingTwice() throws {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        var bob = Writer()
+        let now = lan.now.wall
+        let bobAddress = PeerAddress(host: "10.0.0.2", port: 7400)
+        lan.inject(.events([try bob.make(.join(nick: "bob"), at: now), try bob.make(.chat(text: "hi"), at: now)]), from: bobAddress, to: alice)
+        #expect(lan[alice].messages == ["hi"])
+        let ownSeq = lan[alice].machine.vector(of: room)[lan[alice].machine.identity.id]
+
+        lan.restart(alice)
+        #expect(lan[alice].machine.vector(of: room)[bob.identity.id] == 2)
+        #expect(lan[alice].messages == [])
+        // No re-join (a join resets calibration): the restart made nothing new.
+        #expect(lan[alice].machine.vector(of: room)[lan[alice].machine.identity.id] == ownSeq)
+        // And the room goes on: bob's next message is shown, and alice's next seq follows on.
+        lan.inject(.events([try bob.make(.chat(text: "still here"), at: now + 1)]), from: bobAddress, to: alice)
+        #expect(lan[alice].messages == ["still here"])
+        let next = lan.on(alice) { $0.originate(.chat(text: "back"), in: room, now: $1) }
+        #expect(next?.seq == ownSeq + 1)
+    }
+
+    @Test func anEventWithABadSignatureDropsItselfNotTheOthersInItsDatagram() throws {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        var bob = Writer()
+        var carol = Writer()
+        let now = lan.now.wall
+        let good = try bob.make(.join(nick: "bob"), at: now)
+        let signed = try carol.make(.join(nick: "carol"), at: now)
+        let forged = Event(
+            id: signed.id, room: room, createdAt: signed.createdAt, context: signed.context,
+            body: .join(nick: "mallory"), signature: signed.signature)
+        lan.inject(.events([forged, good]), from: PeerAddress(host: "10.0.0.9", port: 7400), to: alice)
+        #expect(lan[alice].machine.vector(of: room)[bob.identity.id] == 1)
+        #expect(lan[alice].machine.vector(of: room)[carol.identity.id] == 0)
+        #expect(lan[alice].machine.counters.drops[.badSignature] == 1)
+    }
+
+    @Test func aSendersBudgetOfSignatureChecksIsKeptAndABadSignatureCostsIt() throws {
+        struct Budget: SignatureBudget {
+            var left: Int
+            var penalties = 0
+            mutating func allow(_ count: Int) -> Int {
+                let allowed = min(count, left)
+                left -= allowed
+                return allowed
+            }
+            mutating func penalize(_ count: Int) { penalties += count }
+        }
+        var machine = NodeMachine(NodeSetup(identity: .generate(), nick: "alice", port: 7400, startedAt: 0, seed: 1))
+        let now = NodeTime(wall: 1_000, monotonic: 1_000)
+        machine.start(room: room, now: now)
+        var writers = (0..<5).map { _ in Writer() }
+        let events = try writers.indices.map { try writers[$0].make(.join(nick: "w\($0)"), at: 1_000) }
+        var budget = Budget(left: 3)
+        machine.receive(.events(events), from: PeerAddress(host: "10.0.0.9", port: 1), now: now, checks: &budget)
+        #expect(machine.counters.drops[.checkBudget] == 2)
+        #expect(events.filter { machine.vector(of: room)[$0.origin] == 1 }.count == 3)
+        #expect(budget.penalties == 0)
+    }
+}
+
+/// Private rooms, direct messages and pause, through the machine.
+extension NodeMachineTests {
+    static let key = try! RoomKey(room: "superbowl", passphrase: "touchdown")
+    static let otherKey = try! RoomKey(room: "superbowl", passphrase: "field goal")
+
+    @Test func aPrivateRoomIsReadOnlyByThoseWithItsPassphrase() {
+        var lan = MachineLAN()
+        let alice = lan.add("alice", room: nil)
+        let bob = lan.add("bob", room: nil)
+        let mallory = lan.add("mallory", room: nil)
+        lan.on(alice) { $0.join(key: Self.key, now: $1) }
+        lan.on(bob) { $0.join(key: Self.key, now: $1) }
+        lan.on(mallory) { $0.join(key: Self.otherKey, now: $1) }
+        lan.introduceAll()
+        lan.on(alice) { $0.consoleLine("the plan", at: $1.wall, now: $1) }
+        lan.deliverAll()
+        #expect(lan[bob].messages == ["the plan"])
+        #expect(lan[mallory].messages == [])
+        // On the wire the text is sealed: nothing any datagram carries shows it.
+        for sent in lan[alice].sent {
+            #expect(!String(decoding: sent.message.encoded(), as: UTF8.self).contains("the plan"))
+        }
+        // Mallory is told, once for each, that alice and bob hold another passphrase; they are
+        // told once that mallory does.
+        #expect(lan[mallory].said.filter { $0.contains("another") }.count == 2)
+        #expect(lan[alice].said.filter { $0.contains("another") }.count == 1)
+        // The room is named, with "(private)", in what the reader sees.
+        let line = lan[bob].outputs.compactMap { output -> RoomLine? in
+            if case .room(.message, let line) = output { line } else { nil }
+        }.first
+        #expect(line?.label == "superbowl (private)")
+        #expect(line?.isPrivate == true)
+    }
+
+    @Test func aDirectMessageReachesOnlyItsPeerAndWaitsForTheirStream() throws {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        let bob = lan.add("bob")
+        let carol = lan.add("carol")
+        lan.introduceAll()
+        // Bob's stream is 3 s behind alice's: they mark one moment.
+        lan.on(alice) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
+        lan.deliverAll()
+        lan.advance(ms: 3_000)
+        lan.on(bob) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
+        lan.deliverAll()
+        lan.on(alice) { $0.consoleLine("/msg bob did you see that", at: $1.wall, now: $1) }
+        lan.deliverAll()
+        #expect(lan[carol].messages == [])
+        #expect(lan[bob].messages == [])
+        lan.advance(ms: 2_999)
+        #expect(lan[bob].messages == [])
+        lan.advance(ms: 1)
+        #expect(lan[bob].messages == ["did you see that"])
+        let line = lan[bob].outputs.compactMap { output -> RoomLine? in
+            if case .room(.message, let line) = output { line } else { nil }
+        }.last
+        #expect(line?.name == "@alice")
+        #expect(line?.directTo == "bob")
+    }
+
+    @Test func aPauseHoldsEverythingAndResumingMovesTheReadersOffsetByTheSpan() throws {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        let bob = lan.add("bob")
+        lan.introduceAll()
+        lan.on(alice) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
+        lan.on(bob) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
+        lan.deliverAll()
+        lan.on(bob) { $0.consoleLine("/pause", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.consoleLine("first down", at: $1.wall, now: $1) }
+        lan.deliverAll()
+        lan.advance(ms: 5_000)
+        #expect(lan[bob].messages == [])
+        lan.on(bob) { $0.consoleLine("/resume", at: $1.wall, now: $1) }
+        #expect(lan[bob].said.last?.contains("your offset grew by 5.0 s in superbowl") == true)
+        lan.deliverAll()
+        // Written at alice's +0; bob's stream now plays 5 s later than it did: shown at +5 s.
+        #expect(lan[bob].messages == ["first down"])
+        let bobID = lan[bob].machine.identity.id
+        #expect(lan[alice].machine.rooms[room]?.calibration.offset(of: bobID) == 5_000)
+    }
+
+    @Test func badCommandsAreAnsweredAndChangeNothing() {
+        var lan = MachineLAN()
+        let alice = lan.add("alice", room: nil)
+        lan.on(alice) { $0.consoleLine("hello", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.consoleLine("/frobnicate", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.consoleLine("/msg nobody hi", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.consoleLine("/join bad room!", at: $1.wall, now: $1) }
+        #expect(lan[alice].machine.joined.isEmpty)
+        #expect(lan[alice].said.count == 4)
+        #expect(lan[alice].said[0] == "you are not in a room: /join ROOM first")
+        #expect(lan[alice].said[2] == "nobody called nobody is here")
+        #expect(lan[alice].sent.isEmpty)
+        lan.on(alice) { $0.consoleLine("/quit", at: $1.wall, now: $1) }
+        #expect(lan[alice].quit)
+    }
+}

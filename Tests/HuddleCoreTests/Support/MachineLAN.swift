@@ -1,0 +1,227 @@
+import HuddleCore
+
+/// Node machines on a network that exists only in the test: datagrams go through the wire
+/// codec (bytes, as on a socket) and arrive when the test says, pulls are answered at once, and
+/// what a machine writes to its store is kept in a ``MemoryStore`` it can restart from. No
+/// socket, no disk, no sleeping: the machines' clock is the test's.
+struct MachineLAN {
+    struct Host {
+        var machine: NodeMachine
+        var address: PeerAddress
+        var store = MemoryStore()
+        /// Everything the machine said to its reader, oldest first.
+        var outputs: [NodeOutput] = []
+        /// Datagrams it sent, oldest first (what a test reads as "on the wire").
+        var sent: [(message: WireMessage, to: PeerAddress)] = []
+        var pulls: [PullRequest] = []
+        var quit = false
+
+        /// The chat texts shown, in order.
+        var messages: [String] {
+            outputs.compactMap { output in
+                if case .room(.message(let shown), _) = output { shown.text } else { nil }
+            }
+        }
+
+        /// Lines of words (notices, info, errors) said to the reader.
+        var said: [String] {
+            outputs.compactMap { output in
+                switch output {
+                case .notice(let text), .info(let text), .error(let text): text
+                default: nil
+                }
+            }
+        }
+    }
+
+    var hosts: [Host] = []
+    var now: NodeTime
+    /// Datagrams on their way, oldest first.
+    var inFlight: [(message: WireMessage, from: Int, to: PeerAddress)] = []
+    /// Whether pulls are answered when asked (a pull runs over TCP, which does not lose them).
+    var answerPulls = true
+
+    init(now: NodeTime = NodeTime(wall: 1_700_000_000_000, monotonic: 5_000_000)) {
+        self.now = now
+    }
+
+    /// Adds a node named `nick` at 10.0.0.(n+1):7400 and starts it in `room`.
+    @discardableResult
+    mutating func add(
+        _ nick: String, room: String? = "superbowl", identity: NodeIdentity = .generate(), store: MemoryStore = MemoryStore()
+    ) -> Int {
+        let index = hosts.count
+        let address = PeerAddress(host: "10.0.0.\(index + 1)", port: 7400)
+        var machine = NodeMachine(
+            NodeSetup(identity: identity, nick: nick, port: 7400, startedAt: now.wall, seed: UInt64(index + 1)),
+            restore: store.restore)
+        machine.start(room: room, now: now)
+        hosts.append(Host(machine: machine, address: address, store: store))
+        collect(index)
+        return index
+    }
+
+    subscript(index: Int) -> Host {
+        get { hosts[index] }
+        set { hosts[index] = newValue }
+    }
+
+    /// Runs `body` on node `index`'s machine at the current time, then collects its effects.
+    @discardableResult
+    mutating func on<T>(_ index: Int, _ body: (inout NodeMachine, NodeTime) -> T) -> T {
+        let result = body(&hosts[index].machine, now)
+        collect(index)
+        return result
+    }
+
+    /// Each node finds every other (as mDNS would say), and they probe each other for a few
+    /// seconds: every pair has signed its word to the other.
+    mutating func introduceAll() {
+        for a in hosts.indices {
+            for b in hosts.indices where a != b {
+                let other = hosts[b]
+                on(a) { machine, now in
+                    machine.discovered(
+                        id: other.machine.identity.id, nick: other.machine.nick, address: other.address,
+                        rooms: other.machine.membership.rooms, now: now)
+                }
+            }
+        }
+        deliverAll()
+        for _ in 0..<4 { advance(ms: 1_000) }
+    }
+
+    /// Delivers every datagram in flight, and what they cause, until the network is quiet.
+    mutating func deliverAll(limit: Int = 10_000) {
+        var delivered = 0
+        while !inFlight.isEmpty, delivered < limit {
+            let (message, from, to) = inFlight.removeFirst()
+            delivered += 1
+            guard let target = hosts.firstIndex(where: { $0.address == to }) else { continue }
+            deliver(message, from: from, to: target)
+        }
+    }
+
+    /// Drops every datagram in flight (a lossy moment).
+    mutating func dropAll() { inFlight.removeAll() }
+
+    /// Delivers one datagram, through the codec as on a socket.
+    mutating func deliver(_ message: WireMessage, from: Int, to target: Int) {
+        let decoded = (try? WireMessage(decoding: message.encoded())) ?? message
+        var checks = UnlimitedChecks()
+        let source = hosts[from].address
+        on(target) { machine, now in machine.receive(decoded, from: source, now: now, checks: &checks) }
+    }
+
+    /// Sends a datagram from outside any machine (a test playing a peer or an attacker).
+    mutating func inject(_ message: WireMessage, from source: PeerAddress, to target: Int) {
+        var checks = UnlimitedChecks()
+        let decoded = (try? WireMessage(decoding: message.encoded())) ?? message
+        on(target) { machine, now in machine.receive(decoded, from: source, now: now, checks: &checks) }
+    }
+
+    /// Moves the clock on by `milliseconds` and runs what fell due on every node.
+    mutating func advance(ms milliseconds: Int64, deliver: Bool = true) {
+        now = now.advanced(byMilliseconds: milliseconds)
+        for index in hosts.indices { on(index) { machine, now in machine.tick(now: now) } }
+        if deliver { deliverAll() }
+    }
+
+    /// Takes node `index`'s effects: its datagrams go in flight, its pulls are answered from
+    /// the node they name, its writes reach its store, its lines are kept.
+    mutating func collect(_ index: Int) {
+        var pending = hosts[index].machine.pollEffects()
+        while !pending.isEmpty {
+            let effect = pending.removeFirst()
+            switch effect {
+            case .send(let message, let addresses):
+                for address in addresses {
+                    hosts[index].sent.append((message, address))
+                    inFlight.append((message, index, address))
+                }
+            case .pull(let request):
+                hosts[index].pulls.append(request)
+                guard answerPulls, let peer = hosts.firstIndex(where: { $0.address == request.address }) else {
+                    hosts[index].machine.pullFinished(request)
+                    continue
+                }
+                var have = hosts[index].machine.vector(of: request.room)
+                if let origin = request.recheck { have[origin] = min(have[origin], request.from - 1) }
+                let response = hosts[peer].machine.syncResponse(
+                    to: SyncRequest(from: hosts[index].machine.identity.id, room: request.room, have: have, limit: 1024))
+                let screened = hosts[index].machine.screen(response.events, now: now)
+                hosts[index].machine.pulled(screened.filter(\.hasValidSignature), for: request, now: now)
+                hosts[index].machine.pullFinished(request)
+                pending += hosts[index].machine.pollEffects()
+            case .persist(let write):
+                hosts[index].store.apply(write)
+            case .output(let line):
+                hosts[index].outputs.append(line)
+            case .quit:
+                hosts[index].quit = true
+            case .advertise, .vouchedPeers, .askPassphrase:
+                continue
+            }
+        }
+    }
+
+    /// Stops node `index` and starts it again from what its store kept.
+    mutating func restart(_ index: Int, room: String? = "superbowl") {
+        let old = hosts[index]
+        var machine = NodeMachine(
+            NodeSetup(
+                identity: old.machine.identity, nick: old.machine.nick, port: 7400, startedAt: now.wall,
+                seed: UInt64(index + 100)),
+            restore: old.store.restore)
+        machine.start(room: room, now: now)
+        hosts[index] = Host(machine: machine, address: old.address, store: old.store)
+        collect(index)
+    }
+}
+
+/// A store in memory that keeps what ``StoreWrite`` says, as the SQLite store does, so a
+/// machine can be restarted from it.
+struct MemoryStore {
+    var events: [String: [EventID: Event]] = [:]
+    var shown: [String: Set<EventID>] = [:]
+    var faults: [String: [Equivocation]] = [:]
+    var joined: [String] = []
+    var currentRoom: String?
+    var nicks: [String: NodeID] = [:]
+    var privateNames: [String: String] = [:]
+    /// How many durable writes there were (this node's own events).
+    var durableWrites = 0
+
+    mutating func apply(_ write: StoreWrite) {
+        switch write {
+        case .events(let list, let durable):
+            if durable { durableWrites += 1 }
+            for event in list where events[event.room]?[event.id] == nil { events[event.room, default: [:]][event.id] = event }
+        case .shown(let ids, let room, _):
+            shown[room, default: []].formUnion(ids)
+        case .fault(let proof):
+            faults[proof.room, default: []].append(proof)
+        case .delete(let ids, let room):
+            for id in ids { events[room]?[id] = nil }
+        case .joined(let room, let isJoined):
+            if isJoined, !joined.contains(room) { joined.append(room) }
+            if !isJoined { joined.removeAll { $0 == room } }
+        case .currentRoom(let room):
+            currentRoom = room
+        case .privateRoomName(let id, let name):
+            privateNames[id] = name
+        case .nick(let nick, let id, _):
+            if nicks[nick] == nil { nicks[nick] = id }
+        }
+    }
+
+    var restore: NodeRestore {
+        var rooms: [String: StoredRoom] = [:]
+        for (room, held) in events {
+            let sorted = held.values.sorted { ($0.origin, $0.seq) < ($1.origin, $1.seq) }
+            rooms[room] = StoredRoom(events: sorted, faults: faults[room] ?? [], shown: shown[room] ?? [])
+        }
+        return NodeRestore(
+            rooms: rooms, joined: joined, currentRoom: currentRoom, knownNicks: nicks, privateRoomNames: privateNames)
+    }
+}
