@@ -120,11 +120,6 @@ public struct NodeMachine: Sendable {
         counters.count(drop, count)
     }
 
-    /// The store wrote `count` events new to it.
-    public mutating func noteStored(_ count: Int) {
-        counters.eventsStored += count
-    }
-
     // MARK: Starting
 
     /// Brings back the rooms the store holds and joins `room` (a public name) or the private

@@ -21,13 +21,13 @@ extension Node {
                 if line.utf8.count > MessageBudget.limit {
                     switch LongLine.plan(line) {
                     case .send(let parts):
-                        for part in parts where !runConsoleLine(part, at: at) { return false }
+                        for part in parts where !(await runConsoleLine(part, at: at)) { return false }
                     case .refuse(let why):
                         showError("\(why): not sent")
                     }
                     continue
                 }
-                if !runConsoleLine(line, at: at) { return false }
+                if !(await runConsoleLine(line, at: at)) { return false }
             case .secret(let passphrase):
                 await passphraseEntered(passphrase)
             case .secretCancelled:
@@ -35,11 +35,11 @@ extension Node {
             case .tooLong(let bytes):
                 showError("ignored a line of \(bytes) bytes (at most \(StandardInputLines.maximumLineBytes))")
             case .markOffered(let label, let at):
-                step { machine, now in machine.markOffered(label, at: at, now: now) }
+                await step { machine, now in machine.markOffered(label, at: at, now: now) }
             case .pause(let at):
-                step { machine, now in machine.pause(at: at, now: now) }
+                await step { machine, now in machine.pause(at: at, now: now) }
             case .resume(let at):
-                step { machine, now in machine.resume(at: at, now: now) }
+                await step { machine, now in machine.resume(at: at, now: now) }
             case .quit:
                 return false
             }
@@ -51,8 +51,8 @@ extension Node {
 extension Node {
     /// Runs one console line whose Enter arrived at `at`; returns `false` for `/quit`. A bad line
     /// prints an error and changes nothing.
-    func runConsoleLine(_ line: String, at: Int64) -> Bool {
-        step { machine, now in machine.consoleLine(line, at: at, now: now) }
+    func runConsoleLine(_ line: String, at: Int64) async -> Bool {
+        await step { machine, now in machine.consoleLine(line, at: at, now: now) }
         return !quitRequested
     }
 }

@@ -19,17 +19,17 @@ extension Node {
     /// or a `delivery` line with `--json`).
     func waitForDelivery(of written: [String: UInt64]) async -> RunOutcome {
         guard !written.isEmpty else { return .stopped }
-        step { machine, now in machine.startDeliveryWait(written, now: now) }
+        await step { machine, now in machine.startDeliveryWait(written, now: now) }
         let seconds = DeliveryWait.timeout / 1000
         tell(
             renderer.delivery(state: "waiting", fields: [("timeout_ms", .int(DeliveryWait.timeout))]),
             "waiting up to \(seconds) s for a peer to receive what you wrote…")
         while true {
             let possible = !configuration.seeds.isEmpty || (configuration.mdns && !mdnsUnavailable)
-            guard let step = step({ machine, now in machine.pollDelivery(now: now, peersPossible: possible) }) else {
+            guard let next = await step({ machine, now in machine.pollDelivery(now: now, peersPossible: possible) }) else {
                 return .stopped
             }
-            switch step {
+            switch next {
             case .delivered(let nicks):
                 let who = nicks.isEmpty ? "a peer" : nicks.map(TerminalText.escaped).joined(separator: ", ")
                 tell(
@@ -58,7 +58,7 @@ extension Node {
                 try await Task.sleep(for: .milliseconds(50))
             } catch {
                 // SIGTERM while waiting: say where things stand, once, on the next poll.
-                self.step { machine, now in machine.startDeliveryWait(written, now: now, timeout: 0) }
+                await self.step { machine, now in machine.startDeliveryWait(written, now: now, timeout: 0) }
             }
         }
     }

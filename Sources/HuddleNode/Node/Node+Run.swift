@@ -34,10 +34,23 @@ extension Node {
         let node = try Node(
             configuration: configuration, store: store, identity: identity, logger: logger,
             port: udp.channel.localAddress?.port ?? configuration.port, datagrams: DatagramEndpoint(channel: udp.channel),
-            console: console)
-        // Whatever the node printed reaches its reader before the process exits.
-        defer { node.sink.flush(timeout: .seconds(5)) }
+            console: console, commitDelay: Self.injectedCommitDelay())
+        // Whatever the node printed reaches its reader, and whatever it wrote reaches the disk,
+        // before the process exits.
+        defer {
+            node.writer.flush()
+            node.sink.flush(timeout: .seconds(5))
+        }
         return try await node.serve(udp: udp, tcp: tcp, group: group)
+    }
+
+    /// A delay added to every store commit, from `HUDDLE_STORE_COMMIT_DELAY_MS`: a slow disk on
+    /// demand, for the benchmark that checks that chat does not wait for the disk
+    /// (`Scripts/bench --only machine`). Not for use otherwise.
+    static func injectedCommitDelay() -> Duration? {
+        guard let text = ProcessInfo.processInfo.environment["HUDDLE_STORE_COMMIT_DELAY_MS"], let ms = Int(text), ms > 0
+        else { return nil }
+        return .milliseconds(ms)
     }
 
     func serve(udp: DatagramSocket, tcp: StreamListener, group: any EventLoopGroup) async throws -> RunOutcome {
@@ -76,7 +89,7 @@ extension Node {
         defer { console?.stop() }
         show(renderer.ready(id: identity.id, nick: configuration.nick, port: port, dataDir: configuration.dataDir))
         let room = configuration.passphrase == nil ? configuration.room : nil
-        step { machine, now in machine.start(room: room, key: key, seeds: seeds, now: now) }
+        await step { machine, now in machine.start(room: room, key: key, seeds: seeds, now: now) }
         let discoveries = startDiscovery()
         defer { discovery?.stop() }
 
@@ -161,11 +174,11 @@ extension Node {
                 id: identity.id, nick: configuration.nick, port: UInt16(port), rooms: machine.membership.rooms))
     }
 
-    func discovered(_ event: DiscoveryEvent) {
+    func discovered(_ event: DiscoveryEvent) async {
         switch event {
         case .found(let peer):
             let address = PeerAddress(host: peer.host, port: peer.port)
-            step { machine, now in
+            await step { machine, now in
                 machine.discovered(id: peer.id, nick: peer.nick, address: address, rooms: peer.rooms, now: now)
             }
         case .lost(let id):
@@ -261,7 +274,7 @@ extension Node {
             } catch {
                 logger.debug("pull failed", metadata: ["huddle.peer": "\(peer)", "huddle.error": "\(error)"])
             }
-            pullFinished(request)
+            await pullFinished(request)
         }
     }
 
@@ -269,7 +282,7 @@ extension Node {
     /// becomes due earlier cancels the current sleep (``rescheduleTimer()``).
     func timerLoop() async {
         while !Task.isCancelled {
-            let deadline = runDueWork()
+            let deadline = await runDueWork()
             let delay = max(0, deadline - clock.wallMillis())
             let sleep = Task {
                 do { try await Task.sleep(for: .milliseconds(delay)) } catch {}

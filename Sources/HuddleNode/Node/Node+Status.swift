@@ -4,19 +4,19 @@ import NIOCore
 
 extension Node {
     /// Answers a request from the control socket (`huddle status`, `huddle send`).
-    func handleControl(_ request: ControlRequest) -> ControlResponse {
+    func handleControl(_ request: ControlRequest) async -> ControlResponse {
         switch request {
         case .status:
             return .status(status())
         case .send(let name, let text):
-            switch step({ machine, now in machine.say(text, inRoomNamed: name, now: now) }) {
+            switch await step({ machine, now in machine.say(text, inRoomNamed: name, now: now) }) {
             case .success(let event): return .sent(id: "\(event.origin.hex)#\(event.seq)")
             case .failure(let refusal): return .error(refusal.description)
             }
         case .sendDirect(let target, let text):
             let trimmed = text.trimmingWhitespace()
             guard !trimmed.isEmpty else { return .error("nothing to send") }
-            switch step({ machine, now in machine.sendDirect(to: target, text: trimmed, now: now) }) {
+            switch await step({ machine, now in machine.sendDirect(to: target, text: trimmed, now: now) }) {
             case .success(let event): return .sent(id: "\(event.origin.hex)#\(event.seq)")
             case .failure(let problem): return .error(problem.description)
             }
@@ -81,7 +81,7 @@ extension Node {
         return NodeStatus.Counters(
             packetsIn: counters.packetsIn, packetsOut: counters.packetsOut,
             rejected: drops.values.reduce(0, +), newerProtocol: counters.newerProtocol,
-            eventsReceived: counters.eventsReceived, eventsStored: counters.eventsStored,
+            eventsReceived: counters.eventsReceived, eventsStored: writer.eventsStored,
             duplicates: counters.drops[.duplicate] ?? 0, drops: drops)
     }
 

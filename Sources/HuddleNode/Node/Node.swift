@@ -21,6 +21,8 @@ public actor Node {
     /// The wall and monotonic clocks everything is timed by.
     let clock: any NodeClock
     let store: HuddleStore
+    /// Commits the store's writes off the actor (see ``StoreWriter`` for what waits for what).
+    nonisolated let writer: StoreWriter
     let identity: NodeIdentity
     let renderer: OutputRenderer
     /// Where output lines go: stdout, or above the interactive console's prompt.
@@ -59,10 +61,11 @@ public actor Node {
     init(
         configuration: NodeConfiguration, store: HuddleStore, identity: NodeIdentity, logger: Logger,
         port: Int, datagrams: DatagramEndpoint, console: InteractiveConsole? = nil,
-        clock: any NodeClock = SystemClock(), sink: (any LineOutput)? = nil
+        clock: any NodeClock = SystemClock(), sink: (any LineOutput)? = nil, commitDelay: Duration? = nil
     ) throws {
         self.configuration = configuration
         self.store = store
+        writer = StoreWriter(store: store, logger: logger, commitDelay: commitDelay)
         self.identity = identity
         self.logger = logger
         self.port = port
@@ -89,34 +92,25 @@ public actor Node {
 
     /// Runs `body` on the machine, then carries out what it asked for.
     @discardableResult
-    func step<T>(_ body: (inout NodeMachine, NodeTime) throws -> T) rethrows -> T {
+    func step<T>(_ body: (inout NodeMachine, NodeTime) throws -> T) async rethrows -> T {
         let result = try body(&machine, now)
-        carryOut(machine.pollEffects())
+        await carryOut(machine.pollEffects())
         return result
     }
 
-    /// Carries out effects in order. The store's writes of one input go first, in one go, so
-    /// that nothing is sent or shown before what it depends on is on disk: this node's own
-    /// events durably (a power cut must not make it sign another event with the same seq), and
-    /// "shown" before the line (a restart must not show it twice).
-    func carryOut(_ effects: [NodeEffect]) {
+    /// Carries out effects in order. The store's writes of one input are handed to the writer
+    /// first, in one go. When they hold this node's own event, nothing else of the input happens
+    /// until it is on disk: a power cut must not make the node sign another event with a seq a
+    /// peer holds. Everything else is committed off the actor meanwhile (``StoreWriter``).
+    func carryOut(_ effects: [NodeEffect]) async {
         guard !effects.isEmpty else { return }
         let writes = effects.compactMap { effect -> StoreWrite? in
             if case .persist(let write) = effect { write } else { nil }
         }
-        if !writes.isEmpty {
-            do {
-                let report = try store.apply(writes)
-                machine.noteStored(report.eventsStored)
-                for proof in report.newFaults {
-                    // The reader is told by the room's output; this is for a log at --log-level info.
-                    logger.info(
-                        "peer equivocated: two signed versions of one event",
-                        metadata: ["huddle.room": "\(proof.room)", "huddle.event": "\(proof.first.id)"])
-                }
-            } catch {
-                logger.error("could not write to the store", metadata: ["huddle.error": "\(error)"])
-            }
+        if writes.contains(where: { if case .events(_, true) = $0 { true } else { false } }) {
+            await writer.commit(writes)
+        } else {
+            writer.enqueue(writes)
         }
         for effect in effects {
             switch effect {
@@ -225,9 +219,9 @@ public actor Node {
     // MARK: Inputs
 
     /// A decoded datagram: handed to the machine with the sender's budget of signature checks.
-    func handle(_ message: WireMessage, from source: PeerAddress) {
+    func handle(_ message: WireMessage, from source: PeerAddress) async {
         var checks = RateLimitedChecks(node: self, sender: source)
-        step { machine, now in machine.receive(message, from: source, now: now, checks: &checks) }
+        await step { machine, now in machine.receive(message, from: source, now: now, checks: &checks) }
     }
 
     /// Counts a dropped input and logs why, at debug level.
@@ -242,16 +236,16 @@ public actor Node {
     }
 
     /// Events a pull brought: screened here, verified off the actor on every core, then taken.
-    func screen(_ events: [Event]) -> [Event] {
-        step { machine, now in machine.screen(events, now: now) }
+    func screen(_ events: [Event]) async -> [Event] {
+        await step { machine, now in machine.screen(events, now: now) }
     }
 
-    func pulled(_ verified: [Event], for request: PullRequest) -> VersionVector? {
-        step { machine, now in machine.pulled(verified, for: request, now: now) }
+    func pulled(_ verified: [Event], for request: PullRequest) async -> VersionVector? {
+        await step { machine, now in machine.pulled(verified, for: request, now: now) }
     }
 
-    func pullFinished(_ request: PullRequest) {
-        step { machine, _ in machine.pullFinished(request) }
+    func pullFinished(_ request: PullRequest) async {
+        await step { machine, _ in machine.pullFinished(request) }
     }
 
     func vector(of room: String) -> VersionVector {
@@ -261,8 +255,8 @@ public actor Node {
     // MARK: Timers
 
     /// Runs whatever is due and returns the wall-clock time of the next deadline.
-    func runDueWork() -> Int64 {
-        step { machine, now in
+    func runDueWork() async -> Int64 {
+        await step { machine, now in
             machine.tick(now: now)
             return machine.nextDeadline(now: now)
         }

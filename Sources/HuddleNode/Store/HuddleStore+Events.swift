@@ -32,7 +32,7 @@ extension HuddleStore {
         }
     }
 
-    private static func insert(_ events: some Collection<Event>, in db: Database) throws -> Int {
+    static func insert(_ events: some Collection<Event>, in db: Database) throws -> Int {
         let statement = try db.cachedStatement(
             sql: """
                 INSERT OR IGNORE INTO event (room, origin, seq, created_at, kind, text, bytes)
@@ -83,7 +83,11 @@ extension HuddleStore {
     @discardableResult
     public func markShown(_ ids: some Collection<EventID>, room: String, at: Int64) throws -> Int {
         guard !ids.isEmpty else { return 0 }
-        return try write { db in
+        return try write { db in try Self.markShown(ids, room: room, at: at, in: db) }
+    }
+
+    static func markShown(_ ids: some Collection<EventID>, room: String, at: Int64, in db: Database) throws -> Int {
+        do {
             let statement = try db.cachedStatement(
                 sql: """
                     UPDATE event SET shown_at = ?

@@ -9,7 +9,11 @@ extension HuddleStore {
     /// for that origin changes nothing. Returns whether the proof was new.
     @discardableResult
     public func recordFault(_ proof: Equivocation) throws -> Bool {
-        try write { db in
+        try write { db in try Self.recordFault(proof, in: db) }
+    }
+
+    static func recordFault(_ proof: Equivocation, in db: Database) throws -> Bool {
+        do {
             let origin = Data(proof.origin.bytes)
             let known = try Int64.fetchOne(
                 db, sql: "SELECT seq FROM fault WHERE room = ? AND origin = ?", arguments: [proof.room, origin])
@@ -31,7 +35,11 @@ extension HuddleStore {
     /// sends seqs nobody can complete leaves nothing on disk once they expire.
     public func delete(_ ids: some Collection<EventID>, room: String) throws {
         guard !ids.isEmpty else { return }
-        try write { db in
+        try write { db in try Self.delete(ids, room: room, in: db) }
+    }
+
+    static func delete(_ ids: some Collection<EventID>, room: String, in db: Database) throws {
+        do {
             let statement = try db.cachedStatement(sql: "DELETE FROM event WHERE room = ? AND origin = ? AND seq = ?")
             for id in ids {
                 try statement.execute(arguments: [room, Data(id.origin.bytes), Int64(bitPattern: id.seq)])

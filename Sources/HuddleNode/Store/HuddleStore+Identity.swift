@@ -70,7 +70,11 @@ extension HuddleStore {
     }
 
     func setMetaValue(_ key: String, _ value: String?) throws {
-        try write { db in
+        try write { db in try Self.setMetaValue(key, value, in: db) }
+    }
+
+    static func setMetaValue(_ key: String, _ value: String?, in db: Database) throws {
+        do {
             if let value {
                 try db.execute(
                     sql: """

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 public import HuddleCore
 
 /// The store as a node's machine sees it: what it held at start (``restore()``), and the writes
@@ -27,29 +28,45 @@ extension HuddleStore {
         public var newFaults: [Equivocation] = []
     }
 
-    /// Carries out a machine's writes, in order. Durable ones (this node's own events) are on
-    /// disk when this returns; the rest survive the process being killed.
+    /// Carries out a machine's writes, in order, in one transaction: all of them or none. With
+    /// a durable write among them (this node's own event) the transaction is on disk when this
+    /// returns (`synchronous = FULL`); otherwise it survives the process being killed.
     @discardableResult
     public func apply(_ writes: [StoreWrite]) throws -> ApplyReport {
+        guard !writes.isEmpty else { return ApplyReport() }
+        let durable = writes.contains { if case .events(_, true) = $0 { true } else { false } }
+        return try writeWithoutTransaction { db in
+            if durable { try db.execute(sql: "PRAGMA synchronous = FULL") }
+            defer { if durable { try? db.execute(sql: "PRAGMA synchronous = NORMAL") } }
+            var report = ApplyReport()
+            try db.inTransaction {
+                report = try Self.apply(writes, in: db)
+                return .commit
+            }
+            return report
+        }
+    }
+
+    private static func apply(_ writes: [StoreWrite], in db: Database) throws -> ApplyReport {
         var report = ApplyReport()
         for write in writes {
             switch write {
-            case .events(let events, let durable):
-                report.eventsStored += try insert(events, durable: durable)
+            case .events(let events, _):
+                report.eventsStored += try insert(events, in: db)
             case .shown(let ids, let room, let at):
-                try markShown(ids, room: room, at: at)
+                _ = try markShown(ids, room: room, at: at, in: db)
             case .fault(let proof):
-                if try recordFault(proof) { report.newFaults.append(proof) }
+                if try recordFault(proof, in: db) { report.newFaults.append(proof) }
             case .delete(let ids, let room):
-                try delete(ids, room: room)
+                try delete(ids, room: room, in: db)
             case .joined(let room, let joined):
-                try setJoined(room, joined)
+                try setJoined(room, joined, in: db)
             case .currentRoom(let room):
-                try setCurrentRoom(room)
+                try setMetaValue(Self.currentRoomKey, room, in: db)
             case .privateRoomName(let id, let name):
-                try setPrivateRoomName(id, name)
+                try setMetaValue(Self.privateRoomNameKey + id, name, in: db)
             case .nick(let nick, let id, let at):
-                try rememberNick(nick, id: id, at: at)
+                try rememberNick(nick, id: id, at: at, in: db)
             }
         }
         return report

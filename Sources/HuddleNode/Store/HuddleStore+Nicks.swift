@@ -25,7 +25,12 @@ extension HuddleStore {
     /// Returns the id remembered for `nick` (the first one).
     @discardableResult
     public func rememberNick(_ nick: String, id: NodeID, at: Int64) throws -> NodeID {
-        try write { db in
+        try write { db in try Self.rememberNick(nick, id: id, at: at, in: db) }
+    }
+
+    @discardableResult
+    static func rememberNick(_ nick: String, id: NodeID, at: Int64, in db: Database) throws -> NodeID {
+        do {
             try db.execute(
                 sql: """
                     INSERT OR IGNORE INTO known_nick (nick, node_id, first_seen)

@@ -12,7 +12,11 @@ extension HuddleStore {
     /// Records that the node joined (`true`) or left (`false`) `room`. Joining a room it is in,
     /// or leaving one it is not in, changes nothing.
     public func setJoined(_ room: String, _ joined: Bool) throws {
-        try write { db in
+        try write { db in try Self.setJoined(room, joined, in: db) }
+    }
+
+    static func setJoined(_ room: String, _ joined: Bool, in db: Database) throws {
+        do {
             if joined {
                 try db.execute(sql: "INSERT OR IGNORE INTO joined_room (name) VALUES (?)", arguments: [room])
             } else {
@@ -25,21 +29,25 @@ extension HuddleStore {
     /// it can say which private room waits for its passphrase. Only the name: the store never
     /// holds a room's key or passphrase.
     public func privateRoomName(_ id: String) throws -> String? {
-        try metaValue("private_room_name:" + id)
+        try metaValue(Self.privateRoomNameKey + id)
     }
 
     public func setPrivateRoomName(_ id: String, _ name: String?) throws {
-        try setMetaValue("private_room_name:" + id, name)
+        try setMetaValue(Self.privateRoomNameKey + id, name)
     }
 
     /// The console's current room (where a typed line goes), or `nil`. Any room name may be
     /// recorded here; the node decides what it means if the room is not joined.
     public var currentRoom: String? {
-        get throws { try metaValue("current_room") }
+        get throws { try metaValue(Self.currentRoomKey) }
     }
 
     /// Remembers the console's current room (`nil` forgets it).
     public func setCurrentRoom(_ room: String?) throws {
-        try setMetaValue("current_room", room)
+        try setMetaValue(Self.currentRoomKey, room)
     }
+
+    /// Where the meta table keeps the current room, and each private room's name.
+    static let currentRoomKey = "current_room"
+    static let privateRoomNameKey = "private_room_name:"
 }

@@ -154,6 +154,7 @@ struct NodeHarness {
     func stop() async throws {
         receiving.cancel()
         try await node.datagrams.channel.close()
+        node.writer.flush()
         try store.close()
     }
 

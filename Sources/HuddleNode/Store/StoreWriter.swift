@@ -1,0 +1,115 @@
+import Foundation
+import HuddleCore
+import Logging
+import Synchronization
+
+/// Writes a node's store off the node's actor, on a queue of its own, committing everything
+/// that queued up meanwhile in one transaction (group commit): a slow disk delays the disk, not
+/// the chat.
+///
+/// The rules it keeps (``Node/carryOut(_:)`` relies on them):
+/// - **Order.** Writes are committed in the order they were handed over.
+/// - **This node's own events** are on disk (`synchronous = FULL`) before ``commit(_:)``
+///   returns; the node sends or shows nothing of such an input before then, so a power cut can
+///   never make it sign another event with a seq a peer already holds, and nothing is said to the
+///   reader as sent that a crash can lose.
+/// - **Everything else** (peers' events, "shown" marks, rooms, nicks) is handed over with
+///   ``enqueue(_:)`` and not waited for. It is committed within one commit's time; a clean stop
+///   (``flush()``) commits all of it. A `kill -9` in that window can lose the last commit: peers'
+///   events come back by anti-entropy, and a message shown in that window can be shown once
+///   more, as an earlier message, after the restart.
+final class StoreWriter: Sendable {
+    private let store: HuddleStore
+    private let queue = DispatchQueue(label: "huddle.store.writer")
+    private let commitDelay: Duration?
+    private let logger: Logger
+    /// Events the store took that it did not hold yet.
+    private let stored = Mutex(0)
+
+    private struct Pending {
+        var writes: [StoreWrite] = []
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        var scheduled = false
+    }
+    private let pending = Mutex(Pending())
+
+    /// `commitDelay` is added to every commit: a slow disk, for the benchmark that checks chat
+    /// does not wait for one (`HUDDLE_STORE_COMMIT_DELAY_MS`).
+    init(store: HuddleStore, logger: Logger, commitDelay: Duration? = nil) {
+        self.store = store
+        self.logger = logger
+        self.commitDelay = commitDelay
+    }
+
+    /// Events the store took that it did not hold, so far (``NodeCounters/eventsStored``).
+    var eventsStored: Int { stored.withLock { $0 } }
+
+    /// Queues writes to commit soon; returns at once.
+    func enqueue(_ writes: [StoreWrite]) {
+        guard !writes.isEmpty else { return }
+        let schedule = pending.withLock { pending in
+            pending.writes += writes
+            defer { pending.scheduled = true }
+            return !pending.scheduled
+        }
+        if schedule { queue.async { self.drain() } }
+    }
+
+    /// Queues writes and returns once they, and everything queued before them, are committed.
+    func commit(_ writes: [StoreWrite]) async {
+        await withCheckedContinuation { waiter in
+            let schedule = pending.withLock { pending in
+                pending.writes += writes
+                pending.waiters.append(waiter)
+                defer { pending.scheduled = true }
+                return !pending.scheduled
+            }
+            if schedule { queue.async { self.drain() } }
+        }
+    }
+
+    /// Commits everything queued, before returning: for a clean stop.
+    func flush() {
+        queue.sync { self.drain() }
+    }
+
+    /// Commits what is queued, again and again until nothing is: what arrives during a commit
+    /// goes in the next one, together.
+    private func drain() {
+        while true {
+            let (writes, waiters) = pending.withLock { pending -> ([StoreWrite], [CheckedContinuation<Void, Never>]) in
+                let taken = (pending.writes, pending.waiters)
+                pending.writes = []
+                pending.waiters = []
+                if taken.0.isEmpty { pending.scheduled = false }
+                return taken
+            }
+            guard !writes.isEmpty else {
+                for waiter in waiters { waiter.resume() }
+                return
+            }
+            do {
+                let report = try store.apply(writes)
+                stored.withLock { $0 += report.eventsStored }
+                for proof in report.newFaults {
+                    // The reader is told by the room's output; this is for a log at --log-level info.
+                    logger.info(
+                        "peer equivocated: two signed versions of one event",
+                        metadata: ["huddle.room": "\(proof.room)", "huddle.event": "\(proof.first.id)"])
+                }
+            } catch {
+                logger.error("could not write to the store", metadata: ["huddle.error": "\(error)"])
+            }
+            if let commitDelay { Thread.sleep(for: commitDelay) }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+}
+
+extension Thread {
+    /// Blocks the calling thread for `duration`.
+    fileprivate static func sleep(for duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
+    }
+}
