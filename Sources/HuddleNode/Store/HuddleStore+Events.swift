@@ -87,19 +87,17 @@ extension HuddleStore {
     }
 
     static func markShown(_ ids: some Collection<EventID>, room: String, at: Int64, in db: Database) throws -> Int {
-        do {
-            let statement = try db.cachedStatement(
-                sql: """
-                    UPDATE event SET shown_at = ?
-                    WHERE room = ? AND origin = ? AND seq = ? AND shown_at IS NULL
-                    """)
-            var marked = 0
-            for id in ids {
-                try statement.execute(arguments: [at, room, Data(id.origin.bytes), Int64(bitPattern: id.seq)])
-                marked += db.changesCount
-            }
-            return marked
+        let statement = try db.cachedStatement(
+            sql: """
+                UPDATE event SET shown_at = ?
+                WHERE room = ? AND origin = ? AND seq = ? AND shown_at IS NULL
+                """)
+        var marked = 0
+        for id in ids {
+            try statement.execute(arguments: [at, room, Data(id.origin.bytes), Int64(bitPattern: id.seq)])
+            marked += db.changesCount
         }
+        return marked
     }
 
     /// The ids of the events of `room` that were shown: after a restart, the node shows none of

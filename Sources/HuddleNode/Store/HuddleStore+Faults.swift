@@ -13,22 +13,20 @@ extension HuddleStore {
     }
 
     static func recordFault(_ proof: Equivocation, in db: Database) throws -> Bool {
-        do {
-            let origin = Data(proof.origin.bytes)
-            let known = try Int64.fetchOne(
-                db, sql: "SELECT seq FROM fault WHERE room = ? AND origin = ?", arguments: [proof.room, origin])
-            if let known, UInt64(bitPattern: known) <= proof.seq { return false }
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO fault (room, origin, seq, first, second) VALUES (?, ?, ?, ?, ?)",
-                arguments: [
-                    proof.room, origin, Int64(bitPattern: proof.seq), Data(proof.first.encoded()),
-                    Data(proof.second.encoded()),
-                ])
-            try db.execute(
-                sql: "DELETE FROM event WHERE room = ? AND origin = ? AND seq >= ?",
-                arguments: [proof.room, origin, Int64(bitPattern: proof.seq)])
-            return true
-        }
+        let origin = Data(proof.origin.bytes)
+        let known = try Int64.fetchOne(
+            db, sql: "SELECT seq FROM fault WHERE room = ? AND origin = ?", arguments: [proof.room, origin])
+        if let known, UInt64(bitPattern: known) <= proof.seq { return false }
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO fault (room, origin, seq, first, second) VALUES (?, ?, ?, ?, ?)",
+            arguments: [
+                proof.room, origin, Int64(bitPattern: proof.seq), Data(proof.first.encoded()),
+                Data(proof.second.encoded()),
+            ])
+        try db.execute(
+            sql: "DELETE FROM event WHERE room = ? AND origin = ? AND seq >= ?",
+            arguments: [proof.room, origin, Int64(bitPattern: proof.seq)])
+        return true
     }
 
     /// Deletes events of `room` the log gave up on (held past a gap nobody filled): a peer that
@@ -39,11 +37,9 @@ extension HuddleStore {
     }
 
     static func delete(_ ids: some Collection<EventID>, room: String, in db: Database) throws {
-        do {
-            let statement = try db.cachedStatement(sql: "DELETE FROM event WHERE room = ? AND origin = ? AND seq = ?")
-            for id in ids {
-                try statement.execute(arguments: [room, Data(id.origin.bytes), Int64(bitPattern: id.seq)])
-            }
+        let statement = try db.cachedStatement(sql: "DELETE FROM event WHERE room = ? AND origin = ? AND seq = ?")
+        for id in ids {
+            try statement.execute(arguments: [room, Data(id.origin.bytes), Int64(bitPattern: id.seq)])
         }
     }
 

@@ -74,17 +74,15 @@ extension HuddleStore {
     }
 
     static func setMetaValue(_ key: String, _ value: String?, in db: Database) throws {
-        do {
-            if let value {
-                try db.execute(
-                    sql: """
-                        INSERT INTO meta (key, value) VALUES (?, ?)
-                        ON CONFLICT (key) DO UPDATE SET value = excluded.value
-                        """,
-                    arguments: [key, value])
-            } else {
-                try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [key])
-            }
+        if let value {
+            try db.execute(
+                sql: """
+                    INSERT INTO meta (key, value) VALUES (?, ?)
+                    ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                    """,
+                arguments: [key, value])
+        } else {
+            try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [key])
         }
     }
 }

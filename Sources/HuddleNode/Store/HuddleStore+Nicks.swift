@@ -30,15 +30,13 @@ extension HuddleStore {
 
     @discardableResult
     static func rememberNick(_ nick: String, id: NodeID, at: Int64, in db: Database) throws -> NodeID {
-        do {
-            try db.execute(
-                sql: """
-                    INSERT OR IGNORE INTO known_nick (nick, node_id, first_seen)
-                    SELECT ?, ?, ? WHERE (SELECT COUNT(*) FROM known_nick) < ?
-                    """,
-                arguments: [nick, Data(id.bytes), at, Self.maximumKnownNicks])
-            let stored = try Data.fetchOne(db, sql: "SELECT node_id FROM known_nick WHERE nick = ?", arguments: [nick])
-            return stored.flatMap { NodeID(bytes: $0) } ?? id
-        }
+        try db.execute(
+            sql: """
+                INSERT OR IGNORE INTO known_nick (nick, node_id, first_seen)
+                SELECT ?, ?, ? WHERE (SELECT COUNT(*) FROM known_nick) < ?
+                """,
+            arguments: [nick, Data(id.bytes), at, Self.maximumKnownNicks])
+        let stored = try Data.fetchOne(db, sql: "SELECT node_id FROM known_nick WHERE nick = ?", arguments: [nick])
+        return stored.flatMap { NodeID(bytes: $0) } ?? id
     }
 }

@@ -16,12 +16,10 @@ extension HuddleStore {
     }
 
     static func setJoined(_ room: String, _ joined: Bool, in db: Database) throws {
-        do {
-            if joined {
-                try db.execute(sql: "INSERT OR IGNORE INTO joined_room (name) VALUES (?)", arguments: [room])
-            } else {
-                try db.execute(sql: "DELETE FROM joined_room WHERE name = ?", arguments: [room])
-            }
+        if joined {
+            try db.execute(sql: "INSERT OR IGNORE INTO joined_room (name) VALUES (?)", arguments: [room])
+        } else {
+            try db.execute(sql: "DELETE FROM joined_room WHERE name = ?", arguments: [room])
         }
     }
 

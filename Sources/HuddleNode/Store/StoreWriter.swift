@@ -23,8 +23,8 @@ final class StoreWriter: Sendable {
     private let queue = DispatchQueue(label: "huddle.store.writer")
     private let commitDelay: Duration?
     private let logger: Logger
-    /// Events the store took that it did not hold yet.
-    private let stored = Mutex(0)
+    /// Events the store took that it did not hold yet, and commits so far.
+    private let tally = Mutex((events: 0, commits: 0))
 
     private struct Pending {
         var writes: [StoreWrite] = []
@@ -42,7 +42,10 @@ final class StoreWriter: Sendable {
     }
 
     /// Events the store took that it did not hold, so far (``NodeCounters/eventsStored``).
-    var eventsStored: Int { stored.withLock { $0 } }
+    var eventsStored: Int { tally.withLock { $0.events } }
+
+    /// Transactions committed so far: fewer than the batches handed over when they queue up.
+    var commits: Int { tally.withLock { $0.commits } }
 
     /// Queues writes to commit soon; returns at once.
     func enqueue(_ writes: [StoreWrite]) {
@@ -90,7 +93,10 @@ final class StoreWriter: Sendable {
             }
             do {
                 let report = try store.apply(writes)
-                stored.withLock { $0 += report.eventsStored }
+                tally.withLock {
+                    $0.events += report.eventsStored
+                    $0.commits += 1
+                }
                 for proof in report.newFaults {
                     // The reader is told by the room's output; this is for a log at --log-level info.
                     logger.info(

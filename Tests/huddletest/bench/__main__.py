@@ -3,7 +3,7 @@
     Scripts/bench            # builds the release binary, then ~75 s of measuring
     Scripts/bench --quick    # smaller counts (~40 s once built)
     Scripts/bench --only discovery   # one part (latency, holdback, ingest, serf, discovery, marks, loss, attacks, private,
-                                     # flap, console, audio)
+                                     # flap, console, audio, machine)
     HUDDLE_BIN=/path/to/huddle Scripts/bench   # skip the build, use that binary
 
 Figures (BENCHMARKS.md says how each is measured and what it does and doesn't show):
@@ -46,6 +46,9 @@ nothing multicasts. Part 6 multicasts only inside the network namespaces of its 
 namespaces cannot be made, it prints a skip line. Every process started here is stopped (by pid)
 and every temp dir removed, also on failure or Ctrl-C. This is not a test: it exits 0 when a
 target is missed (marked MISSED), and non-zero only when a measurement could not be made at all.
+ 14. the node machine (issue 18), before and after in one run (HUDDLE_BIN_BEFORE=old huddle):
+     delivery send -> shown among 5 nodes, quiet and busy room, on a fast disk and with every
+     fsync 50 ms longer; ingest rate of each (only with --only machine)
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ from .harness import LIVE_NODES, Table, cleanup, log, stop_node
 from .holdback import bench_holdback
 from .ingest import bench_ingest
 from .latency import bench_latency
+from .machine import bench_machine
 from .loss import bench_loss
 from .marks import bench_marks
 from .serf import bench_serf
@@ -103,7 +107,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="smaller counts (latency 50, hold-back 30, ingest 2,000)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dirs (node logs, stores) for a look")
     parser.add_argument("--only", choices=["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
-                                           "flap", "console", "audio"],
+                                           "flap", "console", "audio", "machine"],
                         action="append",
                         help="run only these parts (repeatable); the Serf comparison needs latency for Huddle's side")
     args = parser.parse_args()
@@ -148,9 +152,11 @@ def main() -> int:
                  lambda: (bench_flap(binary, flap_seconds, table), bench_flap_lan(binary, flap_seconds, table))),
         "console": ("12. the console on long lines", lambda: bench_console(binary, console_rounds, table)),
         "audio": ("13. offsets from sound", lambda: bench_audio(binary, audio_n, table)),
+        "machine": ("14. the node machine, before and after",
+                    lambda: bench_machine(binary, os.environ.get("HUDDLE_BIN_BEFORE"), latency_n, ingest_n, table)),
     }
     for key in ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private", "flap",
-                "console", "audio"]:
+                "console", "audio", "machine"]:
         if key not in parts:
             continue
         title, run = runs[key]

@@ -13,11 +13,12 @@ def room_of(status: dict) -> dict | None:
     return next((r for r in status["rooms"] if r["name"] == ROOM), None)
 
 
-def bench_ingest(binary: str, count: int, latency_n: int, table: Table, passphrase: str | None = None) -> None:
+def bench_ingest(binary: str, count: int, latency_n: int, table: Table, passphrase: str | None = None,
+                 label: str | None = None) -> None:
     """With a `passphrase`, the same in a private room: every event sealed by the source and
-    opened by the sink (figure 10); labels then start with "private room: "."""
+    opened by the sink (figure 10); labels then start with "private room: ", or `label`."""
     base = temp_dir("ingest-private" if passphrase else "ingest")
-    prefix = "private room: " if passphrase else ""
+    prefix = label if label is not None else ("private room: " if passphrase else "")
     a = BenchNode(binary, "source", base / "source", room=ROOM, passphrase=passphrase)
     b = None
     try:

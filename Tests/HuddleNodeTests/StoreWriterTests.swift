@@ -1,0 +1,66 @@
+import Foundation
+import HuddleCore
+import Logging
+import Testing
+
+@testable import HuddleNode
+
+/// The store writer: what it is handed reaches SQLite on disk in order, a commit waits for its
+/// writes, a clean stop loses nothing, and batches that queue up share one transaction.
+@Suite struct StoreWriterTests {
+    let room = "superbowl"
+
+    func events(_ count: Int, by identity: NodeIdentity = .generate()) throws -> [Event] {
+        var session = RoomSession(room: room, reader: identity.id)
+        return try (0..<count).map { try session.compose(.chat(text: "line \($0)"), now: 1_000, signer: identity).event }
+    }
+
+    func temporaryStore() throws -> (HuddleStore, String) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("huddle-writer-\(UUID())").path
+        return (try HuddleStore(directory: dir), dir)
+    }
+
+    @Test func aCommitReturnsOnceItsWritesAreInTheStore() async throws {
+        let (store, _) = try temporaryStore()
+        let writer = StoreWriter(store: store, logger: Logger(label: "test"))
+        let made = try events(3)
+        await writer.commit([.events(made, durable: true), .joined(room, true)])
+        #expect(try store.events(room: room) == made)
+        #expect(try store.joinedRooms() == [room])
+        #expect(writer.eventsStored == 3)
+    }
+
+    @Test func queuedWritesLandInOrderAndAFlushLosesNothing() throws {
+        let (store, dir) = try temporaryStore()
+        let writer = StoreWriter(store: store, logger: Logger(label: "test"), commitDelay: .milliseconds(20))
+        let made = try events(40)
+        for event in made {
+            writer.enqueue([.events([event], durable: false), .shown([event.id], room: room, at: 2_000)])
+        }
+        writer.enqueue([.currentRoom("first"), .currentRoom(room)])
+        writer.flush()
+        try store.close()
+        // Read back from the file, as a restarted node would.
+        let reopened = try HuddleStore(directory: dir)
+        #expect(try reopened.events(room: room).count == 40)
+        #expect(try reopened.shownIDs(room: room) == Set(made.map(\.id)))
+        #expect(try reopened.currentRoom == room)
+        // Forty batches handed over during slow commits went in a few transactions.
+        #expect(writer.commits < 40)
+        #expect(writer.commits >= 1)
+    }
+
+    @Test func aFailingWriteIsLoggedAndTheWriterGoesOn() async throws {
+        let (store, dir) = try temporaryStore()
+        let writer = StoreWriter(store: store, logger: Logger(label: "test"))
+        try store.close()
+        writer.enqueue([.joined(room, true)])
+        writer.flush()
+        #expect(writer.commits == 0)
+        // A writer over a store that works again commits what it is given next.
+        let reopened = try HuddleStore(directory: dir)
+        let second = StoreWriter(store: reopened, logger: Logger(label: "test"))
+        await second.commit([.joined(room, true)])
+        #expect(try reopened.joinedRooms() == [room])
+    }
+}
