@@ -157,30 +157,4 @@ import Testing
             #expect(network.nodes[node].peers[network.id(Self.b2)]?.state == .alive)
         }
     }
-
-    @Test func theRelayCodecRoundTripsAndRefusesWhatItMustNot() throws {
-        let from = NodeID.fixture(1), to = NodeID.fixture(2)
-        let leaving = WireMessage.leaving(Leaving(from: from, incarnation: 7))
-        let relay = try #require(RelayMessage(from: from, to: to, payload: leaving.encoded()))
-        let bytes = relay.encoded()
-        #expect(bytes.count == RelayMessage.headerByteCount + leaving.encodedByteCount)
-        #expect(Array(bytes.prefix(4)) == [0x48, 0x44, WireProtocol.version, 10])
-        #expect(RelayMessage.isRelay(bytes) && !RelayMessage.isRelay(leaving.encoded()))
-        let decoded = try RelayMessage(decoding: bytes)
-        #expect(decoded == relay && decoded.message == leaving && decoded.encoded() == bytes)
-        // A relay is not a message: the message decoder does not take it.
-        #expect(throws: WireError.unknownMessageKind(10)) { try WireMessage(decoding: bytes) }
-        // Trailing bytes, a short payload, a length past the datagram, garbage inside.
-        #expect(throws: WireError.self) { try RelayMessage(decoding: bytes + [0]) }
-        #expect(throws: WireError.self) { try RelayMessage(decoding: Array(bytes.dropLast())) }
-        var long = bytes
-        long[68] = 0xff
-        long[69] = 0xff
-        #expect(throws: WireError.lengthOutOfRange(.relayPayload, length: 65_535, min: 4, max: 59_930, offset: 68)) {
-            try RelayMessage(decoding: long)
-        }
-        var garbage = bytes
-        garbage[70] = 0
-        #expect(throws: WireError.self) { try RelayMessage(decoding: garbage) }
-    }
 }
