@@ -31,6 +31,22 @@ import Testing
         #expect(throws: WireError.self) { try RelayMessage(decoding: garbage) }
     }
 
+    @Test func aRouteMakesTheDatagramToSend() throws {
+        let me = NodeID.fixture(1), bob = NodeID.fixture(2), carol = NodeID.fixture(3)
+        let bobAt = PeerAddress(host: "10.77.2.12", port: 7400), carolAt = PeerAddress(host: "10.77.2.11", port: 7400)
+        let push = WireMessage.events([Event.fixture(me, 1, .chat(text: "hi"))]).encoded()
+        #expect(Route.direct(bobAt).datagram(push, from: me, to: bob)! == (push, bobAt))
+        let relayed = try #require(Route.via(relay: carol, address: carolAt).datagram(push, from: me, to: bob))
+        #expect(relayed.address == carolAt)
+        let relay = try RelayMessage(decoding: relayed.bytes)
+        #expect(relay.from == me && relay.to == bob && relay.payload == push)
+        #expect(Route.via(relay: carol, address: carolAt).relay == carol && Route.direct(bobAt).relay == nil)
+        // Nothing for no route; a digest, which nobody signs, goes through no relay.
+        #expect(Route.none.datagram(push, from: me, to: bob) == nil)
+        let digest = WireMessage.digest(RoomDigest(from: me, room: "superbowl", vector: VersionVector())).encoded()
+        #expect(Route.via(relay: carol, address: carolAt).datagram(digest, from: me, to: bob) == nil)
+    }
+
     @Test func theExampleOfTheProtocolDocument() throws {
         // alice (01 00…) asks a relay to pass her goodbye at incarnation 7 to bob (02 00…).
         let alice = NodeID.fixture(1), bob = NodeID.fixture(2)

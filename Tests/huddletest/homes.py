@@ -120,6 +120,19 @@ class Homes:
             self.in_router("iptables", "-A", "FORWARD", "-i", "brA", "-o", "brB", "-j", "DROP")
         return self
 
+    @staticmethod
+    def wait_until_peers(a, b, timeout: float = 10) -> float | None:
+        """Seconds until nodes `a` and `b` (huddletest.node.Node) each list the other as an alive
+        peer in `huddle status` (not just its join, which anti-entropy through a third node brings
+        first); None if they do not within `timeout` (strict mode, until the relay is wired)."""
+        started = time.monotonic()
+        while time.monotonic() - started < timeout:
+            if all(any(p["nick"] == other.name and p["state"] == "alive" for p in node.status()["peers"])
+                   for node, other in ((a, b), (b, a))):
+                return time.monotonic() - started
+            time.sleep(0.1)
+        return None
+
     def flush_connections(self) -> None:
         """What a router reboot does to the NAT: every mapping forgotten (conntrack -F)."""
         self.in_router("conntrack", "-F", check=False)

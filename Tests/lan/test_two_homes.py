@@ -42,6 +42,10 @@ def homes(request, tmp_path):
                 if other != host:
                     node.wait_for(lambda o, n=NAMES[other]: o["type"] == "join" and o["nick"] == n, timeout=20,
                                   what=f"{NAMES[other]} joining, seen on {host} ({bed.mode})")
+        # Joins come through a third node first; the pair's own path a moment later (never in
+        # strict mode until the relay is wired, which the tests then show).
+        peered = Homes.wait_until_peers(nodes["a2"], nodes["b2"])
+        print(f"{bed.mode}: a2 and b2 peers {'%.1f s after the joins' % peered if peered is not None else 'never'}")
         yield bed, nodes
     finally:
         kill_all(nodes.values())

@@ -17,6 +17,33 @@ public enum Route: Hashable, Sendable {
     case none
 }
 
+extension Route {
+    /// The datagram to send for `payload` (one encoded message, signed if it is a membership
+    /// message) from `me` to peer `to` along this route, and where: the payload itself to a direct
+    /// address; a ``RelayMessage`` around it to a relay. `nil` for `.none`, and for a payload a
+    /// relay does not carry (a digest, anything over ``RelayMessage/maxPayloadBytes``): send those
+    /// to the peer's own address, or not at all.
+    ///
+    /// ```swift
+    /// let bytes = WireMessage.events(events).encoded()
+    /// if let (datagram, address) = membership.route(to: bob).datagram(bytes, from: me, to: bob) {
+    ///     send(datagram, to: address)
+    /// }
+    /// ```
+    public func datagram(_ payload: [UInt8], from me: NodeID, to id: NodeID) -> (bytes: [UInt8], address: PeerAddress)? {
+        switch self {
+        case .direct(let address): (payload, address)
+        case .via(_, let address): RelayMessage(from: me, to: id, payload: payload).map { ($0.encoded(), address) }
+        case .none: nil
+        }
+    }
+
+    /// The relay, for a route through one.
+    public var relay: NodeID? {
+        if case .via(let relay, _) = self { relay } else { nil }
+    }
+}
+
 /// What this node has measured of the ways to one peer: whether its own probes to the peer's
 /// address are answered, and the round trips of the probes that reached it through each relay.
 ///
