@@ -5,8 +5,9 @@ connections (conntrack -F) both heal within 3 s.
 
 In ``strict`` mode a2 and b2 cannot reach each other at all: only a relay (a1 or b1) can carry
 their messages in two link delays. The relay is built in the core (Membership.route(to:),
-RelayMessage) but not wired into the node yet, so those tests are expected to fail until it is;
-today the pair meets only through anti-entropy via a third node, ~0.5-3 s.
+RelayMessage) but not wired into the node yet: today the pair meets only through anti-entropy via a
+third node (p99 ~0.1-1 s), so in strict mode the time targets are xfail ("relay not wired into the
+node yet") while delivery (every message once, the cut healed at all) is checked as in the others.
 
 The bed's namespaces are huddle-TAG-*, TAG from HUDDLE_HOMES_TAG (default hm).
 """
@@ -23,8 +24,19 @@ from huddletest.homes import Homes
 from huddletest.node import Node, kill_all
 
 NAMES = {"a1": "alice", "a2": "anna", "b1": "bob", "b2": "bea"}
-RELAY_NOT_WIRED = pytest.mark.xfail(reason="relay not wired into the node yet", strict=False)
-MODES = ["route", "nat", pytest.param("strict", marks=RELAY_NOT_WIRED)]
+RELAY_NOT_WIRED = "relay not wired into the node yet"
+MODES = ["route", "nat", "strict"]
+
+
+def expect_fast(ok: bool, mode: str, figures: str) -> None:
+    """The time targets: a failure, except in strict mode, where they need the relay in the node
+    and are expected to fail until it is (xfail, with the figures); everything else each test
+    checks (nothing lost or doubled, healed at all) holds in every mode."""
+    if ok:
+        return
+    if mode == "strict":
+        pytest.xfail(f"{RELAY_NOT_WIRED}: {figures}")
+    raise AssertionError(figures)
 
 
 @pytest.fixture
@@ -95,7 +107,7 @@ def test_every_message_reaches_every_node_once_and_the_far_pair_within_50_ms(hom
     print(figures)
     assert all(not m for m in missing.values()), f"missing: {missing}"
     assert all(not d for d in doubled.values()), f"shown twice: {doubled}"
-    assert percentile(there, 99) <= 50 and percentile(back, 99) <= 50, figures
+    expect_fast(percentile(there, 99) <= 50 and percentile(back, 99) <= 50, bed.mode, figures)
 
 
 def heal_time(sender: Node, receiver: Node, text: str, timeout: float = 10) -> float:
@@ -124,6 +136,7 @@ def test_a_20_s_cut_and_a_router_that_forgets_its_connections_heal_within_3_s(ho
 
     bed.flush_connections()
     after_flush = max(heal_time(a2, b2, f"{bed.mode} after the flush"), heal_time(b2, a2, f"{bed.mode} flushed too"))
-    print(f"{bed.mode}: written during the 20 s cut shown {caught_up:.2f} s after it ended; new messages "
-          f"{after_cut:.2f} s after the cut, {after_flush:.2f} s after the flush")
-    assert caught_up <= 3 and after_cut <= 3 and after_flush <= 3
+    figures = (f"{bed.mode}: written during the 20 s cut shown {caught_up:.2f} s after it ended; new messages "
+               f"{after_cut:.2f} s after the cut, {after_flush:.2f} s after the flush")
+    print(figures)
+    expect_fast(caught_up <= 3 and after_cut <= 3 and after_flush <= 3, bed.mode, figures)
