@@ -11,6 +11,39 @@
 /// - never a relay of a relay (a relay holds no relay, and one is forwarded only from its own
 ///   sender's address), and nothing to the datagram's source;
 /// - at most ``RelayBudget`` datagrams a second per requester and in all.
+///
+/// In the shell (what a node does with it; the test harness `RelayNetwork` does all of it):
+///
+/// ```swift
+/// // 1. After every call into membership, carry out the relay outbox too.
+/// for directive in membership.takeRelayDirectives() {
+///     switch directive {
+///     case .sendVia(let message, let target, let relay):   // sign like .send, then wrap
+///         let inner = identity.signed(withCard(message)).encoded()
+///         if let wrapped = RelayMessage(from: me, to: target, payload: inner) { send(wrapped.encoded(), to: relay) }
+///     case .routeChanged(_, let nick, let route):           // "* bea is reachable only through bob"
+///         say(route.relay.map { "\(nick) is reachable only through \(membership.peers[$0]!.nick)" }
+///             ?? "\(nick) is reachable directly again")
+///     }
+/// }
+/// // 2. A datagram whose envelope says relay (before the message decoder, which refuses kind 10):
+/// if RelayMessage.isRelay(bytes), let relay = try? RelayMessage(decoding: bytes) {
+///     switch membership.accept(relay, from: source, now: now) {
+///     case .forward(let address): send(bytes, to: address)        // untouched
+///     case .refuse(let why): count(.relayRefused, why)
+///     case .deliver(let message, _, let via):                     // check signatures as always, then
+///         switch message {
+///         case .probe(let probe): perform(membership.receive(probe, via: via, now: now))
+///         case .ack(let ack): perform(membership.receive(ack, via: via, now: now))
+///         case .leaving(let leaving): perform(membership.receive(leaving, now: now))
+///         case .events(let events): ingest(events, from: source)   // like a push
+///         default: break                                           // a relay carries nothing else
+///         }
+///     }
+/// }
+/// // 3. Every push, answer to a digest (events), proof and goodbye to peer `id`:
+/// if let (datagram, address) = membership.route(to: id).datagram(bytes, from: me, to: id) { send(datagram, to: address) }
+/// ```
 extension Membership {
     /// What to do with a relay datagram that arrived at `now` from `source`: deliver its payload
     /// (it is for this node, from a vouched, live relay), forward it untouched (this node relays
@@ -127,8 +160,10 @@ extension Membership {
         queueRelay(.sendVia(.probe(probe), to: id, relay: relay.address))
     }
 
-    /// The vouched, live peer whose address is `address`, if any.
-    func livePeer(at address: PeerAddress) -> Peer? {
+    /// The vouched, live peer whose address is `address`, if any: who a datagram from there is,
+    /// and whom a directive naming only an address (``ReplicationDirective/pushMissing(room:have:to:)``)
+    /// is for, so it can be sent along ``route(to:)``.
+    public func livePeer(at address: PeerAddress) -> Peer? {
         peers.values.filter { $0.address == address && $0.vouched > 0 && $0.state != .gone }.min { $0.id < $1.id }
     }
 }
