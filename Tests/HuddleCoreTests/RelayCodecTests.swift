@@ -47,6 +47,24 @@ import Testing
         #expect(Route.via(relay: carol, address: carolAt).datagram(digest, from: me, to: bob) == nil)
     }
 
+    @Test func aRelayedProbeStillCarriesItsSendersSignatureAndOnlyIts() throws {
+        let alice = try NodeIdentity(privateKeyBytes: [UInt8](repeating: 7, count: 32))
+        let bob = NodeID.fixture(2), carol = NodeID.fixture(3)
+        let probe = alice.signed(.probe(Probe(
+            from: alice.id, nick: "alice", incarnation: 1, sequence: 1, sentAt: 5, port: 7400, rooms: ["superbowl"],
+            peers: [])))
+        var bytes = try #require(RelayMessage(from: alice.id, to: bob, payload: probe.encoded())).encoded()
+        let relayed = try RelayMessage(decoding: bytes)
+        #expect(relayed.message.hasValidMembershipSignature && relayed.signer == alice.id)
+        // Readdressed on the way: the probe is still alice's, for the target to check; the relay
+        // header is not signed, which is why a relay forwards only from `from`'s own address.
+        bytes.replaceSubrange(36..<68, with: carol.bytes)
+        #expect(try RelayMessage(decoding: bytes).message.hasValidMembershipSignature)
+        // One bit of the payload changed: the target's check fails.
+        bytes[80] ^= 1
+        #expect(try RelayMessage(decoding: bytes).message.hasValidMembershipSignature == false)
+    }
+
     @Test func theExampleOfTheProtocolDocument() throws {
         // alice (01 00…) asks a relay to pass her goodbye at incarnation 7 to bob (02 00…).
         let alice = NodeID.fixture(1), bob = NodeID.fixture(2)

@@ -26,6 +26,9 @@ struct RelayNetwork {
     var defaultDelay: Int64 = 1_000
     /// Pairs that cannot reach each other in either direction.
     var blocked: Set<Set<Int>> = []
+    /// The share of datagrams lost at random on every link (0 ... 1), drawn from `random`.
+    var loss = 0.0
+    var random = SplitMix64(seed: 0x22)
     var wakeAt: [Int64?]
     var inFlight: [InFlight] = []
     var now: Int64 = 0
@@ -60,6 +63,7 @@ struct RelayNetwork {
 
     mutating func send(_ datagram: Datagram, from: Int, to address: PeerAddress) {
         guard let to = index(of: address), to != from, !blocked.contains([from, to]) else { return }
+        if loss > 0, Double.random(in: 0..<1, using: &random) < loss { return }
         order += 1
         inFlight.append(
             InFlight(at: now + (delay[[from, to]] ?? defaultDelay), order: order, from: from, to: to, datagram: datagram))
