@@ -48,6 +48,13 @@ import Testing
         #expect(text.contains(#"bob\x1B[2J"#))
     }
 
+    @Test func aPeerReachedThroughAnotherSaysThrough() {
+        var status = sampleStatus
+        status.peers[0].path = "reachable only through carol (2.3 ms)"
+        let text = status.text()
+        #expect(text.contains("  bob    cdcdcdcdcdcd  192.0.2.12:7700, reachable only through carol (2.3 ms)  alive "))
+    }
+
     @Test func emptyNode() {
         var status = sampleStatus
         status.peers = []

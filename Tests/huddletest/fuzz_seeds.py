@@ -1,5 +1,5 @@
 """Writes a seed corpus for the wire decoder's fuzzer (Scripts/fuzz): one valid message of each
-kind, an event on its own, a private room's sealed events, probes and acks with a full card,
+kind, a relay around each kind it carries, an event on its own, a private room's sealed events, probes and acks with a full card,
 and a TCP stream of two frames, all made by the Python client that was written from
 docs/PROTOCOL.md, so the fuzzer starts from what a real peer sends.
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .wire import (Chat, Join, Leave, Mark, PeerRecord, RoomKey, Score, Teams, Unmark, VersionVector, WireClient,
                    encode_ack, encode_digest, encode_event, encode_events, encode_leaving, encode_nack, encode_probe,
-                   encode_probe_request, encode_sync_request, encode_sync_response, frame)
+                   encode_probe_request, encode_relay, encode_sync_request, encode_sync_response, frame)
 
 
 def seeds() -> dict[str, bytes]:
@@ -52,6 +52,10 @@ def seeds() -> dict[str, bytes]:
             "leaving": encode_leaving(client.id, 1, key=client.key),
             "probe-request": encode_probe_request(client.id, peer.id, 12345, key=client.key),
             "nack": encode_nack(client.id, peer.id, 12345, key=client.key),
+            "relay-probe": encode_relay(client.id, peer.id, encode_probe(client.id, "seed", 1, 9, 12345, 7700,
+                                                                         ["superbowl"], [], key=client.key)),
+            "relay-events": encode_relay(client.id, peer.id, encode_events([chat])),
+            "relay-leaving": encode_relay(client.id, peer.id, encode_leaving(client.id, 1, key=client.key)),
             "stream": frame(encode_events([chat])) + frame(encode_digest(client.id, "superbowl", vector)),
         }
 

@@ -63,6 +63,10 @@ KIND_ACK = 6
 KIND_PROBE_REQUEST = 7  # "probe this node for me" (SWIM's ping-req)
 KIND_NACK = 8           # a helper's "it did not answer me either"
 KIND_LEAVING = 9        # a node's signed goodbye: it stops on purpose
+KIND_RELAY = 10         # "pass this on to that node": a wrapper around one signed message, UDP only
+RELAYABLE_KINDS = (1, 5, 6, 9)  # events, probe, ack, leaving: what proves itself by a signature
+RELAY_HEADER_BYTES = 4 + 32 + 32 + 2
+MAX_RELAY_PAYLOAD_BYTES = 60_000 - RELAY_HEADER_BYTES  # 59 930
 
 TAG_JOIN = 1
 TAG_LEAVE = 2
@@ -836,6 +840,48 @@ class Reader:
             raise WireError("lengthOutOfRange", f"{n} room tags for {rooms} rooms")
         tags = [self.take(ROOM_TAG_BYTES) for _ in range(n)]
         return agreement_key, ([] if all(t == NO_ROOM_TAG for t in tags) else tags)
+
+
+@dataclass
+class Relay:
+    """kind 10: from:32 to:32 length:u16 payload -- one whole message (events, probe, ack or
+    leaving) that `from_id` asks a common peer to pass on, untouched, to `to`."""
+    from_id: bytes
+    to: bytes
+    payload: bytes
+    message: "Message | None" = None
+
+
+def encode_relay(from_id: bytes, to: bytes, payload: bytes, length: int | None = None, trailing: bytes = b"",
+                 **env) -> bytes:
+    """kind 10: wraps `payload` (an encoded message, signed by its sender) for `to`."""
+    n = len(payload) if length is None else length
+    return envelope(KIND_RELAY, enc_id(from_id) + enc_id(to) + enc_u16(n) + payload + trailing, **env)
+
+
+def decode_relay(data: bytes) -> Relay:
+    """Decodes one relay datagram or raises `WireError`: a length from 4 to 59 930, a payload
+    that is exactly one message of a relayable kind (never another relay), nothing after it."""
+    r = Reader(data)
+    if r.left < 2 or r.take(2) != MAGIC:
+        raise WireError("badMagic")
+    if not r.left or (version := r.u8()) != VERSION:
+        raise WireError("unsupportedVersion" if r.left or data[2:3] else "truncated")
+    if not r.left or (kind := r.u8()) != KIND_RELAY:
+        raise WireError("unknownMessageKind", "not a relay")
+    from_id, to = r.id(), r.id()
+    length = r.u16()
+    if not 4 <= length <= MAX_RELAY_PAYLOAD_BYTES:
+        raise WireError("lengthOutOfRange", f"relay payload of {length} bytes")
+    payload = bytes(r.take(length))
+    if r.left:
+        raise WireError("trailingBytes", f"{r.left} bytes after the relay")
+    if payload[3:4] == bytes([KIND_RELAY]):
+        raise WireError("notRelayable", "a relay of a relay")
+    message = decode_message(payload)
+    if message.kind not in RELAYABLE_KINDS:
+        raise WireError("notRelayable", f"kind {message.kind}")
+    return Relay(from_id, to, payload, message)
 
 
 def decode_message(data: bytes) -> Message:

@@ -2,6 +2,7 @@
 home A by a router (huddletest.homes). b1 names a1 with --peer; a1 learns b1 only from what
 arrives, from the router's address and a port the NAT chose."""
 
+import os
 import time
 
 import pytest
@@ -15,7 +16,7 @@ from huddletest.node import Node, kill_all
 def homes(tmp_path):
     """Starts nodes on the hosts of a fresh two-homes bed in NAT mode; stops them and removes
     the bed at the end."""
-    bed = Homes("hm", "nat").up()
+    bed = Homes(os.environ.get("HUDDLE_HOMES_TAG", "hm"), "nat").up()
     nodes: list[Node] = []
 
     def start(host: str, name: str, **kwargs) -> Node:

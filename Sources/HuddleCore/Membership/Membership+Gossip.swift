@@ -85,7 +85,7 @@ extension Membership {
             let address = PeerAddress(host: record.host, port: record.port)
             guard let peer = peers[record.id] else {
                 // Hearsay: probed, a peer only once it answers (Membership+Hearsay).
-                if record.state == .alive { noteHearsay(record.id, at: address, now: now) }
+                if record.state == .alive { noteHearsay(record.id, at: address, via: sender, now: now) }
                 continue
             }
             if record.state != .alive, record.incarnation == peer.incarnation, peer.state != .alive {

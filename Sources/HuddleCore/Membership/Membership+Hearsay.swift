@@ -17,15 +17,18 @@ extension Membership {
         var since: Int64
         /// When it was last probed (`nil`: not yet).
         var probedAt: Int64?
+        /// The member that named it: if the node does not answer at its address, it is probed
+        /// through this one (a relay), which vouched for it.
+        var via: NodeID? = nil
     }
 
     /// How many nodes are known only by hearsay, waiting to answer.
     public var hearsayCount: Int { hearsay.count }
 
     /// Notes an unknown node gossiped as alive, to be probed (nothing, if hearsay is full).
-    mutating func noteHearsay(_ id: NodeID, at address: PeerAddress, now: Int64) {
+    mutating func noteHearsay(_ id: NodeID, at address: PeerAddress, via sender: NodeID? = nil, now: Int64) {
         guard hearsay[id] == nil, hearsay.count < config.maxHearsay else { return }
-        hearsay[id] = Hearsay(address: address, since: now)
+        hearsay[id] = Hearsay(address: address, since: now, via: sender)
     }
 
     /// Probes the hearsay due a probe and forgets what went unanswered too long.
@@ -38,6 +41,10 @@ extension Membership {
                 continue
             }
             guard heard.probedAt.map({ now.clampedSubtracting($0) >= periodLength }) ?? true else { continue }
+            // Unanswered at its address for a period: also through the member that named it.
+            if heard.probedAt != nil, let via = heard.via {
+                for relay in relayCandidates(for: id, only: via) { probe(via: relay, to: id, now: now) }
+            }
             heard.probedAt = now
             hearsay[id] = heard
             directives.append(probe(heard.address, target: .peer(id), now: now))

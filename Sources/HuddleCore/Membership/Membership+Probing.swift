@@ -18,6 +18,8 @@ extension Membership {
         var relayFor: NodeID? = nil
         /// When the requester is owed a ``Nack`` if no ack came (`nil` once sent or answered).
         var nackAt: Int64? = nil
+        /// For a probe sent through a relay (a ``RelayMessage``): the relay.
+        var via: NodeID? = nil
     }
 
     /// An unresolved seed address.
@@ -34,6 +36,11 @@ extension Membership {
         var incarnation: UInt64
         var attempts = 0
         var answered = false
+        /// Whether a probe of the period was answered from the peer's own address (else the
+        /// period may have been answered only through helpers or relays).
+        var answeredDirectly = false
+        /// Whether the peer answered the period through a helper or a relay.
+        var answeredThroughOthers = false
         /// Helpers asked this period that are known to answer (see ``Membership/speaksIndirect``).
         var helpers: Set<NodeID> = []
         /// Those of them whose nack or forwarded ack arrived.
@@ -47,6 +54,10 @@ extension Membership {
         var directives: [MembershipDirective] = []
         if let ended = period, ended.startedAt.clampedAdding(periodLength) <= now {
             period = nil
+            if ended.answeredThroughOthers, !ended.answeredDirectly, peers[ended.target] != nil {
+                // Answered, but only through others: the direct path does not work.
+                loseDirect(ended.target)
+            }
             if !ended.answered {
                 // Helpers that answer were asked and said nothing: the silence may be ours.
                 if !ended.helpers.subtracting(ended.heardBack).isEmpty { raiseHealth() }
@@ -64,6 +75,9 @@ extension Membership {
                 lastTarget = target.id
                 probeSoon.remove(target.id)
             }
+            // Peers that answer only through others: probed directly (has the path healed?) and
+            // through relays, every period.
+            directives += probeLostPeers(now: now)
             // Doubted peers are probed every period besides the ring's, directly and through
             // helpers, until they answer or are suspected.
             for id in doubts.keys.sorted() where id != period?.target {

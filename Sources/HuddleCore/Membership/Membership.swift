@@ -153,6 +153,14 @@ public struct Membership: Sendable {
     var gossipCursor = 0
     /// The last wake-up time handed to the shell, to tell it when something falls due earlier.
     var scheduledTick: Int64?
+    /// The ways to each peer this node has measured (see `Membership+Routes`).
+    var paths: [NodeID: PeerPaths] = [:]
+    /// Which way each peer's datagrams were last said to go (``RelayDirective/routeChanged(id:nick:route:)``).
+    var saidRoutes: [NodeID: RouteKind] = [:]
+    /// Relay directives waiting for the shell (``takeRelayDirectives()``).
+    var relayOutbox: [RelayDirective] = []
+    /// How much this node relays for others.
+    public var relayBudget = RelayBudget()
 
     /// A node that knows nobody yet. `random` chooses the helpers of indirect probes (by default
     /// seeded from the id and incarnation).
@@ -238,6 +246,7 @@ public struct Membership: Sendable {
         indirect = indirect.filter { now.clampedSubtracting($0.value.at) < config.probeMemory }
         rumours = rumours.filter { now.clampedSubtracting($0.value.since) < config.probeMemory }
         changedAt = changedAt.filter { now.clampedSubtracting($0.value) < config.freshGossipFor }
+        expirePaths(now: now)
 
         for id in peers.keys.sorted() {
             guard let peer = peers[id], peer.state == .suspect, (suspicionEnds(id) ?? now) <= now else { continue }
@@ -269,6 +278,7 @@ public struct Membership: Sendable {
             directives.append(probe(address, target: .seed(address), now: now))
         }
 
+        noteRouteChanges()
         let idle = now.clampedAdding(periodLength)
         let wake = max(min(nextDue(now: now) ?? idle, idle), now.clampedAdding(1))
         scheduledTick = wake
@@ -352,14 +362,16 @@ public struct Membership: Sendable {
             sent = nil
         }
         if let sent {
-            address = sent.address
+            // A probe sent through a relay went to the relay's address, which is not the peer's.
+            if sent.via == nil { address = sent.address }
             if let requester = sent.relayFor {
                 // Run for another node: the send time is its, and so is the answer.
                 if ack.echoedSentAt == sent.sentAt, let peer = peers[requester], peer.state != .gone {
                     directives.append(.forward(.ack(ack), to: peer.address))
                 }
-            } else if ack.echoedSentAt == sent.sentAt {
+            } else if sent.via == nil, ack.echoedSentAt == sent.sentAt {
                 rttSample = max(0, now.clampedSubtracting(sent.sentAt))
+                directAnswered(ack.from, now: now)
             }
             switch sent.target {
             case .seed(let seed):
@@ -373,6 +385,8 @@ public struct Membership: Sendable {
             if let helper = request.helpers.first(where: { peers[$0]?.address == source }) {
                 speaksIndirect.insert(helper)
                 if period?.target == ack.from { period?.heardBack.insert(helper) }
+                // The helper reached the peer for us: a relay, and how long it took through it.
+                notePath(ack.from, via: helper, rtt: now.clampedSubtracting(ack.echoedSentAt), now: now)
             }
         }
         directives += contact(
@@ -380,6 +394,7 @@ public struct Membership: Sendable {
             foundBy: foundBy, rttSample: rttSample, now: now)
         directives += merge(ack.peers, sentBy: ack.from, now: now)
         if let peer = peers[ack.from], peer.state != .alive { probeSoon.insert(ack.from) }
+        noteRouteChanges()
         return directives + rescheduleIfEarlier(now: now)
     }
 

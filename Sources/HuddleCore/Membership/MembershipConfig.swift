@@ -59,6 +59,10 @@ public struct MembershipConfig: Hashable, Sendable {
     public var maxHearsay = 32
     /// How long a node known only from gossip is probed before it is forgotten (default 5 s).
     public var hearsayLifetime: Int64 = 5_000_000
+    /// How long a relay's path to a peer counts after it last carried an answer (default 3 s):
+    /// a peer that answers only through relays is probed through them every period, so a path
+    /// silent for three is broken, and another relay is chosen.
+    public var relayPathLifetime: Int64 = 3_000_000
 
     /// The defaults, or the values given.
     public init(

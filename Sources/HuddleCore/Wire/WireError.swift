@@ -51,6 +51,9 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     case lengthOutOfRange(Field, length: Int, min: Int, max: Int, offset: Int)
     /// A sealed body that holds another sealed body (checked before sealing, never on the wire).
     case sealedInsideSealed
+    /// A relay (kind 10) whose payload is a message of a kind no relay carries: one that does not
+    /// prove itself by a signature (a digest), or another relay.
+    case notRelayable(kind: UInt8, offset: Int)
 
     /// The part of a message a ``WireError`` is about.
     public enum Field: String, Hashable, Sendable, CustomStringConvertible {
@@ -66,6 +69,7 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
         case eventSeq = "event seq"
         case sealedBody = "sealed body"
         case roomTags = "room tags"
+        case relayPayload = "relay payload"
 
         public var description: String { rawValue }
     }
@@ -113,6 +117,8 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(field) of \(length) bytes at offset \(offset) (allowed: \(min) to \(max))"
         case .sealedInsideSealed:
             "a sealed body cannot hold another sealed body"
+        case .notRelayable(let kind, let offset):
+            "a relay cannot carry a message of kind \(kind) (at offset \(offset)): only events, probes, acks and goodbyes"
         }
     }
 }

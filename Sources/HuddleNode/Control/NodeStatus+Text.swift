@@ -57,7 +57,8 @@ extension NodeStatus {
             let rows = peers.map { peer in
                 [
                     safe(peer.displayName ?? peer.nick), short(peer.id),
-                    safe(peer.address) + (peer.syncAddress.map { " (pulls: \(safe($0)))" } ?? ""), safe(peer.state),
+                    safe(peer.address) + (peer.syncAddress.map { " (pulls: \(safe($0)))" } ?? "")
+                        + (peer.path.map { ", \(safe($0))" } ?? ""), safe(peer.state),
                     peer.rttMs.map(Self.formatRTT) ?? "-",
                     peer.lastSeenMs.map { HumanFormat.duration(milliseconds: $0) + " ago" } ?? "-",
                     peer.rooms.isEmpty ? "-" : peer.rooms.map(safe).joined(separator: ","), safe(peer.foundBy),

@@ -33,6 +33,9 @@ public struct NodeStatus: Codable, Sendable, Equatable {
         public var rooms: [String]
         /// How the peer was found: "seed", "gossip", "inbound" or "mdns".
         public var foundBy: String
+        /// How it is reached when that is not directly (``Membership/pathSummary(of:)``):
+        /// "reachable only through carol (2.3 ms)"; `nil` for a peer reached at its address.
+        public var path: String? = nil
     }
 
     public struct RoomMember: Codable, Sendable, Equatable {

@@ -3,7 +3,7 @@
     Scripts/bench            # builds the release binary, then ~75 s of measuring
     Scripts/bench --quick    # smaller counts (~40 s once built)
     Scripts/bench --only discovery   # one part (latency, holdback, ingest, serf, discovery, marks, loss, attacks, private,
-                                     # flap, console, audio, machine)
+                                     # flap, console, audio, homes, machine)
     HUDDLE_BIN=/path/to/huddle Scripts/bench   # skip the build, use that binary
 
 Figures (BENCHMARKS.md says how each is measured and what it does and doesn't show):
@@ -39,6 +39,9 @@ Figures (BENCHMARKS.md says how each is measured and what it does and doesn't sh
      +-100 ppm drift (50 trials a row; --quick 10), beside plain cross-correlation and the thumb model; false
      matches over unrelated pairs, seconds of sound until a reliable match, CPU, bytes a second. The corpus
      is cached in .build/audio-corpus/bench (the first full run spends ~10 minutes making it)
+ 14. friends in two homes (root only; huddletest.homes, its own bed huddle-bh-*): four nodes in route, nat and
+     strict mode; sent -> shown between the two nodes that do not bridge the homes (p50/p99/max, target p99 <=
+     50 ms), missing and doubled
 
 Parts 1-5 use only loopback; their nodes run with --no-mdns and Serf without -discover, so
 nothing multicasts. Part 6 multicasts only inside the network namespaces of its own bed
@@ -46,7 +49,7 @@ nothing multicasts. Part 6 multicasts only inside the network namespaces of its 
 namespaces cannot be made, it prints a skip line. Every process started here is stopped (by pid)
 and every temp dir removed, also on failure or Ctrl-C. This is not a test: it exits 0 when a
 target is missed (marked MISSED), and non-zero only when a measurement could not be made at all.
- 14. the node machine (issue 18), before and after in one run (HUDDLE_BIN_BEFORE=old huddle):
+ 15. the node machine (issue 18), before and after in one run (HUDDLE_BIN_BEFORE=old huddle):
      delivery send -> shown among 5 nodes, quiet and busy room, on a fast disk and with every
      fsync 50 ms longer; ingest rate of each (only with --only machine)
 """
@@ -71,6 +74,7 @@ from .discovery import bench_discovery
 from .flap import bench_flap, bench_flap_lan
 from .harness import LIVE_NODES, Table, cleanup, log, stop_node
 from .holdback import bench_holdback
+from .homes import bench_homes
 from .ingest import bench_ingest
 from .latency import bench_latency
 from .machine import bench_machine
@@ -107,7 +111,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="smaller counts (latency 50, hold-back 30, ingest 2,000)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dirs (node logs, stores) for a look")
     parser.add_argument("--only", choices=["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
-                                           "flap", "console", "audio", "machine"],
+                                           "flap", "console", "audio", "homes", "machine"],
                         action="append",
                         help="run only these parts (repeatable); the Serf comparison needs latency for Huddle's side")
     args = parser.parse_args()
@@ -129,8 +133,9 @@ def main() -> int:
     loss_stream, loss_lone = (50, 10) if quick else (100, 30)
     flap_seconds = float(os.environ.get("HUDDLE_BENCH_FLAP_SECONDS", 60 if quick else 300))
     audio_n = int(os.environ.get("HUDDLE_BENCH_AUDIO_TRIALS", 10 if quick else 50))
+    homes_n = 20 if quick else 50
     parts = args.only or ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
-                          "flap", "console", "audio"]
+                          "flap", "console", "audio", "homes"]
     console_rounds = 5 if quick else 20
 
     table = Table()
@@ -152,11 +157,12 @@ def main() -> int:
                  lambda: (bench_flap(binary, flap_seconds, table), bench_flap_lan(binary, flap_seconds, table))),
         "console": ("12. the console on long lines", lambda: bench_console(binary, console_rounds, table)),
         "audio": ("13. offsets from sound", lambda: bench_audio(binary, audio_n, table)),
-        "machine": ("14. the node machine, before and after",
+        "homes": ("14. friends in two homes", lambda: bench_homes(binary, homes_n, table)),
+        "machine": ("15. the node machine, before and after",
                     lambda: bench_machine(binary, os.environ.get("HUDDLE_BIN_BEFORE"), latency_n, ingest_n, table)),
     }
     for key in ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private", "flap",
-                "console", "audio", "machine"]:
+                "console", "audio", "homes", "machine"]:
         if key not in parts:
             continue
         title, run = runs[key]

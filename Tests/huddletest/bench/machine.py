@@ -1,4 +1,4 @@
-"""Figure 14: the node as one pure machine (issue 18), before and after in the same run.
+"""Figure 15: the node as one pure machine (issue 18), before and after in the same run.
 
 Delivery latency send -> shown among 5 nodes on loopback (node clocks, whole ms), in a quiet
 room (one writer) and a busy one (the four others write too), each on a fast disk and on a slow

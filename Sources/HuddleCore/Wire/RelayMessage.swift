@@ -1,0 +1,132 @@
+/// "Pass this on to `to`": a datagram one node sends a peer it cannot reach, through a live common
+/// peer (the *relay*), which forwards the whole datagram, unchanged, to the address it knows for
+/// `to`. Kind 10 of the envelope.
+///
+///     0      4              36             68            70
+///     +------+--------------+--------------+-------------+==================================+
+///     | env  | from: id     | to: id       | length: u16 | payload: bytes<length>           |
+///     +------+--------------+--------------+-------------+==================================+
+///                                                          one whole message, envelope and all:
+///                                                          events (1), probe (5), ack (6) or
+///                                                          leaving (9), as its sender signed it
+///
+/// A relay is not a ``WireMessage``: it is a wrapper around one, for UDP only, and a relay never
+/// holds a relay (a payload of kind 10 does not decode as a ``WireMessage``), so a relayed datagram
+/// is never relayed again. Only payloads that prove themselves travel: events carry their origin's
+/// signature, probes, acks and goodbyes their sender's, and a membership payload must be `from`'s
+/// own. Nothing of the payload is changed on the way, so the target checks the same signatures it
+/// would check had the datagram come straight.
+///
+/// ```swift
+/// let inner = identity.signed(.probe(probe)).encoded()
+/// let datagram = RelayMessage(from: me, to: bob, payload: inner).encoded()   // to carol's address
+/// let relay = try RelayMessage(decoding: datagram)                           // relay.message is the probe
+/// ```
+public struct RelayMessage: Hashable, Sendable {
+    /// The envelope's kind byte of a relay.
+    public static let kind: UInt8 = 10
+    /// Bytes before the payload: envelope, `from`, `to`, the length.
+    public static let headerByteCount = WireProtocol.envelopeByteCount + 2 * NodeID.byteCount + 2
+    /// The largest payload: what is left of one datagram (``WireLimits/maxDatagramBytes``) after
+    /// the header, 59 930 bytes. A sender relays only messages this small.
+    public static let maxPayloadBytes = WireLimits.maxDatagramBytes - headerByteCount
+    /// The message kinds a relay carries: each proves itself by a signature.
+    public static let relayableKinds: Set<WireMessage.Kind> = [.events, .probe, .ack, .leaving]
+
+    /// The node the payload is from (for a membership payload, its signer).
+    public var from: NodeID
+    /// The node it is for.
+    public var to: NodeID
+    /// The relayed message as it travels (its encoding, signatures included).
+    public let payload: [UInt8]
+    /// The payload, decoded.
+    public let message: WireMessage
+
+    /// Wraps an encoded message. `nil` unless `payload` is exactly one message of a relayable
+    /// kind, at most ``maxPayloadBytes`` long.
+    public init?(from: NodeID, to: NodeID, payload: [UInt8]) {
+        guard payload.count <= Self.maxPayloadBytes, let message = try? WireMessage(decoding: payload),
+            Self.relayableKinds.contains(message.kind)
+        else { return nil }
+        self.from = from
+        self.to = to
+        self.payload = payload
+        self.message = message
+    }
+
+    /// Whether `bytes` say in their envelope that they are a relay (magic, this version, kind 10):
+    /// read before decoding, so a shell can hand relays and messages to different decoders.
+    public static func isRelay(_ bytes: some Collection<UInt8>) -> Bool {
+        var reader = ByteReader(bytes.prefix(WireProtocol.envelopeByteCount))
+        return (try? reader.readUInt16()) == WireProtocol.magic && (try? reader.readUInt8()) == WireProtocol.version
+            && (try? reader.readUInt8()) == kind
+    }
+
+    /// Decodes one relay datagram: the envelope (kind 10), the ids, a length from 4 to
+    /// ``maxPayloadBytes`` (checked before anything is read), and a payload that decodes as one
+    /// message of a relayable kind, with nothing after it. Never traps.
+    public init(decoding bytes: some Collection<UInt8>) throws(WireError) {
+        var reader = ByteReader(bytes)
+        let magic = try reader.readUInt16()
+        guard magic == WireProtocol.magic else { throw .badMagic(magic) }
+        let version = try reader.readUInt8()
+        guard version == WireProtocol.version else { throw .unsupportedVersion(version) }
+        let kind = try reader.readUInt8()
+        guard kind == Self.kind else { throw .unknownMessageKind(kind) }
+        from = try reader.readNodeID()
+        to = try reader.readNodeID()
+        let at = reader.offset
+        let length = Int(try reader.readUInt16())
+        guard (WireProtocol.envelopeByteCount...Self.maxPayloadBytes).contains(length) else {
+            throw .lengthOutOfRange(
+                .relayPayload, length: length, min: WireProtocol.envelopeByteCount, max: Self.maxPayloadBytes,
+                offset: at)
+        }
+        payload = Array(try reader.readBytes(length))
+        try reader.expectEnd()
+        let inner: WireMessage
+        do {
+            inner = try WireMessage(decoding: payload)
+        } catch .unknownMessageKind(Self.kind) {
+            throw .notRelayable(kind: Self.kind, offset: at + 2)
+        }
+        guard Self.relayableKinds.contains(inner.kind) else {
+            throw .notRelayable(kind: inner.kind.rawValue, offset: at + 2)
+        }
+        message = inner
+    }
+
+    /// The relay as one datagram.
+    public func encoded() -> [UInt8] {
+        var writer = ByteWriter(capacity: Self.headerByteCount + payload.count)
+        writer.write(WireProtocol.magic)
+        writer.write(WireProtocol.version)
+        writer.write(Self.kind)
+        writer.write(from)
+        writer.write(to)
+        writer.write(UInt16(clamping: payload.count))
+        writer.write(bytes: payload)
+        return writer.bytes
+    }
+
+    /// The node that signed the payload, for a membership payload (`nil` for events, which each
+    /// carry their origin's signature).
+    public var signer: NodeID? {
+        switch message {
+        case .probe(let probe): probe.from
+        case .ack(let ack): ack.from
+        case .leaving(let leaving): leaving.from
+        default: nil
+        }
+    }
+
+    public static func == (a: RelayMessage, b: RelayMessage) -> Bool {
+        (a.from, a.to, a.payload) == (b.from, b.to, b.payload)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(from)
+        hasher.combine(to)
+        hasher.combine(payload)
+    }
+}

@@ -1,0 +1,142 @@
+"""Friends in two homes (issue 22), four nodes on the two-homes bed (huddletest.homes) in each mode:
+every message reaches every node once, the two nodes that do not bridge the homes (a2 and b2) hear
+each other within 50 ms at the 99th percentile, and a 20 s cut and a router that forgets its
+connections (conntrack -F) both heal within 3 s.
+
+In ``strict`` mode a2 and b2 cannot reach each other at all: only a relay (a1 or b1) can carry
+their messages in two link delays. The relay is built in the core (Membership.route(to:),
+RelayMessage) but not wired into the node yet: today the pair meets only through anti-entropy via a
+third node (p99 ~0.1-1 s), so in strict mode the time targets are xfail ("relay not wired into the
+node yet") while delivery (every message once, the cut healed at all) is checked as in the others.
+
+The bed's namespaces are huddle-TAG-*, TAG from HUDDLE_HOMES_TAG (default hm).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from huddletest.binary import huddle_binary
+from huddletest.homes import Homes
+from huddletest.node import Node, kill_all
+
+NAMES = {"a1": "alice", "a2": "anna", "b1": "bob", "b2": "bea"}
+RELAY_NOT_WIRED = "relay not wired into the node yet"
+MODES = ["route", "nat", "strict"]
+
+
+def expect_fast(ok: bool, mode: str, figures: str) -> None:
+    """The time targets: a failure, except in strict mode, where they need the relay in the node
+    and are expected to fail until it is (xfail, with the figures); everything else each test
+    checks (nothing lost or doubled, healed at all) holds in every mode."""
+    if ok:
+        return
+    if mode == "strict":
+        pytest.xfail(f"{RELAY_NOT_WIRED}: {figures}")
+    raise AssertionError(figures)
+
+
+@pytest.fixture
+def homes(request, tmp_path):
+    """The bed in the mode the test is parametrized with, and its four nodes started as friends
+    would start them (Homes.seeds); all stopped and removed at the end."""
+    bed = Homes(os.environ.get("HUDDLE_HOMES_TAG", "hm"), request.param).up()
+    nodes: dict[str, Node] = {}
+    try:
+        for host in ("a1", "b1", "a2", "b2"):
+            nodes[host] = Node(huddle_binary(), NAMES[host], tmp_path / NAMES[host], port=7400,
+                               launcher=bed.on_host(host), host_address=bed.address(host), peers=bed.seeds(host))
+        for host, node in nodes.items():
+            for other in nodes:
+                if other != host:
+                    node.wait_for(lambda o, n=NAMES[other]: o["type"] == "join" and o["nick"] == n, timeout=20,
+                                  what=f"{NAMES[other]} joining, seen on {host} ({bed.mode})")
+        # Joins come through a third node first; the pair's own path a moment later (never in
+        # strict mode until the relay is wired, which the tests then show).
+        peered = Homes.wait_until_peers(nodes["a2"], nodes["b2"])
+        print(f"{bed.mode}: a2 and b2 peers {'%.1f s after the joins' % peered if peered is not None else 'never'}")
+        yield bed, nodes
+    finally:
+        kill_all(nodes.values())
+        bed.down()
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def shown(node: Node, text: str, timeout: float) -> dict:
+    return node.message(text, timeout=timeout)
+
+
+def delays(node: Node, texts: list[str]) -> list[int]:
+    """sent -> shown on `node`, ms, of each text (all on this machine's one clock)."""
+    by_text = {o["text"]: o for o in list(node.outputs) if o["type"] == "message"}
+    return [by_text[t]["shown_at"] - by_text[t]["sent_at"] for t in texts if t in by_text]
+
+
+@pytest.mark.parametrize("homes", MODES, indirect=True)
+def test_every_message_reaches_every_node_once_and_the_far_pair_within_50_ms(homes):
+    bed, nodes = homes
+    per_node = 25
+    sent: dict[str, list[str]] = {host: [] for host in nodes}
+    for i in range(per_node):
+        for host, node in nodes.items():
+            text = f"{host} {bed.mode} {i}"
+            node.say(text)
+            sent[host].append(text)
+        time.sleep(0.05)
+    deadline = time.monotonic() + 15
+    for host, node in nodes.items():
+        expected = [t for other, texts in sent.items() if other != host for t in texts]
+        while time.monotonic() < deadline and not set(expected) <= set(node.shown_texts()):
+            time.sleep(0.1)
+    missing, doubled = {}, {}
+    for host, node in nodes.items():
+        texts = node.shown_texts()
+        expected = [t for other, ts in sent.items() if other != host for t in ts]
+        missing[host] = [t for t in expected if t not in texts]
+        doubled[host] = [t for t in expected if texts.count(t) > 1]
+    there, back = delays(nodes["b2"], sent["a2"]), delays(nodes["a2"], sent["b2"])
+    figures = (f"{bed.mode}: a2 -> b2 p50 {percentile(there, 50)} ms p99 {percentile(there, 99)} ms; "
+               f"b2 -> a2 p50 {percentile(back, 50)} ms p99 {percentile(back, 99)} ms")
+    print(figures)
+    assert all(not m for m in missing.values()), f"missing: {missing}"
+    assert all(not d for d in doubled.values()), f"shown twice: {doubled}"
+    expect_fast(percentile(there, 99) <= 50 and percentile(back, 99) <= 50, bed.mode, figures)
+
+
+def heal_time(sender: Node, receiver: Node, text: str, timeout: float = 10) -> float:
+    """Seconds from now until `text`, said by `sender` now, is shown on `receiver`."""
+    started = time.monotonic()
+    sender.say(text)
+    shown(receiver, text, timeout)
+    return time.monotonic() - started
+
+
+@pytest.mark.parametrize("homes", MODES, indirect=True)
+def test_a_20_s_cut_and_a_router_that_forgets_its_connections_heal_within_3_s(homes):
+    bed, nodes = homes
+    a2, b2 = nodes["a2"], nodes["b2"]
+    assert heal_time(a2, b2, f"{bed.mode} before") < 3
+
+    bed.cut("b2")
+    cut_at = time.monotonic()
+    a2.say(f"{bed.mode} during the cut")
+    time.sleep(20 - (time.monotonic() - cut_at))
+    bed.restore("b2")
+    restored = time.monotonic()
+    shown(b2, f"{bed.mode} during the cut", timeout=10)
+    caught_up = time.monotonic() - restored
+    after_cut = max(heal_time(b2, a2, f"{bed.mode} back from the cut"), heal_time(a2, b2, f"{bed.mode} welcome back"))
+
+    bed.flush_connections()
+    after_flush = max(heal_time(a2, b2, f"{bed.mode} after the flush"), heal_time(b2, a2, f"{bed.mode} flushed too"))
+    figures = (f"{bed.mode}: written during the 20 s cut shown {caught_up:.2f} s after it ended; new messages "
+               f"{after_cut:.2f} s after the cut, {after_flush:.2f} s after the flush")
+    print(figures)
+    expect_fast(caught_up <= 3 and after_cut <= 3 and after_flush <= 3, bed.mode, figures)
