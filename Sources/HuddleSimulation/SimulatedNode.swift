@@ -23,8 +23,22 @@ struct SimulatedNode {
         var changes: [(id: NodeID, to: PeerState)] = []
     }
 
+    /// What travels: a message, or a relay datagram around one.
+    enum Packet {
+        case message(WireMessage)
+        case relay(RelayMessage, bytes: [UInt8])
+
+        /// The kind the report counts it under.
+        var kind: String {
+            switch self {
+            case .message(let message): "\(message.kind)"
+            case .relay: "relay"
+            }
+        }
+    }
+
     struct Send {
-        var message: WireMessage
+        var packet: Packet
         var to: PeerAddress
         /// Sent over TCP: the network retransmits it instead of losing it.
         var reliable: Bool
@@ -79,13 +93,25 @@ struct SimulatedNode {
         return collect()
     }
 
+    /// A packet arrived from `source`.
+    mutating func receive(_ packet: Packet, from source: PeerAddress, now: Int64) -> Effects {
+        switch packet {
+        case .message(let message):
+            return receive(message, from: source, now: now)
+        case .relay(let relay, let bytes):
+            var checks = UnlimitedChecks()
+            machine.receive(relay, bytes: bytes, from: source, now: Self.time(now), checks: &checks)
+            return collect()
+        }
+    }
+
     /// A message arrived from `source`.
     mutating func receive(_ message: WireMessage, from source: PeerAddress, now: Int64) -> Effects {
         let time = Self.time(now)
         switch message {
         case .syncRequest(let request):
             var effects = Effects()
-            effects.sends.append(Send(message: .syncResponse(machine.syncResponse(to: request)), to: source, reliable: true))
+            effects.sends.append(Send(packet: .message(.syncResponse(machine.syncResponse(to: request))), to: source, reliable: true))
             return effects
         case .syncResponse(let response):
             guard let request = pulls[source] else { return Effects() }
@@ -95,7 +121,7 @@ struct SimulatedNode {
             let after = machine.pulled(valid, for: request, now: time)
             var effects = collect()
             if response.more, let after, after != before {
-                effects.sends.append(Send(message: syncRequest(request), to: source, reliable: true))
+                effects.sends.append(Send(packet: .message(syncRequest(request)), to: source, reliable: true))
             } else {
                 pulls[source] = nil
                 machine.pullFinished(request)
@@ -120,12 +146,16 @@ struct SimulatedNode {
         for effect in machine.pollEffects() {
             switch effect {
             case .send(let message, let addresses):
-                for address in addresses { effects.sends.append(Send(message: message, to: address, reliable: false)) }
+                for address in addresses { effects.sends.append(Send(packet: .message(message), to: address, reliable: false)) }
             case .pull(let request):
                 // One pull per peer at a time, as the node's pull loop runs them one by one.
                 guard pulls[request.address] == nil else { continue }
                 pulls[request.address] = request
-                effects.sends.append(Send(message: syncRequest(request), to: request.address, reliable: true))
+                effects.sends.append(Send(packet: .message(syncRequest(request)), to: request.address, reliable: true))
+            case .datagram(let bytes, let address):
+                // The machine makes only relay datagrams.
+                guard let relay = try? RelayMessage(decoding: bytes) else { continue }
+                effects.sends.append(Send(packet: .relay(relay, bytes: bytes), to: address, reliable: false))
             case .output(.room(.message(let shown), _)):
                 effects.shown.append(shown.event.id)
             case .output(.room(.earlier(let messages), _)):

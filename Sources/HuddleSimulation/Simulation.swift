@@ -35,7 +35,7 @@ public struct Simulation {
     private static let room = "sim"
 
     private enum Action {
-        case deliver(WireMessage, from: Int, to: Int)
+        case deliver(SimulatedNode.Packet, from: Int, to: Int)
         case tick(Int)
         case broadcast(Int)
         case stall(Int)
@@ -45,6 +45,15 @@ public struct Simulation {
     private var frozenUntil: [Int64]
     /// Nodes that died.
     private var dead: Set<Int> = []
+    /// Pairs of nodes that cannot reach each other (``SimulationConfig/unreachable``).
+    private var blocked: Set<Pair> = []
+
+    /// An unordered pair of nodes.
+    private struct Pair: Hashable {
+        let low: Int
+        let high: Int
+        init(_ a: Int, _ b: Int) { (low, high) = (min(a, b), max(a, b)) }
+    }
 
     public init(config: SimulationConfig) {
         precondition(config.nodes >= 2, "a simulation needs two nodes")
@@ -72,6 +81,14 @@ public struct Simulation {
                     membership: config.membership))
             byAddress[nodes[index].address] = index
         }
+        if config.unreachable > 0 {
+            for a in nodes.indices {
+                for b in nodes.indices where b > a && Double(random.next() >> 11) / Double(UInt64(1) << 53) < config.unreachable {
+                    blocked.insert(Pair(a, b))
+                }
+            }
+        }
+        report.blockedPairs = blocked.count
         for index in nodes.indices {
             for other in nodes.indices where other != index {
                 let found = nodes[other]
@@ -112,15 +129,15 @@ public struct Simulation {
                 }
                 tickQueuedAt[index] = nil
                 apply(nodes[index].tick(now: now), from: index, now: now)
-            case .deliver(let message, let from, let to):
+            case .deliver(let packet, let from, let to):
                 guard !dead.contains(to) else { continue }
                 if frozenUntil[to] > now {
                     // Waits in the frozen node's socket buffer.
-                    queue.push(.deliver(message, from: from, to: to), at: frozenUntil[to])
+                    queue.push(.deliver(packet, from: from, to: to), at: frozenUntil[to])
                     continue
                 }
-                trace.update(data: Array("\(now) \(from)>\(to) \(message.kind)\n".utf8))
-                apply(nodes[to].receive(message, from: nodes[from].address, now: now), from: to, now: now)
+                trace.update(data: Array("\(now) \(from)>\(to) \(packet.kind)\n".utf8))
+                apply(nodes[to].receive(packet, from: nodes[from].address, now: now), from: to, now: now)
             case .stall(let index):
                 guard !dead.contains(index), let stalls = config.stalls else { continue }
                 frozenUntil[index] = now + Int64(stalls.seconds * 1_000_000)
@@ -173,10 +190,10 @@ public struct Simulation {
             guard let to = byAddress[send.to] else { continue }
             if report.counting {
                 report.messages += 1
-                report.byKind[send.message.kind, default: 0] += 1
+                report.byKind[send.packet.kind, default: 0] += 1
             }
             guard let delay = delay(from: index, to: to, reliable: send.reliable, now: now) else { continue }
-            queue.push(.deliver(send.message, from: index, to: to), at: now + delay)
+            queue.push(.deliver(send.packet, from: index, to: to), at: now + delay)
         }
         let next = nodes[index].nextTick
         if tickQueuedAt[index].map({ next < $0 }) ?? true {
@@ -187,6 +204,8 @@ public struct Simulation {
 
     /// How long a message takes from one node to another, or `nil` if it is lost.
     private mutating func delay(from: Int, to: Int, reliable: Bool, now: Int64) -> Int64? {
+        // A pair that cannot reach each other: not even TCP gets through.
+        if blocked.contains(Pair(from, to)) { return nil }
         let latency = Int64(config.latencyMs) * 1000
         if let cutUntil = partitionEnd(between: from, and: to, at: now) {
             // A TCP message waits out the partition (retransmitting); a datagram is lost.
@@ -227,7 +246,7 @@ private struct Collector {
     /// Messages are counted from the first broadcast on.
     var counting = false
     var messages = 0
-    var byKind: [WireMessage.Kind: Int] = [:]
+    var byKind: [String: Int] = [:]
     var seen: Set<Pair> = []
     var healAt: Int64?
     var lastDelivery: Int64 = 0
@@ -238,6 +257,7 @@ private struct Collector {
     var stalls = 0
     var stallingNodes = 0
     var falseAlarms: [SimulationReport.Alarm] = []
+    var blockedPairs = 0
     var goneReported: [Int: Int64] = [:]
 
     /// Node `node` died at `now`: what it had not shown yet is no longer expected of it.
@@ -281,13 +301,13 @@ private struct Collector {
             let rank = max(1, Int((p / 100 * Double(sorted.count)).rounded(.up)))
             return Double(sorted[rank - 1]) / 1000
         }
-        return SimulationReport(
+        var report = SimulationReport(
             config: config,
             deliveredFraction: expected == 0 ? 1 : Double(delivered) / Double(expected),
             messagesPerBroadcast: config.broadcasts == 0 ? 0 : Double(messages) / Double(config.broadcasts),
             p50Ms: percentile(50), p99Ms: percentile(99), maxMs: Double(sorted.last ?? 0) / 1000,
             duplicatesShown: duplicates,
-            messagesByKind: Dictionary(uniqueKeysWithValues: byKind.map { ("\($0.key)", $0.value) }),
+            messagesByKind: byKind,
             allDeliveredAfterHealMs: healAt.flatMap { heal in
                 delivered == expected ? Double(max(0, lastDelivery - heal)) / 1000 : nil
             },
@@ -297,5 +317,7 @@ private struct Collector {
                 (0..<config.nodes).filter { $0 != victim.node }.map { goneReported[$0].map { Double($0) / 1000 } }
             },
             trace: trace.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined())
+        report.unreachablePairs = blockedPairs
+        return report
     }
 }

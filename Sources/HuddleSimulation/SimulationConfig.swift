@@ -38,6 +38,9 @@ public struct SimulationConfig: Hashable, Sendable {
     public var minimumSeconds: Double
     /// How the nodes' membership is timed.
     public var membership: MembershipConfig
+    /// The fraction of pairs of nodes that cannot reach each other at all, both ways (strict NATs
+    /// between homes), chosen at random from the seed: they talk through common peers (relays).
+    public var unreachable: Double = 0
 
     /// Whether the nodes run plain SWIM (``MembershipConfig/swim``) instead of the defaults.
     public var swim: Bool {

@@ -30,6 +30,8 @@ public struct SimulationReport: Sendable {
     /// With ``SimulationConfig/kill``: for each other node, how long after the death it reported
     /// the dead node gone (ms), or `nil` if it never did.
     public let killDetectionMs: [Double?]?
+    /// With ``SimulationConfig/unreachable``: how many pairs could not reach each other.
+    public var unreachablePairs = 0
     /// SHA-256 over every delivery (time, from, to, kind): equal for equal configs.
     public let trace: String
 
@@ -100,6 +102,7 @@ public struct SimulationReport: Sendable {
             ("msgs_by_kind", "{" + messagesByKind.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }
                 .joined(separator: ",") + "}"),
         ]
+        if config.unreachable > 0 { fields.append(("unreachable_pairs", "\(unreachablePairs)")) }
         if config.stalls != nil || config.kill != nil {
             fields.append(("virtual_seconds", Self.two(virtualSeconds)))
             fields.append(("false_alarms", "\(falseAlarms.count)"))
@@ -135,7 +138,8 @@ public struct SimulationReport: Sendable {
         var lines = [
             "\(config.nodes) nodes, \(config.latencyMs) ms links, \(Int(config.loss * 100)) % loss, "
                 + "\(config.broadcasts) broadcasts at \(config.rate)/s, seed \(config.seed)"
-                + (config.partition.map { ", \($0.nodes) nodes cut off at \($0.at) s for \($0.seconds) s" } ?? ""),
+                + (config.partition.map { ", \($0.nodes) nodes cut off at \($0.at) s for \($0.seconds) s" } ?? "")
+                + (config.unreachable > 0 ? ", \(unreachablePairs) pairs unreachable" : ""),
             "  delivered \(Self.four(deliveredFraction)), shown twice \(duplicatesShown)",
             "  latency p50 \(Self.ms(p50Ms)) ms, p99 \(Self.ms(p99Ms)) ms, max \(Self.ms(maxMs)) ms",
             "  messages per broadcast \(Self.two(messagesPerBroadcast)) ("

@@ -40,6 +40,8 @@ struct Simulate: ParsableCommand {
     @Option(name: .customLong("kill-node"), help: "Kill this node (0-based) for good...") var killNode: Int?
     @Option(name: .customLong("kill-at"), help: "...this many seconds after the warm-up.") var killAt = 30.0
     @Option(help: "Run at least this many virtual seconds after the warm-up.") var seconds = 0.0
+    @Option(help: "Fraction of pairs of nodes that cannot reach each other at all, 0 to 1 (they talk through common peers).")
+    var unreachable = 0.0
     @Flag(help: "Plain SWIM membership (no helpers, no local health, suspect after one period), to compare.")
     var swim = false
     @Flag(help: "Print one JSON object instead of text.") var json = false
@@ -62,6 +64,7 @@ struct Simulate: ParsableCommand {
     func run() {
         var config = SimulationConfig(
             nodes: nodes, latencyMs: latencyMs, loss: loss, broadcasts: broadcasts, rate: rate, seed: seed)
+        config.unreachable = unreachable
         if let partitionNodes {
             config.partition = .init(nodes: partitionNodes, at: partitionAt, seconds: partitionFor)
             config.drainSeconds = max(config.drainSeconds, partitionAt + partitionFor + 30)

@@ -300,3 +300,27 @@ extension NodeMachineTests {
         #expect(lan[alice].quit)
     }
 }
+
+/// Relays through the machine. (Routes themselves are tested in MembershipRelayTests, and a
+/// room with unreachable pairs in SimulationTests.)
+extension NodeMachineTests {
+    @Test func aRelayForAStrangerIsRefusedAndCounted() throws {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        let bob = lan.add("bob")
+        lan.introduceAll()
+        let mallory = NodeIdentity.generate()
+        var writer = Writer(mallory)
+        let event = try writer.make(.join(nick: "mallory"), at: lan.now.wall)
+        let payload = WireMessage.events([event]).encoded()
+        let relay = try #require(RelayMessage(from: mallory.id, to: lan[bob].machine.identity.id, payload: payload))
+        lan.on(alice) { machine, now in
+            var checks = UnlimitedChecks()
+            machine.receive(
+                relay, bytes: relay.encoded(), from: PeerAddress(host: "10.0.0.66", port: 7400), now: now, checks: &checks)
+        }
+        #expect(lan[alice].machine.counters.drops[.relayRefused] == 1)
+        #expect(lan.relaysInFlight.isEmpty)
+    }
+}
+

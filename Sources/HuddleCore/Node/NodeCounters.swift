@@ -64,6 +64,9 @@ public struct NodeCounters: Sendable {
         case syncBusy = "sync_busy"
         /// A sync connection closed for sending too slowly, or breaking the protocol.
         case syncBroken = "sync_broken"
+        /// A relay datagram this node would not forward or take (``RelayRefusal``): from a
+        /// stranger, to a stranger, of a room the two do not share, or over the relay budget.
+        case relayRefused = "relay_refused"
         /// A peer's X25519 key for direct messages of small order: it would give a room key
         /// anyone can compute, so there is no direct room with that peer.
         case weakAgreementKey = "weak_agreement_key"

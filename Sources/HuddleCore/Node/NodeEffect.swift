@@ -4,6 +4,9 @@ public enum NodeEffect: Sendable, Equatable {
     /// Send one datagram to each address (one encoding for all of them). Probes and acks are
     /// already signed.
     case send(WireMessage, to: [PeerAddress])
+    /// Send these bytes as one datagram: a relay around a message for a peer reached only
+    /// through another (``RelayMessage``), or one forwarded untouched for two peers of this node.
+    case datagram([UInt8], to: PeerAddress)
     /// Pull a room from a peer over TCP (``PullRequest``); answer with
     /// ``NodeMachine/pulled(_:for:now:)`` and ``NodeMachine/pullFinished(_:)``.
     case pull(PullRequest)

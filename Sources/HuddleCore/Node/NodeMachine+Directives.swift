@@ -6,7 +6,7 @@ extension NodeMachine {
     mutating func push(_ events: [Event], room: String) {
         let peers = roomPeers(room)
         guard !peers.isEmpty else { return }
-        send(.events(events), to: peers.map(\.address))
+        send(.events(events), toPeers: peers)
     }
 
     mutating func send(_ message: WireMessage, to addresses: [PeerAddress]) {
@@ -17,13 +17,22 @@ extension NodeMachine {
 
     /// Pushes both events of a proof of equivocation: whoever receives them proves the fault
     /// to itself. One datagram if both fit, else one each.
-    mutating func pushEvidence(_ proof: Equivocation, to addresses: [PeerAddress]) {
-        guard !addresses.isEmpty else { return }
+    mutating func pushEvidence(_ proof: Equivocation, to peers: [Peer]) {
+        guard !peers.isEmpty else { return }
         let both = WireMessage.events([proof.first, proof.second])
-        if both.encoded().count <= WireLimits.maxDatagramBytes {
-            send(both, to: addresses)
+        if both.encoded().count <= RelayMessage.maxPayloadBytes {
+            send(both, toPeers: peers)
         } else {
-            for event in [proof.first, proof.second] { send(.events([event]), to: addresses) }
+            for event in [proof.first, proof.second] { send(.events([event]), toPeers: peers) }
+        }
+    }
+
+    /// ``pushEvidence(_:to:)`` for the peer at `address`, as Replication names it.
+    mutating func pushEvidence(_ proof: Equivocation, toPeerAt address: PeerAddress) {
+        if let peer = membership.livePeer(at: address) {
+            pushEvidence(proof, to: [peer])
+        } else {
+            for event in [proof.first, proof.second] { send(.events([event]), to: [address]) }
         }
     }
 
@@ -52,6 +61,7 @@ extension NodeMachine {
                 send(message, to: [address])
             }
         }
+        performRelayDirectives()
         // A goodbye names the incarnation that ends: the current one, also after a refutation.
         if vouchedChanged || membership.incarnation != lastVouched.incarnation {
             let vouched = vouchedAddresses
@@ -80,20 +90,22 @@ extension NodeMachine {
             switch directive {
             case .sendDigest(let room, let address):
                 guard let log = rooms[room]?.log else { continue }
+                // A digest is not signed, so no relay carries it: a peer reached only through
+                // another hears of what it misses from the pushes and the digests of others.
                 send(
                     .digest(RoomDigest(from: identity.id, room: room, vector: log.vector, fingerprints: log.fingerprints)),
-                    to: [address])
+                    toPeerAt: address)
             case .pushMissing(let room, let have, let address):
                 guard let log = rooms[room]?.log else { continue }
                 let events = log.push(missingFor: have, config: replication.config)
                 guard !events.isEmpty else { continue }
                 // Proofs first, if the events name an equivocator's dropped seqs.
-                for proof in log.evidence(for: events) { pushEvidence(proof, to: [address]) }
-                send(.events(events), to: [address])
+                for proof in log.evidence(for: events) { pushEvidence(proof, toPeerAt: address) }
+                send(.events(events), toPeerAt: address)
             case .pull(let room, let peer, let address):
                 emit(.pull(PullRequest(room: room, peer: peer, address: address)))
             case .pushEvidence(let proof, let address):
-                pushEvidence(proof, to: [address])
+                pushEvidence(proof, toPeerAt: address)
             case .recheck(let room, let peer, let origin, let from, let address):
                 emit(.pull(PullRequest(room: room, peer: peer, address: address, recheck: origin, from: from)))
             case .scheduleTick(let at):

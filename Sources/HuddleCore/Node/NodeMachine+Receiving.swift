@@ -194,7 +194,7 @@ extension NodeMachine {
         if !fresh.isEmpty { emit(.persist(.events(fresh, durable: false))) }
         for proof in proofs { emit(.persist(.fault(proof))) }
         for proof in proofs {
-            pushEvidence(proof, to: membership.alivePeers(inRoom: room).map(\.address))
+            pushEvidence(proof, to: membership.alivePeers(inRoom: room))
         }
         show(outputs, room: room, now: now)
         perform(

@@ -244,6 +244,8 @@ extension Node {
         switch DatagramEndpoint.decode(envelope) {
         case .message(let message, let source):
             await handle(message, from: source)
+        case .relay(let relay, let bytes, let source):
+            await handle(relay, bytes: bytes, from: source)
         case .dropped(let drop, let reason, let source):
             await countDropped(drop, reason, from: "\(source)")
         }

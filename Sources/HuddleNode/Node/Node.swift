@@ -118,6 +118,8 @@ public actor Node {
                 continue
             case .send(let message, let addresses):
                 send(encoded: message.encoded(), to: addresses)
+            case .datagram(let bytes, let address):
+                send(encoded: bytes, to: [address])
             case .pull(let request):
                 pullRequestSink.yield(request)
             case .output(let line):
@@ -222,6 +224,12 @@ public actor Node {
     func handle(_ message: WireMessage, from source: PeerAddress) async {
         var checks = RateLimitedChecks(node: self, sender: source)
         await step { machine, now in machine.receive(message, from: source, now: now, checks: &checks) }
+    }
+
+    /// A relay datagram (kind 10): the machine forwards it, takes it, or refuses it.
+    func handle(_ relay: RelayMessage, bytes: [UInt8], from source: PeerAddress) async {
+        var checks = RateLimitedChecks(node: self, sender: source)
+        await step { machine, now in machine.receive(relay, bytes: bytes, from: source, now: now, checks: &checks) }
     }
 
     /// Counts a dropped input and logs why, at debug level.

@@ -20,6 +20,8 @@ struct DatagramEndpoint: Sendable {
     enum Received: Sendable {
         /// A message to handle (events not yet verified).
         case message(WireMessage, from: PeerAddress)
+        /// A datagram to relay or relayed (kind 10), with its bytes as they came.
+        case relay(RelayMessage, bytes: [UInt8], from: PeerAddress)
         /// Too long, not decodable, or of another wire version (newer or older than this one).
         case dropped(NodeCounters.Drop, reason: String, from: PeerAddress)
     }
@@ -44,6 +46,10 @@ struct DatagramEndpoint: Sendable {
             return .dropped(.oversized, reason: reason, from: source)
         }
         do {
+            if RelayMessage.isRelay(envelope.data.readableBytesView) {
+                let bytes = Array(envelope.data.readableBytesView)
+                return .relay(try RelayMessage(decoding: bytes), bytes: bytes, from: source)
+            }
             return .message(try WireMessage(decoding: envelope.data.readableBytesView), from: source)
         } catch {
             let drop: NodeCounters.Drop =

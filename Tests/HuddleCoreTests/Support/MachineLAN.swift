@@ -38,6 +38,10 @@ struct MachineLAN {
     var now: NodeTime
     /// Datagrams on their way, oldest first.
     var inFlight: [(message: WireMessage, from: Int, to: PeerAddress)] = []
+    /// Relay datagrams on their way (``NodeEffect/datagram(_:to:)``), oldest first.
+    var relaysInFlight: [(bytes: [UInt8], from: Int, to: PeerAddress)] = []
+    /// Pairs of nodes (by index, lower first) whose datagrams never arrive, either way.
+    var blocked: Set<[Int]> = []
     /// Whether pulls are answered when asked (a pull runs over TCP, which does not lose them).
     var answerPulls = true
 
@@ -94,16 +98,29 @@ struct MachineLAN {
     /// Delivers every datagram in flight, and what they cause, until the network is quiet.
     mutating func deliverAll(limit: Int = 10_000) {
         var delivered = 0
-        while !inFlight.isEmpty, delivered < limit {
-            let (message, from, to) = inFlight.removeFirst()
+        while !inFlight.isEmpty || !relaysInFlight.isEmpty, delivered < limit {
             delivered += 1
+            if !relaysInFlight.isEmpty {
+                let (bytes, from, to) = relaysInFlight.removeFirst()
+                guard let target = hosts.firstIndex(where: { $0.address == to }),
+                    let relay = try? RelayMessage(decoding: bytes)
+                else { continue }
+                var checks = UnlimitedChecks()
+                let source = hosts[from].address
+                on(target) { machine, now in machine.receive(relay, bytes: bytes, from: source, now: now, checks: &checks) }
+                continue
+            }
+            let (message, from, to) = inFlight.removeFirst()
             guard let target = hosts.firstIndex(where: { $0.address == to }) else { continue }
             deliver(message, from: from, to: target)
         }
     }
 
     /// Drops every datagram in flight (a lossy moment).
-    mutating func dropAll() { inFlight.removeAll() }
+    mutating func dropAll() {
+        inFlight.removeAll()
+        relaysInFlight.removeAll()
+    }
 
     /// Delivers one datagram, through the codec as on a socket.
     mutating func deliver(_ message: WireMessage, from: Int, to target: Int) {
@@ -137,7 +154,7 @@ struct MachineLAN {
             case .send(let message, let addresses):
                 for address in addresses {
                     hosts[index].sent.append((message, address))
-                    inFlight.append((message, index, address))
+                    if !isBlocked(index, address) { inFlight.append((message, index, address)) }
                 }
             case .pull(let request):
                 hosts[index].pulls.append(request)
@@ -155,6 +172,8 @@ struct MachineLAN {
                 pending += hosts[index].machine.pollEffects()
             case .persist(let write):
                 hosts[index].store.apply(write)
+            case .datagram(let bytes, let address):
+                if !isBlocked(index, address) { relaysInFlight.append((bytes, index, address)) }
             case .output(let line):
                 hosts[index].outputs.append(line)
             case .quit:
@@ -163,6 +182,11 @@ struct MachineLAN {
                 continue
             }
         }
+    }
+
+    func isBlocked(_ from: Int, _ to: PeerAddress) -> Bool {
+        guard let target = hosts.firstIndex(where: { $0.address == to }) else { return false }
+        return blocked.contains([min(from, target), max(from, target)])
     }
 
     /// Stops node `index` and starts it again from what its store kept.

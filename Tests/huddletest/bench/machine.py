@@ -124,7 +124,7 @@ def bench_machine(binary: str, before: str | None, count: int, ingest_n: int, ta
                           target or f"{len(samples)} samples, {missing} missing", ok)
     for label, path in variants:
         log(f"{label}: ingest")
-        bench_ingest(path, ingest_n, 0, table, label=f"{label}: ")
+        bench_ingest(path, ingest_n, 20, table, label=f"{label}: ")
     table.note("machine: send -> shown on node clocks (whole ms: '0 ms' is under 1 ms); a busy room has "
                "n2..n5 writing every 100 ms while n1 writes every 20 ms; 'fsync +50 ms' preloads "
                "Tests/huddletest/bench/slowsync.c into every node.")
