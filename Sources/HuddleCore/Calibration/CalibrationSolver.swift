@@ -174,7 +174,7 @@ public enum CalibrationSolver {
     private static func isRelevant(_ body: EventBody) -> Bool {
         switch body {
         case .join, .leave, .mark, .unmark, .delayNudge: true
-        case .chat, .calibrationEvent, .sealed, .score, .teams: false
+        case .chat, .calibrationEvent, .sealed, .score, .teams, .heard: false
         }
     }
 
@@ -192,6 +192,8 @@ public enum CalibrationSolver {
             case .score(let home, let guest): (7, "", Int64(home) << 16 | Int64(guest))
             case .teams(let home, let guest): (8, home + "\u{0}" + guest, 0)
             case .unmark(let label): (9, label, 0)
+            case .heard(let match):
+                (10, "\(match.peer) \(match.at) \(match.sigmaMicros) \(match.confidenceTenths)", match.lagMicros)
             }
         }
         if a.createdAt != b.createdAt { return a.createdAt < b.createdAt }

@@ -51,6 +51,9 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     case lengthOutOfRange(Field, length: Int, min: Int, max: Int, offset: Int)
     /// A sealed body that holds another sealed body (checked before sealing, never on the wire).
     case sealedInsideSealed
+    /// A sound window's frames not in their one encoding: a quiet frame with bits, or unused
+    /// loudness bits set (new in version 5).
+    case nonCanonicalSound(offset: Int)
 
     /// The part of a message a ``WireError`` is about.
     public enum Field: String, Hashable, Sendable, CustomStringConvertible {
@@ -66,6 +69,7 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
         case eventSeq = "event seq"
         case sealedBody = "sealed body"
         case roomTags = "room tags"
+        case soundFrames = "sound frames"
 
         public var description: String { rawValue }
     }
@@ -113,6 +117,8 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(field) of \(length) bytes at offset \(offset) (allowed: \(min) to \(max))"
         case .sealedInsideSealed:
             "a sealed body cannot hold another sealed body"
+        case .nonCanonicalSound(let offset):
+            "sound frames not in their one encoding at offset \(offset) (a quiet frame's bits or unused flag bits set)"
         }
     }
 }
