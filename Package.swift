@@ -44,12 +44,20 @@ let package = Package(
             name: "CDNSSD",
             providers: [.apt(["libavahi-compat-libdnssd-dev"])]
         ),
+        // PulseAudio's simple API, for listening to the default input on Linux (PipeWire serves it
+        // too). No `pkgConfig:` for the same reason as CDNSSD.
+        .systemLibrary(
+            name: "CPulseSimple",
+            providers: [.apt(["libpulse-dev"])]
+        ),
         // The I/O shell around the core.
         .target(
             name: "HuddleNode",
             dependencies: [
                 "HuddleCore",
+                "HuddleAudio",
                 .target(name: "CDNSSD", condition: .when(platforms: [.linux])),
+                .target(name: "CPulseSimple", condition: .when(platforms: [.linux])),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -88,7 +96,7 @@ let package = Package(
         .testTarget(
             name: "HuddleNodeTests",
             dependencies: [
-                "HuddleNode", "HuddleCore", .product(name: "Logging", package: "swift-log"),
+                "HuddleNode", "HuddleCore", "HuddleAudio", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictness

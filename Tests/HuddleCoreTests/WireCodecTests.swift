@@ -40,7 +40,8 @@ struct WireCodecTests {
     func bodyTags() {
         let tags: [(EventBody, UInt8)] = [
             (.join(nick: "a"), 1), (.leave, 2), (.chat(text: "a"), 3), (.calibrationEvent(label: "a"), 4),
-            (.mark(label: "a"), 5), (.delayNudge(milliseconds: 1), 6),
+            (.mark(label: "a"), 5), (.delayNudge(milliseconds: 1), 6), (.unmark(label: "a"), 10),
+            (.heard(HeardMatch(peer: S.bob, at: 0, lagMicros: 0, confidence: 10)), 11),
         ]
         for (body, tag) in tags {
             let bytes = S.event(S.alice, 1, body, room: "", context: [:]).encoded()
@@ -51,7 +52,8 @@ struct WireCodecTests {
     @Test("message kinds are the documented bytes")
     func kinds() {
         #expect(WireMessage.Kind.allCases.map(\.rawValue) == [1, 2, 3, 4, 5, 6, 7, 8, 9])
-        #expect(WireProtocol.version == 4)
+        #expect(WireProtocol.version == 5)
+        #expect(SoundWindow.kind == 10, "kind 10 is a sound window, decoded by SoundWindow and Datagram")
     }
 
     // MARK: Exact layout
@@ -269,7 +271,7 @@ struct WireCodecTests {
         #expect(wireError(Array("GET / HTTP/1.1\r\n".utf8)) == .badMagic(0x4745))
     }
 
-    @Test("other protocol versions get their own error", arguments: [UInt8(0), 1, 2, 3, 5, 255])
+    @Test("other protocol versions get their own error", arguments: [UInt8(0), 1, 2, 3, 4, 6, 255])
     func unsupportedVersion(version: UInt8) {
         var bytes = WireSamples.messages[4].encoded()
         bytes[2] = version
@@ -280,7 +282,7 @@ struct WireCodecTests {
         #expect(wireError([0x48, 0x44, version]) == .unsupportedVersion(version))
     }
 
-    @Test("unknown message kinds are rejected", arguments: [UInt8(0), 10, 11, 128, 255])
+    @Test("unknown message kinds are rejected", arguments: [UInt8(0), 10, 11, 128, 255])  // 10: not a WireMessage
     func unknownKind(kind: UInt8) {
         #expect(wireError([0x48, 0x44, WireProtocol.version, kind]) == .unknownMessageKind(kind))
         #expect(wireError([0x48, 0x44, WireProtocol.version, kind, 0, 0, 0]) == .unknownMessageKind(kind))
@@ -486,7 +488,7 @@ struct WireCodecTests {
         #expect(wireError(bytes) == .unknownPeerState(value, offset: offset))
     }
 
-    @Test("unknown event body tags are rejected", arguments: [UInt8(0), 11, 255])
+    @Test("unknown event body tags are rejected", arguments: [UInt8(0), 12, 255])
     func bodyTag(value: UInt8) {
         var bytes = WireMessage.events([S.event(S.alice, 1, .leave)]).encoded()
         #expect(bytes[67] == 2)
@@ -502,7 +504,7 @@ struct WireCodecTests {
             (.truncated(needed: 8, offset: 41, remaining: 3), "truncated: needed 8 bytes at offset 41, 3 left"),
             (.truncated(needed: 1, offset: 2, remaining: 0), "truncated: needed 1 byte at offset 2, 0 left"),
             (.badMagic(0x4745), "bad magic 0x4745 (expected 0x4844 \"HD\"): not a Huddle message"),
-            (.unsupportedVersion(5), "unsupported protocol version 5 (this node speaks 4)"),
+            (.unsupportedVersion(6), "unsupported protocol version 6 (this node speaks 5)"),
             (.unknownMessageKind(9), "unknown message kind 9"),
             (
                 .stringTooLong(.chatText, length: 5000, max: 4096, offset: 68),

@@ -47,6 +47,9 @@ enum WireSamples {
         .score(home: .max, guest: 0),
         .teams(home: "Chiefs", guest: "Eagles"),
         .teams(home: "", guest: text(bytes: WireLimits.maxLabelBytes)),
+        .heard(HeardMatch(peer: bob, at: 1_700_000_000_000, lagMicros: 3_198_400, confidence: 106.3)),
+        .heard(HeardMatch(peer: maxID, at: .min, lagMicros: .max, sigmaMicros: .max, confidenceTenths: .max)),
+        .heard(HeardMatch(peer: carol, at: -1, lagMicros: -300_000_000, sigmaMicros: 0, confidenceTenths: 0)),
         .sealed(bytes: Array(repeating: 1, count: WireLimits.minSealedBytes)),
         .sealed(bytes: (0..<WireLimits.maxSealedBytes).map { UInt8(truncatingIfNeeded: $0) }),
     ]

@@ -1,5 +1,5 @@
 """Writes a seed corpus for the wire decoder's fuzzer (Scripts/fuzz): one valid message of each
-kind, a relay around each kind it carries, an event on its own, a private room's sealed events, probes and acks with a full card,
+kind (a heard match and a sound window among them), a relay around each kind it carries, an event on its own, a private room's sealed events and sound window, probes and acks with a full card,
 and a TCP stream of two frames, all made by the Python client that was written from
 docs/PROTOCOL.md, so the fuzzer starts from what a real peer sends.
 
@@ -11,9 +11,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .wire import (Chat, Join, Leave, Mark, PeerRecord, RoomKey, Score, Teams, Unmark, VersionVector, WireClient,
-                   encode_ack, encode_digest, encode_event, encode_events, encode_leaving, encode_nack, encode_probe,
-                   encode_probe_request, encode_relay, encode_sync_request, encode_sync_response, frame)
+from .wire import (Chat, Heard, Join, Leave, Mark, PeerRecord, RoomKey, Score, Teams, Unmark, VersionVector,
+                   WireClient, encode_ack, encode_digest, encode_event, encode_events, encode_leaving, encode_nack,
+                   encode_probe, encode_probe_request, encode_relay, encode_sound_window, encode_sync_request,
+                   encode_sync_response, frame)
 
 
 def seeds() -> dict[str, bytes]:
@@ -25,6 +26,9 @@ def seeds() -> dict[str, bytes]:
         unmark = client.make_event("superbowl", Unmark("kickoff"))
         scoreboard = [client.make_event("superbowl", Teams("Chiefs", "Eagles")),
                       client.make_event("superbowl", Score(14, 7))]
+        heard = client.make_event("superbowl", Heard(bytes(range(32)), 1_000_000, 3_198_400, 8_467, 1_063))
+        bits = [(i * 2_654_435_761) % (1 << 32) if i % 5 else 0 for i in range(200)]
+        loud = [i % 5 != 0 for i in range(200)]
         vector = VersionVector({client.id: 3})
         peer = PeerRecord(bytes(range(32)), "bob", "192.0.2.12", 7700, 1, 9)
         # The same client in the private room: its events there are sealed (tag 7), its card
@@ -50,6 +54,10 @@ def seeds() -> dict[str, bytes]:
                                        **card),
             "ack-card": encode_ack(client.id, "seed", 1, 8, 12345, rooms, [peer], key=client.key, **card),
             "leaving": encode_leaving(client.id, 1, key=client.key),
+            "heard": encode_events([heard]),
+            "sound-window": encode_sound_window(client.id, "superbowl", 2_000, 1_000, bits, loud, key=client.key),
+            "sealed-sound-window": encode_sound_window(client.id, key.id, 2_000, 1_000, bits, loud, key=client.key,
+                                                       room_key=key),
             "probe-request": encode_probe_request(client.id, peer.id, 12345, key=client.key),
             "nack": encode_nack(client.id, peer.id, 12345, key=client.key),
             "relay-probe": encode_relay(client.id, peer.id, encode_probe(client.id, "seed", 1, 9, 12345, 7700,

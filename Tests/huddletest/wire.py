@@ -24,6 +24,10 @@ there is opened first, and its probes and acks carry its card.
 
 Kinds 7 and 8 (the doc's § probeRequest and § nack) are membership's indirect probes: the
 `ProbeRequest` / `Nack` dataclasses, `encode_probe_request` and `encode_nack`, signed like probes.
+
+Version 5 adds listening (the doc's § Sound): the `Heard` body (tag 11), a match a node found
+between its own sound and a peer's, and the ephemeral `SoundWindow` (kind 11, `encode_sound_window`),
+sealed in a private room with `RoomKey.seal_sound` / opened with `RoomKey.open_sound`.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption,
 # Constants
 
 MAGIC = b"HD"
-VERSION = 4
+VERSION = 5
 
 KIND_EVENTS = 1
 KIND_DIGEST = 2
@@ -67,6 +71,7 @@ KIND_RELAY = 10         # "pass this on to that node": a wrapper around one sign
 RELAYABLE_KINDS = (1, 5, 6, 9)  # events, probe, ack, leaving: what proves itself by a signature
 RELAY_HEADER_BYTES = 4 + 32 + 32 + 2
 MAX_RELAY_PAYLOAD_BYTES = 60_000 - RELAY_HEADER_BYTES  # 59 930
+KIND_SOUND_WINDOW = 11  # a few seconds of a listening node's sound features (ephemeral)
 
 TAG_JOIN = 1
 TAG_LEAVE = 2
@@ -78,6 +83,7 @@ TAG_SEALED = 7
 TAG_SCORE = 8
 TAG_TEAMS = 9
 TAG_UNMARK = 10
+TAG_HEARD = 11
 
 STATE_ALIVE = 1
 STATE_SUSPECT = 2
@@ -85,6 +91,7 @@ STATE_GONE = 3
 
 SIGNING_TAG = b"huddle-event-v1\x00"  # 16 bytes
 MEMBER_SIGNING_TAG = b"huddle-member-v1\x00"  # 17 bytes: probes and acks
+SOUND_SIGNING_TAG = b"huddle-sound-v1\x00"  # 16 bytes: sound windows, and their seals' associated data
 SIGNATURE_BYTES = 64
 ID_BYTES = 32
 
@@ -117,6 +124,7 @@ class Limits:
     seal_overhead_bytes = 28  # 12-byte nonce + 16-byte Poly1305 tag
     min_sealed_bytes = 29  # around a 1-byte leave
     max_sealed_bytes = 4_127  # around the largest chat body (1 + 2 + 4 096)
+    max_sound_frames = 1_000  # 10 s of sound in one window
 
 
 class WireError(ValueError):
@@ -292,12 +300,25 @@ class Teams:
 
 
 @dataclass(frozen=True)
+class Heard:
+    """peer:32 at:i64 lag:i64 sigma:u32 confidence:u16 -- the origin matched its own sound
+    against `peer`'s: the peer heard the moment at `at` (ms, origin's clock) `lag` µs later on
+    its clock, with standard deviation `sigma` µs and confidence in tenths."""
+    peer: bytes
+    at: int
+    lag: int
+    sigma: int
+    confidence: int
+    tag = TAG_HEARD
+
+
+@dataclass(frozen=True)
 class RawBody:
     """Any bytes as a body (an unknown tag, a truncated field...)."""
     data: bytes
 
 
-Body = Union[Join, Leave, Chat, CalibrationEvent, Mark, Unmark, DelayNudge, Sealed, Score, Teams, RawBody]
+Body = Union[Join, Leave, Chat, CalibrationEvent, Mark, Unmark, DelayNudge, Sealed, Score, Teams, Heard, RawBody]
 
 
 def encode_body(body: Body) -> bytes:
@@ -323,6 +344,9 @@ def encode_body(body: Body) -> bytes:
         return enc_u8(TAG_TEAMS) + enc_str(body.home) + enc_str(body.guest)
     if isinstance(body, Unmark):
         return enc_u8(TAG_UNMARK) + enc_str(body.label)
+    if isinstance(body, Heard):
+        return (enc_u8(TAG_HEARD) + enc_id(body.peer) + enc_i64(body.at) + enc_i64(body.lag) + enc_u32(body.sigma)
+                + enc_u16(body.confidence))
     raise TypeError(f"not an event body: {body!r}")
 
 
@@ -525,7 +549,25 @@ class Leaving:
     kind = KIND_LEAVING
 
 
-Message = Union[Events, Digest, SyncRequest, SyncResponse, Probe, Ack, ProbeRequest, Nack, Leaving]
+@dataclass
+class SoundWindow:
+    """from:32 room:str sentAt:i64 start:i64 frames:u16 data signature:64 -- `frames` 10-ms
+    frames heard from `start` (sender's clock, ms). In a public room `bits` (one u32 a frame)
+    and `loud` (one flag a frame) are the data; in a private room (`room` starts with "~") the
+    data is `sealed` (nonce, ciphertext of the public form, tag) until `RoomKey.open_sound`."""
+    from_id: bytes
+    room: Union[str, bytes]
+    sent_at: int
+    start: int
+    frames: int
+    bits: list[int] = field(default_factory=list)
+    loud: list[bool] = field(default_factory=list)
+    sealed: bytes | None = None
+    signature: bytes = bytes(64)
+    kind = KIND_SOUND_WINDOW
+
+
+Message = Union[Events, Digest, SyncRequest, SyncResponse, Probe, Ack, ProbeRequest, Nack, Leaving, SoundWindow]
 
 
 def envelope(kind: int, payload: bytes, magic: bytes = MAGIC, version: int = VERSION) -> bytes:
@@ -666,6 +708,42 @@ def encode_leaving(from_id: bytes, incarnation: int, trailing: bytes = b"",
     return sign_membership(unsigned, key, signature) + trailing
 
 
+def sound_frames_data(bits: list[int], loud: list[bool]) -> bytes:
+    """The public form of frames: each frame's u32, then the loudness flags eight a byte, frame i
+    in bit i % 8 (lowest first) of byte i // 8."""
+    flags = bytearray((len(loud) + 7) // 8)
+    for i, is_loud in enumerate(loud):
+        if is_loud:
+            flags[i // 8] |= 1 << (i % 8)
+    return b"".join(enc_u32(b) for b in bits) + bytes(flags)
+
+
+def encode_sound_window(from_id: bytes, room: Union[str, bytes], sent_at: int, start: int, bits: list[int],
+                        loud: list[bool], key: Ed25519PrivateKey | None = None, room_key: "RoomKey | None" = None,
+                        nonce: bytes | None = None, frames: int | None = None, sealed: bytes | None = None,
+                        signature: bytes | None = None, trailing: bytes = b"", **env) -> bytes:
+    """kind 11, signed by `key` over SOUND_SIGNING_TAG + the message so far; in a private room
+    (`room_key`) the frames are sealed. `frames=` overrides the count, `sealed=` the data."""
+    count = len(bits) if frames is None else frames
+    head = enc_id(from_id) + enc_str(room) + enc_i64(sent_at) + enc_i64(start) + enc_u16(count)
+    if sealed is None and room_key is not None:
+        sealed = room_key.seal_sound(from_id, sent_at, start, bits, loud, nonce=nonce)
+    data = sealed if sealed is not None else sound_frames_data(bits, loud)
+    unsigned = envelope(KIND_SOUND_WINDOW, head + data, **env)
+    if signature is None:
+        signature = key.sign(SOUND_SIGNING_TAG + unsigned) if key is not None else bytes(64)
+    return unsigned + signature + trailing
+
+
+def verify_sound_window(data: bytes, from_id: bytes) -> bool:
+    """Whether a sound window's last 64 bytes are `from_id`'s signature over the rest."""
+    try:
+        Ed25519PublicKey.from_public_bytes(from_id).verify(data[-64:], SOUND_SIGNING_TAG + data[:-64])
+        return True
+    except (InvalidSignature, ValueError):
+        return False
+
+
 def encode_message(m: Message) -> bytes:
     """A decoded message back to bytes (canonical: decode then encode gives the same bytes)."""
     if isinstance(m, Events):
@@ -690,6 +768,9 @@ def encode_message(m: Message) -> bytes:
         return encode_nack(m.from_id, m.target, m.sent_at, signature=m.signature)
     if isinstance(m, Leaving):
         return encode_leaving(m.from_id, m.incarnation, signature=m.signature)
+    if isinstance(m, SoundWindow):
+        return encode_sound_window(m.from_id, m.room, m.sent_at, m.start, m.bits, m.loud, frames=m.frames,
+                                   sealed=m.sealed, signature=m.signature)
     raise TypeError(f"not a message: {m!r}")
 
 
@@ -797,6 +878,8 @@ class Reader:
             return Teams(self.str(Limits.max_label_bytes), self.str(Limits.max_label_bytes))
         if tag == TAG_UNMARK:
             return Unmark(self.str(Limits.max_label_bytes))
+        if tag == TAG_HEARD:
+            return Heard(self.id(), self.i64(), self.i64(), self.u32(), self.u16())
         raise WireError("unknownEventBody", str(tag))
 
     def event(self) -> Event:
@@ -884,6 +967,18 @@ def decode_relay(data: bytes) -> Relay:
     return Relay(from_id, to, payload, message)
 
 
+def read_sound_frames(r: Reader, frames: int) -> tuple[list[int], list[bool]]:
+    """`frames` frames' public form, refusing any other encoding of them (nonCanonicalSound)."""
+    bits = [r.u32() for _ in range(frames)]
+    flags = r.take((frames + 7) // 8)
+    if frames % 8 and flags[-1] >> (frames % 8):
+        raise WireError("nonCanonicalSound", "unused loudness bits set")
+    loud = [bool(flags[i // 8] >> (i % 8) & 1) for i in range(frames)]
+    if any(b and not l for b, l in zip(bits, loud)):
+        raise WireError("nonCanonicalSound", "a quiet frame with bits")
+    return bits, loud
+
+
 def decode_message(data: bytes) -> Message:
     """Decodes one whole message (a datagram or a frame's payload) or raises `WireError`."""
     r = Reader(data)
@@ -927,6 +1022,18 @@ def decode_message(data: bytes) -> Message:
         m = Nack(r.id(), r.id(), r.i64(), bytes(r.take(64)))
     elif kind == KIND_LEAVING:
         m = Leaving(r.id(), r.u64(), bytes(r.take(64)))
+    elif kind == KIND_SOUND_WINDOW:
+        from_id, room, sent_at, start = r.id(), r.str(Limits.max_room_bytes), r.i64(), r.i64()
+        frames = r.u16()
+        if not 1 <= frames <= Limits.max_sound_frames:
+            raise WireError("lengthOutOfRange", f"{frames} sound frames, allowed 1 to {Limits.max_sound_frames}")
+        plain = 4 * frames + (frames + 7) // 8
+        if room.startswith(PRIVATE_PREFIX):
+            m = SoundWindow(from_id, room, sent_at, start, frames, sealed=r.take(plain + Limits.seal_overhead_bytes))
+        else:
+            bits, loud = read_sound_frames(r, frames)
+            m = SoundWindow(from_id, room, sent_at, start, frames, bits, loud)
+        m.signature = bytes(r.take(64))
     else:
         raise WireError("unknownMessageKind", str(kind))
     if r.left:
@@ -1005,6 +1112,32 @@ class RoomKey:
         box = ChaCha20Poly1305(self.seal_key).encrypt(nonce, encode_body(body),
                                                        self.associated_data(origin, seq, room))
         return Sealed(nonce + box)
+
+    def sound_associated_data(self, from_id: bytes, sent_at: int, start: int, frames: int) -> bytes:
+        """"huddle-sound-v1" 0x00 room:str from:32 sentAt:i64 start:i64 frames:u16."""
+        return SOUND_SIGNING_TAG + enc_str(self.id) + enc_id(from_id) + enc_i64(sent_at) + enc_i64(start) + enc_u16(frames)
+
+    def seal_sound(self, from_id: bytes, sent_at: int, start: int, bits: list[int], loud: list[bool],
+                   nonce: bytes | None = None) -> bytes:
+        """A sound window's frames sealed: nonce + ChaCha20-Poly1305(public form) + tag."""
+        nonce = os.urandom(12) if nonce is None else bytes(nonce)
+        ad = self.sound_associated_data(from_id, sent_at, start, len(bits))
+        return nonce + ChaCha20Poly1305(self.seal_key).encrypt(nonce, sound_frames_data(bits, loud), ad)
+
+    def open_sound(self, window: SoundWindow) -> SoundWindow | None:
+        """`window` with `bits` and `loud` filled from its seal, or None."""
+        if window.room != self.id or window.sealed is None:
+            return None
+        ad = self.sound_associated_data(window.from_id, window.sent_at, window.start, window.frames)
+        try:
+            plain = ChaCha20Poly1305(self.seal_key).decrypt(window.sealed[:12], window.sealed[12:], ad)
+            r = Reader(plain)
+            bits, loud = read_sound_frames(r, window.frames)
+        except Exception:
+            return None
+        if r.left:
+            return None
+        return replace(window, bits=bits, loud=loud)
 
     def open_body(self, sealed: bytes, origin: bytes, seq: int) -> Body | None:
         """The plain body inside sealed bytes for event (origin, seq), or None."""

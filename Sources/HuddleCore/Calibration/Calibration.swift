@@ -41,17 +41,43 @@ public struct Calibration: Equatable, Sendable {
             }
         }
 
+        /// What sound contributed to the node's current offset: `nil` when no heard match counts
+        /// in its latest piece (its offset then comes from marks alone).
+        public let sound: Sound?
+
+        /// The heard matches (``HeardMatch``) in a node's latest piece, summed up for people:
+        /// "bob: 3.2 s behind (heard, confidence 106)".
+        public struct Sound: Equatable, Sendable {
+            /// How many heard matches with this node count in its latest piece.
+            public let matches: Int
+            /// The highest confidence among them (a standard score; 9 is the least that counts).
+            public let confidence: Double
+            /// The smallest uncertainty among them, µs.
+            public let sigmaMicros: UInt32
+            /// Whether the step that started the latest piece was found by sound (a heard match
+            /// that differed) rather than by marks.
+            public let stepHeard: Bool
+
+            public init(matches: Int, confidence: Double, sigmaMicros: UInt32, stepHeard: Bool = false) {
+                self.matches = matches
+                self.confidence = confidence
+                self.sigmaMicros = sigmaMicros
+                self.stepHeard = stepHeard
+            }
+        }
+
         /// A placement with one offset for all time.
-        public init(reference: NodeID, offset: Int64, steps: Int = 0) {
-            self.init(reference: reference, timeline: [Piece(from: .min, offset: offset)], steps: steps)
+        public init(reference: NodeID, offset: Int64, steps: Int = 0, sound: Sound? = nil) {
+            self.init(reference: reference, timeline: [Piece(from: .min, offset: offset)], steps: steps, sound: sound)
         }
 
         /// A placement whose offset changes over time: `timeline` sorted by `from`, not empty.
-        public init(reference: NodeID, timeline: [Piece], steps: Int = 0) {
+        public init(reference: NodeID, timeline: [Piece], steps: Int = 0, sound: Sound? = nil) {
             precondition(!timeline.isEmpty, "a placement has an offset")
             self.reference = reference
             self.timeline = timeline
             self.steps = steps
+            self.sound = sound
         }
 
         /// The offset that held when the node's clock read `time`.

@@ -21,6 +21,13 @@
 ///    the later run's first mark; ties go to the lower node id, then the earlier time. The group
 ///    is fitted again with each piece as an unknown of its own, and step 2 repeats until no
 ///    candidate is left (at most once per mark).
+/// 3a. **Sound.** Means and scores are weighted (``CalibrationSolver/Mark/weight``: a tap 1, a
+///    heard mark far more), so that they follow the sound where there is sound: the size is the
+///    difference of the two runs' weighted means, the score `|d| · √(W₁·W₂ / W)` with W the sums
+///    of weights (with taps alone, the rule above exactly). A later run may be a single mark when
+///    that mark is heard: a match is no stray key, so one that differs is a rebuffer. Between two
+///    heard marks the threshold is ``heardStepThreshold`` (0.5 s): matches are good to a few
+///    milliseconds, so a smaller change than a thumb could show is still real.
 /// 4. A node's offset is that of its latest piece; only its delay nudges made after the piece's
 ///    first mark are added (earlier nudges, a pause say, are in the lag its new marks measured).
 ///    Earlier pieces still give the offsets of their own time (``Calibration/Placement/timeline``):
@@ -38,6 +45,10 @@ extension CalibrationSolver {
     /// The smallest difference between the mean residuals before and after a split that counts
     /// as a step.
     public static let stepThreshold: Double = 1_500
+
+    /// The smallest change between heard matches on both sides of a split that counts as a step:
+    /// a rebuffer of half a second, which a thumb could not tell from its own noise.
+    public static let heardStepThreshold: Double = 500
 
     /// The components of `marks` with the steps and the suspect marks they show, each with its
     /// fit: one least-squares solve per step found, plus one; a suspect mark set aside starts
@@ -87,7 +98,7 @@ extension CalibrationSolver {
     /// in the order of the marks' times (then labels).
     static func residuals(in component: Component, fit: [Piece: Double]) -> [Piece: [Residual]] {
         // Per label, the marks with their fitted game time t − offset.
-        var byLabel: [CalibrationLabel: [(mark: Mark, game: Double)]] = [:]
+        var byLabel: [Moment: [(mark: Mark, game: Double)]] = [:]
         for mark in component.marks {
             guard let offset = fit[Piece(node: mark.node, index: component.piece(of: mark))] else { continue }
             byLabel[mark.label, default: []].append((mark, Double(mark.time) - offset))
@@ -118,16 +129,21 @@ extension CalibrationSolver {
         // between two streams as it is.
         for piece in residuals.keys.sorted() where piece.node != component.reference {
             let run = residuals[piece]!
-            guard run.count >= 3 else { continue }
-            let n = Double(run.count)
-            let total = run.reduce(0.0) { $0 + $1.value }
+            guard run.count >= 2 else { continue }
+            // With taps alone every weight is 1, and these are the plain counts and sums.
+            let n = run.reduce(0.0) { $0 + $1.mark.weight }
+            let total = run.reduce(0.0) { $0 + $1.mark.weight * $1.value }
             var before = 0.0
-            for k in 1..<(run.count - 1) {
-                before += run[k - 1].value
-                let n1 = Double(k)
+            var n1 = 0.0
+            for k in 1..<run.count {
+                before += run[k - 1].mark.weight * run[k - 1].value
+                n1 += run[k - 1].mark.weight
+                // One mark after the split is a suspect, unless it is heard (see 3a).
+                guard run.count - k >= 2 || run[k].mark.isHeard else { continue }
                 let n2 = n - n1
                 let difference = (total - before) / n2 - before / n1
-                guard abs(difference) > stepThreshold, run[k].mark.time > run[k - 1].mark.time else { continue }
+                let threshold = run[k].mark.isHeard && run[k - 1].mark.isHeard ? heardStepThreshold : stepThreshold
+                guard abs(difference) > threshold, run[k].mark.time > run[k - 1].mark.time else { continue }
                 let score = abs(difference) * (n1 * n2 / n).squareRoot()
                 if best.map({ score > $0.score }) ?? true {
                     best = Step(node: piece.node, time: run[k].mark.time, score: score)

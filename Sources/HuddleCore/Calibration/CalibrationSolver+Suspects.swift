@@ -12,6 +12,13 @@
 ///    mark's too: it agrees with neither neighbour. A node's first mark is never suspect (it is
 ///    what the others are measured against), and a real step is not either once a second mark
 ///    after it agrees with the first.
+/// 2a. **Sound outvotes thumbs.** A heard mark (one side of a ``HeardMatch``) is never suspect.
+///    A tap of a node that has heard marks is suspect also when it differs by more than the
+///    threshold from the nearest heard mark before it *and* the nearest after it (a stray key
+///    between stretches of sound, whatever taps surround it), and its node's first mark is not
+///    exempt: a tap before all the sound that disagrees with the next mark is set aside, not taken
+///    as the lag the sound then "steps" from. Two taps that agree after the last sound still make
+///    a step (rule 2 of the steps), as they would without sound.
 /// 3. The worst suspect (the largest jump from its previous mark; on a tie a mark of someone
 ///    other than the group's reference, whose stream is the yardstick, then the higher node id,
 ///    then the later time) is set aside, and its group is solved again from the start without it.
@@ -32,10 +39,9 @@ extension CalibrationSolver {
         for node in byNode.keys.sorted() {
             let unsorted = byNode[node]!
             let run = unsorted.sorted { ($0.mark.time, $0.mark.label) < ($1.mark.time, $1.mark.label) }
-            for index in run.indices.dropFirst() {
-                let jump = abs(run[index].value - run[index - 1].value)
-                guard jump > stepThreshold else { continue }
-                if index + 1 < run.count, abs(run[index].value - run[index + 1].value) <= stepThreshold { continue }
+            let heard = run.indices.filter { run[$0].mark.isHeard }
+            for index in run.indices where !run[index].mark.isHeard {
+                guard let jump = suspectJump(at: index, in: run, heard: heard) else { continue }
                 let candidate = (mark: run[index].mark, jump: jump)
                 if worst.map({ isWorse(candidate, than: $0, reference: component.reference) }) ?? true {
                     worst = candidate
@@ -43,6 +49,26 @@ extension CalibrationSolver {
             }
         }
         return worst?.mark
+    }
+
+    /// How far the tap at `index` of its node's `run` jumps from its neighbours if it is suspect
+    /// (rules 2 and 2a), else `nil`. `heard` holds the indices of the run's heard marks.
+    private static func suspectJump(at index: Int, in run: [Residual], heard: [Int]) -> Double? {
+        func apart(_ other: Int) -> Double { abs(run[index].value - run[other].value) }
+        // Rule 2: neither neighbour agrees (the first mark only when there is sound).
+        if index > 0 {
+            let jump = apart(index - 1)
+            if jump > stepThreshold, index + 1 == run.count || apart(index + 1) > stepThreshold { return jump }
+        } else if !heard.isEmpty, run.count > 1, apart(1) > stepThreshold {
+            return apart(1)
+        }
+        // Rule 2a: the sound on both sides disagrees.
+        if let before = heard.last(where: { $0 < index }), let after = heard.first(where: { $0 > index }),
+            apart(before) > stepThreshold, apart(after) > stepThreshold
+        {
+            return apart(before)
+        }
+        return nil
     }
 
     /// The order of rule 3: the larger jump in whole milliseconds (so that a two-viewer tie,

@@ -2,8 +2,8 @@
 /// of events, so every node that holds the same events computes the same offsets, whatever order
 /// they arrived in and however often.
 ///
-/// Only `.join`, `.leave`, `.mark(label:)`, `.unmark(label:)` and `.delayNudge(milliseconds:)`
-/// matter:
+/// Only `.join`, `.leave`, `.mark(label:)`, `.unmark(label:)`, `.delayNudge(milliseconds:)` and
+/// `.heard(_:)` matter:
 ///
 /// 1. **Counting.** Per origin node, if its latest membership event (by seq) is a `.leave`, none of
 ///    its marks or nudges count. Otherwise only those with a seq above its latest `.join` count
@@ -11,11 +11,19 @@
 ///    and retractions (`.unmark`) of the same label by the same node only the latest (highest
 ///    seq) counts, and a retraction counts as no mark. A mark's time is the event's `createdAt`,
 ///    on the marking node's own clock.
+///
+///    A `.heard` match (see ``HeardMatch``) by a counted origin A about peer B is one more
+///    *moment*, unnamed, that A saw at `at` and B at `at + lag` (rounded to the millisecond), as
+///    if both had marked it: two marks of their own moment. It counts when its confidence is at
+///    least ``HeardMatch/minimumConfidenceTenths``, B is not A, B's latest membership event is a
+///    `.join`, and the moment on B's clock is not before that join. Each of its two marks weighs
+///    `2·(200 ms / σ)²` (σ at least 1 ms) against a tap's 1, so the pair's difference weighs
+///    `(200 ms / σ)²` against two taps' ½: a match is a tap whose σ is the match's.
 /// 2. **Groups.** Nodes and labels form a graph with one edge per counted mark. A connected part
 ///    with fewer than two nodes calibrates nobody. The *reference* of a part is the node whose mark
 ///    came first: the smallest (`createdAt`, node id, label) over the part's marks; its offset is 0.
-/// 3. **Offsets.** The least-squares fit of `t(u, e) = g(e) + offset(u)` over the part's marks,
-///    with `offset(reference) = 0`, rounded to the nearest millisecond (halves away from zero).
+/// 3. **Offsets.** The weighted least-squares fit of `t(u, e) = g(e) + offset(u)` over the part's
+///    marks (taps weigh 1, heard marks as above), with `offset(reference) = 0`, rounded to the nearest millisecond (halves away from zero).
 ///    On a tree of marks this is exact: `offset(u) = t(u, e) − t(v, e) + offset(v)`. With more
 ///    marks than a tree needs, reaction noise averages out instead of the last mark winning.
 /// 4. **Nudges.** Each calibrated node's counted delay nudges are added to its offset (the
@@ -23,7 +31,9 @@
 ///    uncalibrated node's nudges wait until it is calibrated.
 /// 5. **Steps and stray marks** (`CalibrationSolver+Steps`, `CalibrationSolver+Suspects`): a
 ///    mark that fits none of its node's neighbouring marks is set aside; two that agree after a
-///    change start a new piece of the node's lag.
+///    change start a new piece of the node's lag. Sound outvotes thumbs: a tap that disagrees
+///    with the sound on both sides of it is set aside, a heard match is never, and one heard match
+///    that differs is enough for a step.
 ///
 /// ```swift
 /// // node 1 marks "A" at 2 000; node 2 marks "A" at 4 000 and "B" at 10 000; node 3 marks "B" at 6 000.
@@ -42,13 +52,17 @@ public enum CalibrationSolver {
         var placements: [NodeID: Calibration.Placement] = [:]
         var suspects: [Mark] = []
         for (component, fit) in settle(counted.marks, suspects: &suspects) {
+            let sound = soundEvidence(in: component)
             for (node, pieces) in timelines(of: component, fit: fit, nudges: counted.nudges) {
                 placements[node] = Calibration.Placement(
-                    reference: component.reference, timeline: pieces, steps: component.steps[node]?.count ?? 0)
+                    reference: component.reference, timeline: pieces, steps: component.steps[node]?.count ?? 0,
+                    sound: sound[node])
             }
         }
         let set = suspects.filter { placements[$0.node] != nil }
-            .map { Calibration.SuspectMark(node: $0.node, label: $0.label.normalized, at: $0.time) }
+            .compactMap { mark in
+                mark.label.name.map { Calibration.SuspectMark(node: mark.node, label: $0.normalized, at: mark.time) }
+            }
         return Calibration(placements: placements, suspects: set.sorted())
     }
 
@@ -77,17 +91,46 @@ public enum CalibrationSolver {
         return timelines
     }
 
-    /// One counted mark: `node` saw `label` when its clock read `time`.
+    /// One counted mark: `node` saw `label` when its clock read `time`. A heard match is two
+    /// marks of its own moment (``Moment/heard(_:)``), with the match's weight and figures.
     struct Mark: Equatable {
         var node: NodeID
-        var label: CalibrationLabel
+        var label: Moment
         var time: Int64
+        /// `(200 ms / σ)²`-like: 1 for a tap (see the type's rule 1 for a heard match).
+        var weight: Double = 1
+        /// The match this mark is one side of, for a heard mark.
+        var match: HeardMatch?
+
+        /// Whether this mark is one side of a heard match.
+        var isHeard: Bool { match != nil }
 
         /// The order that picks a reference: earliest time, then node id, then label.
         static func comesFirst(_ a: Mark, _ b: Mark) -> Bool {
             if a.time != b.time { return a.time < b.time }
             if a.node != b.node { return a.node < b.node }
             return a.label < b.label
+        }
+    }
+
+    /// What a mark is a mark of: a named moment everyone can see, or the moment of sound one
+    /// heard match is centred on (named by that event's id). Named moments order first.
+    enum Moment: Hashable, Comparable {
+        case label(CalibrationLabel)
+        case heard(EventID)
+
+        /// The label of a named moment.
+        var name: CalibrationLabel? {
+            if case .label(let label) = self { label } else { nil }
+        }
+
+        static func < (a: Moment, b: Moment) -> Bool {
+            switch (a, b) {
+            case (.label(let x), .label(let y)): x < y
+            case (.heard(let x), .heard(let y)): x < y
+            case (.label, .heard): true
+            case (.heard, .label): false
+            }
         }
     }
 
@@ -132,9 +175,14 @@ public enum CalibrationSolver {
 
         var marks: [Mark] = []
         var nudges: [NodeID: [Nudge]] = [:]
+        var heard: [Event] = []
+        var joinedAt: [NodeID: Int64] = [:]  // members whose latest membership event is a join
         for (origin, unsorted) in byOrigin {
             let log = unsorted.sorted { $0.seq < $1.seq }
             guard let since = countingStart(of: log) else { continue }
+            if let join = log.last(where: { $0.seq == since }), case .join = join.body {
+                joinedAt[origin] = join.createdAt
+            }
             var latest: [CalibrationLabel: Event] = [:]
             var nudge: [Nudge] = []
             for event in log where event.seq > since {
@@ -144,15 +192,28 @@ public enum CalibrationSolver {
                     if let label = CalibrationLabel(raw) { latest[label] = event }
                 case .delayNudge(let milliseconds):
                     nudge.append(Nudge(time: event.createdAt, milliseconds: milliseconds))
+                case .heard:
+                    heard.append(event)
                 default:
                     break
                 }
             }
             for (label, event) in latest {
                 guard case .mark = event.body else { continue }  // taken back
-                marks.append(Mark(node: origin, label: label, time: event.createdAt))
+                marks.append(Mark(node: origin, label: .label(label), time: event.createdAt))
             }
             if !nudge.isEmpty { nudges[origin] = nudge }
+        }
+        for event in heard {
+            guard case .heard(let match) = event.body, match.peer != event.origin,
+                match.confidenceTenths >= HeardMatch.minimumConfidenceTenths,
+                let peerJoined = joinedAt[match.peer], match.peerAt >= peerJoined
+            else { continue }
+            let sigma = max(1_000, Double(match.sigmaMicros))
+            let weight = 2 * (HeardMatch.tapSigmaMicros / sigma) * (HeardMatch.tapSigmaMicros / sigma)
+            let moment = Moment.heard(event.id)
+            marks.append(Mark(node: event.origin, label: moment, time: match.at, weight: weight, match: match))
+            marks.append(Mark(node: match.peer, label: moment, time: match.peerAt, weight: weight, match: match))
         }
         marks.sort { $0.label != $1.label ? $0.label < $1.label : $0.node < $1.node }
         return (marks, nudges)
@@ -173,7 +234,7 @@ public enum CalibrationSolver {
 
     private static func isRelevant(_ body: EventBody) -> Bool {
         switch body {
-        case .join, .leave, .mark, .unmark, .delayNudge: true
+        case .join, .leave, .mark, .unmark, .delayNudge, .heard: true
         case .chat, .calibrationEvent, .sealed, .score, .teams: false
         }
     }
@@ -192,6 +253,8 @@ public enum CalibrationSolver {
             case .score(let home, let guest): (7, "", Int64(home) << 16 | Int64(guest))
             case .teams(let home, let guest): (8, home + "\u{0}" + guest, 0)
             case .unmark(let label): (9, label, 0)
+            case .heard(let match):
+                (10, "\(match.peer) \(match.at) \(match.sigmaMicros) \(match.confidenceTenths)", match.lagMicros)
             }
         }
         if a.createdAt != b.createdAt { return a.createdAt < b.createdAt }
@@ -204,7 +267,7 @@ public enum CalibrationSolver {
     /// `marks` must be sorted by (label, node); each part's marks keep that order.
     static func components(of marks: [Mark]) -> [Component] {
         let nodes = Set(marks.map(\.node)).sorted()
-        let labels = Set(marks.map(\.label)).sorted()
+        let labels = Set(marks.map(\.label)).sorted()  // moments
         let nodeIndex = Dictionary(uniqueKeysWithValues: nodes.enumerated().map { ($1, $0) })
         let labelIndex = Dictionary(uniqueKeysWithValues: labels.enumerated().map { ($1, nodes.count + $0) })
 
@@ -286,15 +349,18 @@ public enum CalibrationSolver {
             start = end
             guard marks.count >= 2 else { continue }
 
-            let weight = 1 / Double(marks.count)
-            let mean = marks.reduce(0.0) { $0 + relative($1.time) } * weight
+            // With weights w, g(e) is the weighted mean, and each pair of the moment's marks is
+            // linked with weight w_u·w_v / Σw. Taps weigh 1: then this is 1/k, as it always was,
+            // in the same floating-point operations.
+            let inverse = 1 / marks.reduce(0.0) { $0 + $1.weight }
+            let mean = marks.reduce(0.0) { $0 + $1.weight * relative($1.time) } * inverse
             for mark in marks {
                 guard let row = index[Piece(node: mark.node, index: component.piece(of: mark))] else { continue }
-                matrix[row][row] += 1 - weight
-                rhs[row] += relative(mark.time) - mean
+                matrix[row][row] += mark.weight - mark.weight * mark.weight * inverse
+                rhs[row] += mark.weight * (relative(mark.time) - mean)
                 for other in marks where other.node != mark.node {
                     if let column = index[Piece(node: other.node, index: component.piece(of: other))] {
-                        matrix[row][column] -= weight
+                        matrix[row][column] -= mark.weight * other.weight * inverse
                     }
                 }
             }

@@ -26,6 +26,10 @@ public enum EventBody: Hashable, Sendable {
     case score(home: UInt16, guest: UInt16)
     /// The names of the two sides, for the scoreboard (not held back: names spoil nothing).
     case teams(home: String, guest: String)
+    /// The origin matched its own sound against a peer's and found how much later the peer heard
+    /// it: an edge between the two viewers for the solver, like both marking one unnamed moment
+    /// (see ``HeardMatch``). Not held back, not shown in history.
+    case heard(HeardMatch)
 }
 
 extension EventBody {

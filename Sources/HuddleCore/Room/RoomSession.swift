@@ -390,7 +390,7 @@ public struct RoomSession: Sendable {
                 }
                 calibrationEvents.append(event)
                 recalibrate = true
-            case .delayNudge:
+            case .delayNudge, .heard:
                 calibrationEvents.append(event)
                 recalibrate = true
             case .sealed:

@@ -86,6 +86,7 @@ extension EventBody {
         case score = 8
         case teams = 9
         case unmark = 10
+        case heard = 11
     }
 
     var tag: Tag {
@@ -100,6 +101,7 @@ extension EventBody {
         case .score: .score
         case .teams: .teams
         case .unmark: .unmark
+        case .heard: .heard
         }
     }
 
@@ -114,6 +116,7 @@ extension EventBody {
         case .sealed(let bytes): 1 + 2 + bytes.count
         case .score: 1 + 2 + 2
         case .teams(let home, let guest): 1 + 2 + home.utf8.count + 2 + guest.utf8.count
+        case .heard: 1 + WireLimits.heardBodyBytes
         }
     }
 
@@ -159,6 +162,12 @@ extension ByteWriter {
         case .teams(let home, let guest):
             write(string: home)
             write(string: guest)
+        case .heard(let match):
+            write(match.peer)
+            write(match.at)
+            write(match.lagMicros)
+            write(match.sigmaMicros)
+            write(match.confidenceTenths)
         }
     }
 
@@ -241,6 +250,11 @@ extension ByteReader {
             return .teams(
                 home: try readString(.label, maxBytes: WireLimits.maxLabelBytes),
                 guest: try readString(.label, maxBytes: WireLimits.maxLabelBytes))
+        case .heard:
+            return .heard(
+                HeardMatch(
+                    peer: try readNodeID(), at: try readInt64(), lagMicros: try readInt64(),
+                    sigmaMicros: try readUInt32(), confidenceTenths: try readUInt16()))
         }
     }
 

@@ -54,6 +54,9 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A relay (kind 10) whose payload is a message of a kind no relay carries: one that does not
     /// prove itself by a signature (a digest), or another relay.
     case notRelayable(kind: UInt8, offset: Int)
+    /// A sound window's frames not in their one encoding: a quiet frame with bits, or unused
+    /// loudness bits set (new in version 5).
+    case nonCanonicalSound(offset: Int)
 
     /// The part of a message a ``WireError`` is about.
     public enum Field: String, Hashable, Sendable, CustomStringConvertible {
@@ -70,6 +73,7 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
         case sealedBody = "sealed body"
         case roomTags = "room tags"
         case relayPayload = "relay payload"
+        case soundFrames = "sound frames"
 
         public var description: String { rawValue }
     }
@@ -119,6 +123,8 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
             "a sealed body cannot hold another sealed body"
         case .notRelayable(let kind, let offset):
             "a relay cannot carry a message of kind \(kind) (at offset \(offset)): only events, probes, acks and goodbyes"
+        case .nonCanonicalSound(let offset):
+            "sound frames not in their one encoding at offset \(offset) (a quiet frame's bits or unused flag bits set)"
         }
     }
 }

@@ -71,6 +71,12 @@ public enum WireLimits {
     /// Largest sealed body: the overhead around the largest chat body (4 127 bytes).
     public static let maxSealedBytes = sealOverheadBytes + 1 + 2 + maxChatTextBytes
 
+    /// Most frames in one sound window: 10 s of sound, 4 153 bytes of data sealed.
+    public static let maxSoundFrames = 1_000
+
+    /// Size of a `heard` body after its tag: peer, at, lag, sigma, confidence.
+    public static let heardBodyBytes = NodeID.byteCount + 8 + 8 + 4 + 2
+
     /// Size of an X25519 public key in a probe or ack.
     public static let agreementKeyBytes = 32
     /// The agreement key of a node that offers none.

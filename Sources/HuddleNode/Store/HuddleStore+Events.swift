@@ -164,6 +164,7 @@ extension HuddleStore {
         case .sealed: ("sealed", nil)
         case .score(let home, let guest): ("score", "\(home)-\(guest)")
         case .teams(let home, let guest): ("teams", "\(home) v \(guest)")
+        case .heard(let match): ("heard", "\(match.peer) \(match.lagMicros) µs ± \(match.sigmaMicros)")
         }
     }
 }

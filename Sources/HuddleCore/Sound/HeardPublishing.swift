@@ -1,0 +1,41 @@
+/// When a listening node publishes an aligned match as a `heard` event (docs/PROTOCOL.md, "Sound
+/// windows and heard matches"): the first about a peer since the peer's latest join, then when the
+/// lag moved by more than ``tolerance`` from the last published, or ``refresh`` after it; never
+/// more often than ``minimumInterval`` per peer. About a dozen events an hour per pair whose lag
+/// holds, and one within 30 s of a rebuffer. Pure: the node passes `now`.
+///
+/// ```swift
+/// var publishing = HeardPublishing()
+/// if publishing.shouldPublish(match, now: now) { originate(.heard(match), in: room) }
+/// publishing.peerJoined(bob)     // bob's join reset him: the next match goes out at once
+/// ```
+public struct HeardPublishing: Sendable {
+    /// A lag that moved by more than this (µs) is published.
+    public var tolerance: Int64 = 20_000
+    /// A lag that held is published again after this long (ms).
+    public var refresh: Int64 = 300_000
+    /// At most one `heard` per peer per this long (ms).
+    public var minimumInterval: Int64 = 25_000
+
+    private var last: [NodeID: (at: Int64, lagMicros: Int64)] = [:]
+
+    public init() {}
+
+    /// Whether to publish `match` now; if so, it is noted as the last published about its peer.
+    public mutating func shouldPublish(_ match: HeardMatch, now: Int64) -> Bool {
+        guard match.confidenceTenths >= HeardMatch.minimumConfidenceTenths else { return false }
+        if let previous = last[match.peer] {
+            guard now - previous.at >= minimumInterval else { return false }
+            let moved = abs(match.lagMicros - previous.lagMicros) > tolerance
+            guard moved || now - previous.at >= refresh else { return false }
+        }
+        last[match.peer] = (now, match.lagMicros)
+        return true
+    }
+
+    /// The peer (re-)joined: its calibration starts over, so the next match is published at once.
+    public mutating func peerJoined(_ peer: NodeID) {
+        last[peer] = nil
+    }
+
+}

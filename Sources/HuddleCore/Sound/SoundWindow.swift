@@ -1,0 +1,197 @@
+/// A few seconds of what a listening node heard, as it shares them with a room's peers: one
+/// 32-bit sub-fingerprint and one loudness flag per 10 ms frame (docs/AUDIO.md), timestamped on
+/// the sender's clock, signed by the sender and, in a private room, sealed with the room's key.
+/// Wire kind 11 (docs/PROTOCOL.md, "11 · soundWindow").
+///
+/// Ephemeral on purpose: a window is not an event. It has no seq, is not stored, not pulled,
+/// not repaired; a receiver keeps the last couple of minutes per peer and forgets the rest. What
+/// lasts is what a node found in it about its own sound, published as a `heard` event.
+///
+///     0      4         36         +2+n        +8            +8          +2
+///     +------+---------+==========+-----------+-------------+-----------+======+-----------+
+///     | env  | from:id | room:str | sentAt:i64| start:i64   | frames:u16| data | sig:64    |
+///     +------+---------+==========+-----------+-------------+-----------+======+-----------+
+///     data, public room:  bits: u32 × frames, then loud: ⌈frames/8⌉ bytes, frame i in bit
+///                         i % 8 (lowest first) of byte i / 8, unused bits 0; a quiet frame's
+///                         bits are 0
+///     data, private room: nonce:12, the ChaCha20-Poly1305 ciphertext of the public form, tag:16
+///
+/// ```swift
+/// let window = SoundWindow.made(by: identity, room: "superbowl", key: nil, sentAt: now,
+///                               start: firstFrameAt, bits: bits, loud: loud)
+/// let bytes = window.encoded()                 // one datagram: 130 + 4.125 bytes a frame
+/// let back = try SoundWindow(decoding: bytes)  // then: back.hasValidSignature
+/// ```
+public struct SoundWindow: Hashable, Sendable {
+    /// The node that heard it (and signed it).
+    public var from: NodeID
+    /// The room it was shared with: a public room's name or a private room's id.
+    public var room: String
+    /// The sender's clock (ms) when it sent the window: a receiver compares it with its own clock
+    /// to centre its search on the two machines' clock difference.
+    public var sentAt: Int64
+    /// The sender's clock (ms) at frame 0; frame i is `start + 10·i`.
+    public var start: Int64
+    /// How many frames the window holds (1 … ``WireLimits/maxSoundFrames``).
+    public var frameCount: Int
+    /// One sub-fingerprint per frame; empty in a private room's window not opened yet.
+    public var bits: [UInt32]
+    /// Whether each frame was loud enough to compare; empty in a window not opened yet.
+    public var loud: [Bool]
+    /// A private room's window as it travels: the sealed data (which the signature covers).
+    public var seal: [UInt8]?
+    /// Ed25519 by `from` over ``signedBytes``.
+    public var signature: [UInt8]
+
+    public init(
+        from: NodeID, room: String, sentAt: Int64, start: Int64, bits: [UInt32], loud: [Bool], seal: [UInt8]? = nil,
+        frameCount: Int? = nil, signature: [UInt8] = WireMessage.unsignedMembership
+    ) {
+        self.from = from
+        self.room = room
+        self.sentAt = sentAt
+        self.start = start
+        self.frameCount = frameCount ?? bits.count
+        self.bits = bits
+        self.loud = loud
+        self.seal = seal
+        self.signature = signature
+    }
+
+    /// The envelope's kind byte.
+    public static let kind: UInt8 = 11
+    /// The domain-separation tag that starts ``signedBytes``.
+    public static let signingDomain: [UInt8] = Array("huddle-sound-v1".utf8) + [0]
+
+    /// Whether the frames are readable here: a public room's window, or one opened with the key.
+    public var isOpen: Bool { bits.count == frameCount && loud.count == frameCount }
+
+    /// Bytes of the public form of `frames` frames' data.
+    public static func plainDataBytes(frames: Int) -> Int { 4 * frames + (frames + 7) / 8 }
+
+    /// The window made and signed by `identity`: sealed with `key` in a private room (its id is
+    /// `room`), plain in a public one. Quiet frames' bits are zeroed, as the wire requires.
+    public static func made(
+        by identity: NodeIdentity, room: String, key: RoomKey?, sentAt: Int64, start: Int64, bits: [UInt32],
+        loud: [Bool], nonce: [UInt8]? = nil
+    ) -> SoundWindow {
+        precondition(bits.count == loud.count, "one loudness flag per frame")
+        let quietZeroed = zip(bits, loud).map { $1 ? $0 : 0 }
+        var window = SoundWindow(from: identity.id, room: room, sentAt: sentAt, start: start, bits: quietZeroed, loud: loud)
+        if let key { window.seal = key.seal(window, nonce: nonce) }
+        window.signature = identity.signature(for: window.signedBytes)
+        return window
+    }
+
+    /// `"huddle-sound-v1" 0x00` and the encoding without the signature, envelope included.
+    public var signedBytes: [UInt8] { Self.signingDomain + encoded().dropLast(Event.signatureByteCount) }
+
+    /// Whether `signature` is `from`'s over ``signedBytes``.
+    public var hasValidSignature: Bool { from.isSignature(signature, over: signedBytes) }
+
+    /// Seconds of sound it covers.
+    public var duration: Double { Double(frameCount) / 100 }
+}
+
+// MARK: - Codec
+
+extension SoundWindow {
+    /// One datagram: envelope (version ``WireProtocol/version``, kind 11) and the fields.
+    public func encoded() -> [UInt8] {
+        var writer = ByteWriter(capacity: encodedByteCount)
+        writer.write(WireProtocol.magic)
+        writer.write(WireProtocol.version)
+        writer.write(Self.kind)
+        writer.write(from)
+        writer.write(string: room)
+        writer.write(sentAt)
+        writer.write(start)
+        writer.write(UInt16(truncatingIfNeeded: frameCount))
+        if let seal {
+            writer.write(bytes: seal)
+        } else {
+            writer.write(bytes: plainData)
+        }
+        writer.write(signature: signature)
+        return writer.bytes
+    }
+
+    /// Bytes of ``encoded()``.
+    public var encodedByteCount: Int {
+        WireProtocol.envelopeByteCount + NodeID.byteCount + 2 + room.utf8.count + 8 + 8 + 2
+            + (seal?.count ?? Self.plainDataBytes(frames: bits.count)) + Event.signatureByteCount
+    }
+
+    /// The frames' public form: bits (big-endian u32 each), then the loudness bits packed.
+    var plainData: [UInt8] {
+        var writer = ByteWriter(capacity: Self.plainDataBytes(frames: bits.count))
+        for word in bits { writer.write(word) }
+        var byte: UInt8 = 0
+        for (index, isLoud) in loud.enumerated() {
+            if isLoud { byte |= 1 << UInt8(index % 8) }
+            if index % 8 == 7 {
+                writer.write(byte)
+                byte = 0
+            }
+        }
+        if loud.count % 8 != 0 { writer.write(byte) }
+        return writer.bytes
+    }
+
+    /// Decodes one datagram of kind 11, exactly: envelope, fields, signature, nothing after.
+    /// A private room's window (a room starting with `~`) comes back sealed: open it with
+    /// ``RoomKey/open(_:)-(SoundWindow)``. Checks the format only; verify the signature before
+    /// using it.
+    public init(decoding bytes: some Collection<UInt8>) throws(WireError) {
+        var reader = ByteReader(bytes)
+        let magic = try reader.readUInt16()
+        guard magic == WireProtocol.magic else { throw .badMagic(magic) }
+        let version = try reader.readUInt8()
+        guard version == WireProtocol.version else { throw .unsupportedVersion(version) }
+        let kind = try reader.readUInt8()
+        guard kind == Self.kind else { throw .unknownMessageKind(kind) }
+        let from = try reader.readNodeID()
+        let room = try reader.readString(.room, maxBytes: WireLimits.maxRoomBytes)
+        let sentAt = try reader.readInt64()
+        let start = try reader.readInt64()
+        let countOffset = reader.offset
+        let frames = Int(try reader.readUInt16())
+        guard (1...WireLimits.maxSoundFrames).contains(frames) else {
+            throw .lengthOutOfRange(.soundFrames, length: frames, min: 1, max: WireLimits.maxSoundFrames, offset: countOffset)
+        }
+        if RoomKey.isPrivate(room) {
+            let seal = Array(try reader.readBytes(Self.plainDataBytes(frames: frames) + WireLimits.sealOverheadBytes))
+            let signature = Array(try reader.readBytes(Event.signatureByteCount))
+            try reader.expectEnd()
+            self.init(
+                from: from, room: room, sentAt: sentAt, start: start, bits: [], loud: [], seal: seal, frameCount: frames,
+                signature: signature)
+        } else {
+            let (bits, loud) = try Self.readFrames(frames, from: &reader)
+            let signature = Array(try reader.readBytes(Event.signatureByteCount))
+            try reader.expectEnd()
+            self.init(from: from, room: room, sentAt: sentAt, start: start, bits: bits, loud: loud, signature: signature)
+        }
+    }
+
+    /// Reads `frames` frames' public form, refusing anything but its one encoding: quiet frames
+    /// carry no bits, unused flag bits are 0.
+    static func readFrames(_ frames: Int, from reader: inout ByteReader) throws(WireError) -> ([UInt32], [Bool]) {
+        try reader.require(plainDataBytes(frames: frames))
+        let bitsOffset = reader.offset
+        var bits = [UInt32](repeating: 0, count: frames)
+        for index in 0..<frames { bits[index] = try reader.readUInt32() }
+        var loud = [Bool](repeating: false, count: frames)
+        for byteIndex in 0..<(frames + 7) / 8 {
+            let at = reader.offset
+            let byte = try reader.readUInt8()
+            let used = min(8, frames - byteIndex * 8)
+            guard used == 8 || byte >> UInt8(used) == 0 else { throw .nonCanonicalSound(offset: at) }
+            for bit in 0..<used { loud[byteIndex * 8 + bit] = byte & (1 << UInt8(bit)) != 0 }
+        }
+        for index in 0..<frames where !loud[index] && bits[index] != 0 {
+            throw .nonCanonicalSound(offset: bitsOffset + 4 * index)
+        }
+        return (bits, loud)
+    }
+}

@@ -1,0 +1,32 @@
+/// Whatever one UDP datagram carries but a relay (kind 10, ``RelayMessage``): a ``WireMessage``
+/// (kinds 1–9) or a ``SoundWindow`` (kind 11), told apart by the envelope's kind byte before
+/// anything else is read.
+///
+/// ```swift
+/// switch try Datagram(decoding: bytes) {
+/// case .message(let message): handle(message)
+/// case .sound(let window): listening.received(window)
+/// }
+/// ```
+public enum Datagram: Hashable, Sendable {
+    case message(WireMessage)
+    case sound(SoundWindow)
+
+    /// Decodes a datagram; the errors are ``WireMessage/init(decoding:)``'s.
+    public init(decoding bytes: some Collection<UInt8>) throws(WireError) {
+        if Self.isSoundWindow(bytes) {
+            self = .sound(try SoundWindow(decoding: bytes))
+        } else {
+            self = .message(try WireMessage(decoding: bytes))
+        }
+    }
+
+    /// Whether the bytes are a well-formed envelope of this version with kind 11.
+    public static func isSoundWindow(_ bytes: some Collection<UInt8>) -> Bool {
+        var envelope = bytes.prefix(WireProtocol.envelopeByteCount).makeIterator()
+        guard envelope.next() == 0x48, envelope.next() == 0x44, envelope.next() == WireProtocol.version else {
+            return false
+        }
+        return envelope.next() == SoundWindow.kind
+    }
+}

@@ -1,0 +1,49 @@
+/// Where a listening node's sound comes from: the default input device, or a WAV file played as
+/// if a microphone heard it. A source delivers mono blocks of about 10 ms, each stamped with the
+/// node-clock time its first sample counts as heard; the ``Listener`` reads it on a thread of its
+/// own, so ``nextBlock()`` may block.
+///
+/// ```swift
+/// let source = try WAVFileSource(path: "alice.wav", start: clock.wallMicros())
+/// while let block = try source.nextBlock() { extractor.append(block.samples) }
+/// ```
+public protocol AudioSource: AnyObject, Sendable {
+    /// What the node says it listens to ("file", "device"), as in `{"type":"listening"}`.
+    var kind: AudioSourceKind { get }
+    /// Samples a second of every block.
+    var sampleRate: Int { get }
+    /// The next block, waiting until it has been heard; `nil` at the end (a file played out).
+    /// Throws ``AudioSourceError`` when the device fails while recording.
+    func nextBlock() throws(AudioSourceError) -> AudioBlock?
+    /// Stops recording; a blocked ``nextBlock()`` returns soon after. Safe to call twice.
+    func close()
+}
+
+/// The kinds of source, as the node names them in its output.
+public enum AudioSourceKind: String, Sendable {
+    case file
+    case device
+}
+
+/// One block of mono sound.
+public struct AudioBlock: Sendable, Equatable {
+    /// Samples in −1 … 1.
+    public var samples: [Float]
+    /// Microseconds on the node's wall clock (the clock of events' `createdAt`, ×1000) at which
+    /// the first sample counts as heard.
+    public var at: Int64
+
+    public init(samples: [Float], at: Int64) {
+        self.samples = samples
+        self.at = at
+    }
+}
+
+/// Why a node cannot listen, in one line a person can act on.
+public struct AudioSourceError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,130 @@
+#if canImport(CPulseSimple)
+import CPulseSimple
+import Synchronization
+
+/// The default input device (or a named source, such as a null sink's monitor), recorded through
+/// PulseAudio's simple API, which PipeWire's pulse server answers too: what `--listen` uses on
+/// Linux. It asks the server for 16 kHz mono floats in 10 ms fragments (the server mixes and
+/// resamples), and stamps the first block with the clock reading when it arrived, less its length
+/// and the latency the server reports; later blocks follow by sample count, except after a stall
+/// (a monitor of a sink nothing plays into delivers nothing): a block that arrives more than
+/// 50 ms later than its count says is stamped by its arrival, and the ``Listener`` starts a new
+/// stretch there.
+///
+/// No server, no device, no permission: the initializer throws one line saying which, and the
+/// node runs on without listening.
+///
+/// ```swift
+/// let source = try PulseAudioSource()                                  // the default input
+/// let monitor = try PulseAudioSource(server: "unix:/tmp/pa/native", device: "sink.monitor")
+/// ```
+public final class PulseAudioSource: AudioSource, @unchecked Sendable {
+    // @unchecked: the stream is read by one thread (the listener's); `close` only sets a flag the
+    // reader checks, and the stream is freed once, by whichever of the two comes last.
+    public let kind = AudioSourceKind.device
+    public let sampleRate: Int
+    /// The server and source asked for, for messages ("the default input" when nil).
+    public let server: String?
+    public let device: String?
+    private let clock: any ListeningClock
+    private let stream: OpaquePointer
+    private let state = Mutex((closed: false, reading: false, freed: false, samples: Int64(0), first: Int64?.none))
+
+    /// Connects to `server` (nil: the default, `PULSE_SERVER` or the user's) and starts recording
+    /// `device` (nil: the default input).
+    public init(
+        server: String? = nil, device: String? = nil, sampleRate: Int = 16_000,
+        clock: any ListeningClock = SystemListeningClock()
+    ) throws(AudioSourceError) {
+        self.server = server
+        self.device = device
+        self.sampleRate = sampleRate
+        self.clock = clock
+        var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(sampleRate), channels: 1)
+        let fragment = UInt32(sampleRate / 100 * MemoryLayout<Float>.size)
+        var attributes = pa_buffer_attr(
+            maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max, minreq: UInt32.max, fragsize: fragment)
+        var error: Int32 = 0
+        guard
+            let stream = pa_simple_new(
+                server, "huddle", PA_STREAM_RECORD, device, "listening for offsets", &spec, nil, &attributes, &error)
+        else {
+            throw Self.failure(error, server: server, device: device)
+        }
+        self.stream = stream
+    }
+
+    deinit {
+        freeStream()
+    }
+
+    public func nextBlock() throws(AudioSourceError) -> AudioBlock? {
+        let go = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.reading = true
+            return true
+        }
+        guard go else { return nil }
+        let count = sampleRate / 100
+        var samples = [Float](repeating: 0, count: count)
+        var error: Int32 = 0
+        let status = samples.withUnsafeMutableBytes { pa_simple_read(stream, $0.baseAddress, $0.count, &error) }
+        let arrived = clock.wallMicros()
+        var latency: UInt64 = 0
+        if status >= 0 { latency = pa_simple_get_latency(stream, &error) }
+        let (closed, at) = state.withLock { state -> (Bool, Int64) in
+            state.reading = false
+            // The block's first sample was heard one block and the server's latency ago.
+            let heard = arrived - Int64(count) * 1_000_000 / Int64(sampleRate) - Int64(min(latency, 1_000_000))
+            let counted = state.first.map { $0 + state.samples * 1_000_000 / Int64(sampleRate) }
+            if counted.map({ heard - $0 > 50_000 }) ?? true {
+                state.first = heard - state.samples * 1_000_000 / Int64(sampleRate)
+            }
+            let at = state.first! + state.samples * 1_000_000 / Int64(sampleRate)
+            state.samples += Int64(count)
+            return (state.closed, at)
+        }
+        if closed {
+            freeStream()
+            return nil
+        }
+        guard status >= 0 else {
+            throw AudioSourceError("recording stopped: \(String(cString: pa_strerror(error)))")
+        }
+        return AudioBlock(samples: samples, at: at)
+    }
+
+    public func close() {
+        let idle = state.withLock { state -> Bool in
+            state.closed = true
+            return !state.reading
+        }
+        if idle { freeStream() }
+    }
+
+    private func freeStream() {
+        let free = state.withLock { state -> Bool in
+            guard !state.freed, !state.reading else { return false }
+            state.freed = true
+            return true
+        }
+        if free { pa_simple_free(stream) }
+    }
+
+    /// The one line for a stream that could not start.
+    static func failure(_ code: Int32, server: String?, device: String?) -> AudioSourceError {
+        let reason = String(cString: pa_strerror(code))
+        let where_ = server.map { " at \($0)" } ?? ""
+        switch pa_error_code(UInt32(code)) {
+        case PA_ERR_CONNECTIONREFUSED, PA_ERR_INVALIDSERVER, PA_ERR_ACCESS, PA_ERR_AUTHKEY:
+            return AudioSourceError(
+                "no sound server answers\(where_) (PulseAudio or PipeWire: \(reason)); start one, or use --audio-file")
+        case PA_ERR_NOENTITY:
+            return AudioSourceError(
+                "no input device \(device.map { "\"\($0)\"" } ?? "by default")\(where_) (\(reason))")
+        default:
+            return AudioSourceError("cannot record\(where_): \(reason)")
+        }
+    }
+}
+#endif
