@@ -126,7 +126,7 @@ import Testing
         var older = bytes
         older[2] = 4
         #expect(error(older) == .unsupportedVersion(4))
-        #expect(throws: WireError.unknownMessageKind(10)) { try WireMessage(decoding: bytes) }
+        #expect(throws: WireError.unknownMessageKind(11)) { try WireMessage(decoding: bytes) }
         for cut in 0..<bytes.count { #expect(error(Array(bytes.prefix(cut))) != nil) }
     }
 

@@ -53,7 +53,8 @@ struct WireCodecTests {
     func kinds() {
         #expect(WireMessage.Kind.allCases.map(\.rawValue) == [1, 2, 3, 4, 5, 6, 7, 8, 9])
         #expect(WireProtocol.version == 5)
-        #expect(SoundWindow.kind == 10, "kind 10 is a sound window, decoded by SoundWindow and Datagram")
+        #expect(RelayMessage.kind == 10, "kind 10 is a relay, decoded by RelayMessage")
+        #expect(SoundWindow.kind == 11, "kind 11 is a sound window, decoded by SoundWindow and Datagram")
     }
 
     // MARK: Exact layout
