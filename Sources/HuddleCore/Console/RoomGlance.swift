@@ -1,5 +1,3 @@
-import HuddleCore
-
 /// What the console says of a room at a glance: the status line under the conversation and the
 /// answer to `/who`. Pure functions of what the node knows (a room's session, its peers' states,
 /// the clock), so what a viewer reads is decided here, next to the console, and tested without a

@@ -1,5 +1,5 @@
 import Foundation
-public import HuddleAudio
+import HuddleAudio
 import Synchronization
 
 /// A WAV file played in real time from a given instant, as if the microphone heard it: the
