@@ -66,7 +66,7 @@ def test_a_sound_window_round_trips_and_is_signed():
         bits = [0, 0x9E3779B1, 7, 0, 0xFFFFFFFF]
         loud = [False, True, True, False, True]
         data = encode_sound_window(alice.id, ROOM, 2_000, 1_000, bits, loud, key=alice.key)
-        assert data[:4] == b"HD\x05\x0a"
+        assert data[:4] == b"HD\x05\x0b"
         assert len(data) == 4 + 32 + 2 + len(ROOM) + 8 + 8 + 2 + 4 * 5 + 1 + 64
         window = decode_message(data)
         assert isinstance(window, SoundWindow) and window.bits == bits and window.loud == loud

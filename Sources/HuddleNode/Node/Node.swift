@@ -99,15 +99,17 @@ public actor Node {
     }
 
     /// Carries out effects in order. The store's writes of one input are handed to the writer
-    /// first, in one go. When they hold this node's own event, nothing else of the input happens
-    /// until it is on disk: a power cut must not make the node sign another event with a seq a
-    /// peer holds. Everything else is committed off the actor meanwhile (``StoreWriter``).
+    /// first, in one go. When they hold this node's own event, or a message about to be shown,
+    /// nothing else of the input happens until they are committed: a power cut must not make the
+    /// node sign another event with a seq a peer holds, and a `kill -9` must not make it show a
+    /// message twice. Everything else is committed off the actor meanwhile (``StoreWriter``); the
+    /// actor takes other inputs while it waits.
     func carryOut(_ effects: [NodeEffect]) async {
         guard !effects.isEmpty else { return }
         let writes = effects.compactMap { effect -> StoreWrite? in
             if case .persist(let write) = effect { write } else { nil }
         }
-        if writes.contains(where: { if case .events(_, true) = $0 { true } else { false } }) {
+        if writes.contains(where: \.mustLandFirst) {
             await writer.commit(writes)
         } else {
             writer.enqueue(writes)
@@ -295,5 +297,17 @@ struct RateLimitedChecks: SignatureBudget {
     mutating func penalize(_ count: Int) {
         let now = node.clock.monotonicMicros()
         node.datagramLimits.withLock { $0.penalize(count, from: sender, now: now) }
+    }
+}
+
+extension StoreWrite {
+    /// Whether what follows it in the same input (a datagram sent, a line shown) must wait for
+    /// its commit: this node's own event (durable), and the record that a message was shown.
+    var mustLandFirst: Bool {
+        switch self {
+        case .events(_, let durable): durable
+        case .shown: true
+        default: false
+        }
     }
 }

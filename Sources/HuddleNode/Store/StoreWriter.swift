@@ -13,11 +13,12 @@ import Synchronization
 ///   returns; the node sends or shows nothing of such an input before then, so a power cut can
 ///   never make it sign another event with a seq a peer already holds, and nothing is said to the
 ///   reader as sent that a crash can lose.
-/// - **Everything else** (peers' events, "shown" marks, rooms, nicks) is handed over with
+/// - **A message is recorded as shown before it is shown** (``commit(_:)`` again, without an
+///   fsync: it survives `kill -9`), so a restart never shows it twice.
+/// - **Everything else** (peers' events still held back, rooms, nicks) is handed over with
 ///   ``enqueue(_:)`` and not waited for. It is committed within one commit's time; a clean stop
-///   (``flush()``) commits all of it. A `kill -9` in that window can lose the last commit: peers'
-///   events come back by anti-entropy, and a message shown in that window can be shown once
-///   more, as an earlier message, after the restart.
+///   (``flush()``) commits all of it. A `kill -9` in that window can lose the last commit, and
+///   what it held comes back from peers by anti-entropy.
 final class StoreWriter: Sendable {
     private let store: HuddleStore
     private let queue = DispatchQueue(label: "huddle.store.writer")
