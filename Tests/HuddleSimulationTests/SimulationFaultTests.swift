@@ -1,3 +1,4 @@
+import Foundation
 import HuddleCore
 import Testing
 
@@ -5,9 +6,15 @@ import Testing
 
 /// The simulator's membership faults: nodes that freeze now and then, and one that dies.
 @Suite struct SimulationFaultTests {
-    func run(_ config: SimulationConfig) -> SimulationReport {
-        var simulation = Simulation(config: config)
-        return simulation.run()
+    /// Runs a simulation on a thread of its own: a run is seconds of CPU, and on the test
+    /// runner's few cooperative threads it would starve every test that waits on a clock.
+    func run(_ config: SimulationConfig) async -> SimulationReport {
+        await withCheckedContinuation { done in
+            Thread {
+                var simulation = Simulation(config: config)
+                done.resume(returning: simulation.run())
+            }.start()
+        }
     }
 
     /// 25 nodes, 5 % of them (two) freezing for 2 s about every 10 s, node 0 killed 40 s in; two
@@ -21,8 +28,8 @@ import Testing
     }
 
     @Test(arguments: [1, 2] as [UInt64])
-    func frozenNodesRaiseNoAlarmAndTheDeadOneIsGoneEverywhereWithinTenSeconds(seed: UInt64) {
-        let report = run(stalledRoom(seed: seed))
+    func frozenNodesRaiseNoAlarmAndTheDeadOneIsGoneEverywhereWithinTenSeconds(seed: UInt64) async {
+        let report = await run(stalledRoom(seed: seed))
         #expect(report.stallingNodes == 2)
         #expect(report.stalls >= 10)
         #expect(report.falseAlarms.isEmpty, "\(report.falseAlarms.prefix(5))")
@@ -32,31 +39,31 @@ import Testing
         #expect(report.deliveredFraction == 1)
     }
 
-    @Test func atTwentyPercentLossFrozenNodesRaiseFarFewerAlarmsAndTheDeadOneIsStillGoneInTime() {
+    @Test func atTwentyPercentLossFrozenNodesRaiseFarFewerAlarmsAndTheDeadOneIsStillGoneInTime() async {
         // Two freezes close together, with the few acks sent in between lost, can still add up
         // to 2.5 s of silence (and the suspicion then spreads to everyone until the node
         // refutes): far rarer than plain SWIM's alarms, not gone.
-        let report = run(stalledRoom(seed: 3, loss: 0.2))
+        let report = await run(stalledRoom(seed: 3, loss: 0.2))
         var plain = stalledRoom(seed: 3, loss: 0.2)
         plain.swim = true
-        let swim = run(plain)
+        let swim = await run(plain)
         #expect(report.falseAlarms.count * 20 <= swim.falseAlarms.count, "\(report.falseAlarms.count) vs \(swim.falseAlarms.count)")
         #expect((report.killDetectedEverywhereMs ?? .infinity) <= 10_000)
     }
 
-    @Test func plainSWIMCallsTheFrozenNodesNotAnswering() {
+    @Test func plainSWIMCallsTheFrozenNodesNotAnswering() async {
         var config = stalledRoom(seed: 1)
         config.swim = true
-        let report = run(config)
+        let report = await run(config)
         #expect(report.falseAlarms.count > 10)
         #expect(report.falseAlarms.allSatisfy { $0.about != 0 })  // the dead node's alarms are not false
         #expect(report.falsealarmsPerNodeHourIsConsistent)
     }
 
-    @Test func frozenNodesReadWhatWaitedForThemAndMissNothing() {
+    @Test func frozenNodesReadWhatWaitedForThemAndMissNothing() async {
         var config = SimulationConfig(nodes: 8, latencyMs: 20, broadcasts: 60, rate: 5, seed: 4)
         config.stalls = .init(fraction: 0.25, seconds: 2, every: 3)
-        let report = run(config)
+        let report = await run(config)
         #expect(report.stalls > 0)
         #expect(report.deliveredFraction == 1)
         #expect(report.duplicatesShown == 0)
