@@ -8,7 +8,6 @@ public struct NodeCounters: Sendable {
     /// gave up on after waiting are counted by the room (``RoomSession/tally``), not here.
     public var drops: [Drop: Int] = [:]
     public var eventsReceived = 0
-    public var eventsStored = 0
 
     /// Everything dropped but copies of events already held (UDP gossip delivers many of those,
     /// and they cost nothing).

@@ -17,20 +17,7 @@ extension NodeMachine {
         }
         switch message {
         case .events(let sealed):
-            var screened = screen(sealed, now: now)
-            let allowed = checks.allow(screened.count)
-            if allowed < screened.count {
-                countDropped(.checkBudget, count: screened.count - allowed)
-                screened.removeSubrange(allowed...)
-            }
-            let valid = screened.filter(\.hasValidSignature)
-            if valid.count < screened.count {
-                checks.penalize(screened.count - valid.count)
-                countDropped(.badSignature, count: screened.count - valid.count)
-            }
-            for (room, events) in Dictionary(grouping: valid, by: \.room).sorted(by: { $0.key < $1.key }) {
-                ingest(events, room: room, from: source, now: now)
-            }
+            receive(events: sealed, from: source, now: now, checks: &checks)
         case .digest(let digest):
             perform(membership.heard(from: digest.from, now: now.monotonic), now: now)
             // The other side of a direct room this node is not in yet says it holds something.
@@ -61,6 +48,25 @@ extension NodeMachine {
             perform(membership.receive(nack, from: source, now: now.monotonic), now: now)
         case .syncRequest, .syncResponse:
             countDropped(.misplaced)
+        }
+    }
+
+    /// The events of a datagram (or of a relay datagram): screened, checked against the sender's
+    /// budget of signature checks, verified, then taken room by room.
+    mutating func receive(events sealed: [Event], from source: PeerAddress, now: NodeTime, checks: inout some SignatureBudget) {
+        var screened = screen(sealed, now: now)
+        let allowed = checks.allow(screened.count)
+        if allowed < screened.count {
+            countDropped(.checkBudget, count: screened.count - allowed)
+            screened.removeSubrange(allowed...)
+        }
+        let valid = screened.filter(\.hasValidSignature)
+        if valid.count < screened.count {
+            checks.penalize(screened.count - valid.count)
+            countDropped(.badSignature, count: screened.count - valid.count)
+        }
+        for (room, events) in Dictionary(grouping: valid, by: \.room).sorted(by: { $0.key < $1.key }) {
+            ingest(events, room: room, from: source, now: now)
         }
     }
 

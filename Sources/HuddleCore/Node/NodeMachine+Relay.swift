@@ -27,10 +27,9 @@ extension NodeMachine {
                 read(card: ack.agreementKey, roomTags: ack.roomTags, rooms: ack.rooms, of: ack.from, nick: ack.nick, now: now)
             case .leaving(let leaving):
                 perform(membership.receive(leaving, now: now.monotonic), now: now)
-            case .events:
-                // Counted once, above: taken like a push from the relay, a live peer.
-                counters.packetsIn -= 1
-                receive(message, from: source, now: now, checks: &checks)
+            case .events(let events):
+                // Taken like a push from the relay, a live peer.
+                receive(events: events, from: source, now: now, checks: &checks)
             default:
                 countDropped(.relayRefused)
             }
