@@ -51,6 +51,9 @@ public actor Node {
     let pullRequests: AsyncStream<PullRequest>
     let pullRequestSink: AsyncStream<PullRequest>.Continuation
 
+    /// The order in which inputs that waited for a commit carry out their effects.
+    var commitTurns = CommitTurns()
+
     /// The timer loop's current sleep and when it ends (wall ms), so earlier work can cut it short.
     var sleeper: Task<Void, Never>?
     var sleeperDeadline: Int64 = .max
@@ -103,17 +106,29 @@ public actor Node {
     /// nothing else of the input happens until they are committed: a power cut must not make the
     /// node sign another event with a seq a peer holds, and a `kill -9` must not make it show a
     /// message twice. Everything else is committed off the actor meanwhile (``StoreWriter``); the
-    /// actor takes other inputs while it waits.
+    /// actor takes other inputs while it waits, and inputs that waited carry out their effects
+    /// in the order they were taken (``CommitTurns``), so messages are shown in the machine's order.
     func carryOut(_ effects: [NodeEffect]) async {
         guard !effects.isEmpty else { return }
         let writes = effects.compactMap { effect -> StoreWrite? in
             if case .persist(let write) = effect { write } else { nil }
         }
-        if writes.contains(where: \.mustLandFirst) {
-            await writer.commit(writes)
-        } else {
+        guard writes.contains(where: \.mustLandFirst) else {
             writer.enqueue(writes)
+            perform(effects)
+            return
         }
+        let turn = commitTurns.take()
+        await writer.commit(writes)
+        if !commitTurns.isDue(turn) {
+            await withCheckedContinuation { commitTurns.park(turn, $0) }
+        }
+        perform(effects)
+        commitTurns.finish()?.resume()
+    }
+
+    /// Carries out effects whose writes are handed over: everything but the writes, in order.
+    private func perform(_ effects: [NodeEffect]) {
         for effect in effects {
             switch effect {
             case .persist:
