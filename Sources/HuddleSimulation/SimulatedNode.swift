@@ -162,7 +162,7 @@ struct SimulatedNode {
                 effects.shown += messages.map(\.event.id)
             case .output(.peer(let id, _, let state, let left)):
                 effects.changes.append((id, left ? .gone : state))
-            case .output, .persist, .advertise, .vouchedPeers, .askPassphrase, .quit:
+            case .output, .persist, .advertise, .vouchedPeers, .askPassphrase, .quit, .listen, .hear:
                 continue
             }
         }

@@ -84,6 +84,19 @@ extension Huddle {
         @Flag(name: .long, help: "On a terminal too, read stdin line by line: no prompt, status line or line editing.")
         var plain = false
 
+        @Flag(
+            name: .long,
+            help: ArgumentHelp(
+                "Hear your screen through the default input (PulseAudio or PipeWire) and find everyone's offsets from the sound, without a tap. Only coarse features of the sound leave this machine, never the sound. (In the console: /listen, /listen off.)"))
+        var listen = false
+
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Listen to a WAV file (8-48 kHz, mono or stereo) played in real time from the node's start, as if the microphone heard it: for tests and demos.",
+                valueName: "PATH"))
+        var audioFile: String?
+
         @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "LEVEL"))
         var logLevel: String = "notice"
 
@@ -103,6 +116,18 @@ extension Huddle {
             for peer in peers where PeerAddress(parsing: peer) == nil {
                 throw ValidationError("--peer \(peer): expected HOST:PORT, e.g. 192.168.1.20:7400")
             }
+            if listen, audioFile != nil {
+                throw ValidationError("give --listen or --audio-file, not both")
+            }
+            if let audioFile {
+                // Read and checked now, so that a bad file stops the node before it starts; it is
+                // read again, timed from the node's start, once the node listens.
+                do {
+                    _ = try WAVFileSource(path: audioFile, start: 0)
+                } catch {
+                    throw ValidationError("--audio-file: \(error)")
+                }
+            }
             guard Logger.Level(rawValue: logLevel) != nil else {
                 throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
             }
@@ -118,7 +143,8 @@ extension Huddle {
             let configuration = NodeConfiguration(
                 nick: name, room: room, passphrase: try passphraseFile.map(Passphrase.read(from:)), dataDir: DataDirectory.resolve(explicit: dataDir, nick: name), port: port ?? 0,
                 seeds: peers, mdns: !noMDNS, json: json, console: !noConsole,
-                colors: !json && OutputSink.standardOutputWantsColors)
+                colors: !json && OutputSink.standardOutputWantsColors,
+                listen: audioFile.map { .file($0) } ?? (listen ? .device : nil))
             // The interactive console when a person is at a terminal; scripts get lines.
             let console =
                 configuration.console && !json && !plain && InteractiveConsole.isAvailable

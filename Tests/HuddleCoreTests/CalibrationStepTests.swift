@@ -129,7 +129,7 @@ import Testing
             stepped += outputs.filter { if case .lagStepped = $0 { true } else { false } }
         }
         #expect(stepped.count == 1)
-        guard case .lagStepped(let member, let change, let offset) = try #require(stepped.first) else {
+        guard case .lagStepped(let member, let change, let offset, _) = try #require(stepped.first) else {
             Issue.record("expected a lag step, got \(stepped)")
             return
         }

@@ -43,12 +43,15 @@ public enum ConsoleCommand: Hashable, Sendable {
     case delay(milliseconds: Int64)
     /// Show the last `count` messages of the room, ordered by game time.
     case history(count: Int)
+    /// Hear the screen through the default input to find offsets without a tap (`/listen`),
+    /// or stop (`/listen off`).
+    case listen(Bool)
     case help
     case quit
 
     /// Every command's name, as typed, for completion.
     public static let names = [
-        "/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/status", "/leave", "/rooms", "/who", "/event", "/now", "/unmark", "/ignore", "/delay", "/history", "/help", "/quit",
+        "/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/status", "/leave", "/rooms", "/who", "/event", "/now", "/unmark", "/ignore", "/delay", "/history", "/listen", "/help", "/quit",
     ]
 
     /// Default number of messages `/history` shows.
@@ -125,6 +128,12 @@ public enum ConsoleCommand: Hashable, Sendable {
             } else {
                 throw .invalidArgument(command: "/history", argument: argument, expected: "a positive count")
             }
+        case "/listen":
+            switch argument {
+            case "": self = .listen(true)
+            case "off": self = .listen(false)
+            default: throw .invalidArgument(command: "/listen", argument: argument, expected: "nothing, or off")
+            }
         case "/help": self = .help
         case "/quit", "/exit": try none(); self = .quit
         default: throw .unknownCommand(String(name))
@@ -169,6 +178,8 @@ public enum ConsoleCommand: Hashable, Sendable {
           /pause           your stream paused (DVR): nothing new shows until /resume
           /resume          it plays again: the pause is added to your offset, so those ahead wait
           /history [N]     the last N messages (default 20), ordered by game time
+          /listen [off]    hear your screen through the microphone to find offsets without a tap
+                           (only features of the sound leave this machine, never the sound)
           /help            this list
           /quit            leave the console (end of input does the same, once a peer has what
                            you wrote, or after 5 s: then it exits 3, the message stored, not sent)

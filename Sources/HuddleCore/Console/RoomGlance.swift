@@ -20,6 +20,8 @@ public enum RoomGlance {
         public var pausedAt: Int64?
         /// Each member's membership state, where it is a known peer.
         public var peerStates: [NodeID: PeerState] = [:]
+        /// While the node listens: how many peers its sound is aligned with.
+        public var heardPeers: Int?
 
         public init(
             session: RoomSession, label: String, alivePeers: Int, pausedAt: Int64? = nil, peerStates: [NodeID: PeerState] = [:]
@@ -56,6 +58,7 @@ public enum RoomGlance {
         } else {
             parts.append("not calibrated")
         }
+        if let heard = view.heardPeers { parts.append(heard > 0 ? "listening: \(heard) heard" : "listening") }
         if let board = session.scoreboard { parts.append(HumanFormat.score(board)) }
         if let pausedAt = view.pausedAt { parts.append("paused \(HumanFormat.elapsed(milliseconds: now - pausedAt))") }
         if session.heldBackCount > 0 {
@@ -84,7 +87,8 @@ public enum RoomGlance {
             if entry.member.id == reader {
                 standing = session.calibration.isCalibrated(reader) ? "calibrated" : "not calibrated yet"
             } else if let behind = entry.behindReader {
-                standing = HumanFormat.lag(behind)
+                let heard = entry.heard.map { " (heard, confidence \(Int($0.confidence.rounded())))" } ?? ""
+                standing = HumanFormat.lag(behind) + heard
             } else {
                 standing = "not calibrated with you yet"
             }

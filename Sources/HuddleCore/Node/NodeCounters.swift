@@ -8,6 +8,9 @@ public struct NodeCounters: Sendable {
     /// gave up on after waiting are counted by the room (``RoomSession/tally``), not here.
     public var drops: [Drop: Int] = [:]
     public var eventsReceived = 0
+    /// Sound windows sent to peers and taken from them (``SoundWindow``).
+    public var soundWindowsOut = 0
+    public var soundWindowsIn = 0
 
     /// Everything dropped but copies of events already held (UDP gossip delivers many of those,
     /// and they cost nothing).
@@ -38,6 +41,10 @@ public struct NodeCounters: Sendable {
         case badSignature = "bad_signature"
         /// An event of a room this node is not in.
         case notJoined = "not_joined"
+        /// A sound window while this node is not listening: not read.
+        case notListening = "not_listening"
+        /// A sound window from a node that is not a live peer in the window's room.
+        case unknownSender = "unknown_sender"
         /// An event of a private room this node is in that the room's key does not open: sealed
         /// with another passphrase's key, tampered with, or not sealed at all (and a sealed event
         /// in a public room).

@@ -24,6 +24,13 @@ public enum NodeEffect: Sendable, Equatable {
     case askPassphrase(room: String)
     /// `/quit`.
     case quit
+    /// `/listen` (`true`) or `/listen off`: start or stop listening; the shell owns the sound
+    /// source and answers with ``NodeMachine/listeningStarted(source:at:now:)`` or
+    /// ``NodeMachine/listeningStopped(reason:now:)``.
+    case listen(Bool)
+    /// A peer's sound window, verified and opened: hand it to the matcher, stamped with when it
+    /// arrived on this node's clock (ms).
+    case hear(SoundWindow, receivedAt: Int64)
 }
 
 /// A write to the node's store. The store keeps, across restarts, what the machine is given
@@ -91,6 +98,11 @@ public enum NodeOutput: Sendable, Equatable {
     /// `/help`.
     case help
     case error(String)
+    /// Listening began: the source (`file` or `device`) and the node-clock time (ms) its first
+    /// sample counts as heard.
+    case listening(source: String, startedAt: Int64)
+    /// Listening ended; `reason` is `nil` when a file played to its end.
+    case listeningStopped(reason: String?)
 }
 
 /// How a room's output names the room for the reader.

@@ -41,6 +41,8 @@ extension NodeMachine {
             resume(at: at, now: now)
         case .status:
             showInfo(statusLine(now: now))
+        case .listen(let on):
+            listenCommand(on)
         case .score(let home, let guest):
             // Timed at the Enter, like a mark: the score is of that moment of the stream.
             inCurrentRoom { machine, room in machine.originate(.score(home: home, guest: guest), in: room, at: at, now: now) }
@@ -164,9 +166,11 @@ extension NodeMachine {
 
     /// What the console needs to know of one room to describe it.
     func glance(at session: RoomSession, label: String) -> RoomGlance.View {
-        RoomGlance.View(
+        var view = RoomGlance.View(
             session: session, label: label, alivePeers: membership.alivePeers(inRoom: session.room).count,
             pausedAt: pausedAt, peerStates: membership.peers.mapValues(\.state))
+        view.heardPeers = listening.map { $0.attempts.values.count { $0.heard != nil } }
+        return view
     }
 
     func roomsDescription() -> String {

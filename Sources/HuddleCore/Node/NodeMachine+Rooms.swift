@@ -151,7 +151,11 @@ extension NodeMachine {
             room: room, name: name(of: room), label: isPrivate ? privateLabel(of: room) : name(of: room),
             isPrivate: isPrivate, isCurrent: room == currentRoom)
         for output in outputs {
-            if case .joined(let member) = output { noticeNick(member, now: now) }
+            if case .joined(let member) = output {
+                noticeNick(member, now: now)
+                // A join resets the member's calibration: the next match about it is news.
+                heardPublishing.peerJoined(member.id)
+            }
             line.directTo = nil
             if isDirect, case .message(let message) = output { line.directTo = directRecipient(of: message, in: room) }
             show(.room(output, line))

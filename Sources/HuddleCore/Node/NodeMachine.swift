@@ -57,6 +57,10 @@ public struct NodeMachine: Sendable {
     /// (peer, private room) pairs already reported as holding another passphrase.
     var passphraseMismatches: Set<PassphraseMismatch> = []
     public internal(set) var counters = NodeCounters()
+    /// While this node listens: its source and the latest match with each peer.
+    public internal(set) var listening: Listening?
+    /// When an aligned match is news enough to become a `heard` event.
+    var heardPublishing = HeardPublishing()
     /// Once piped input ended: what this node wrote, waiting to be known held by a peer.
     public internal(set) var deliveryWait: DeliveryWait?
     /// Monotonic µs of the next membership and replication ticks.

@@ -27,7 +27,7 @@ public enum RoomOutput: Equatable, Sendable {
     /// The solver found a step in a member's lag (a rebuffer, a catch-up; see
     /// ``CalibrationSolver/stepThreshold``): its offset moved by `change` milliseconds (positive:
     /// its stream fell further behind) and is now `offset`.
-    case lagStepped(Member, change: Int64, offset: Int64)
+    case lagStepped(Member, change: Int64, offset: Int64, heard: Bool = false)
     /// A score reached the reader's stream (held back like a message).
     case score(ShownScore)
     /// Someone named the two sides.
@@ -117,6 +117,8 @@ public struct OffsetReport: Equatable, Sendable {
         /// How far this member's stream is behind the reader's (negative: ahead), when both are
         /// in the same calibrated group.
         public var behindReader: Int64?
+        /// What sound contributed to the member's offset: `nil` when it comes from marks alone.
+        public var heard: Calibration.Placement.Sound? = nil
     }
 
     /// One entry per current member, sorted by nick then id.

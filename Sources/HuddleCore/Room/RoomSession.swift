@@ -126,7 +126,8 @@ public struct RoomSession: Sendable {
         OffsetReport(entries: members.map { member in
             OffsetReport.Entry(
                 member: member, offset: calibration.offset(of: member.id),
-                behindReader: calibration.lag(of: member.id, behind: reader))
+                behindReader: calibration.lag(of: member.id, behind: reader),
+                heard: calibration.placement(of: member.id)?.sound)
         })
     }
 
@@ -439,7 +440,9 @@ public struct RoomSession: Sendable {
             guard let before = previous.placement(of: node), placement.steps > before.steps,
                 placement.reference == before.reference
             else { continue }
-            outputs.append(.lagStepped(member(node), change: placement.offset - before.offset, offset: placement.offset))
+            outputs.append(.lagStepped(
+                member(node), change: placement.offset - before.offset, offset: placement.offset,
+                heard: placement.sound?.stepHeard ?? false))
         }
         outputs += present(schedule.recalibrate(updated, now: now))
         return outputs

@@ -48,6 +48,16 @@ extension NodeStatus {
                 + HumanFormat.duration(milliseconds: node.uptimeMs) + addresses)
         lines.append("data dir \(safe(node.dataDir))")
         if let paused = node.pausedMs { lines.append("paused \(HumanFormat.elapsed(milliseconds: paused)): nothing new is shown until /resume") }
+        if let listening {
+            let source = listening.source == "file" ? "an audio file" : "the default input"
+            lines.append("listening to \(source) since \(HumanFormat.clock(listening.startedAt))")
+            for (nick, match) in listening.peers.sorted(by: { $0.key < $1.key }) {
+                let found = match.lagMs.map { lag in
+                    "heard \(HumanFormat.duration(milliseconds: Int64(abs(lag).rounded()))) \(lag >= 0 ? "later" : "earlier")"
+                } ?? match.verdict
+                lines.append("  \(safe(nick)): \(found) (confidence \(Int(match.confidence.rounded())))")
+            }
+        }
 
         lines.append("")
         lines.append("PEERS")
@@ -85,7 +95,9 @@ extension NodeStatus {
                 + ((counters.drops["older_protocol"] ?? 0) > 0
                     ? " (\(counters.drops["older_protocol"]!) from older Huddle versions: upgrade them)" : "")
                 + "; events received \(counters.eventsReceived), stored \(counters.eventsStored)"
-                + ", duplicates \(counters.duplicates)")
+                + ", duplicates \(counters.duplicates)"
+                + (counters.soundWindowsOut + counters.soundWindowsIn > 0
+                    ? "; sound windows out \(counters.soundWindowsOut), in \(counters.soundWindowsIn)" : ""))
         if !counters.drops.isEmpty {
             let drops = counters.drops.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
                 .map { "\($0.key.replacingOccurrences(of: "_", with: " ")) \($0.value)" }
@@ -113,7 +125,7 @@ extension NodeStatus {
         let rows = room.members.map { member -> [String] in
             [
                 safe(member.displayName ?? member.nick) + (member.id == node.id ? " (you)" : ""), short(member.id),
-                offsetText(member), member.calibrated ? "yes" : "no",
+                offsetText(member), member.calibrated ? (member.heard.map { "heard (\(Int($0.confidence.rounded())))" } ?? "yes") : "no",
                 member.reference.map(nick(of:)) ?? "-",
             ]
         }

@@ -51,6 +51,37 @@ public struct NodeStatus: Codable, Sendable, Equatable {
         /// How far this member's stream is behind the node's own (negative: ahead), when both
         /// are in one calibrated group.
         public var behindYouMs: Int64? = nil
+        /// What sound contributed to the offset: absent when it comes from marks alone.
+        public var heard: Heard? = nil
+    }
+
+    /// The heard matches behind a member's offset.
+    public struct Heard: Codable, Sendable, Equatable {
+        /// How many count in the member's latest piece.
+        public var matches: Int
+        /// The highest standard score among them (9 is the least that counts).
+        public var confidence: Double
+        /// The smallest uncertainty among them, ms.
+        public var sigmaMs: Double
+    }
+
+    /// While the node listens (`--listen`, `--audio-file`, `/listen`).
+    public struct Listening: Codable, Sendable, Equatable {
+        /// `file` or `device`.
+        public var source: String
+        /// Node-clock ms its first sample counts as heard.
+        public var startedAt: Int64
+        /// The latest match tried with each peer, by nick.
+        public var peers: [String: Match]
+    }
+
+    /// One match of this node's sound against a peer's.
+    public struct Match: Codable, Sendable, Equatable {
+        /// `aligned`, `not enough sound`, `ambiguous`, …
+        public var verdict: String
+        /// How much later the peer heard the same sound, ms of the two clocks, when aligned.
+        public var lagMs: Double?
+        public var confidence: Double
     }
 
     public struct Room: Codable, Sendable, Equatable {
@@ -91,6 +122,9 @@ public struct NodeStatus: Codable, Sendable, Equatable {
         public var eventsStored: Int
         /// Copies of events already held (normal with UDP gossip; not in `rejected`).
         public var duplicates: Int = 0
+        /// Sound windows sent to peers and taken from them, while listening.
+        public var soundWindowsOut: Int = 0
+        public var soundWindowsIn: Int = 0
         /// What was dropped, by why: "malformed", "oversized", "bad_signature", "not_joined",
         /// "invalid", "too_far_ahead", "over_budget", "too_many_origins", "quarantined",
         /// "unmet_context", "gap_expired", "sync_busy", "sync_broken", "unreadable",
@@ -102,6 +136,8 @@ public struct NodeStatus: Codable, Sendable, Equatable {
     public var peers: [Peer]
     public var rooms: [Room]
     public var counters: Counters
+    /// Absent while the node does not listen.
+    public var listening: Listening? = nil
 }
 
 /// What a client asks a running node over its control socket (one JSON object per line).

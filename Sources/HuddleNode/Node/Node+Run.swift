@@ -92,6 +92,8 @@ extension Node {
         await step { machine, now in machine.start(room: room, key: key, seeds: seeds, now: now) }
         let discoveries = startDiscovery()
         defer { discovery?.stop() }
+        startConfiguredListening()
+        defer { listening?.stop() }
 
         var outcome = RunOutcome.stopped
         // SIGINT/SIGTERM: peers hear this node left before its sockets close (see sayGoodbye()).
@@ -246,6 +248,8 @@ extension Node {
             await handle(message, from: source)
         case .relay(let relay, let bytes, let source):
             await handle(relay, bytes: bytes, from: source)
+        case .sound(let window, let source):
+            await handle(window, from: source)
         case .dropped(let drop, let reason, let source):
             await countDropped(drop, reason, from: "\(source)")
         }

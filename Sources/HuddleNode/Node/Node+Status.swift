@@ -45,7 +45,12 @@ extension Node {
                     id: entry.member.id.hex, nick: entry.member.nick, displayName: entry.member.displayName,
                     offsetMs: entry.offset,
                     calibrated: placement != nil, reference: placement?.reference.hex,
-                    behindYouMs: entry.behindReader)
+                    behindYouMs: entry.behindReader,
+                    heard: entry.heard.map { sound in
+                        NodeStatus.Heard(
+                            matches: sound.matches, confidence: (sound.confidence * 10).rounded() / 10,
+                            sigmaMs: (Double(sound.sigmaMicros) / 100).rounded() / 10)
+                    })
             }
             var vector: [String: UInt64] = [:]
             for (origin, seq) in session.log.vector.entries { vector[origin.hex] = seq }
@@ -66,7 +71,17 @@ extension Node {
                 id: identity.id.hex, nick: configuration.nick, port: port, addresses: Self.localAddresses(),
                 uptimeMs: wall - machine.startedAt, dataDir: configuration.dataDir, pausedMs: machine.pausedAt.map { wall - $0 }),
             peers: peers, rooms: roomStatuses,
-            counters: countersStatus())
+            counters: countersStatus(),
+            listening: machine.listening.map { listening in
+                var matches: [String: NodeStatus.Match] = [:]
+                for (peer, attempt) in listening.attempts {
+                    let nick = membership.peers[peer].map(machine.displayName(of:)) ?? peer.description
+                    matches[nick] = NodeStatus.Match(
+                        verdict: attempt.verdict, lagMs: attempt.lagMicros.map { Double($0) / 1000 },
+                        confidence: (attempt.confidence * 10).rounded() / 10)
+                }
+                return NodeStatus.Listening(source: listening.source, startedAt: listening.startedAt, peers: matches)
+            })
     }
 
     /// The counters, with what each room's log gave up on added to the drops.
@@ -84,7 +99,8 @@ extension Node {
             packetsIn: counters.packetsIn, packetsOut: counters.packetsOut,
             rejected: drops.values.reduce(0, +), newerProtocol: counters.newerProtocol,
             eventsReceived: counters.eventsReceived, eventsStored: writer.eventsStored,
-            duplicates: counters.drops[.duplicate] ?? 0, drops: drops)
+            duplicates: counters.drops[.duplicate] ?? 0, soundWindowsOut: counters.soundWindowsOut,
+            soundWindowsIn: counters.soundWindowsIn, drops: drops)
     }
 
     /// The IPv4 and IPv6 addresses of this host's interfaces, loopback last.

@@ -39,6 +39,10 @@ public actor Node {
     /// `/quit` was typed.
     var quitRequested = false
 
+    /// What the node hears, while it listens (`--listen`, `--audio-file`, `/listen`).
+    var listening: ListeningSession?
+    var listeningTask: Task<Void, Never>?
+
     /// mDNS advertisement and browsing, unless `--no-mdns`.
     var discovery: ServiceDiscovery?
     /// The UDP socket: datagrams out go straight to it, fire and forget, like UDP.
@@ -157,6 +161,10 @@ public actor Node {
                 }
             case .quit:
                 quitRequested = true
+            case .listen(let on):
+                carryOutListening(on)
+            case .hear(let window, let receivedAt):
+                listening?.received(window, receivedAt: receivedAt)
             }
         }
         rescheduleTimer()
@@ -200,6 +208,10 @@ public actor Node {
             show(renderer.info(ConsoleCommand.helpText + (console != nil ? "\n" + InteractiveConsole.keysHelp : "")))
         case .error(let message):
             show(renderer.error(message))
+        case .listening(let source, let startedAt):
+            show(renderer.listening(source: source, startedAt: startedAt))
+        case .listeningStopped(let reason):
+            show(renderer.listeningStopped(reason: reason))
         }
     }
 
@@ -247,6 +259,12 @@ public actor Node {
     func handle(_ relay: RelayMessage, bytes: [UInt8], from source: PeerAddress) async {
         var checks = RateLimitedChecks(node: self, sender: source)
         await step { machine, now in machine.receive(relay, bytes: bytes, from: source, now: now, checks: &checks) }
+    }
+
+    /// A peer's sound window (kind 11): the machine checks it and hands it to the matcher.
+    func handle(_ window: SoundWindow, from source: PeerAddress) async {
+        var checks = RateLimitedChecks(node: self, sender: source)
+        await step { machine, now in machine.receive(window, from: source, now: now, checks: &checks) }
     }
 
     /// Counts a dropped input and logs why, at debug level.

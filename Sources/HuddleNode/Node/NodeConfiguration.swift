@@ -22,11 +22,21 @@ public struct NodeConfiguration: Sendable {
     public var colors: Bool
     /// Address to listen on.
     public var listenHost: String
+    /// What to hear the screen through, to find offsets from the sound: nothing by default.
+    public var listen: Hearing?
+
+    /// Where a listening node's sound comes from.
+    public enum Hearing: Sendable, Equatable {
+        /// The default input device (`--listen`).
+        case device
+        /// A WAV file played in real time from the node's start (`--audio-file`).
+        case file(String)
+    }
 
     public init(
         nick: String, room: String? = nil, passphrase: String? = nil, dataDir: String, port: Int = 0, seeds: [String] = [],
         mdns: Bool = true, json: Bool = false, console: Bool = true, colors: Bool = false,
-        listenHost: String = "0.0.0.0"
+        listenHost: String = "0.0.0.0", listen: Hearing? = nil
     ) {
         self.nick = nick
         self.room = room
@@ -39,5 +49,6 @@ public struct NodeConfiguration: Sendable {
         self.console = console
         self.colors = colors
         self.listenHost = listenHost
+        self.listen = listen
     }
 }

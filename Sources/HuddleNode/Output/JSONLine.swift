@@ -13,6 +13,8 @@ enum JSONLine: Equatable, Sendable {
     case string(String)
     case int(Int64)
     case bool(Bool)
+    /// A number with a fraction (a confidence, a sigma); not finite is written `null`.
+    case double(Double)
     case null
     case array([JSONLine])
     case object([(String, JSONLine)])
@@ -29,6 +31,7 @@ enum JSONLine: Equatable, Sendable {
         case .string(let text): Self.writeString(text, to: &out)
         case .int(let value): out += String(value)
         case .bool(let value): out += value ? "true" : "false"
+        case .double(let value): out += value.isFinite ? "\(value)" : "null"
         case .null: out += "null"
         case .array(let values):
             out += "["

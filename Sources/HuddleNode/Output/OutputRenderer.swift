@@ -27,13 +27,17 @@ public import HuddleCore
 ///     a message of a private room adds "private":true
 /// {"type":"calibration","room","label","by","by_id"}
 /// {"type":"mark","room","label","nick","id","at"}
-/// {"type":"offsets","room","offsets":{NICK: ms|null},"members":[{"id","nick","offset_ms","behind_you_ms"}]}
+/// {"type":"offsets","room","offsets":{NICK: ms|null},"members":[{"id","nick","offset_ms","behind_you_ms"[,"heard"]}]}
+///     "heard":{"matches","confidence","sigma_ms"} when sound (heard matches) placed the member
 /// {"type":"join"|"leave","room","nick","id"}
 /// {"type":"peer","id","nick","state"[,"address"]}
 /// {"type":"info","message"}    {"type":"error","message"}
 /// {"type":"delivery","state":"waiting"|"delivered"|"not_sent",...}   (piped input ended)
 /// {"type":"nick_conflict","nick","id","known_id"}
-/// {"type":"step","room","nick","id","change_ms","offset_ms"}   (a step in someone's lag)
+/// {"type":"step","room","nick","id","change_ms","offset_ms","heard"}   (a step in someone's lag; heard: found by sound)
+/// {"type":"listening","source":"file"|"device","started_at"}   (listening began: started_at is the
+///     node-clock ms its first sample counts as heard)
+/// {"type":"listening","state":"stopped","reason"|null}
 /// {"type":"score","room","home","guest","by","by_id","sent_at","shown_at","held_ms","game_ms","correction"[,"home_team","guest_team"]}
 /// {"type":"teams","room","home","guest","by"}
 /// ```
@@ -124,6 +128,26 @@ public struct OutputRenderer: Sendable {
         }
         return starred(
             "\(bold(safe(nick))) (\(id)) is listening on port \(port); data in \(safe(dataDir))")
+    }
+
+    /// Listening began: `{"type":"listening","source":"file","started_at":MS}`, or a line saying so.
+    public func listening(source: String, startedAt: Int64) -> String {
+        if json {
+            return JSONLine.object([("type", "listening"), ("source", .string(source)), ("started_at", .int(startedAt))])
+                .render()
+        }
+        let what = source == "file" ? "the audio file, as heard from \(HumanFormat.clock(startedAt))" : "the default input"
+        return starred("listening to \(what): offsets will come from the sound (only its features leave this machine)")
+    }
+
+    /// Listening ended: `reason` says why, `nil` when a file played to its end.
+    public func listeningStopped(reason: String?) -> String {
+        if json {
+            return JSONLine.object([
+                ("type", "listening"), ("state", "stopped"), ("reason", reason.map { .string($0) } ?? .null),
+            ]).render()
+        }
+        return starred("stopped listening: \(reason.map(safe) ?? "the audio file played to its end")")
     }
 
     /// Where what a node wrote stands once its piped input ended: `waiting`, `delivered` or
@@ -261,10 +285,12 @@ public struct OutputRenderer: Sendable {
                     "members",
                     .array(
                         report.entries.map { entry in
-                            .object([
+                            var member: [(String, JSONLine)] = [
                                 ("id", .string(entry.member.id.hex)), ("nick", .string(entry.member.nick)),
                                 ("offset_ms", .int(entry.offset)), ("behind_you_ms", .int(entry.behindReader)),
-                            ])
+                            ]
+                            if let heard = entry.heard { member.append(("heard", Self.heard(heard))) }
+                            return .object(member)
                         })
                 ),
             ]
@@ -283,10 +309,10 @@ public struct OutputRenderer: Sendable {
                 ("type", "teams"), ("room", room), ("home", .string(home)), ("guest", .string(guest)),
                 ("by", .string(by.nick)),
             ]
-        case .lagStepped(let member, let change, let offset):
+        case .lagStepped(let member, let change, let offset, let heard):
             fields = [
                 ("type", "step"), ("room", room), ("nick", .string(member.nick)), ("id", .string(member.id.hex)),
-                ("change_ms", .int(change)), ("offset_ms", .int(offset)),
+                ("change_ms", .int(change)), ("offset_ms", .int(offset)), ("heard", .bool(heard)),
             ]
         case .equivocated(let member, let seq):
             fields = [
@@ -295,6 +321,14 @@ public struct OutputRenderer: Sendable {
             ]
         }
         return JSONLine.object(fields).render()
+    }
+
+    /// What sound contributed to an offset: `{"matches","confidence","sigma_ms"}`.
+    static func heard(_ sound: Calibration.Placement.Sound) -> JSONLine {
+        .object([
+            ("matches", .int(Int64(sound.matches))), ("confidence", .double((sound.confidence * 10).rounded() / 10)),
+            ("sigma_ms", .double((Double(sound.sigmaMicros) / 100).rounded() / 10)),
+        ])
     }
 
     /// `{NICK: offset}`; a nick two members share gets `#` and the member's short id appended,
@@ -360,11 +394,11 @@ public struct OutputRenderer: Sendable {
             lines = [line]
         case .teamsNamed(let home, let guest, let by):
             lines = [starred("\(by.id == reader ? "you" : nickText(by, reader: reader)) named the sides: \(safe(home)) v \(safe(guest))")]
-        case .lagStepped(let member, let change, _):
+        case .lagStepped(let member, let change, _, let heard):
             let amount = HumanFormat.duration(milliseconds: change)
             let words = change >= 0 ? "fell \(amount) further behind" : "caught up \(amount)"
             let who = member.id == reader ? "your stream" : nickText(member, reader: reader)
-            lines = [starred("\(who) \(words) (a step in the marks: offsets follow it)")]
+            lines = [starred("\(who) \(words) \(heard ? "(heard)" : "(a step in the marks: offsets follow it)")")]
         case .equivocated(let member, let seq):
             lines = [style(
                 "* \(nickText(member, reader: reader)) signed two versions of one message (#\(seq)): "
@@ -399,7 +433,8 @@ public struct OutputRenderer: Sendable {
         for entry in report.entries where entry.member.id != reader && report.noticed.contains(entry.member.id) {
             let who = nickText(entry.member, reader: reader)
             if let lag = entry.behindReader {
-                lines.append(starred("\(who) is \(HumanFormat.lag(lag))"))
+                let heard = entry.heard.map { " (heard, confidence \(Int($0.confidence.rounded())))" } ?? ""
+                lines.append(starred("\(who) is \(HumanFormat.lag(lag))\(heard)"))
             } else if entry.offset == nil {
                 lines.append(starred("\(who) is not calibrated yet"))
             } else if readerCalibrated {

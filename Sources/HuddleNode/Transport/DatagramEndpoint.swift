@@ -9,6 +9,7 @@ import NIOCore
 /// ```swift
 /// switch DatagramEndpoint.decode(envelope) {
 /// case .message(let message, let source): await node.handle(message, from: source)
+/// case .sound(let window, let source): await node.handle(window, from: source)
 /// case .dropped(let drop, let reason, let source): await node.countDropped(drop, reason, from: "\(source)")
 /// }
 /// let skipped = endpoint.send(WireMessage.events([event]).encoded(), to: peers.map(\.address))
@@ -22,6 +23,8 @@ struct DatagramEndpoint: Sendable {
         case message(WireMessage, from: PeerAddress)
         /// A datagram to relay or relayed (kind 10), with its bytes as they came.
         case relay(RelayMessage, bytes: [UInt8], from: PeerAddress)
+        /// A peer's sound window (kind 11), not yet verified.
+        case sound(SoundWindow, from: PeerAddress)
         /// Too long, not decodable, or of another wire version (newer or older than this one).
         case dropped(NodeCounters.Drop, reason: String, from: PeerAddress)
     }
@@ -50,7 +53,10 @@ struct DatagramEndpoint: Sendable {
                 let bytes = Array(envelope.data.readableBytesView)
                 return .relay(try RelayMessage(decoding: bytes), bytes: bytes, from: source)
             }
-            return .message(try WireMessage(decoding: envelope.data.readableBytesView), from: source)
+            switch try Datagram(decoding: envelope.data.readableBytesView) {
+            case .message(let message): return .message(message, from: source)
+            case .sound(let window): return .sound(window, from: source)
+            }
         } catch {
             let drop: NodeCounters.Drop =
                 switch error {

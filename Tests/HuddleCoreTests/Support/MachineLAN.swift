@@ -15,6 +15,9 @@ struct MachineLAN {
         var sent: [(message: WireMessage, to: PeerAddress)] = []
         var pulls: [PullRequest] = []
         var quit = false
+        /// Peers' sound windows the machine handed to its matcher, and `/listen` requests.
+        var heard: [SoundWindow] = []
+        var listenRequests: [Bool] = []
 
         /// The chat texts shown, in order.
         var messages: [String] {
@@ -102,12 +105,14 @@ struct MachineLAN {
             delivered += 1
             if !relaysInFlight.isEmpty {
                 let (bytes, from, to) = relaysInFlight.removeFirst()
-                guard let target = hosts.firstIndex(where: { $0.address == to }),
-                    let relay = try? RelayMessage(decoding: bytes)
-                else { continue }
+                guard let target = hosts.firstIndex(where: { $0.address == to }) else { continue }
                 var checks = UnlimitedChecks()
                 let source = hosts[from].address
-                on(target) { machine, now in machine.receive(relay, bytes: bytes, from: source, now: now, checks: &checks) }
+                if let relay = try? RelayMessage(decoding: bytes) {
+                    on(target) { machine, now in machine.receive(relay, bytes: bytes, from: source, now: now, checks: &checks) }
+                } else if case .sound(let window)? = try? Datagram(decoding: bytes) {
+                    on(target) { machine, now in machine.receive(window, from: source, now: now, checks: &checks) }
+                }
                 continue
             }
             let (message, from, to) = inFlight.removeFirst()
@@ -178,6 +183,10 @@ struct MachineLAN {
                 hosts[index].outputs.append(line)
             case .quit:
                 hosts[index].quit = true
+            case .hear(let window, _):
+                hosts[index].heard.append(window)
+            case .listen(let on):
+                hosts[index].listenRequests.append(on)
             case .advertise, .vouchedPeers, .askPassphrase:
                 continue
             }

@@ -1,0 +1,136 @@
+/// Listening (docs/AUDIO.md): the shell owns the sound source and the matcher, which run on
+/// threads of their own; the machine decides what goes on the wire and what becomes an event.
+///
+/// - Own sound, 2 s at a time (``heardOwnSound(start:bits:loud:now:)``), goes to each joined
+///   room's live peers as a signed ``SoundWindow`` (sealed in a private room). Direct rooms are
+///   left out: their two people share a room, and its windows serve both.
+/// - A peer's window (``receive(_:from:now:checks:)``) is taken only while listening, from a live
+///   peer of the room, signed, and opened in a private room; it goes to the matcher as
+///   ``NodeEffect/hear(_:receivedAt:)``.
+/// - A match (``soundMatched(_:now:)``) becomes a `heard` event in every room the two share,
+///   when ``HeardPublishing`` says it is news.
+extension NodeMachine {
+    /// What listening looks like on this node: `huddle status`'s `listening`.
+    public struct Listening: Sendable, Equatable {
+        /// `file` or `device`.
+        public var source: String
+        /// Node-clock ms its first sample counts as heard.
+        public var startedAt: Int64
+        /// The latest match tried with each peer.
+        public var attempts: [NodeID: SoundAttempt] = [:]
+    }
+
+    /// One match of this node's sound against a peer's, as the matcher reports it.
+    public struct SoundAttempt: Sendable, Equatable {
+        public var peer: NodeID
+        /// `aligned`, `not enough sound`, `ambiguous`, … (the matcher's words).
+        public var verdict: String
+        /// How much later the peer heard the same sound, µs of the two node clocks, when aligned.
+        public var lagMicros: Int64?
+        /// The match's standard score.
+        public var confidence: Double
+        /// The match as a `heard` event's body, when aligned.
+        public var heard: HeardMatch?
+
+        public init(peer: NodeID, verdict: String, lagMicros: Int64?, confidence: Double, heard: HeardMatch?) {
+            self.peer = peer
+            self.verdict = verdict
+            self.lagMicros = lagMicros
+            self.confidence = confidence
+            self.heard = heard
+        }
+    }
+
+    // MARK: Starting and stopping
+
+    /// `/listen` or `/listen off`.
+    mutating func listenCommand(_ on: Bool) {
+        switch (on, listening) {
+        case (true, let now?): showInfo("already listening (\(now.source))")
+        case (false, nil): showInfo("not listening")
+        default: emit(.listen(on))
+        }
+    }
+
+    /// The source started: its first sample counts as heard at `at` (node-clock ms).
+    public mutating func listeningStarted(source: String, at: Int64, now: NodeTime) {
+        listening = Listening(source: source, startedAt: at)
+        show(.listening(source: source, startedAt: at))
+    }
+
+    /// The source stopped: `reason` says why (`nil`: a file played to its end).
+    public mutating func listeningStopped(reason: String?, now: NodeTime) {
+        guard listening != nil else { return }
+        listening = nil
+        show(.listeningStopped(reason: reason))
+    }
+
+    // MARK: Own sound
+
+    /// The next 2 s of what this node heard (frames from `start`, node-clock ms): signed and
+    /// sent to the live peers of every joined room but direct ones.
+    public mutating func heardOwnSound(start: Int64, bits: [UInt32], loud: [Bool], now: NodeTime) {
+        guard listening != nil, bits.count == loud.count, !bits.isEmpty else { return }
+        for room in joined where directs[room] == nil {
+            let peers = roomPeers(room)
+            guard !peers.isEmpty else { continue }
+            let window = SoundWindow.made(
+                by: identity, room: room, key: keys[room], sentAt: now.wall, start: start, bits: bits, loud: loud)
+            let bytes = window.encoded()
+            for peer in peers {
+                emit(.datagram(bytes, to: peer.address))
+            }
+            counters.packetsOut += peers.count
+            counters.soundWindowsOut += peers.count
+        }
+    }
+
+    // MARK: Peers' sound
+
+    /// A peer's sound window from `source`: taken only while listening, from a live peer of a
+    /// joined room, within the sender's budget of signature checks, signed by its sender, and
+    /// opened with the room's key in a private room. Anything else is counted and dropped.
+    public mutating func receive(
+        _ window: SoundWindow, from source: PeerAddress, now: NodeTime, checks: inout some SignatureBudget
+    ) {
+        counters.packetsIn += 1
+        guard listening != nil else { return countDropped(.notListening) }
+        guard joined.contains(window.room), directs[window.room] == nil else { return countDropped(.notJoined) }
+        guard window.from != identity.id,
+            membership.alivePeers(inRoom: window.room).contains(where: { $0.id == window.from })
+        else { return countDropped(.unknownSender) }
+        guard checks.allow(1) == 1 else { return countDropped(.checkBudget) }
+        guard window.hasValidSignature else {
+            checks.penalize(1)
+            return countDropped(.badSignature)
+        }
+        var opened = window
+        if let key = keys[window.room] {
+            guard window.seal != nil, let plain = key.open(window) else { return countDropped(.unreadable) }
+            opened = plain
+        } else if window.seal != nil {
+            return countDropped(.unreadable)
+        }
+        guard opened.isOpen else { return countDropped(.unreadable) }
+        counters.soundWindowsIn += 1
+        emit(.hear(opened, receivedAt: now.wall))
+    }
+
+    // MARK: Matches
+
+    /// The matcher tried this node's sound against a peer's. An aligned match is published as
+    /// a `heard` event in every joined room the peer is a member of, when it is news
+    /// (``HeardPublishing``).
+    public mutating func soundMatched(_ attempt: SoundAttempt, now: NodeTime) {
+        guard listening != nil else { return }
+        listening?.attempts[attempt.peer] = attempt
+        guard let heard = attempt.heard else { return }
+        let shared = joined.filter { room in
+            directs[room] == nil && rooms[room]?.members.contains(where: { $0.id == attempt.peer }) == true
+        }
+        guard !shared.isEmpty, heardPublishing.shouldPublish(heard, now: now.wall) else { return }
+        for room in shared {
+            originate(.heard(heard), in: room, now: now)
+        }
+    }
+}

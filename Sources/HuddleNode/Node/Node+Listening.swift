@@ -1,0 +1,90 @@
+import HuddleAudio
+import HuddleCore
+
+/// Listening on the shell's side: the sound source and the matcher run on threads of their own
+/// (``ListeningSession``); what they report becomes the machine's inputs, and the machine's
+/// ``NodeEffect/listen(_:)`` and ``NodeEffect/hear(_:receivedAt:)`` come back here.
+extension Node {
+    /// Starts what `huddle run --listen` or `--audio-file` asked for, if anything. A device that
+    /// cannot record is said in one line, and the node runs on without listening.
+    func startConfiguredListening() {
+        switch configuration.listen {
+        case nil:
+            return
+        case .device:
+            startListeningToDevice()
+        case .file(let path):
+            do {
+                startListening(to: try WAVFileSource(path: path, start: clock.wallMillis() * 1000))
+            } catch {
+                showError("cannot listen: \(error); running without listening")
+            }
+        }
+    }
+
+    /// `--listen` or `/listen`: the default input, through PulseAudio (or PipeWire's server).
+    func startListeningToDevice() {
+        do {
+            startListening(to: try PulseAudioSource())
+        } catch {
+            showError("cannot listen: \(error); running without listening")
+        }
+    }
+
+    /// Listens to `source` until it ends or `/listen off`.
+    func startListening(to source: any AudioSource) {
+        listening?.stop()
+        let session = ListeningSession(source: source)
+        listening = session
+        listeningTask = Task { [weak self] in
+            for await event in session.events {
+                guard let self, await self.listened(event, by: session) else { return }
+            }
+        }
+    }
+
+    /// `/listen off`, or the node stopping.
+    func stopListening(reason: String?) async {
+        guard let session = listening else { return }
+        listening = nil
+        session.stop()
+        listeningTask?.cancel()
+        listeningTask = nil
+        await step { machine, now in machine.listeningStopped(reason: reason, now: now) }
+    }
+
+    /// One report of `session`; `false` once it is not the node's session any more.
+    private func listened(_ event: ListeningSession.Event, by session: ListeningSession) async -> Bool {
+        guard listening === session else { return false }
+        switch event {
+        case .started(let source, let at):
+            await step { machine, now in machine.listeningStarted(source: source.rawValue, at: at, now: now) }
+        case .window(let features):
+            await step { machine, now in
+                machine.heardOwnSound(start: features.start, bits: features.bits, loud: features.loud, now: now)
+            }
+        case .matched(let attempt):
+            let tried = NodeMachine.SoundAttempt(
+                peer: attempt.peer, verdict: attempt.result.match.verdict.rawValue,
+                lagMicros: attempt.result.heard?.lagMicros, confidence: attempt.result.match.confidence,
+                heard: attempt.result.heard)
+            await step { machine, now in machine.soundMatched(tried, now: now) }
+        case .stopped(let reason):
+            listening = nil
+            await step { machine, now in machine.listeningStopped(reason: reason, now: now) }
+            return false
+        }
+        return true
+    }
+
+    /// What the machine asked of listening.
+    func carryOutListening(_ on: Bool) {
+        Task {
+            if on {
+                startListeningToDevice()
+            } else {
+                await stopListening(reason: "/listen off")
+            }
+        }
+    }
+}

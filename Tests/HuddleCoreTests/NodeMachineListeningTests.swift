@@ -1,0 +1,144 @@
+import HuddleCore
+import Testing
+
+/// Listening through the machine (docs/AUDIO.md): what a listening node sends, what it takes
+/// from whom, and when a match becomes a `heard` event that moves everyone's offsets.
+@Suite struct NodeMachineListeningTests {
+    let room = "superbowl"
+
+    /// Two seconds of made-up features starting at `start`, every frame loud.
+    func frames(_ seed: UInt32) -> (bits: [UInt32], loud: [Bool]) {
+        let bits = (0..<200).map { UInt32($0) &* 2_654_435_761 ^ seed }
+        return (bits, Array(repeating: true, count: 200))
+    }
+
+    /// Alice and bob in the room (a private one with `key`), both listening.
+    func listeningPair(key: RoomKey? = nil) -> (MachineLAN, Int, Int) {
+        var lan = MachineLAN()
+        let alice = lan.add("alice", room: key == nil ? room : nil)
+        let bob = lan.add("bob", room: key == nil ? room : nil)
+        if let key {
+            lan.on(alice) { $0.join(key: key, now: $1) }
+            lan.on(bob) { $0.join(key: key, now: $1) }
+        }
+        lan.introduceAll()
+        lan.deliverAll()
+        for host in [alice, bob] {
+            lan.on(host) { $0.listeningStarted(source: "file", at: $1.wall, now: $1) }
+        }
+        return (lan, alice, bob)
+    }
+
+    @Test func ownSoundGoesToTheRoomsPeersSignedAndTheirMatcherGetsItOpened() throws {
+        var (lan, alice, bob) = listeningPair()
+        let sound = frames(7)
+        let start = lan.now.wall - 2_000
+        lan.on(alice) { $0.heardOwnSound(start: start, bits: sound.bits, loud: sound.loud, now: $1) }
+        #expect(lan[alice].machine.counters.soundWindowsOut == 1)
+        lan.deliverAll()
+        let heard = try #require(lan[bob].heard.first)
+        #expect(heard.from == lan[alice].machine.identity.id)
+        #expect(heard.start == start)
+        #expect(heard.bits == sound.bits)
+        #expect(lan[bob].machine.counters.soundWindowsIn == 1)
+        // The listening line said where the sound comes from.
+        #expect(lan[bob].outputs.contains(.listening(source: "file", startedAt: lan.now.wall)))
+    }
+
+    @Test func inAPrivateRoomTheFeaturesAreSealedOnTheWire() throws {
+        let key = RoomKey(name: room, master: Array(repeating: 7, count: 32))
+        var (lan, alice, bob) = listeningPair(key: key)
+        let sound = frames(9)
+        lan.on(alice) { $0.heardOwnSound(start: $1.wall - 2_000, bits: sound.bits, loud: sound.loud, now: $1) }
+        let sent = try #require(lan.relaysInFlight.first)
+        let onTheWire = try #require(try? Datagram(decoding: sent.bytes))
+        guard case .sound(let window) = onTheWire else { Issue.record("not a sound window"); return }
+        #expect(window.seal != nil)
+        #expect(window.bits.isEmpty, "no frame readable without the key")
+        #expect(window.room == key.id)
+        lan.deliverAll()
+        #expect(try #require(lan[bob].heard.first).bits == sound.bits)
+    }
+
+    @Test func windowsAreTakenOnlyWhileListeningFromLivePeersOfTheRoomAndSigned() throws {
+        var (lan, alice, bob) = listeningPair()
+        let sound = frames(3)
+        let aliceID = lan[alice].machine.identity
+        let at = lan.now.wall
+        func window(from identity: NodeIdentity, room: String = "superbowl") -> SoundWindow {
+            SoundWindow.made(
+                by: identity, room: room, key: nil, sentAt: at, start: at - 2_000, bits: sound.bits, loud: sound.loud)
+        }
+        var checks = UnlimitedChecks()
+        let source = lan[alice].address
+        // A stranger's window, and one of a room bob is not in.
+        let stranger = window(from: .generate())
+        let elsewhere = window(from: aliceID, room: "worldseries")
+        lan.on(bob) { $0.receive(stranger, from: source, now: $1, checks: &checks) }
+        lan.on(bob) { $0.receive(elsewhere, from: source, now: $1, checks: &checks) }
+        // Alice's, with a frame changed after she signed it.
+        var forged = window(from: aliceID)
+        forged.start += 1_000
+        lan.on(bob) { $0.receive(forged, from: source, now: $1, checks: &checks) }
+        #expect(lan[bob].machine.counters.drops[.unknownSender] == 1)
+        #expect(lan[bob].machine.counters.drops[.notJoined] == 1)
+        #expect(lan[bob].machine.counters.drops[.badSignature] == 1)
+        #expect(lan[bob].heard.isEmpty)
+        // Not listening: not read at all.
+        lan.on(bob) { $0.listeningStopped(reason: nil, now: $1) }
+        let honest = window(from: aliceID)
+        lan.on(bob) { $0.receive(honest, from: source, now: $1, checks: &checks) }
+        #expect(lan[bob].machine.counters.drops[.notListening] == 1)
+        #expect(lan[bob].heard.isEmpty)
+        #expect(lan[bob].outputs.contains(.listeningStopped(reason: nil)))
+    }
+
+    @Test func anAlignedMatchBecomesAHeardEventThatPlacesBothViewersEverywhere() throws {
+        var (lan, alice, bob) = listeningPair()
+        let carol = lan.add("carol")
+        lan.introduceAll()
+        lan.deliverAll()
+        let bobID = lan[bob].machine.identity.id
+        // Alice's matcher found bob 3.2 s later, over sound both heard a second ago.
+        let match = HeardMatch(peer: bobID, at: lan.now.wall - 1_000, lagMicros: 3_200_000, confidence: 30)
+        let attempt = NodeMachine.SoundAttempt(
+            peer: bobID, verdict: "aligned", lagMicros: 3_200_000, confidence: 30, heard: match)
+        lan.on(alice) { $0.soundMatched(attempt, now: $1) }
+        lan.deliverAll()
+        for host in [alice, bob, carol] {
+            let session = try #require(lan[host].machine.rooms[room])
+            #expect(session.calibration.lag(of: bobID, behind: lan[alice].machine.identity.id) == 3_200)
+            let entry = try #require(session.offsetReport.entries.first { $0.member.id == bobID })
+            #expect(entry.heard?.matches == 1)
+        }
+        // The same lag again within 25 s is no news: no second event.
+        let before = lan[alice].machine.vector(of: room)[lan[alice].machine.identity.id]
+        lan.advance(ms: 10_000)
+        lan.on(alice) { $0.soundMatched(attempt, now: $1) }
+        #expect(lan[alice].machine.vector(of: room)[lan[alice].machine.identity.id] == before)
+        #expect(lan[alice].machine.listening?.attempts[bobID]?.verdict == "aligned")
+        // A weak attempt is recorded for status but publishes nothing.
+        let weak = NodeMachine.SoundAttempt(peer: bobID, verdict: "not enough sound", lagMicros: nil, confidence: 4, heard: nil)
+        lan.advance(ms: 30_000)
+        lan.on(alice) { $0.soundMatched(weak, now: $1) }
+        #expect(lan[alice].machine.vector(of: room)[lan[alice].machine.identity.id] == before)
+        #expect(lan[alice].machine.listening?.attempts[bobID]?.verdict == "not enough sound")
+    }
+
+    @Test func listenAsksTheShellOnceAndSaysWhatIsAlreadySo() {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        lan.on(alice) { $0.consoleLine("/listen off", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.consoleLine("/listen", at: $1.wall, now: $1) }
+        #expect(lan[alice].listenRequests == [true])
+        #expect(lan[alice].said.contains("not listening"))
+        lan.on(alice) { $0.listeningStarted(source: "device", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.consoleLine("/listen", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.consoleLine("/listen off", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.consoleLine("/listen loudly", at: $1.wall, now: $1) }
+        #expect(lan[alice].listenRequests == [true, false])
+        #expect(lan[alice].said.contains("already listening (device)"))
+        #expect(lan[alice].said.contains { $0.contains("/listen") && $0.contains("off") })
+        #expect(lan[alice].machine.consoleView(now: lan.now).status.contains("listening"))
+    }
+}
