@@ -297,6 +297,15 @@ def viewer_copy(source: Path, out: Path, viewer: Viewer) -> Path:
     return out
 
 
+def splice_silence(source: Path, out: Path, at: float, seconds: float) -> Path:
+    """`source` with `seconds` of digital silence inserted at its second `at` (a rebuffer: from
+    then on the viewer is `seconds` further behind), cut back to its length."""
+    require_tools()
+    length = float(subprocess.run(["soxi", "-D", str(source)], check=True, capture_output=True, text=True).stdout)
+    sox(source, out, "pad", f"{seconds:.3f}@{at:.3f}", "trim", "0", f"{length:.6f}")
+    return out
+
+
 def silence(out: Path, seconds: float, rate: int = RATE, hiss_db: float | None = None, seed: int = 0) -> Path:
     """Digital silence, or with `hiss_db` a quiet room's hiss only (no broadcast at all)."""
     require_tools()

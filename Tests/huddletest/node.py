@@ -20,9 +20,10 @@ class Node:
 
     def __init__(self, binary: str, name: str, data_dir: Path, room: str | None = "superbowl",
                  peers: list[str] = (), port: int = 0, console: bool = True, mdns: bool = False,
-                 launcher: list[str] = (), host_address: str = "127.0.0.1", passphrase: str | None = None):
+                 launcher: list[str] = (), host_address: str = "127.0.0.1", passphrase: str | None = None,
+                 extra: list[str] = ()):
         """`launcher` prefixes the command (e.g. `Scripts/lan exec h1`); `host_address` is where
-        peers reach this node."""
+        peers reach this node; `extra` is appended to `huddle run`'s flags (`--audio-file F`)."""
         self.name = name
         self.data_dir = data_dir
         self.host_address = host_address
@@ -41,6 +42,7 @@ class Node:
             args += ["--peer", peer]
         if not console:
             args.append("--no-console")
+        args += list(extra)
         self.stderr_path = data_dir.parent / f"{name}-{int(time.time() * 1000)}.stderr"
         data_dir.parent.mkdir(parents=True, exist_ok=True)
         self._stderr = open(self.stderr_path, "w")

@@ -16,6 +16,12 @@ public struct HeardPublishing: Sendable {
     public var refresh: Int64 = 300_000
     /// At most one `heard` per peer per this long (ms).
     public var minimumInterval: Int64 = 25_000
+    /// The least confidence (tenths) this node publishes: above the 9 a match needs to count
+    /// anywhere (``HeardMatch/minimumConfidenceTenths``), because a match can be right about the
+    /// wrong sound. The TV in the next room, heard at -15 dB under one's own, matched the
+    /// viewer watching that programme at 9.3 (Tests/e2e/test_listening.py); one's own screen
+    /// matches at 30 and more.
+    public var minimumConfidenceTenths: UInt16 = 150
 
     private var last: [NodeID: (at: Int64, lagMicros: Int64)] = [:]
 
@@ -23,7 +29,7 @@ public struct HeardPublishing: Sendable {
 
     /// Whether to publish `match` now; if so, it is noted as the last published about its peer.
     public mutating func shouldPublish(_ match: HeardMatch, now: Int64) -> Bool {
-        guard match.confidenceTenths >= HeardMatch.minimumConfidenceTenths else { return false }
+        guard match.confidenceTenths >= max(minimumConfidenceTenths, HeardMatch.minimumConfidenceTenths) else { return false }
         if let previous = last[match.peer] {
             guard now - previous.at >= minimumInterval else { return false }
             let moved = abs(match.lagMicros - previous.lagMicros) > tolerance

@@ -4,9 +4,10 @@ public import HuddleCore
 import Synchronization
 
 /// Matches this node's own sound against each peer's on a thread of its own: every 5 s of own
-/// sound until a pair is aligned, then every 30 s (so a rebuffer shows within 30 s), the last
-/// 120 s of each side, centred on the two clocks' difference (±120 s) or on the last lag found
-/// (±5 s first, the full search again when that does not align). Aligned matches come out of
+/// sound until a pair is aligned, over the last 120 s of each side centred on the two clocks'
+/// difference (±120 s); then every 10 s, over the last 20 s both heard, ±5 s around the last lag
+/// (so a rebuffer outweighs the sound before it, and shows, within about 20 s), and the full
+/// search again when that does not align. Aligned matches come out of
 /// ``matches`` as `HeardMatch`es for the node to publish (through ``HeardPublishing``).
 ///
 /// ```swift
@@ -19,9 +20,13 @@ public final class MatchRunner: Sendable {
     /// How often, in seconds of own sound, a pair is matched before and after its first aligned match.
     public struct Cadence: Sendable, Equatable {
         public var untilAligned: Double = 5
-        public var afterAligned: Double = 30
-        /// Seconds of each side compared.
+        public var afterAligned: Double = 10
+        /// Seconds of each side compared in a full search.
         public var window: Double = 120
+        /// Seconds of sound both heard that a re-check around the last lag compares: the recent
+        /// sound only, so that a step (a rebuffer) outweighs what came before it within
+        /// ``afterAligned`` + this / 2.
+        public var recheck: Double = 20
         /// Seconds of a peer's sound kept.
         public var kept: Int = 150
         public init() {}
@@ -106,8 +111,16 @@ public final class MatchRunner: Sendable {
             guard let (peer, _) = due, let pair = state.pairs[peer] else { return nil }
             state.pairs[peer]?.lastAttempt = ownEnd
             let difference = pair.clockDifferences.map(\.difference).min() ?? 0
-            return (peer, state.own.last(seconds: cadence.window), pair.timeline.last(seconds: cadence.window),
-                    pair.lastLag ?? difference, pair.lastLag != nil)
+            guard let lastLag = pair.lastLag else {
+                return (peer, state.own.last(seconds: cadence.window), pair.timeline.last(seconds: cadence.window),
+                        difference, false)
+            }
+            // A re-check compares the last `recheck` seconds both heard: each side's latest sound
+            // reaches that far back, plus how far apart the streams are (the lag without the
+            // clocks' difference) and a window's delay on the wire.
+            let apart = Double(abs(lastLag - difference)) / 1000
+            let span = min(cadence.window, cadence.recheck + apart + 2)
+            return (peer, state.own.last(seconds: span), pair.timeline.last(seconds: span), lastLag, true)
         }
     }
 
@@ -120,8 +133,15 @@ public final class MatchRunner: Sendable {
             var result = PairMatch.run(
                 own: work.own, peer: work.theirs, peerID: work.peer, centre: work.centre, reach: work.narrow ? 5 : 120)
             if work.narrow, result.heard == nil {
-                let difference = state.withLock { $0.pairs[work.peer]?.clockDifferences.map(\.difference).min() } ?? 0
-                result = PairMatch.run(own: work.own, peer: work.theirs, peerID: work.peer, centre: difference, reach: 120)
+                // Not there any more: the full search, over the full window.
+                let (difference, own, theirs) = state.withLock { state in
+                    (state.pairs[work.peer]?.clockDifferences.map(\.difference).min() ?? 0,
+                     state.own.last(seconds: cadence.window),
+                     state.pairs[work.peer]?.timeline.last(seconds: cadence.window))
+                }
+                if let theirs {
+                    result = PairMatch.run(own: own, peer: theirs, peerID: work.peer, centre: difference, reach: 120)
+                }
             }
             if let heard = result.heard {
                 state.withLock { $0.pairs[work.peer]?.lastLag = heard.lagMicros / 1000 }

@@ -1,0 +1,152 @@
+"""Offsets from the sound of each stream, with nobody pressing a key: real nodes on loopback, each
+playing a viewer's copy of one made-up broadcast with `--audio-file` (Tests/huddletest/
+audio_corpus.py builds them: espeak-ng commentary over crowd, whistles and music; bob's 3.2 s
+behind through a TV speaker in a 10 dB room at 44.1 kHz and +100 ppm, with 2 s of silence spliced
+in at his 35th second; carol's 7.5 s behind through a laptop mic in a 5 dB room with the next
+room's TV at -15 dB; erin's an unrelated broadcast)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from huddletest import audio_corpus as corpus
+from huddletest.polling import poll
+from huddletest.skips import cannot_run_here
+
+SECONDS = 75.0  # each viewer's file
+PRE_ROLL = 10.0
+SPLICE_AT = 35.0  # bob's second at which his stream stalls
+SPLICE = 2.0
+TOLERANCE_MS = 50
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, tuple[Path, corpus.Viewer | None]]:
+    if not corpus.have_tools():
+        cannot_run_here("needs sox and espeak-ng (Scripts/bootstrap installs them)")
+    out = tmp_path_factory.mktemp("audio")
+    length = PRE_ROLL + SECONDS + 2
+    game = corpus.broadcast(out / "broadcast.wav", length, bed_seed=3)
+    unrelated = corpus.broadcast(out / "unrelated.wav", length, bed_seed=4)
+    viewers = {
+        "alice": (game, corpus.Viewer(delay=0.0, seconds=SECONDS, seed=31, pre_roll=PRE_ROLL)),
+        "bob": (game, corpus.Viewer(delay=3.2, seconds=SECONDS, snr_db=10, band="tv", reverb=True, rate=44_100,
+                                    drift_ppm=100, seed=32, pre_roll=PRE_ROLL)),
+        "carol": (game, corpus.Viewer(delay=7.5, seconds=SECONDS, snr_db=5, band="laptop", crosstalk=str(unrelated),
+                                      seed=33, pre_roll=PRE_ROLL)),
+        "erin": (unrelated, corpus.Viewer(delay=2.0, seconds=SECONDS, snr_db=10, seed=34, pre_roll=PRE_ROLL)),
+    }
+    made: dict[str, tuple[Path, corpus.Viewer | None]] = {}
+    for name, (source, viewer) in viewers.items():
+        made[name] = (corpus.viewer_copy(source, out / f"{name}.wav", viewer), viewer)
+    stalled = corpus.splice_silence(made["bob"][0], out / "bob-stalls.wav", SPLICE_AT, SPLICE)
+    made["bob"] = (stalled, made["bob"][1])
+    return made
+
+
+def started_at(node) -> int:
+    return node.wait_for(lambda o: o["type"] == "listening" and "started_at" in o, timeout=10,
+                         what="the listening line")["started_at"]
+
+
+def heard_lag(node, nick: str) -> int | None:
+    """How far `nick` is behind `node`, when sound placed them (from `node`'s latest offsets)."""
+    for o in reversed(list(node.outputs)):
+        if o["type"] == "offsets":
+            member = next((m for m in o["members"] if m["nick"] == nick), None)
+            if member and member.get("heard") and member["behind_you_ms"] is not None:
+                return member["behind_you_ms"]
+            return None
+    return None
+
+
+def test_three_viewers_calibrate_from_their_screens_sound_and_a_stall_is_found(lan, files, binary, tmp_path):
+    alice = lan("alice", extra=["--audio-file", str(files["alice"][0])])
+    seeds = [alice.address]
+    bob = lan("bob", peers=seeds, extra=["--audio-file", str(files["bob"][0])])
+    carol = lan("carol", peers=seeds, extra=["--audio-file", str(files["carol"][0])])
+    erin = lan("erin", peers=seeds, extra=["--audio-file", str(files["erin"][0])])
+    start = {node.name: started_at(node) for node in (alice, bob, carol, erin)}
+
+    def expected_lag(name: str, at_second: float) -> float:
+        """How far behind alice `name` is, in ms, at alice's second `at_second` of sound."""
+        viewer = files[name][1]
+        stall = SPLICE * 1000 if name == "bob" and at_second > SPLICE_AT + viewer.delay else 0
+        return start[name] - start["alice"] + viewer.delay_at(at_second) * 1000 + stall
+
+    # Nobody marks: the sound alone places bob and carol, within 15 s of sound.
+    poll(lambda: heard_lag(alice, "bob") is not None and heard_lag(alice, "carol") is not None,
+         timeout=25, interval=0.2, what="bob and carol placed by sound on alice")
+    calibrated_after = (time.time() * 1000 - start["alice"]) / 1000
+    assert calibrated_after <= 15 + 2, f"calibrated after {calibrated_after:.1f} s of sound"
+
+    # alice writes at her 22nd second ("touchdown"); it shows on bob and carol at theirs.
+    poll(lambda: time.time() * 1000 - start["alice"] >= 22_000, timeout=30, interval=0.05, what="alice's 22nd second")
+    alice.say("touchdown!")
+    for node in (bob, carol):
+        shown = node.message("touchdown!", timeout=20)
+        held = shown["shown_at"] - shown["sent_at"]
+        want = expected_lag(node.name, (shown["sent_at"] - start["alice"]) / 1000)
+        assert abs(held - want) <= TOLERANCE_MS, f"{node.name}: held {held} ms, its stream is {want:.0f} ms behind"
+
+    # bob's stream stalls for 2 s at his 35th second: found as a step, by sound, within 30 s. Steps
+    # are told against the room's reference: if that is bob, alice and carol are told as having
+    # caught up 2 s instead (see docs/AUDIO.md).
+    stall_at = start["bob"] + SPLICE_AT * 1000
+    step = alice.wait_for(lambda o: o["type"] == "step" and o["nick"] in ("bob", "alice"), timeout=60,
+                          what="the stall found as a step")
+    found_after = time.time() * 1000 - stall_at
+    assert step["heard"] is True
+    change = step["change_ms"] if step["nick"] == "bob" else -step["change_ms"]
+    assert abs(change - SPLICE * 1000) <= TOLERANCE_MS, step
+    assert found_after <= 30_000, f"the step was told {found_after / 1000:.1f} s after the stall"
+    lag = heard_lag(alice, "bob")
+    want = expected_lag("bob", (time.time() * 1000 - start["alice"]) / 1000)
+    assert lag is not None and abs(lag - want) <= TOLERANCE_MS, f"bob re-fitted at {lag} ms, is {want:.0f} ms behind"
+
+    # erin hears another game, the one carol hears faintly from the next room: never placed.
+    for node in (alice, bob, carol, erin):
+        members = {m["nick"]: m for m in node.status()["rooms"][0]["members"]}
+        assert not members["erin"]["calibrated"], f"{node.name} placed erin: {members['erin']}"
+    listening = alice.status()["listening"]
+    assert listening["source"] == "file"
+    assert listening["peers"]["bob"]["verdict"] == "aligned"
+    assert listening["peers"]["erin"]["verdict"] != "aligned"
+    counters = alice.status()["counters"]
+    assert counters["sound_windows_out"] > 0 and counters["sound_windows_in"] > 0
+
+
+def test_a_file_that_is_not_a_wav_stops_the_node_before_it_starts(binary, tmp_path):
+    bad = tmp_path / "notes.wav"
+    bad.write_text("not a sound\n")
+    run = subprocess.run(
+        [binary, "run", "--name", "alice", "--data-dir", str(tmp_path / "alice"), "--no-mdns", "--audio-file", str(bad)],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+    assert run.returncode == 64
+    assert "--audio-file" in run.stderr and "not a WAV file" in run.stderr, run.stderr
+    assert not (tmp_path / "alice").exists(), "nothing started, nothing written"
+    both = subprocess.run(
+        [binary, "run", "--name", "alice", "--no-mdns", "--listen", "--audio-file", str(bad)],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
+    assert both.returncode == 64 and "not both" in both.stderr
+
+
+def test_listen_without_a_sound_server_says_so_once_and_the_node_runs_on(lan, tmp_path, monkeypatch):
+    # No PulseAudio server at this address: the node says why in one line and chats on.
+    monkeypatch.setenv("PULSE_SERVER", f"unix:{tmp_path}/no-such-server")
+    monkeypatch.setenv("PULSE_RUNTIME_PATH", str(tmp_path / "pulse"))
+    alice = lan("alice", extra=["--listen"])
+    error = alice.wait_for(lambda o: o["type"] == "error", timeout=10, what="the cannot-listen line")
+    assert "cannot listen" in error["message"] and "running without listening" in error["message"]
+    bob = lan("bob", peers=[alice.address])
+    bob.say("still here")
+    assert alice.message("still here")["text"] == "still here"
+    assert "listening" not in alice.status() or alice.status()["listening"] is None
+    alice.say("/listen off")
+    assert alice.wait_for(lambda o: o["type"] == "info", what="the answer")["message"] == "not listening"
+    assert sum(1 for o in alice.outputs if o["type"] == "error") == 1
