@@ -196,6 +196,32 @@ extension CalibrationRoomScript {
         #expect(room.calibration.placement(of: bob)?.steps == 1)
     }
 
+    @Test func whenTheReferenceStallsItIsTheOneThatSteps() throws {
+        // alice is the reference (her sound came first). Her stream stalls for 2 s after 150 s:
+        // against bob and against carol she is now 2 s later, while bob and carol still agree.
+        var room = joined(alice, bob, carol)
+        for at in stride(from: 100_000 as Int64, through: 140_000, by: 20_000) {
+            room.heard(alice, bob, at: at, lag: 3_200)
+            room.heard(alice, carol, at: at, lag: 7_500)
+            room.heard(bob, carol, at: at + 3_200, lag: 4_300)
+        }
+        #expect(room.calibration.placement(of: alice)?.reference == alice)
+        for at in stride(from: 160_000 as Int64, through: 200_000, by: 20_000) {
+            room.heard(alice, bob, at: at, lag: 1_200)
+            room.heard(alice, carol, at: at, lag: 5_500)
+            room.heard(bob, carol, at: at + 1_200, lag: 4_300)
+        }
+        let calibration = room.calibration
+        let stalled = try #require(calibration.placement(of: alice))
+        #expect(stalled.steps == 1 && stalled.offset == 2_000, "alice fell 2 s further behind")
+        #expect(calibration.placement(of: bob)?.steps == 0)
+        #expect(calibration.placement(of: carol)?.steps == 0)
+        #expect(calibration.lag(of: bob, behind: alice) == 1_200)
+        #expect(calibration.lag(of: carol, behind: bob) == 4_300)
+        // A message alice wrote before the stall keeps its moment.
+        #expect(stalled.offset(at: 120_000) == 0)
+    }
+
     @Test func aCatchUpOfHalfASecondIsAStepBetweenMatchesButNotBetweenTaps() throws {
         var room = listening()
         room.heard(alice, bob, at: 250_000, lag: 2_600)

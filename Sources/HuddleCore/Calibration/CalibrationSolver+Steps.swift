@@ -7,8 +7,9 @@
 /// 1. For every node and every mark of it on a label someone else marked too, its *residual*:
 ///    how much later than the others it saw that moment, beyond its fitted offset,
 ///    `r(u, e) = t(u, e) − offset(u) − mean over the others v of (t(v, e) − offset(v))`.
-/// 2. Within each piece of a node's lag (at first, all of its marks; never the reference's, whose
-///    stream is the yardstick: if it rebuffers, everyone else steps instead), in the order of the
+/// 2. Within each piece of a node's lag (at first, all of its marks; the reference's only in a
+///    group of three or more, where the stream that moved disagrees with every other and so
+///    scores highest; between two the other one steps), in the order of the
 ///    marks' times, every split into an earlier run of at least one residual and a later run of
 ///    at least two is a candidate: a single mark that disagrees is a suspect, set aside until a
 ///    second mark confirms the step (`CalibrationSolver+Suspects`; suspects are looked for
@@ -124,10 +125,13 @@ extension CalibrationSolver {
     static func bestStep(in component: Component, fit: [Piece: Double]) -> Step? {
         let residuals = residuals(in: component, fit: fit)
         var best: Step?
-        // The reference's stream is the group's yardstick: it never steps. If it is the one that
-        // rebuffered, everyone else steps by the same amount instead, which leaves every offset
-        // between two streams as it is.
-        for piece in residuals.keys.sorted() where piece.node != component.reference {
+        // The reference's stream is the group's yardstick. Between two streams a step cannot tell
+        // which one moved, and the other one steps. With three or more, the stream that moved
+        // disagrees with all the others and the rest only with it, so its split scores highest,
+        // and the reference may step too; it is looked at last, so a tie goes to the other one.
+        let nodes = Set(component.marks.map(\.node))
+        let order = residuals.keys.sorted { ($0.node == component.reference ? 1 : 0, $0) < ($1.node == component.reference ? 1 : 0, $1) }
+        for piece in order where piece.node != component.reference || nodes.count >= 3 {
             let run = residuals[piece]!
             guard run.count >= 2 else { continue }
             // With taps alone every weight is 1, and these are the plain counts and sums.
