@@ -136,8 +136,8 @@ public struct OutputRenderer: Sendable {
             return JSONLine.object([("type", "listening"), ("source", .string(source)), ("started_at", .int(startedAt))])
                 .render()
         }
-        let what = source == "file" ? "the audio file, as heard from \(HumanFormat.clock(startedAt))" : "the default input"
-        return starred("listening to \(what): offsets will come from the sound (only its features leave this machine)")
+        let what = source == "file" ? "the audio file (as if heard from \(HumanFormat.clock(startedAt)))" : "the default input"
+        return starred("listening to \(what); only features of the sound leave this machine")
     }
 
     /// Listening ended: `reason` says why, `nil` when a file played to its end.

@@ -3,7 +3,7 @@
     Scripts/bench            # builds the release binary, then ~75 s of measuring
     Scripts/bench --quick    # smaller counts (~40 s once built)
     Scripts/bench --only discovery   # one part (latency, holdback, ingest, serf, discovery, marks, loss, attacks, private,
-                                     # flap, console, audio, homes, machine)
+                                     # flap, console, audio, homes, machine, listening)
     HUDDLE_BIN=/path/to/huddle Scripts/bench   # skip the build, use that binary
 
 Figures (BENCHMARKS.md says how each is measured and what it does and doesn't show):
@@ -52,6 +52,9 @@ target is missed (marked MISSED), and non-zero only when a measurement could not
  15. the node machine (issue 18), before and after in one run (HUDDLE_BIN_BEFORE=old huddle):
      delivery send -> shown among 5 nodes, quiet and busy room, on a fast disk and with every
      fsync 50 ms longer; ingest rate of each (only with --only machine)
+ 16. listening nodes: three nodes on viewers' copies of one broadcast (--audio-file, nobody marks) and one
+     not listening; seconds of sound until placed, hold-back error (p50/p99/max), CPU and RSS of a
+     listening node against the one that does not listen, bytes a second of sound windows per peer
 """
 
 from __future__ import annotations
@@ -77,6 +80,7 @@ from .holdback import bench_holdback
 from .homes import bench_homes
 from .ingest import bench_ingest
 from .latency import bench_latency
+from .listening import bench_listening
 from .machine import bench_machine
 from .loss import bench_loss
 from .marks import bench_marks
@@ -111,7 +115,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="smaller counts (latency 50, hold-back 30, ingest 2,000)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dirs (node logs, stores) for a look")
     parser.add_argument("--only", choices=["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
-                                           "flap", "console", "audio", "homes", "machine"],
+                                           "flap", "console", "audio", "homes", "machine", "listening"],
                         action="append",
                         help="run only these parts (repeatable); the Serf comparison needs latency for Huddle's side")
     args = parser.parse_args()
@@ -135,7 +139,7 @@ def main() -> int:
     audio_n = int(os.environ.get("HUDDLE_BENCH_AUDIO_TRIALS", 10 if quick else 50))
     homes_n = 20 if quick else 50
     parts = args.only or ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
-                          "flap", "console", "audio", "homes"]
+                          "flap", "console", "audio", "homes", "listening"]
     console_rounds = 5 if quick else 20
 
     table = Table()
@@ -158,11 +162,12 @@ def main() -> int:
         "console": ("12. the console on long lines", lambda: bench_console(binary, console_rounds, table)),
         "audio": ("13. offsets from sound", lambda: bench_audio(binary, audio_n, table)),
         "homes": ("14. friends in two homes", lambda: bench_homes(binary, homes_n, table)),
+        "listening": ("16. listening nodes", lambda: bench_listening(binary, 20 if quick else 40, table)),
         "machine": ("15. the node machine, before and after",
                     lambda: bench_machine(binary, os.environ.get("HUDDLE_BIN_BEFORE"), latency_n, ingest_n, table)),
     }
     for key in ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private", "flap",
-                "console", "audio", "homes", "machine"]:
+                "console", "audio", "homes", "machine", "listening"]:
         if key not in parts:
             continue
         title, run = runs[key]
