@@ -1,6 +1,7 @@
 """Watch the spoiler hold-back happen: three viewers on a simulated LAN, streams 0, 3 and 6 s late.
 
-    sudo Scripts/demo
+    sudo Scripts/demo              # viewers mark kickoff by hand
+    sudo Scripts/demo --listen     # nobody marks: each node hears its own screen (a WAV file)
 
 Builds huddle, makes three hosts (network namespaces, each with its own avahi-daemon), starts a
 node on each with no --peer flags (they find each other over mDNS), then plays a short game:
@@ -8,6 +9,11 @@ each viewer marks kickoff when their own stream shows it, and when alice (live-i
 touchdown, bob and carol see her message only once their streams have shown the play.
 The transcript interleaves what each screen shows and what each chat prints. Cleans up after
 itself, also on Ctrl-C.
+
+With --listen nobody marks: each node plays a viewer's copy of one made-up broadcast with
+--audio-file (Tests/huddletest/audio_corpus.py: bob's 3.2 s behind through a TV speaker in a noisy
+room, carol's 7.5 s behind through a laptop mic with the next room's TV on), the nodes find their
+offsets from the sound, and alice's cheer shows on each screen at that viewer's moment.
 """
 
 import os
@@ -20,6 +26,7 @@ import time
 from pathlib import Path
 
 from . import ROOT
+from . import audio_corpus as corpus
 from .binary import built_binary
 from .lan import Bed
 from .node import Node, kill_all
@@ -43,6 +50,7 @@ def say(nick: str, text: str) -> None:
 def follow(node: Node) -> None:
     """Prints what the node's chat shows, as it shows it."""
     seen = 0
+    told = ""
     while node.process.poll() is None:
         outputs = list(node.outputs)
         for o in outputs[seen:]:
@@ -51,10 +59,71 @@ def follow(node: Node) -> None:
                 say(node.name, f"💬 {o['nick']}: {o['text']}{held}")
             elif o["type"] == "offsets":
                 lags = ", ".join(f"{k} {v / 1000:+.1f} s" for k, v in sorted(o["offsets"].items()) if v is not None)
-                if lags:
+                if lags and lags != told:
                     say(node.name, f"   offsets now: {lags}")
+                    told = lags
         seen = len(outputs)
         time.sleep(0.05)
+
+
+def main_listening(binary: str, tmp: str) -> int:
+    """The demo with nobody marking: offsets from each screen's sound."""
+    global start
+    if not corpus.have_tools():
+        print("demo: --listen needs sox and espeak-ng (Scripts/bootstrap installs them)", file=sys.stderr)
+        return 1
+    files = ROOT / ".build" / "audio-corpus" / "demo"
+    if not (files / "manifest.json").exists():
+        print("demo: making the viewers' sound (espeak-ng commentary, sox crowd; ~15 s)...", flush=True)
+        corpus.demo_set(files, seed=1, seconds=40)
+    viewers = [("h1", "alice", 0.0), ("h2", "bob", 3.2), ("h3", "carol", 7.5)]
+    nodes: list[Node] = []
+    try:
+        BED.run("up", "3", "--force")
+        for host, nick, _ in viewers:
+            nodes.append(Node(binary, nick, Path(tmp) / nick, mdns=True, launcher=BED.on_host(host),
+                              host_address=BED.address(host), extra=["--audio-file", str(files / f"{nick}.wav")]))
+        started = {node.name: node.wait_for(lambda o: o["type"] == "listening", timeout=10,
+                                            what="listening")["started_at"] for node in nodes}
+        start = time.monotonic() - (time.time() * 1000 - started["alice"]) / 1000
+        print("demo: alice, bob and carol each hear their own screen (a file here). Nobody marks anything.\n",
+              flush=True)
+        for node in nodes:
+            threading.Thread(target=follow, args=(node,), daemon=True).start()
+        alice = nodes[0]
+
+        def heard_all() -> bool:
+            for o in reversed(list(alice.outputs)):
+                if o["type"] == "offsets":
+                    return all(m.get("heard") for m in o["members"])
+            return False
+
+        deadline = time.monotonic() + 30
+        while not heard_all():
+            if time.monotonic() > deadline:
+                print("demo: the sound placed nobody within 30 s", file=sys.stderr)
+                return 1
+            time.sleep(0.1)
+        say("alice", "📺 a 60-yard pass... TOUCHDOWN")
+        say("alice", "types: TOUCHDOWN!!! 🏈")
+        alice.say("TOUCHDOWN!!! 🏈")
+        late = []
+        for node, (_, nick, delay) in zip(nodes[1:], viewers[1:]):
+            shown = node.message("TOUCHDOWN!!! 🏈", timeout=20)
+            truth = started[nick] - started["alice"] + delay * 1000
+            held = shown["shown_at"] - shown["sent_at"]
+            if abs(held - truth) > 50:
+                late.append(f"{nick} (held {held} ms, stream {truth:.0f} ms behind)")
+        time.sleep(0.3)
+        if late:
+            print(f"\ndemo: the hold-back was off for {', '.join(late)}", file=sys.stderr)
+            return 1
+        print("\ndemo: nobody marked, nobody was spoiled: the sound of each screen told the nodes how far apart")
+        print("demo: the streams are, and the cheer waited for each of them to within 50 ms.")
+        return 0
+    finally:
+        kill_all(nodes)
+        BED.down()
 
 
 def main() -> int:
@@ -67,6 +136,8 @@ def main() -> int:
     binary = built_binary("debug")
     nodes: list[Node] = []
     with tempfile.TemporaryDirectory(prefix="huddle-demo-") as tmp:
+        if "--listen" in sys.argv[1:]:
+            return main_listening(binary, tmp)
         try:
             BED.run("up", "3", "--force")
             for host, nick, _ in VIEWERS:
