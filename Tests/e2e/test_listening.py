@@ -7,7 +7,7 @@ room's TV at -15 dB; erin's an unrelated broadcast)."""
 
 from __future__ import annotations
 
-import json
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -147,3 +147,44 @@ def test_listen_without_a_sound_server_says_so_once_and_the_node_runs_on(lan, tm
     alice.say("/listen off")
     assert alice.wait_for(lambda o: o["type"] == "info", what="the answer")["message"] == "not listening"
     assert sum(1 for o in alice.outputs if o["type"] == "error") == 1
+
+
+def test_listen_hears_the_default_input_of_a_real_sound_server(lan, files, tmp_path, monkeypatch):
+    # bob's node records the default input of its own PulseAudio server, a null sink's monitor,
+    # while paplay plays his copy of the broadcast into that sink: the microphone path, end to end.
+    pulseaudio, paplay = shutil.which("pulseaudio"), shutil.which("paplay")
+    if not pulseaudio or not paplay:
+        cannot_run_here("needs pulseaudio and paplay (Scripts/bootstrap installs pulseaudio, pulseaudio-utils)")
+    runtime = tmp_path / "pulse"
+    runtime.mkdir()
+    socket = runtime / "native"
+    env = {"HOME": str(runtime), "XDG_RUNTIME_DIR": str(runtime), "PATH": "/usr/bin:/bin"}
+    server = subprocess.Popen(
+        [pulseaudio, "--daemonize=no", "-n", "--exit-idle-time=-1", "--disallow-exit", "--use-pid-file=no",
+         "--load=module-null-sink sink_name=screen",
+         f"--load=module-native-protocol-unix socket={socket} auth-anonymous=1"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    player = None
+    try:
+        poll(lambda: socket.exists(), timeout=10, interval=0.05, what="pulseaudio's socket")
+        monkeypatch.setenv("PULSE_SERVER", f"unix:{socket}")
+        monkeypatch.setenv("PULSE_SOURCE", "screen.monitor")
+        alice = lan("alice", extra=["--audio-file", str(files["alice"][0])])
+        alice_start = started_at(alice)
+        played_at = time.time() * 1000
+        player = subprocess.Popen([paplay, f"--server=unix:{socket}", "--device=screen", str(files["bob"][0])],
+                                  env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        bob = lan("bob", peers=[alice.address], extra=["--listen"])
+        assert bob.wait_for(lambda o: o["type"] == "listening", timeout=10, what="listening")["source"] == "device"
+        poll(lambda: heard_lag(alice, "bob") is not None, timeout=30, interval=0.2, what="bob placed by his microphone")
+        # paplay takes a moment to start and the server buffers: bob hears his file a little after
+        # paplay was started, never before.
+        earliest = played_at - alice_start + 3_200
+        lag = heard_lag(alice, "bob")
+        assert earliest - 50 <= lag <= earliest + 3_000, f"bob {lag} ms behind; paplay started {earliest:.0f} ms"
+        assert bob.status()["listening"]["source"] == "device"
+    finally:
+        for process in (player, server):
+            if process is not None and process.poll() is None:
+                process.terminate()
+                process.wait(timeout=10)
