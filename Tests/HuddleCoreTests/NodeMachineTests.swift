@@ -322,5 +322,31 @@ extension NodeMachineTests {
         #expect(lan[alice].machine.counters.drops[.relayRefused] == 1)
         #expect(lan.relaysInFlight.isEmpty)
     }
+
+    @Test func twoNodesThatCannotTalkChatThroughAThirdForAsLongAsTheirPathStaysCut() {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        let bob = lan.add("bob")
+        let carol = lan.add("carol")
+        lan.blocked = [[alice, carol]]
+        lan.introduceAll()
+        let carolID = lan[carol].machine.identity.id
+        // Time moves in steps shorter than a probe's timeout: a machine woken later than it asked
+        // takes itself for slow (Lifeguard's local health) and stretches its periods, which on a
+        // real clock happens only on a starved machine. (introduceAll's 1 s steps did that: the
+        // first 15 s let it heal.) Then the route holds for 30 s: the relay path through bob is
+        // re-measured every period and never expires.
+        var routes: Set<String> = []
+        for step in 0..<450 {
+            lan.advance(ms: 100)
+            if step >= 150 { routes.insert("\(lan[alice].machine.membership.route(to: carolID))") }
+        }
+        let bobID = lan[bob].machine.identity.id
+        #expect(routes.count == 1, "the route flipped: \(routes)")
+        #expect(lan[alice].machine.membership.route(to: carolID).relay == bobID)
+        lan.on(alice) { $0.consoleLine("over the top", at: $1.wall, now: $1) }
+        lan.deliverAll()
+        #expect(lan[carol].messages == ["over the top"])
+    }
 }
 
