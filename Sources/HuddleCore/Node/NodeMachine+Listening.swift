@@ -88,7 +88,7 @@ extension NodeMachine {
     // MARK: Peers' sound
 
     /// A peer's sound window from `source`: taken only while listening, from a live peer of a
-    /// joined room, within the sender's budget of signature checks, signed by its sender, and
+    /// joined room whose join there was delivered, within the sender's budget of signature checks, signed by its sender, and
     /// opened with the room's key in a private room. Anything else is counted and dropped.
     public mutating func receive(
         _ window: SoundWindow, from source: PeerAddress, now: NodeTime, checks: inout some SignatureBudget
@@ -97,7 +97,8 @@ extension NodeMachine {
         guard listening != nil else { return countDropped(.notListening) }
         guard joined.contains(window.room), directs[window.room] == nil else { return countDropped(.notJoined) }
         guard window.from != identity.id,
-            membership.alivePeers(inRoom: window.room).contains(where: { $0.id == window.from })
+            membership.alivePeers(inRoom: window.room).contains(where: { $0.id == window.from }),
+            rooms[window.room]?.members.contains(where: { $0.id == window.from }) == true
         else { return countDropped(.unknownSender) }
         guard checks.allow(1) == 1 else { return countDropped(.checkBudget) }
         guard window.hasValidSignature else {

@@ -7,12 +7,12 @@ import HuddleCore
 extension Node {
     /// Starts what `huddle run --listen` or `--audio-file` asked for, if anything. A device that
     /// cannot record is said in one line, and the node runs on without listening.
-    func startConfiguredListening() {
+    func startConfiguredListening() async {
         switch configuration.listen {
         case nil:
             return
         case .device:
-            startListeningToDevice()
+            await startListeningToDevice()
         case .file(let path):
             do {
                 startListening(to: try WAVFileSource(path: path, start: clock.wallMillis() * 1000))
@@ -23,11 +23,15 @@ extension Node {
     }
 
     /// `--listen` or `/listen`: the default input, through PulseAudio (or PipeWire's server).
-    func startListeningToDevice() {
-        do {
-            startListening(to: try PulseAudioSource())
-        } catch {
-            showError("cannot listen: \(error); running without listening")
+    /// Connecting to the server blocks (a remote `PULSE_SERVER` can take seconds to refuse), so
+    /// it happens off the actor.
+    func startListeningToDevice() async {
+        let connected = await Task.detached {
+            Result { () throws(AudioSourceError) -> PulseAudioSource in try PulseAudioSource() }
+        }.value
+        switch connected {
+        case .success(let source): startListening(to: source)
+        case .failure(let error): showError("cannot listen: \(error); running without listening")
         }
     }
 
@@ -81,7 +85,7 @@ extension Node {
     func carryOutListening(_ on: Bool) {
         Task {
             if on {
-                startListeningToDevice()
+                await startListeningToDevice()
             } else {
                 await stopListening(reason: "/listen off")
             }

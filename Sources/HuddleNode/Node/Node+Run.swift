@@ -92,7 +92,7 @@ extension Node {
         await step { machine, now in machine.start(room: room, key: key, seeds: seeds, now: now) }
         let discoveries = startDiscovery()
         defer { discovery?.stop() }
-        startConfiguredListening()
+        await startConfiguredListening()
         defer { listening?.stop() }
 
         var outcome = RunOutcome.stopped
