@@ -124,7 +124,7 @@ class Homes:
     def wait_until_peers(a, b, timeout: float = 10) -> float | None:
         """Seconds until nodes `a` and `b` (huddletest.node.Node) each list the other as an alive
         peer in `huddle status` (not just its join, which anti-entropy through a third node brings
-        first); None if they do not within `timeout` (strict mode, until the relay is wired)."""
+        first); None if they do not within `timeout`."""
         started = time.monotonic()
         while time.monotonic() - started < timeout:
             if all(any(p["nick"] == other.name and p["state"] == "alive" for p in node.status()["peers"])
