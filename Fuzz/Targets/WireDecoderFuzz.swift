@@ -1,10 +1,11 @@
 import HuddleCore
 
 /// One fuzz input of the `wire` target (`Scripts/fuzz`, through libFuzzer's driver in
-/// `main.swift`): whatever bytes a peer could send, as a datagram (a message, a relay or a sound window) or a stored event. The decoder must never trap, and what it accepts must be
-/// canonical: re-encoding gives back exactly the input (signatures are checked over re-encoded
-/// bytes, so two encodings of one message would be a forgery surface). A violation traps, which
-/// libFuzzer reports with the input that caused it.
+/// `main.swift`): whatever bytes a peer could send, as a datagram (a message, a relay or a sound
+/// window) or a stored event. The decoder must never trap, and what it accepts must be canonical:
+/// re-encoding gives back exactly the input (signatures are checked over re-encoded bytes, so two
+/// encodings of one message would be a forgery surface). A violation traps, which libFuzzer
+/// reports with the input that caused it.
 func wireDecoderFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
 
@@ -26,10 +27,12 @@ func wireDecoderFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition(relay.message.encoded() == relay.payload, "a relay's payload is not canonical")
         precondition(RelayMessage.relayableKinds.contains(relay.message.kind), "a relay carries what it must not")
         _ = relay.signer
+    }
+
     if let window = try? SoundWindow(decoding: bytes) {
         precondition(window.encoded() == bytes, "a sound window decoded from bytes it does not re-encode to")
         precondition(window.encodedByteCount == bytes.count, "a sound window's size is off")
-        precondition(try! Datagram(decoding: bytes) == .sound(window), "a datagram of kind 10 is a sound window")
+        precondition(try! Datagram(decoding: bytes) == .sound(window), "a datagram of kind 11 is a sound window")
         _ = window.hasValidSignature
     }
 
