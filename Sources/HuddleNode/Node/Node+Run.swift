@@ -139,7 +139,9 @@ extension Node {
                     } else {
                         while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }
                     }
-                    // /quit, Ctrl-D or the end of input: a stop on purpose, said to every live peer.
+                    // /quit, Ctrl-D or the end of input: what waits for a commit is shown and
+                    // sent, then the stop on purpose is said to every live peer.
+                    await settle()
                     sayGoodbye()
                     tasks.cancelAll()
                 }
@@ -147,6 +149,8 @@ extension Node {
                 self.sayGoodbye()
             }
         } catch is CancellationError where outcome != .stopped {}
+        // A signal stopped it: what the node decided to show still reaches its reader.
+        await settle()
         return outcome
     }
 

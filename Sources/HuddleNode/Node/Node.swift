@@ -55,8 +55,10 @@ public actor Node {
     let pullRequests: AsyncStream<PullRequest>
     let pullRequestSink: AsyncStream<PullRequest>.Continuation
 
-    /// The order in which inputs that waited for a commit carry out their effects.
+    /// The order in which inputs that waited for a commit carry out their effects, and those
+    /// still waiting, by turn.
     var commitTurns = CommitTurns()
+    var committing: [Int: Task<Void, Never>] = [:]
 
     /// The timer loop's current sleep and when it ends (wall ms), so earlier work can cut it short.
     var sleeper: Task<Void, Never>?
@@ -97,12 +99,25 @@ public actor Node {
 
     // MARK: Carrying out what the machine asks
 
-    /// Runs `body` on the machine, then carries out what it asked for.
+    /// Runs `body` on the machine, then carries out what it asked for. With `waiting` (a person's
+    /// input: a console line, `huddle send`) it returns once that is done, so what it wrote is on
+    /// disk and sent before the next line is read or the request is answered. Without (what
+    /// arrives from the network, the timer), it returns at once and the effects follow their
+    /// commit: a slow disk must not hold up the socket's next datagram.
     @discardableResult
-    func step<T>(_ body: (inout NodeMachine, NodeTime) throws -> T) async rethrows -> T {
+    func step<T>(waiting: Bool = true, _ body: (inout NodeMachine, NodeTime) throws -> T) async rethrows -> T {
         let result = try body(&machine, now)
-        await carryOut(machine.pollEffects())
+        let done = carryOut(machine.pollEffects())
+        if waiting { await done?.value }
         return result
+    }
+
+    /// Returns once every input's effects that wait for a commit are carried out: before the
+    /// node stops, so that what it decided to show is shown and what it wrote is sent.
+    func settle() async {
+        while let pending = committing.values.first {
+            await pending.value
+        }
     }
 
     /// Carries out effects in order. The store's writes of one input are handed to the writer
@@ -112,22 +127,35 @@ public actor Node {
     /// message twice. Everything else is committed off the actor meanwhile (``StoreWriter``); the
     /// actor takes other inputs while it waits, and inputs that waited carry out their effects
     /// in the order they were taken (``CommitTurns``), so messages are shown in the machine's order.
-    func carryOut(_ effects: [NodeEffect]) async {
-        guard !effects.isEmpty else { return }
+    /// Returns the wait, if there is one, for the caller to await or not (``step(waiting:_:)``).
+    @discardableResult
+    func carryOut(_ effects: [NodeEffect]) -> Task<Void, Never>? {
+        guard !effects.isEmpty else { return nil }
         let writes = effects.compactMap { effect -> StoreWrite? in
             if case .persist(let write) = effect { write } else { nil }
         }
         guard writes.contains(where: \.mustLandFirst) else {
             writer.enqueue(writes)
             perform(effects)
-            return
+            return nil
         }
         let turn = commitTurns.take()
-        await writer.commit(writes)
+        let writer = writer
+        let wait = Task {
+            await writer.commit(writes)
+            await self.finish(turn, effects)
+        }
+        committing[turn] = wait
+        return wait
+    }
+
+    /// Carries out the effects of `turn`, whose writes are committed, after every earlier turn's.
+    private func finish(_ turn: Int, _ effects: [NodeEffect]) async {
         if !commitTurns.isDue(turn) {
             await withCheckedContinuation { commitTurns.park(turn, $0) }
         }
         perform(effects)
+        committing[turn] = nil
         commitTurns.finish()?.resume()
     }
 
@@ -252,19 +280,19 @@ public actor Node {
     /// A decoded datagram: handed to the machine with the sender's budget of signature checks.
     func handle(_ message: WireMessage, from source: PeerAddress) async {
         var checks = RateLimitedChecks(node: self, sender: source)
-        await step { machine, now in machine.receive(message, from: source, now: now, checks: &checks) }
+        await step(waiting: false) { machine, now in machine.receive(message, from: source, now: now, checks: &checks) }
     }
 
     /// A relay datagram (kind 10): the machine forwards it, takes it, or refuses it.
     func handle(_ relay: RelayMessage, bytes: [UInt8], from source: PeerAddress) async {
         var checks = RateLimitedChecks(node: self, sender: source)
-        await step { machine, now in machine.receive(relay, bytes: bytes, from: source, now: now, checks: &checks) }
+        await step(waiting: false) { machine, now in machine.receive(relay, bytes: bytes, from: source, now: now, checks: &checks) }
     }
 
     /// A peer's sound window (kind 11): the machine checks it and hands it to the matcher.
     func handle(_ window: SoundWindow, from source: PeerAddress) async {
         var checks = RateLimitedChecks(node: self, sender: source)
-        await step { machine, now in machine.receive(window, from: source, now: now, checks: &checks) }
+        await step(waiting: false) { machine, now in machine.receive(window, from: source, now: now, checks: &checks) }
     }
 
     /// Counts a dropped input and logs why, at debug level.
@@ -284,11 +312,11 @@ public actor Node {
     }
 
     func pulled(_ verified: [Event], for request: PullRequest) async -> VersionVector? {
-        await step { machine, now in machine.pulled(verified, for: request, now: now) }
+        await step(waiting: false) { machine, now in machine.pulled(verified, for: request, now: now) }
     }
 
     func pullFinished(_ request: PullRequest) async {
-        await step { machine, _ in machine.pullFinished(request) }
+        await step(waiting: false) { machine, _ in machine.pullFinished(request) }
     }
 
     func vector(of room: String) -> VersionVector {
@@ -299,7 +327,7 @@ public actor Node {
 
     /// Runs whatever is due and returns the wall-clock time of the next deadline.
     func runDueWork() async -> Int64 {
-        await step { machine, now in
+        await step(waiting: false) { machine, now in
             machine.tick(now: now)
             return machine.nextDeadline(now: now)
         }
