@@ -132,7 +132,7 @@ public enum ConsoleCommand: Hashable, Sendable {
             switch argument {
             case "": self = .listen(true)
             case "off": self = .listen(false)
-            default: throw .invalidArgument(command: "/listen", argument: argument, expected: "nothing, or off")
+            default: throw .invalidArgument(command: "/listen", argument: argument, expected: "\"off\" (/listen alone starts listening)")
             }
         case "/help": self = .help
         case "/quit", "/exit": try none(); self = .quit
