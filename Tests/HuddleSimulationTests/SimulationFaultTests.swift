@@ -6,17 +6,6 @@ import Testing
 
 /// The simulator's membership faults: nodes that freeze now and then, and one that dies.
 @Suite struct SimulationFaultTests {
-    /// Runs a simulation on a thread of its own: a run is seconds of CPU, and on the test
-    /// runner's few cooperative threads it would starve every test that waits on a clock.
-    func run(_ config: SimulationConfig) async -> SimulationReport {
-        await withCheckedContinuation { done in
-            Thread {
-                var simulation = Simulation(config: config)
-                done.resume(returning: simulation.run())
-            }.start()
-        }
-    }
-
     /// 25 nodes, 5 % of them (two) freezing for 2 s about every 10 s, node 0 killed 40 s in; two
     /// virtual minutes.
     func stalledRoom(seed: UInt64, loss: Double = 0) -> SimulationConfig {

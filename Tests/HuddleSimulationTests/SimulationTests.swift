@@ -5,17 +5,6 @@ import Testing
 
 /// Small runs of the simulator: the properties the figures rely on.
 @Suite struct SimulationTests {
-    /// Runs a simulation on a thread of its own: a run is seconds of CPU, and on the test
-    /// runner's few cooperative threads it would starve every test that waits on a clock.
-    func run(_ config: SimulationConfig) async -> SimulationReport {
-        await withCheckedContinuation { done in
-            Thread {
-                var simulation = Simulation(config: config)
-                done.resume(returning: simulation.run())
-            }.start()
-        }
-    }
-
     @Test func aSeedReplaysTheSameRunMessageForMessage() async {
         let config = SimulationConfig(nodes: 6, latencyMs: 20, loss: 0.2, broadcasts: 40, rate: 20, seed: 7)
         let first = await run(config)
