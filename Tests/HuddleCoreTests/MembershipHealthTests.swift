@@ -65,6 +65,8 @@ private let second: Int64 = 1_000_000
                     changes[node].append((now, id, .gone))
                 case .scheduleTick(let at):
                     wakeAt[node] = at
+                case .peerMoved:
+                    break
                 }
             }
         }

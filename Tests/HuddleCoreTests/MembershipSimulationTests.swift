@@ -69,6 +69,8 @@ import Testing
                     wakeAt[node] = at
                 case .forward(let message, let address):
                     apply([.send(message, to: address)], at: node)
+                case .peerMoved:
+                    break
                 }
             }
         }

@@ -508,6 +508,37 @@ private let second: Int64 = 1_000_000
         #expect(membership.peers[bob]?.address == moved)
         #expect(membership.peers[bob]?.nick == "bobby")
         #expect(membership.peers[bob]?.rooms == ["replays"])
+        #expect(directives.contains(.peerMoved(id: bob, to: moved)))
+    }
+
+    /// A router that reboots forgets its NAT mappings: bob's next datagram leaves from a new port,
+    /// and what alice sends to the old one dies there. An unsigned digest from the new port moves
+    /// nobody, but gets that port probed at once; bob's signed answer from there moves him.
+    @Test func anUnsignedMessageFromANewAddressGetsThatAddressProbedAndOnlyAnAnswerMovesThePeer() throws {
+        var membership = aliceNode()
+        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
+        let remapped = PeerAddress(host: "192.0.2.1", port: 41_234)
+
+        _ = membership.tick(now: 50_000)
+        let hinted = membership.heard(from: bob, at: remapped, now: 100_000)
+        #expect(hinted == [.scheduleTick(at: 100_000)])
+        #expect(membership.peers[bob]?.address == bobAt)
+        let tick = membership.tick(now: 100_000)
+        let checks = tick.compactMap { directive -> Probe? in
+            if case .send(.probe(let probe), let address) = directive, address == remapped { probe } else { nil }
+        }
+        #expect(checks.count == 1)
+        // Another hint within the probe timeout sends no second check.
+        #expect(membership.heard(from: bob, at: remapped, now: 150_000) == [])
+        #expect(!membership.tick(now: 150_000).contains { if case .send(.probe, remapped) = $0 { true } else { false } })
+        // An unknown node's hint is nobody's.
+        #expect(membership.heard(from: carol, at: remapped, now: 160_000) == [])
+
+        let check = try #require(checks.first)
+        let answered = membership.receive(ack(check, from: bob), from: remapped, now: 170_000)
+        #expect(answered.contains(.peerMoved(id: bob, to: remapped)))
+        #expect(membership.peers[bob]?.address == remapped)
+        #expect(membership.peers[bob]?.state == .alive)
     }
 
     @Test func gossipedGoneAndSuspectPeersAreNotAdded() {
@@ -720,9 +751,10 @@ private let second: Int64 = 1_000_000
         #expect(membership.peers.count == 256)
         #expect(membership.hearsayCount == 32)
 
-        // Each waiting node is probed at once, beside the period's peer.
+        // Each waiting node is probed at once, beside the period's peer and the eight peers kept
+        // alive (none was found over mDNS: Membership+KeepAlive), never all 256.
         let tick = membership.tick(now: 0)
-        #expect(tick.probes.count == 33)
+        #expect(tick.probes.count == 33 + membership.config.keepAlivePeers)
         var gossiped: Set<NodeID> = []
         for sent in tick.probes {
             let bytes = WireMessage.probe(sent.probe).encoded()

@@ -323,6 +323,44 @@ extension NodeMachineTests {
         #expect(lan.relaysInFlight.isEmpty)
     }
 
+    /// Bob is behind a NAT whose router rebooted: his datagrams leave from a new port, and what
+    /// goes to the old one dies at the router. Alice's message went there. Bob's next digest
+    /// (from the new port) is the first alice hears of it: she checks the port with a signed probe,
+    /// moves him there on his signed answer, and offers him the room again, so he has the message
+    /// at once, not at the next anti-entropy round. A stranger naming bob from its own address
+    /// gets one probe and nothing else: no push goes where an unsigned datagram points.
+    @Test func aPeerWhoseNATForgotItsMappingGetsWhatWasLostAsSoonAsItSpeaksFromItsNewPort() {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        let bob = lan.add("bob")
+        lan.introduceAll()
+        let bobID = lan[bob].machine.identity.id
+        let oldPort = lan[bob].address
+        let newPort = PeerAddress(host: "192.0.2.1", port: 41_234)
+        lan.hosts[bob].address = newPort
+        lan.on(alice) { $0.consoleLine("lost at the old port", at: $1.wall, now: $1) }
+        lan.deliverAll()
+        #expect(lan[bob].messages == [])
+        #expect(lan[alice].machine.membership.peers[bobID]?.address == oldPort)
+
+        lan.now = lan.now.advanced(byMilliseconds: 30)
+        let digest = RoomDigest(from: bobID, room: room, vector: lan[bob].machine.vector(of: room))
+        lan.inject(.digest(digest), from: newPort, to: alice)
+        lan.advance(ms: 1)
+        #expect(lan[alice].machine.membership.peers[bobID]?.address == newPort)
+        #expect(lan[bob].messages == ["lost at the old port"])
+
+        let stranger = PeerAddress(host: "198.51.100.7", port: 9)
+        lan.now = lan.now.advanced(byMilliseconds: 300)
+        let before = lan[alice].sent.count
+        lan.inject(.digest(RoomDigest(from: bobID, room: room, vector: VersionVector())), from: stranger, to: alice)
+        lan.advance(ms: 1, deliver: false)
+        let toStranger = lan[alice].sent[before...].filter { $0.to == stranger }.map(\.message)
+        #expect(toStranger.count == 1)
+        #expect(toStranger.allSatisfy { if case .probe = $0 { true } else { false } })
+        #expect(lan[alice].machine.membership.peers[bobID]?.address == newPort)
+    }
+
     @Test func twoNodesThatCannotTalkChatThroughAThirdForAsLongAsTheirPathStaysCut() {
         var lan = MachineLAN()
         let alice = lan.add("alice")

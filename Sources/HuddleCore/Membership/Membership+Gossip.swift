@@ -51,6 +51,9 @@ extension Membership {
             lastContact[id] = now
             return [.peerChanged(id: id, nick: nick, from: nil, to: .alive)]
         }
+        // A peer that stays alive at a new address moved (a NAT's new mapping); one that comes
+        // back to life is offered what it missed anyway (`.peerChanged`).
+        let moved = peer.address != address && peer.state == .alive
         peer.vouched = max(peer.vouched, incarnation)
         peer.nick = nick
         peer.rooms = rooms
@@ -62,8 +65,9 @@ extension Membership {
         }
         peers[id] = peer
         noteContact(id, now: now)
-        guard Self.claim(.alive, at: incarnation, beats: peer) else { return [] }
-        return setState(id, .alive, incarnation: incarnation, now: now)
+        let moves: [MembershipDirective] = moved ? [.peerMoved(id: id, to: address)] : []
+        guard Self.claim(.alive, at: incarnation, beats: peer) else { return moves }
+        return setState(id, .alive, incarnation: incarnation, now: now) + moves
     }
 
     /// Merges a peer list gossiped by `sender`: each record is a claim about a peer, applied by

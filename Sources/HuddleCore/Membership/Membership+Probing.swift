@@ -78,6 +78,8 @@ extension Membership {
             // Peers that answer only through others: probed directly (has the path healed?) and
             // through relays, every period.
             directives += probeLostPeers(now: now)
+            // Peers across a NAT, maybe: kept open (Membership+KeepAlive).
+            directives += keepAlive(now: now)
             // Doubted peers are probed every period besides the ring's, directly and through
             // helpers, until they answer or are suspected.
             for id in doubts.keys.sorted() where id != period?.target {
@@ -185,7 +187,7 @@ extension Membership {
             case .gone: consider(goneProbeDue(peer.id))
             }
         }
-        if !probeSoon.isEmpty { consider(now) }
+        if !probeSoon.isEmpty || !hearsayAddresses.isEmpty { consider(now) }
         if let heard = hearsayDue() { consider(heard) }
         for seed in seedProbes.values {
             consider(seedDue(seed))

@@ -117,6 +117,11 @@ public struct Membership: Sendable {
     /// Addresses gossip gave for peers, other than the known ones, to probe at the next tick: a
     /// peer moves there only if it answers from there (see ``merge(_:sentBy:now:)``).
     var hearsayAddresses: [NodeID: PeerAddress] = [:]
+    /// When each peer's unsigned message last got an address it came from probed (see
+    /// ``heard(from:at:now:)``).
+    var addressChecks: [NodeID: Int64] = [:]
+    /// When each peer was last kept alive (see `Membership+KeepAlive`).
+    var keptAlive: [NodeID: Int64] = [:]
     /// Nodes only gossip named, waiting to answer (see `Membership+Hearsay`).
     var hearsay: [NodeID: Hearsay] = [:]
     /// When each gone peer was last probed.
@@ -245,6 +250,8 @@ public struct Membership: Sendable {
         outstanding = outstanding.filter { now.clampedSubtracting($0.value.at) < config.probeMemory }
         indirect = indirect.filter { now.clampedSubtracting($0.value.at) < config.probeMemory }
         rumours = rumours.filter { now.clampedSubtracting($0.value.since) < config.probeMemory }
+        addressChecks = addressChecks.filter { now.clampedSubtracting($0.value) < config.probeMemory }
+        keptAlive = keptAlive.filter { peers[$0.key] != nil }
         changedAt = changedAt.filter { now.clampedSubtracting($0.value) < config.freshGossipFor }
         expirePaths(now: now)
 
@@ -398,12 +405,30 @@ public struct Membership: Sendable {
         return directives + rescheduleIfEarlier(now: now)
     }
 
-    /// Any other valid message from node `id` arrived at `now`: it answers this period's probe if
-    /// `id` is its peer, and a known peer we think suspect or gone is probed at once, so it hears
-    /// the claim and refutes it. Unknown ids are ignored.
-    public mutating func heard(from id: NodeID, now: Int64) -> [MembershipDirective] {
+    /// Least time between two checks of where one peer's unsigned messages come from: the probe
+    /// timeout a healthy node has (not stretched by local health; a check is one probe).
+    var addressCheckInterval: Int64 { config.probeInterval / Int64(max(config.probeAttempts, 1)) }
+
+    /// Any other valid message from node `id` arrived at `now` from `source`: it answers this
+    /// period's probe if `id` is its peer, and a known peer we think suspect or gone is probed at
+    /// once, so it hears the claim and refutes it. Unknown ids are ignored.
+    ///
+    /// A message that names its sender without a signature (a digest) from an address other than
+    /// the peer's known one is a hint that the peer moved: a NAT that rebooted maps it to a new
+    /// port, and what goes to the old one dies at the router. Nothing unsigned moves a peer, so
+    /// that address is probed at once (ICE's triggered check), at most once per
+    /// ``addressCheckInterval`` per peer; the peer moves there only if it answers from there
+    /// (``MembershipDirective/peerMoved(id:to:)``).
+    public mutating func heard(from id: NodeID, at source: PeerAddress? = nil, now: Int64) -> [MembershipDirective] {
         guard id != me, let peer = peers[id] else { return [] }
         noteContact(id, now: now)
+        if let source, source != peer.address, peer.state != .gone,
+            addressChecks[id].map({ now.clampedSubtracting($0) >= addressCheckInterval }) ?? true
+        {
+            addressChecks[id] = now
+            hearsayAddresses[id] = source
+            return rescheduleIfEarlier(now: now)
+        }
         guard peer.state != .alive else { return [] }
         probeSoon.insert(id)
         return rescheduleIfEarlier(now: now)
@@ -434,6 +459,10 @@ public enum MembershipDirective: Hashable, Sendable {
     /// A peer said goodbye (``Leaving``): it is gone, because it left. Like a change to gone, but
     /// the user is told that it left.
     case peerLeft(id: NodeID, nick: String)
+    /// A peer in direct contact answered from another address than its known one, and is known
+    /// at `address` from now on (a NAT that rebooted gave it a new port): what was sent to the old
+    /// address since it stopped working may be lost, so whatever it should hold is offered again.
+    case peerMoved(id: NodeID, to: PeerAddress)
     /// Call ``Membership/tick(now:)`` when the local monotonic clock reaches `at` (µs).
     case scheduleTick(at: Int64)
     /// Send `message` to `address` exactly as it is: another node's signed ``Ack`` to a probe

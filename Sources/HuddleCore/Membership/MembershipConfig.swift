@@ -63,6 +63,11 @@ public struct MembershipConfig: Hashable, Sendable {
     /// a peer that answers only through relays is probed through them every period, so a path
     /// silent for three is broken, and another relay is chosen.
     public var relayPathLifetime: Int64 = 3_000_000
+    /// Most peers kept alive in one period besides the ring's (default 8; 0: none): peers not
+    /// found on this node's own link are probed every period, so a NAT between keeps its mapping
+    /// and a router that forgot it (a reboot) gets a new one within a period. See
+    /// `Membership+KeepAlive`.
+    public var keepAlivePeers = 8
 
     /// The defaults, or the values given.
     public init(
@@ -86,11 +91,15 @@ public struct MembershipConfig: Hashable, Sendable {
     }
 
     /// SWIM as Huddle ran it before Lifeguard: a peer is suspect at the end of its first
-    /// unanswered period and gone 4 s later, nobody else is asked to probe it, and the timing never
-    /// stretches. For comparison (the simulator runs both) and for tests of the plain protocol.
-    public static let swim = MembershipConfig(
-        suspicionTimeout: 4_000_000, minSuspicionTimeout: 4_000_000, indirectProbes: 0, silenceBeforeSuspicion: 0,
-        maxHealth: 0)
+    /// unanswered period and gone 4 s later, nobody else is asked to probe it, the timing never
+    /// stretches, and only the ring's peer is probed. For comparison (the simulator runs both) and for tests of the plain protocol.
+    public static let swim: MembershipConfig = {
+        var swim = MembershipConfig(
+            suspicionTimeout: 4_000_000, minSuspicionTimeout: 4_000_000, indirectProbes: 0, silenceBeforeSuspicion: 0,
+            maxHealth: 0)
+        swim.keepAlivePeers = 0
+        return swim
+    }()
 
     /// How long an unanswered probe is remembered, so a late ack still counts as contact.
     var probeMemory: Int64 { probeInterval.clampedAdding(suspicionTimeout) }

@@ -54,6 +54,12 @@ extension NodeMachine {
             case .peerLeft(let id, let nick):
                 vouchedChanged = true
                 show(.peer(id: id, nick: nick, state: .gone, left: true))
+            case .peerMoved(let id, _):
+                // Its new address is exempt from rate limits, and it is offered what the dead one lost.
+                vouchedChanged = true
+                if let peer = membership.peers[id] {
+                    perform(replication.peerAlive(peer, sharedRooms: joined.filter(peer.rooms.contains)), now: now)
+                }
             case .scheduleTick(let at):
                 membershipTickAt = at
             case .forward(let message, let address):

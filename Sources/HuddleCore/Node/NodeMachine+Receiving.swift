@@ -19,7 +19,7 @@ extension NodeMachine {
         case .events(let sealed):
             receive(events: sealed, from: source, now: now, checks: &checks)
         case .digest(let digest):
-            perform(membership.heard(from: digest.from, now: now.monotonic), now: now)
+            perform(membership.heard(from: digest.from, at: source, now: now.monotonic), now: now)
             // The other side of a direct room this node is not in yet says it holds something.
             if !joined.contains(digest.room), directs[digest.room] == digest.from { enterDirect(digest.room, now: now) }
             // Only a known node is answered, and at its known address: a digest with a forged
@@ -27,6 +27,10 @@ extension NodeMachine {
             guard joined.contains(digest.room), let log = rooms[digest.room]?.log,
                 let peer = membership.peers[digest.from]
             else { return }
+            // From elsewhere than the peer's known address: it moved (a NAT's new port), and an
+            // answer to the old address would die there; or someone names it. Answered once the
+            // address is checked (above) and the peer moved, which offers it the room again.
+            guard peer.address == source else { return }
             noteHeld(room: digest.room, seq: digest.vector[identity.id], by: peer.id)
             perform(
                 replication.digestReceived(

@@ -76,7 +76,7 @@ struct RelayNetwork {
                 send(.message(message), from: node, to: address)
             case .scheduleTick(let at):
                 wakeAt[node] = at
-            case .peerChanged, .peerLeft:
+            case .peerChanged, .peerLeft, .peerMoved:
                 break
             }
         }

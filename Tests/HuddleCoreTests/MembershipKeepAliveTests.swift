@@ -1,0 +1,107 @@
+import Testing
+
+@testable import HuddleCore
+
+/// Keeping NATs open (`Membership+KeepAlive`): peers not found over mDNS are probed every period,
+/// so a router that forgot its mapping gets a new one within a period; peers on this link only
+/// when the ring comes to them.
+@Suite struct MembershipKeepAliveTests {
+    let alice = NodeID.fixture(1)
+    let bob = NodeID.fixture(2)
+    let carol = NodeID.fixture(3)
+    let dave = NodeID.fixture(4)
+    let bobAt = PeerAddress(host: "192.0.2.12", port: 7002)
+    let carolAt = PeerAddress(host: "198.51.100.1", port: 41_003)
+    let daveAt = PeerAddress(host: "198.51.100.1", port: 41_004)
+    let second: Int64 = 1_000_000
+
+    /// Plain SWIM timing (nothing stretches), with keep-alives.
+    func aliceNode(keepAlivePeers: Int = 8) -> Membership {
+        var config = MembershipConfig.swim
+        config.keepAlivePeers = keepAlivePeers
+        var membership = Membership(me: alice, nick: "alice", port: 7001, incarnation: 1, config: config)
+        membership.rooms = ["superbowl"]
+        return membership
+    }
+
+    func probe(from id: NodeID, sequence: UInt64) -> Probe {
+        Probe(from: id, nick: "n", incarnation: 1, sequence: sequence, sentAt: 0, port: 7400, rooms: ["superbowl"], peers: [])
+    }
+
+    /// Where alice's probes went in each of `periods` periods from `start`, every probe answered.
+    func probed(_ membership: inout Membership, periods: Int, from start: Int64, answer: Bool = true) -> [[PeerAddress]] {
+        (0..<periods).map { n in
+            let now = start + Int64(n) * second
+            let sent = membership.tick(now: now).probes
+            if answer {
+                for (probe, to) in sent {
+                    let id = [bobAt: bob, carolAt: carol, daveAt: dave][to]!
+                    let ack = Ack(
+                        from: id, nick: "n", incarnation: 1, sequence: probe.sequence, echoedSentAt: probe.sentAt,
+                        rooms: ["superbowl"], peers: [])
+                    _ = membership.receive(ack, from: to, now: now + 1_000)
+                }
+            }
+            return sent.map(\.to).sorted()
+        }
+    }
+
+    @Test func peersFoundOffThisLinkAreProbedEveryPeriodAndAHousemateOnlyInItsTurn() {
+        var membership = aliceNode()
+        _ = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: ["superbowl"], now: 0)
+        _ = membership.receive(probe(from: carol, sequence: 1), from: carolAt, now: 0)  // reached us through a NAT
+        _ = membership.receive(probe(from: dave, sequence: 1), from: daveAt, now: 0)
+        let periods = probed(&membership, periods: 6, from: 0)
+        for (n, sent) in periods.enumerated() {
+            #expect(sent.contains(carolAt) && sent.contains(daveAt), "period \(n): \(sent)")
+            #expect(sent.count(where: { $0 == carolAt }) == 1 && sent.count(where: { $0 == daveAt }) == 1)
+        }
+        // Bob, found over mDNS, is probed once in three periods, as SWIM's ring has it.
+        #expect(periods.map { $0.count(where: { $0 == bobAt }) }.reduce(0, +) == 2)
+    }
+
+    @Test func anUnansweredKeepAliveCountsAgainstNobody() {
+        var membership = aliceNode()
+        _ = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: ["superbowl"], now: 0)
+        _ = membership.receive(probe(from: carol, sequence: 1), from: carolAt, now: 0)
+        _ = membership.tick(now: 0)
+        // Carol is the ring's peer every other period, and answers those; her keep-alives in bob's
+        // periods go unanswered. She stays alive and undoubted.
+        for n in 1...6 {
+            let now = Int64(n) * second
+            for (probe, to) in membership.tick(now: now).probes where to == bobAt || membership.period?.target == carol {
+                let id = to == bobAt ? bob : carol
+                let ack = Ack(
+                    from: id, nick: "n", incarnation: 1, sequence: probe.sequence, echoedSentAt: probe.sentAt,
+                    rooms: ["superbowl"], peers: [])
+                _ = membership.receive(ack, from: to, now: now + 1_000)
+            }
+        }
+        #expect(membership.peers[carol]?.state == .alive)
+        #expect(membership.doubts[carol] == nil)
+    }
+
+    @Test func atMostTheBoundIsKeptAlivePerPeriodAndEachInTurn() {
+        var membership = aliceNode(keepAlivePeers: 1)
+        _ = membership.receive(probe(from: carol, sequence: 1), from: carolAt, now: 0)
+        _ = membership.receive(probe(from: dave, sequence: 1), from: daveAt, now: 0)
+        _ = membership.receive(probe(from: bob, sequence: 1), from: bobAt, now: 0)
+        let periods = probed(&membership, periods: 6, from: 0)
+        // The ring's peer and one kept alive per period; over six periods each peer gets at least
+        // one probe every two periods.
+        #expect(periods.allSatisfy { $0.count == 2 }, "\(periods)")
+        for address in [bobAt, carolAt, daveAt] {
+            for n in 0..<5 {
+                #expect(periods[n].contains(address) || periods[n + 1].contains(address), "\(address) in \(n)")
+            }
+        }
+    }
+
+    @Test func plainSWIMKeepsNobodyAlive() {
+        var membership = aliceNode(keepAlivePeers: 0)
+        _ = membership.receive(probe(from: carol, sequence: 1), from: carolAt, now: 0)
+        _ = membership.receive(probe(from: dave, sequence: 1), from: daveAt, now: 0)
+        let periods = probed(&membership, periods: 4, from: 0)
+        #expect(periods.allSatisfy { $0.count == 1 }, "\(periods)")
+    }
+}
