@@ -5,7 +5,9 @@ connections (conntrack -F) both heal within 3 s.
 
 In ``strict`` mode a2 and b2 cannot reach each other at all: only a relay (a1 or b1) can carry
 their messages in two link delays (NodeMachine+Relay), and the same targets hold: in five runs
-a2 -> b2 p99 21-25 ms, healed 0.4-1.9 s after a cut or a flush.
+a2 -> b2 p99 21-28 ms. In five runs with NAT keep-alives (Membership+KeepAlive) every mode healed
+within 1 s of a cut or a flush; before them nat's flush once took 3.1 s in CI, while home B
+happened to send home A nothing.
 
 The bed's namespaces are huddle-TAG-*, TAG from HUDDLE_HOMES_TAG (default hm).
 """

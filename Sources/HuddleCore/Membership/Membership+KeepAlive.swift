@@ -4,10 +4,10 @@
 /// this side can open a new one. SWIM's ring alone sends a peer something once in N periods; a
 /// quiet room sends nothing else. So each period, besides the ring's peer, every alive peer not
 /// found over mDNS is probed too (up to ``MembershipConfig/keepAlivePeers``, those probed longest
-/// ago first, the ring's probes counted). After a reboot the first of these probes opens a new mapping; the peer answers it
-/// there, moves this node to it (``MembershipDirective/peerMoved(id:to:)``) and offers it what
-/// the dead mapping lost. A keep-alive that goes unanswered counts against nobody: only the ring's
-/// probes do.
+/// ago first, the ring's probes counted). After a reboot the first of these probes opens a new
+/// mapping; the peer answers it there, moves this node to it
+/// (``MembershipDirective/peerMoved(id:to:)``) and offers it what the dead mapping lost. A
+/// keep-alive that goes unanswered counts against nobody: only the ring's probes do.
 extension Membership {
     /// The keep-alive probes due at the start of a period: alive peers not found over mDNS that
     /// this period does not probe anyway (its target, doubted peers, peers whose direct path is

@@ -67,14 +67,14 @@ public struct MembershipConfig: Hashable, Sendable {
     /// found on this node's own link are probed every period, so a NAT between keeps its mapping
     /// and a router that forgot it (a reboot) gets a new one within a period. See
     /// `Membership+KeepAlive`.
-    public var keepAlivePeers = 8
+    public var keepAlivePeers: Int
 
     /// The defaults, or the values given.
     public init(
         probeInterval: Int64 = 1_000_000, probeAttempts: Int = 4, suspicionTimeout: Int64 = 5_000_000,
         minSuspicionTimeout: Int64 = 2_000_000, indirectProbes: Int = 3, silenceBeforeSuspicion: Int64 = 2_500_000,
         maxHealth: Int = 8, goneProbeInterval: Int64 = 5_000_000, freshGossipFor: Int64 = 10_000_000,
-        maxGossipPeers: Int = 32, maxPeers: Int = 256
+        maxGossipPeers: Int = 32, maxPeers: Int = 256, keepAlivePeers: Int = 8
     ) {
         precondition(probeInterval > 0 && probeAttempts > 0, "a period needs a length and at least one probe")
         self.probeInterval = probeInterval
@@ -88,18 +88,16 @@ public struct MembershipConfig: Hashable, Sendable {
         self.freshGossipFor = freshGossipFor
         self.maxGossipPeers = maxGossipPeers
         self.maxPeers = maxPeers
+        self.keepAlivePeers = max(0, keepAlivePeers)
     }
 
     /// SWIM as Huddle ran it before Lifeguard: a peer is suspect at the end of its first
     /// unanswered period and gone 4 s later, nobody else is asked to probe it, the timing never
-    /// stretches, and only the ring's peer is probed. For comparison (the simulator runs both) and for tests of the plain protocol.
-    public static let swim: MembershipConfig = {
-        var swim = MembershipConfig(
-            suspicionTimeout: 4_000_000, minSuspicionTimeout: 4_000_000, indirectProbes: 0, silenceBeforeSuspicion: 0,
-            maxHealth: 0)
-        swim.keepAlivePeers = 0
-        return swim
-    }()
+    /// stretches, and only the ring's peer is probed. For comparison (the simulator runs both) and
+    /// for tests of the plain protocol.
+    public static let swim = MembershipConfig(
+        suspicionTimeout: 4_000_000, minSuspicionTimeout: 4_000_000, indirectProbes: 0, silenceBeforeSuspicion: 0,
+        maxHealth: 0, keepAlivePeers: 0)
 
     /// How long an unanswered probe is remembered, so a late ack still counts as contact.
     var probeMemory: Int64 { probeInterval.clampedAdding(suspicionTimeout) }
