@@ -162,7 +162,10 @@ struct SimulatedNode {
                 effects.shown += messages.map(\.event.id)
             case .output(.peer(let id, _, let state, let left)):
                 effects.changes.append((id, left ? .gone : state))
-            case .output, .persist, .advertise, .vouchedPeers, .askPassphrase, .quit, .listen, .hear:
+            case .persist(let write):
+                // No disk: a write is committed as it is made.
+                machine.committed([write])
+            case .output, .advertise, .vouchedPeers, .askPassphrase, .quit, .listen, .hear:
                 continue
             }
         }

@@ -138,6 +138,48 @@ import Testing
         #expect(digests.first?.vector[bobID] == lan[alice].machine.vector(of: room)[bobID])
     }
 
+    /// A power cut must not make alice sign a second event with a seq a peer holds (every peer
+    /// would take it for equivocation). Her push waits for the commit (the shell holds it); so do
+    /// an answer to a digest and a pull's response, which come from the log: until the store says
+    /// the event is on disk, they carry everything else of hers, not it.
+    @Test func anEventMadeHereLeavesByNoWayBeforeItsCommit() {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        let bob = lan.add("bob")
+        lan.introduceAll()
+        let aliceID = lan[alice].machine.identity.id
+        let bobID = lan[bob].machine.identity.id
+        lan.on(alice) { $0.consoleLine("on disk", at: $1.wall, now: $1) }
+        lan.deliverAll()
+        let onDisk = lan[alice].machine.vector(of: room)[aliceID]
+
+        lan.holdCommits = true
+        lan.on(alice) { $0.consoleLine("not on disk yet", at: $1.wall, now: $1) }
+        lan.dropAll()  // its push: the shell sends it once committed
+        let pending = lan[alice].machine.vector(of: room)[aliceID]
+        #expect(pending == onDisk + 1)
+
+        func answered() -> [UInt64] {
+            lan.now = lan.now.advanced(byMilliseconds: 50)
+            let before = lan[alice].sent.count
+            lan.inject(.digest(RoomDigest(from: bobID, room: room, vector: VersionVector())), from: lan[bob].address, to: alice)
+            lan.dropAll()
+            return lan[alice].sent[before...].flatMap { sent -> [Event] in
+                if case .events(let events) = sent.message { events } else { [] }
+            }.filter { $0.origin == aliceID }.map(\.seq)
+        }
+        func served() -> [UInt64] {
+            lan[alice].machine.syncResponse(to: SyncRequest(from: bobID, room: room, have: VersionVector(), limit: 1024))
+                .events.filter { $0.origin == aliceID }.map(\.seq)
+        }
+        #expect(answered() == Array(1...onDisk))
+        #expect(served() == Array(1...onDisk))
+
+        lan.commit(alice)
+        #expect(answered() == Array(1...pending))
+        #expect(served() == Array(1...pending))
+    }
+
     @Test func aRestartRestoresTheRoomAndShowsNothingTwice() throws {
         var lan = MachineLAN()
         let alice = lan.add("alice")

@@ -103,7 +103,7 @@ extension NodeMachine {
                     toPeerAt: address)
             case .pushMissing(let room, let have, let address):
                 guard let log = rooms[room]?.log else { continue }
-                let events = log.push(missingFor: have, config: replication.config)
+                let events = committedOnly(log.push(missingFor: have, config: replication.config), room: room)
                 guard !events.isEmpty else { continue }
                 // Proofs first, if the events name an equivocator's dropped seqs.
                 for proof in log.evidence(for: events) { pushEvidence(proof, toPeerAt: address) }

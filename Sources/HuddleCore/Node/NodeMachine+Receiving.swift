@@ -92,9 +92,14 @@ extension NodeMachine {
         replication.pullFinished(room: request.room, peer: request.peer)
     }
 
-    /// The answer to a peer's pull (nothing for a room this node has not loaded).
+    /// The answer to a peer's pull (nothing for a room this node has not loaded), without this
+    /// node's own events whose commit is under way.
     public func syncResponse(to request: SyncRequest) -> SyncResponse {
-        rooms[request.room]?.log.response(to: request) ?? SyncResponse(room: request.room, events: [], more: false)
+        guard var response = rooms[request.room]?.log.response(to: request) else {
+            return SyncResponse(room: request.room, events: [], more: false)
+        }
+        response.events = committedOnly(response.events, room: request.room)
+        return response
     }
 
     /// The events of one datagram or pull batch worth a signature check: in a joined room, not a

@@ -40,6 +40,7 @@ extension NodeMachine {
         // Durably, before anyone sees it: a power cut must not make this node sign another event
         // with this seq (which peers would take as equivocation).
         emit(.persist(.events([made.event], durable: true)))
+        awaitCommit(of: made.event)
         show(made.outputs, room: room, now: now)
         push([made.event], room: room)
         perform(replication.originated(made.event, state: replicationState(room), now: now.monotonic), now: now)

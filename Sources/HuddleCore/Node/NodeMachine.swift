@@ -68,6 +68,9 @@ public struct NodeMachine: Sendable {
     var replicationTickAt: Int64 = 0
     /// The vouched peers' addresses and the incarnation last told (``NodeEffect/vouchedPeers(_:incarnation:)``).
     var lastVouched: (addresses: Set<PeerAddress>, incarnation: UInt64) = ([], 0)
+    /// Per room, the first seq of this node's own events whose commit is still under way (see
+    /// `NodeMachine+Commits`).
+    var uncommittedFrom: [String: UInt64] = [:]
     /// What the store held at start, per room, until the room is loaded.
     var stored: [String: StoredRoom]
     /// Private rooms' names, by id, as the store keeps them.

@@ -143,17 +143,18 @@ public actor Node {
         let writer = writer
         let wait = Task {
             await writer.commit(writes)
-            await self.finish(turn, effects)
+            await self.finish(turn, effects, committed: writes)
         }
         committing[turn] = wait
         return wait
     }
 
-    /// Carries out the effects of `turn`, whose writes are committed, after every earlier turn's.
-    private func finish(_ turn: Int, _ effects: [NodeEffect]) async {
+    /// Carries out the effects of `turn`, whose `writes` are committed, after every earlier turn's.
+    private func finish(_ turn: Int, _ effects: [NodeEffect], committed writes: [StoreWrite]) async {
         if !commitTurns.isDue(turn) {
             await withCheckedContinuation { commitTurns.park(turn, $0) }
         }
+        machine.committed(writes)
         perform(effects)
         committing[turn] = nil
         commitTurns.finish()?.resume()

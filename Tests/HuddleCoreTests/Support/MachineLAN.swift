@@ -14,6 +14,8 @@ struct MachineLAN {
         /// Datagrams it sent, oldest first (what a test reads as "on the wire").
         var sent: [(message: WireMessage, to: PeerAddress)] = []
         var pulls: [PullRequest] = []
+        /// Writes made while ``MachineLAN/holdCommits`` is set: not on "disk" yet.
+        var uncommitted: [StoreWrite] = []
         var quit = false
         /// Peers' sound windows the machine handed to its matcher, and `/listen` requests.
         var heard: [SoundWindow] = []
@@ -47,6 +49,8 @@ struct MachineLAN {
     var blocked: Set<[Int]> = []
     /// Whether pulls are answered when asked (a pull runs over TCP, which does not lose them).
     var answerPulls = true
+    /// Whether writes wait for ``commit(_:)`` (a slow disk), rather than landing as they are made.
+    var holdCommits = false
 
     init(now: NodeTime = NodeTime(wall: 1_700_000_000_000, monotonic: 5_000_000)) {
         self.now = now
@@ -176,7 +180,12 @@ struct MachineLAN {
                 hosts[index].machine.pullFinished(request)
                 pending += hosts[index].machine.pollEffects()
             case .persist(let write):
-                hosts[index].store.apply(write)
+                if holdCommits {
+                    hosts[index].uncommitted.append(write)
+                } else {
+                    hosts[index].store.apply(write)
+                    hosts[index].machine.committed([write])
+                }
             case .datagram(let bytes, let address):
                 if !isBlocked(index, address) { relaysInFlight.append((bytes, index, address)) }
             case .output(let line):
@@ -196,6 +205,15 @@ struct MachineLAN {
     func isBlocked(_ from: Int, _ to: PeerAddress) -> Bool {
         guard let target = hosts.firstIndex(where: { $0.address == to }) else { return false }
         return blocked.contains([min(from, target), max(from, target)])
+    }
+
+    /// Commits node `index`'s writes held by ``holdCommits``, and tells its machine.
+    mutating func commit(_ index: Int) {
+        let writes = hosts[index].uncommitted
+        hosts[index].uncommitted = []
+        for write in writes { hosts[index].store.apply(write) }
+        hosts[index].machine.committed(writes)
+        collect(index)
     }
 
     /// Stops node `index` and starts it again from what its store kept.

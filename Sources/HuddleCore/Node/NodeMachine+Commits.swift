@@ -1,0 +1,32 @@
+/// This node's own events before their commit. An event it makes is stored durably before it is
+/// pushed (``originate(_:in:at:now:)``; the shell holds the push until the commit): a power cut
+/// must not make it sign another event with a seq a peer holds, which every peer would take for
+/// equivocation. Pushes are not the only way out, though: an answer to a digest and a pull's
+/// response come from the room's log, which holds the event from the moment it is made. Until the
+/// shell says the event is on disk (``committed(_:)``), those leave it out; its own push, sent
+/// after the commit, carries it.
+extension NodeMachine {
+    /// Notes that `event`, made here, waits for its commit.
+    mutating func awaitCommit(of event: Event) {
+        if uncommittedFrom[event.room] == nil { uncommittedFrom[event.room] = event.seq }
+    }
+
+    /// The store committed `writes` (in the order they were emitted): this node's own events among
+    /// them, and every earlier one, may now be answered for and served. Called by the shell once
+    /// the commit returns; a shell whose store is memory calls it as it applies each write.
+    public mutating func committed(_ writes: [StoreWrite]) {
+        for case .events(let events, durable: true) in writes {
+            for event in events where event.origin == identity.id {
+                guard let from = uncommittedFrom[event.room], event.seq >= from else { continue }
+                let held = rooms[event.room]?.log.vector[identity.id] ?? event.seq
+                uncommittedFrom[event.room] = event.seq >= held ? nil : event.seq + 1
+            }
+        }
+    }
+
+    /// `events` without this node's own whose commit is under way in `room`.
+    func committedOnly(_ events: [Event], room: String) -> [Event] {
+        guard let from = uncommittedFrom[room] else { return events }
+        return events.filter { $0.origin != identity.id || $0.seq < from }
+    }
+}
