@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import queue
 import signal
 import subprocess
@@ -23,12 +24,13 @@ class Node:
                  launcher: list[str] = (), host_address: str = "127.0.0.1", passphrase: str | None = None,
                  extra: list[str] = ()):
         """`launcher` prefixes the command (e.g. `Scripts/lan exec h1`); `host_address` is where
-        peers reach this node; `extra` is appended to `huddle run`'s flags (`--audio-file F`)."""
+        peers reach this node; `extra` is appended to `huddle run`'s flags (`--audio-file F`).
+        HUDDLE_TEST_LOG_LEVEL=debug makes every node log at debug level to its stderr file."""
         self.name = name
         self.data_dir = data_dir
         self.host_address = host_address
         args = [*launcher, binary, "run", "--name", name, "--data-dir", str(data_dir), "--json",
-                "--port", str(port), "--log-level", "info"]
+                "--port", str(port), "--log-level", os.environ.get("HUDDLE_TEST_LOG_LEVEL", "info")]
         if not mdns:
             args.append("--no-mdns")
         if room:

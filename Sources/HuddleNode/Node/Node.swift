@@ -160,11 +160,21 @@ public actor Node {
         commitTurns.finish()?.resume()
     }
 
-    /// Carries out effects whose writes are handed over: everything but the writes, in order.
+    /// Carries out effects whose writes are handed over: everything but the writes, in order,
+    /// except that whom a goodbye goes to is updated first. A line saying a peer is alive can
+    /// wake the process that reads it, which may send this node SIGTERM before the loop reaches
+    /// the update: the goodbye must already go to that peer.
     private func perform(_ effects: [NodeEffect]) {
+        for case .vouchedPeers(let addresses, let incarnation) in effects {
+            datagramLimits.withLock { $0.exempt = addresses }
+            goodbye.withLock {
+                $0.to = addresses.sorted()
+                $0.incarnation = incarnation
+            }
+        }
         for effect in effects {
             switch effect {
-            case .persist:
+            case .persist, .vouchedPeers:
                 continue
             case .send(let message, let addresses):
                 send(encoded: message.encoded(), to: addresses)
@@ -176,12 +186,6 @@ public actor Node {
                 show(line)
             case .advertise(let rooms):
                 discovery?.update(rooms: rooms)
-            case .vouchedPeers(let addresses, let incarnation):
-                datagramLimits.withLock { $0.exempt = addresses }
-                goodbye.withLock {
-                    $0.to = addresses.sorted()
-                    $0.incarnation = incarnation
-                }
             case .askPassphrase(let room):
                 if let console {
                     console.askSecret("passphrase for \(room)")
