@@ -24,8 +24,8 @@ func wireDecoderFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
     if let relay = try? RelayMessage(decoding: bytes) {
         precondition(relay.encoded() == bytes, "a relay decoded from bytes it does not re-encode to")
-        precondition(relay.message.encoded() == relay.payload, "a relay's payload is not canonical")
-        precondition(RelayMessage.relayableKinds.contains(relay.message.kind), "a relay carries what it must not")
+        precondition(relay.content.encoded() == relay.payload, "a relay's payload is not canonical")
+        precondition(RelayMessage.isRelayable(relay.content), "a relay carries what it must not")
         _ = relay.signer
     }
 

@@ -103,7 +103,7 @@ import Testing
         let toB2 = RelayMessage(from: a2ID, to: b2ID, payload: probe.encoded())!
         #expect(b2.accept(toB2, from: PeerAddress(host: "10.77.0.66", port: 7400), now: now) == .refuse(.stranger))
         #expect(b2.accept(toB2, from: network.addresses[Self.b1], now: now)
-            == .deliver(probe, sender: a2ID, relay: network.id(Self.b1)))
+            == .deliver(.message(probe), sender: a2ID, relay: network.id(Self.b1)))
 
         // A relay of a relay cannot be made or read, and a digest (which no one signs) cannot travel.
         #expect(RelayMessage(from: a2ID, to: b2ID, payload: relay.encoded()) == nil)

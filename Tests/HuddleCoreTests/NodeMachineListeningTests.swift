@@ -45,6 +45,32 @@ import Testing
         #expect(lan[bob].outputs.contains(.listening(source: "file", startedAt: lan.now.wall)))
     }
 
+    /// Friends in two homes whose routers let alice and carol never meet: bob, who reaches both,
+    /// relays their sound as he relays their chat, so they calibrate by ear all the same. What
+    /// bob passes on is alice's signed window, untouched; carol checks it as if it came straight.
+    @Test func soundGoesThroughARelayToAPeerThatCannotBeReachedDirectly() throws {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        let bob = lan.add("bob")
+        let carol = lan.add("carol")
+        lan.blocked = [[alice, carol]]
+        lan.introduceAll()
+        for _ in 0..<150 { lan.advance(ms: 100) }  // as in NodeMachineTests: the relay path is found
+        let carolID = lan[carol].machine.identity.id
+        #expect(lan[alice].machine.membership.route(to: carolID).relay == lan[bob].machine.identity.id)
+        for host in [alice, bob, carol] {
+            lan.on(host) { $0.listeningStarted(source: "file", at: $1.wall, now: $1) }
+        }
+        let sound = frames(11)
+        lan.on(alice) { $0.heardOwnSound(start: $1.wall - 2_000, bits: sound.bits, loud: sound.loud, now: $1) }
+        lan.deliverAll()
+        let heard = try #require(lan[carol].heard.first)
+        #expect(heard.from == lan[alice].machine.identity.id)
+        #expect(heard.bits == sound.bits)
+        #expect(lan[bob].heard.map(\.from) == [lan[alice].machine.identity.id])  // bob's own copy, direct
+        #expect(lan[carol].machine.counters.soundWindowsIn == 1)
+    }
+
     @Test func inAPrivateRoomTheFeaturesAreSealedOnTheWire() throws {
         let key = RoomKey(name: room, master: Array(repeating: 7, count: 32))
         var (lan, alice, bob) = listeningPair(key: key)

@@ -55,14 +55,14 @@ import Testing
             peers: [])))
         var bytes = try #require(RelayMessage(from: alice.id, to: bob, payload: probe.encoded())).encoded()
         let relayed = try RelayMessage(decoding: bytes)
-        #expect(relayed.message.hasValidMembershipSignature && relayed.signer == alice.id)
+        #expect(relayed.message?.hasValidMembershipSignature == true && relayed.signer == alice.id)
         // Readdressed on the way: the probe is still alice's, for the target to check; the relay
         // header is not signed, which is why a relay forwards only from `from`'s own address.
         bytes.replaceSubrange(36..<68, with: carol.bytes)
-        #expect(try RelayMessage(decoding: bytes).message.hasValidMembershipSignature)
+        #expect(try RelayMessage(decoding: bytes).message?.hasValidMembershipSignature == true)
         // One bit of the payload changed: the target's check fails.
         bytes[80] ^= 1
-        #expect(try RelayMessage(decoding: bytes).message.hasValidMembershipSignature == false)
+        #expect(try RelayMessage(decoding: bytes).message?.hasValidMembershipSignature == false)
     }
 
     @Test func theExampleOfTheProtocolDocument() throws {
@@ -79,10 +79,24 @@ import Testing
         #expect(bytes.count == 178)
     }
 
+    @Test func aSoundWindowTravelsInARelayAndItsSenderIsItsSigner() throws {
+        let alice = NodeIdentity.generate(), bob = NodeID.fixture(2)
+        let window = SoundWindow.made(
+            by: alice, room: "superbowl", key: nil, sentAt: 1_000, start: 0, bits: [1, 2, 3], loud: [true, true, false])
+        let relay = try #require(RelayMessage(from: alice.id, to: bob, payload: window.encoded()))
+        let decoded = try RelayMessage(decoding: relay.encoded())
+        #expect(decoded.content == .sound(window) && decoded.message == nil)
+        #expect(decoded.signer == alice.id)
+        // Someone else's window is carried only as theirs: the relay names the signer as `from`,
+        // and Membership refuses one whose `from` is not its signer (notItsOwn).
+        let forged = try #require(RelayMessage(from: bob, to: alice.id, payload: window.encoded()))
+        #expect(forged.signer != forged.from)
+    }
+
     /// Decodes `bytes` as a relay; if that works, checks it re-encodes to the same bytes.
     static func checkCanonical(_ bytes: [UInt8], _ failures: inout [[UInt8]]) -> Bool {
         guard let relay = try? RelayMessage(decoding: bytes) else { return false }
-        if relay.encoded() != bytes || relay.message.encoded() != relay.payload, failures.count < 5 {
+        if relay.encoded() != bytes || relay.content.encoded() != relay.payload, failures.count < 5 {
             failures.append(bytes)
         }
         return true

@@ -31,12 +31,13 @@
 ///     switch membership.accept(relay, from: source, now: now) {
 ///     case .forward(let address): send(bytes, to: address)        // untouched
 ///     case .refuse(let why): count(.relayRefused, why)
-///     case .deliver(let message, _, let via):                     // check signatures as always, then
-///         switch message {
-///         case .probe(let probe): perform(membership.receive(probe, via: via, now: now))
-///         case .ack(let ack): perform(membership.receive(ack, via: via, now: now))
-///         case .leaving(let leaving): perform(membership.receive(leaving, now: now))
-///         case .events(let events): ingest(events, from: source)   // like a push
+///     case .deliver(let content, _, let via):                     // check signatures as always, then
+///         switch content {
+///         case .message(.probe(let probe)): perform(membership.receive(probe, via: via, now: now))
+///         case .message(.ack(let ack)): perform(membership.receive(ack, via: via, now: now))
+///         case .message(.leaving(let leaving)): perform(membership.receive(leaving, now: now))
+///         case .message(.events(let events)): ingest(events, from: source)   // like a push
+///         case .sound(let window): hear(window)                   // like one sent directly
 ///         default: break                                           // a relay carries nothing else
 ///         }
 ///     }
@@ -54,7 +55,7 @@ extension Membership {
         if relay.to == me {
             // Delivered by a peer that vouched for itself, at its own address.
             guard let relayer = livePeer(at: source), relayer.id != relay.from else { return .refuse(.stranger) }
-            return .deliver(relay.message, sender: relay.from, relay: relayer.id)
+            return .deliver(relay.content, sender: relay.from, relay: relayer.id)
         }
         guard let requester = peers[relay.from], requester.vouched > 0, requester.state != .gone,
             requester.address == source
@@ -64,6 +65,9 @@ extension Membership {
         }
         let shared = Set(ownRooms).intersection(requester.rooms).intersection(target.rooms)
         guard !shared.isEmpty else { return .refuse(.noSharedRoom) }
+        if case .sound(let window) = relay.content, !Set(requester.rooms).intersection(target.rooms).contains(window.room) {
+            return .refuse(.noSharedRoom)
+        }
         if case .events(let events) = relay.message {
             let theirs = Set(requester.rooms).intersection(target.rooms)
             let advertised = Set(requester.rooms).union(target.rooms).union(ownRooms)

@@ -99,10 +99,10 @@ public enum RelayDirective: Hashable, Sendable {
 
 /// What to do with a ``RelayMessage`` that arrived (``Membership/accept(_:from:now:)``).
 public enum RelayVerdict: Hashable, Sendable {
-    /// It is for this node: check `message`'s signatures as for any datagram, then handle it as
+    /// It is for this node: check the payload's signatures as for any datagram, then handle it as
     /// `sender`'s, reached through `relay` (a probe or ack through ``Membership/receive(_:via:now:)``,
-    /// events as pushed ones, a goodbye as one).
-    case deliver(WireMessage, sender: NodeID, relay: NodeID)
+    /// events as pushed ones, a goodbye as one, a sound window as one).
+    case deliver(Datagram, sender: NodeID, relay: NodeID)
     /// This node relays it: send the datagram exactly as it arrived to `address` (the target's).
     case forward(to: PeerAddress)
     /// Dropped, for this reason (count it).
@@ -117,7 +117,7 @@ public enum RelayRefusal: String, Hashable, Sendable, CaseIterable {
     /// The target is not a vouched, live peer of this node.
     case unknownTarget
     /// No room is shared by the requester, the target and this node; or the payload carries an
-    /// event of a room the two do not share.
+    /// event or a sound window of a room the two do not share.
     case noSharedRoom
     /// A membership payload not signed by `from` (it relays only its own word).
     case notItsOwn

@@ -68,7 +68,7 @@ extension NodeMachine {
     // MARK: Own sound
 
     /// The next 2 s of what this node heard (frames from `start`, node-clock ms): signed and
-    /// sent to the live peers of every joined room but direct ones.
+    /// sent to the live peers of every joined room but direct ones, each along its route.
     public mutating func heardOwnSound(start: Int64, bits: [UInt32], loud: [Bool], now: NodeTime) {
         guard listening != nil, bits.count == loud.count, !bits.isEmpty else { return }
         for room in joined where directs[room] == nil {
@@ -78,7 +78,14 @@ extension NodeMachine {
                 by: identity, room: room, key: keys[room], sentAt: now.wall, start: start, bits: bits, loud: loud)
             let bytes = window.encoded()
             for peer in peers {
-                emit(.datagram(bytes, to: peer.address))
+                // Along the peer's route: through a relay where the two cannot reach each other.
+                if case .via(_, let relay) = membership.route(to: peer.id),
+                    let wrapped = RelayMessage(from: identity.id, to: peer.id, payload: bytes)
+                {
+                    emit(.datagram(wrapped.encoded(), to: relay))
+                } else {
+                    emit(.datagram(bytes, to: peer.address))
+                }
             }
             counters.packetsOut += peers.count
             counters.soundWindowsOut += peers.count
@@ -88,12 +95,18 @@ extension NodeMachine {
     // MARK: Peers' sound
 
     /// A peer's sound window from `source`: taken only while listening, from a live peer of a
-    /// joined room whose join there was delivered, within the sender's budget of signature checks, signed by its sender, and
-    /// opened with the room's key in a private room. Anything else is counted and dropped.
+    /// joined room whose join there was delivered, within the sender's budget of signature checks,
+    /// signed by its sender, and opened with the room's key in a private room. Anything else is
+    /// counted and dropped.
     public mutating func receive(
         _ window: SoundWindow, from source: PeerAddress, now: NodeTime, checks: inout some SignatureBudget
     ) {
         counters.packetsIn += 1
+        take(window, now: now, checks: &checks)
+    }
+
+    /// A peer's sound window, directly or through a relay: see ``receive(_:from:now:checks:)``.
+    mutating func take(_ window: SoundWindow, now: NodeTime, checks: inout some SignatureBudget) {
         guard listening != nil else { return countDropped(.notListening) }
         guard joined.contains(window.room), directs[window.room] == nil else { return countDropped(.notJoined) }
         guard window.from != identity.id,

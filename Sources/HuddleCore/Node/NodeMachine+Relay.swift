@@ -16,7 +16,10 @@ extension NodeMachine {
             emit(.datagram(bytes, to: address))
         case .refuse:
             countDropped(.relayRefused)
-        case .deliver(let message, _, let via):
+        case .deliver(.sound(let window), _, _):
+            // Checked as one sent directly (a live peer of the room, its signature).
+            take(window, now: now, checks: &checks)
+        case .deliver(.message(let message), _, let via):
             if message.isMembership, !message.hasValidMembershipSignature { return countDropped(.badSignature) }
             switch message {
             case .probe(let probe):

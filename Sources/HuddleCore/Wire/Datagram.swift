@@ -21,6 +21,14 @@ public enum Datagram: Hashable, Sendable {
         }
     }
 
+    /// The datagram's bytes.
+    public func encoded() -> [UInt8] {
+        switch self {
+        case .message(let message): message.encoded()
+        case .sound(let window): window.encoded()
+        }
+    }
+
     /// Whether the bytes are a well-formed envelope of this version with kind 11.
     public static func isSoundWindow(_ bytes: some Collection<UInt8>) -> Bool {
         var envelope = bytes.prefix(WireProtocol.envelopeByteCount).makeIterator()

@@ -6,15 +6,16 @@
 ///     +------+--------------+--------------+-------------+==================================+
 ///     | env  | from: id     | to: id       | length: u16 | payload: bytes<length>           |
 ///     +------+--------------+--------------+-------------+==================================+
-///                                                          one whole message, envelope and all:
-///                                                          events (1), probe (5), ack (6) or
-///                                                          leaving (9), as its sender signed it
+///                                                          one whole datagram, envelope and all:
+///                                                          events (1), probe (5), ack (6),
+///                                                          leaving (9) or a sound window (11),
+///                                                          as its sender signed it
 ///
-/// A relay is not a ``WireMessage``: it is a wrapper around one, for UDP only, and a relay never
-/// holds a relay (a payload of kind 10 does not decode as a ``WireMessage``), so a relayed datagram
-/// is never relayed again. Only payloads that prove themselves travel: events carry their origin's
-/// signature, probes, acks and goodbyes their sender's, and a membership payload must be `from`'s
-/// own. Nothing of the payload is changed on the way, so the target checks the same signatures it
+/// A relay is not a ``WireMessage``: it is a wrapper around one (or a ``SoundWindow``), for UDP
+/// only, and a relay never holds a relay (a payload of kind 10 does not decode as a ``Datagram``),
+/// so a relayed datagram is never relayed again. Only payloads that prove themselves travel:
+/// events carry their origin's signature, probes, acks, goodbyes and sound windows their
+/// sender's, and a payload signed by its sender must be `from`'s own. Nothing of the payload is changed on the way, so the target checks the same signatures it
 /// would check had the datagram come straight.
 ///
 /// ```swift
@@ -37,21 +38,34 @@ public struct RelayMessage: Hashable, Sendable {
     public var from: NodeID
     /// The node it is for.
     public var to: NodeID
-    /// The relayed message as it travels (its encoding, signatures included).
+    /// The relayed datagram as it travels (its encoding, signatures included).
     public let payload: [UInt8]
     /// The payload, decoded.
-    public let message: WireMessage
+    public let content: Datagram
 
-    /// Wraps an encoded message. `nil` unless `payload` is exactly one message of a relayable
-    /// kind, at most ``maxPayloadBytes`` long.
+    /// The payload, if it is a message (not a sound window).
+    public var message: WireMessage? {
+        if case .message(let message) = content { message } else { nil }
+    }
+
+    /// Wraps an encoded datagram. `nil` unless `payload` is exactly one message of a relayable
+    /// kind or one sound window, at most ``maxPayloadBytes`` long.
     public init?(from: NodeID, to: NodeID, payload: [UInt8]) {
-        guard payload.count <= Self.maxPayloadBytes, let message = try? WireMessage(decoding: payload),
-            Self.relayableKinds.contains(message.kind)
+        guard payload.count <= Self.maxPayloadBytes, let content = try? Datagram(decoding: payload),
+            Self.isRelayable(content)
         else { return nil }
         self.from = from
         self.to = to
         self.payload = payload
-        self.message = message
+        self.content = content
+    }
+
+    /// Whether a relay may carry `content`: a message of a relayable kind, or a sound window.
+    public static func isRelayable(_ content: Datagram) -> Bool {
+        switch content {
+        case .message(let message): relayableKinds.contains(message.kind)
+        case .sound: true
+        }
     }
 
     /// Whether `bytes` say in their envelope that they are a relay (magic, this version, kind 10):
@@ -84,16 +98,16 @@ public struct RelayMessage: Hashable, Sendable {
         }
         payload = Array(try reader.readBytes(length))
         try reader.expectEnd()
-        let inner: WireMessage
+        let inner: Datagram
         do {
-            inner = try WireMessage(decoding: payload)
+            inner = try Datagram(decoding: payload)
         } catch .unknownMessageKind(Self.kind) {
             throw .notRelayable(kind: Self.kind, offset: at + 2)
         }
-        guard Self.relayableKinds.contains(inner.kind) else {
-            throw .notRelayable(kind: inner.kind.rawValue, offset: at + 2)
+        if case .message(let message) = inner, !Self.relayableKinds.contains(message.kind) {
+            throw .notRelayable(kind: message.kind.rawValue, offset: at + 2)
         }
-        message = inner
+        content = inner
     }
 
     /// The relay as one datagram.
@@ -109,14 +123,15 @@ public struct RelayMessage: Hashable, Sendable {
         return writer.bytes
     }
 
-    /// The node that signed the payload, for a membership payload (`nil` for events, which each
-    /// carry their origin's signature).
+    /// The node that signed the payload, for a membership payload or a sound window (`nil` for
+    /// events, which each carry their origin's signature).
     public var signer: NodeID? {
-        switch message {
-        case .probe(let probe): probe.from
-        case .ack(let ack): ack.from
-        case .leaving(let leaving): leaving.from
-        default: nil
+        switch content {
+        case .message(.probe(let probe)): probe.from
+        case .message(.ack(let ack)): ack.from
+        case .message(.leaving(let leaving)): leaving.from
+        case .message: nil
+        case .sound(let window): window.from
         }
     }
 

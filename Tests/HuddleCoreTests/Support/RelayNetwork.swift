@@ -113,8 +113,10 @@ struct RelayNetwork {
         case .relay(let bytes):
             guard let relay = try? RelayMessage(decoding: bytes) else { return }
             switch nodes[node].accept(relay, from: source, now: now) {
-            case .deliver(let message, _, let relayID):
+            case .deliver(.message(let message), _, let relayID):
                 handle(message, at: node, from: source, relay: relayID)
+            case .deliver(.sound, _, _):
+                return  // membership only: nobody listens here
             case .forward(let address):
                 forwarded[node] += 1
                 send(.relay(bytes), from: node, to: address)
