@@ -7,7 +7,8 @@ In ``strict`` mode a2 and b2 cannot reach each other at all: only a relay (a1 or
 their messages in two link delays (NodeMachine+Relay), and the same targets hold: in five runs
 a2 -> b2 p99 21-28 ms. In five runs with NAT keep-alives (Membership+KeepAlive) every mode healed
 within 1 s of a cut or a flush; before them nat's flush once took 3.1 s in CI, while home B
-happened to send home A nothing.
+happened to send home A nothing. In strict mode, two of them listening to their copies of one
+broadcast are placed by sound through the relay too.
 
 The bed's namespaces are huddle-TAG-*, TAG from HUDDLE_HOMES_TAG (default hm).
 """
@@ -19,9 +20,12 @@ import time
 
 import pytest
 
+from huddletest import audio_corpus as corpus
 from huddletest.binary import huddle_binary
 from huddletest.homes import Homes
 from huddletest.node import Node, kill_all
+from huddletest.polling import poll
+from huddletest.skips import cannot_run_here
 
 NAMES = {"a1": "alice", "a2": "anna", "b1": "bob", "b2": "bea"}
 MODES = ["route", "nat", "strict"]
@@ -134,3 +138,47 @@ def test_a_20_s_cut_and_a_router_that_forgets_its_connections_heal_within_3_s(ho
                f"{after_cut:.2f} s after the cut, {after_flush:.2f} s after the flush")
     print(figures)
     expect_fast(caught_up <= 3 and after_cut <= 3 and after_flush <= 3, bed.mode, figures)
+
+
+def test_in_strict_mode_the_far_pair_is_placed_by_sound_through_a_relay(tmp_path):
+    """anna (a2) and bea (b2) cannot reach each other, and each plays her copy of one broadcast
+    (bea's 2.5 s behind, through a TV speaker in a 10 dB room): their sound windows go through a1
+    or b1 inside relays, so each places the other by ear within 30 s, to within 50 ms."""
+    if not corpus.have_tools():
+        cannot_run_here("needs sox and espeak-ng (Scripts/bootstrap installs them)")
+    seconds, pre_roll = 45.0, 10.0
+    game = corpus.broadcast(tmp_path / "broadcast.wav", pre_roll + seconds + 2, bed_seed=5)
+    viewers = {"a2": corpus.Viewer(delay=0.0, seconds=seconds, seed=51, pre_roll=pre_roll),
+               "b2": corpus.Viewer(delay=2.5, seconds=seconds, snr_db=10, band="tv", seed=52, pre_roll=pre_roll)}
+    files = {host: corpus.viewer_copy(game, tmp_path / f"{host}.wav", viewer) for host, viewer in viewers.items()}
+    bed = Homes(os.environ.get("HUDDLE_HOMES_TAG", "hm"), "strict").up()
+    nodes: dict[str, Node] = {}
+    try:
+        for host in ("a1", "b1", "a2", "b2"):
+            extra = ["--audio-file", str(files[host])] if host in files else []
+            nodes[host] = Node(huddle_binary(), NAMES[host], tmp_path / NAMES[host], port=7400,
+                               launcher=bed.on_host(host), host_address=bed.address(host), peers=bed.seeds(host),
+                               extra=extra)
+        started = {host: nodes[host].wait_for(lambda o: o["type"] == "listening" and "started_at" in o, timeout=15,
+                                              what="the listening line")["started_at"] for host in files}
+
+        def lag(node: Node, nick: str) -> int | None:
+            for o in reversed(list(node.outputs)):
+                if o["type"] == "offsets":
+                    member = next((m for m in o["members"] if m["nick"] == nick), None)
+                    return member["behind_you_ms"] if member and member.get("heard") else None
+            return None
+
+        a2, b2 = nodes["a2"], nodes["b2"]
+        poll(lambda: lag(a2, "bea") is not None and lag(b2, "anna") is not None, timeout=30, interval=0.2,
+             what="anna and bea placed by sound through a relay")
+        want = started["b2"] - started["a2"] + 2_500
+        got = lag(a2, "bea")
+        assert abs(got - want) <= 50, f"anna places bea {got} ms behind; her stream is {want} ms behind"
+        heard_through = a2.status()["listening"]["peers"]["bea"]
+        assert heard_through["verdict"] == "aligned", heard_through
+        peer = next(p for p in a2.status()["peers"] if p["nick"] == "bea")
+        print(f"strict: bea placed by ear on anna, {got} ms behind (true {want}); path {peer}")
+    finally:
+        kill_all(nodes.values())
+        bed.down()
