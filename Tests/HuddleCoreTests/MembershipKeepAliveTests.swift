@@ -29,18 +29,16 @@ import Testing
     }
 
     /// Where alice's probes went in each of `periods` periods from `start`, every probe answered.
-    func probed(_ membership: inout Membership, periods: Int, from start: Int64, answer: Bool = true) -> [[PeerAddress]] {
+    func probed(_ membership: inout Membership, periods: Int, from start: Int64) -> [[PeerAddress]] {
         (0..<periods).map { n in
             let now = start + Int64(n) * second
             let sent = membership.tick(now: now).probes
-            if answer {
-                for (probe, to) in sent {
-                    let id = [bobAt: bob, carolAt: carol, daveAt: dave][to]!
-                    let ack = Ack(
-                        from: id, nick: "n", incarnation: 1, sequence: probe.sequence, echoedSentAt: probe.sentAt,
-                        rooms: ["superbowl"], peers: [])
-                    _ = membership.receive(ack, from: to, now: now + 1_000)
-                }
+            for (probe, to) in sent {
+                let id = [bobAt: bob, carolAt: carol, daveAt: dave][to]!
+                let ack = Ack(
+                    from: id, nick: "n", incarnation: 1, sequence: probe.sequence, echoedSentAt: probe.sentAt,
+                    rooms: ["superbowl"], peers: [])
+                _ = membership.receive(ack, from: to, now: now + 1_000)
             }
             return sent.map(\.to).sorted()
         }

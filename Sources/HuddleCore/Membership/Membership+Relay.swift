@@ -65,11 +65,9 @@ extension Membership {
         }
         let shared = Set(ownRooms).intersection(requester.rooms).intersection(target.rooms)
         guard !shared.isEmpty else { return .refuse(.noSharedRoom) }
-        if case .sound(let window) = relay.content, !Set(requester.rooms).intersection(target.rooms).contains(window.room) {
-            return .refuse(.noSharedRoom)
-        }
+        let theirs = Set(requester.rooms).intersection(target.rooms)
+        if case .sound(let window) = relay.content, !theirs.contains(window.room) { return .refuse(.noSharedRoom) }
         if case .events(let events) = relay.message {
-            let theirs = Set(requester.rooms).intersection(target.rooms)
             let advertised = Set(requester.rooms).union(target.rooms).union(ownRooms)
             for event in events where !theirs.contains(event.room) {
                 // A direct message's room is private and advertised by nobody; any other must be shared.

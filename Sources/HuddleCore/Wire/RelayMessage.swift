@@ -15,8 +15,9 @@
 /// only, and a relay never holds a relay (a payload of kind 10 does not decode as a ``Datagram``),
 /// so a relayed datagram is never relayed again. Only payloads that prove themselves travel:
 /// events carry their origin's signature, probes, acks, goodbyes and sound windows their
-/// sender's, and a payload signed by its sender must be `from`'s own. Nothing of the payload is changed on the way, so the target checks the same signatures it
-/// would check had the datagram come straight.
+/// sender's, and a payload signed by its sender must be `from`'s own. Nothing of the payload is
+/// changed on the way, so the target checks the same signatures it would check had the datagram
+/// come straight.
 ///
 /// ```swift
 /// let inner = identity.signed(.probe(probe)).encoded()
