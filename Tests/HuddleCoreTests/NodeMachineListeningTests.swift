@@ -49,12 +49,7 @@ import Testing
     /// relays their sound as he relays their chat, so they calibrate by ear all the same. What
     /// bob passes on is alice's signed window, untouched; carol checks it as if it came straight.
     @Test func soundGoesThroughARelayToAPeerThatCannotBeReachedDirectly() throws {
-        var lan = MachineLAN()
-        let alice = lan.add("alice")
-        let bob = lan.add("bob")
-        let carol = lan.add("carol")
-        lan.blocked = [[alice, carol]]
-        lan.introduceAll()
+        var (lan, alice, bob, carol) = MachineLAN.cutPair()
         for _ in 0..<150 { lan.advance(ms: 100) }  // as in NodeMachineTests: the relay path is found
         let carolID = lan[carol].machine.identity.id
         #expect(lan[alice].machine.membership.route(to: carolID).relay == lan[bob].machine.identity.id)

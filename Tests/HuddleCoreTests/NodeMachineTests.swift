@@ -404,12 +404,7 @@ extension NodeMachineTests {
     }
 
     @Test func twoNodesThatCannotTalkChatThroughAThirdForAsLongAsTheirPathStaysCut() {
-        var lan = MachineLAN()
-        let alice = lan.add("alice")
-        let bob = lan.add("bob")
-        let carol = lan.add("carol")
-        lan.blocked = [[alice, carol]]
-        lan.introduceAll()
+        var (lan, alice, bob, carol) = MachineLAN.cutPair()
         let carolID = lan[carol].machine.identity.id
         // Time moves in steps shorter than a probe's timeout: a machine woken later than it asked
         // takes itself for slow (Lifeguard's local health) and stretches its periods, which on a

@@ -102,6 +102,18 @@ struct MachineLAN {
         for _ in 0..<4 { advance(ms: 1_000) }
     }
 
+    /// alice, bob and carol in the room and introduced, alice and carol unable to reach each other
+    /// (two homes behind strict NATs): bob is the only way between them.
+    static func cutPair() -> (lan: MachineLAN, alice: Int, bob: Int, carol: Int) {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        let bob = lan.add("bob")
+        let carol = lan.add("carol")
+        lan.blocked = [[alice, carol]]
+        lan.introduceAll()
+        return (lan, alice, bob, carol)
+    }
+
     /// Delivers every datagram in flight, and what they cause, until the network is quiet.
     mutating func deliverAll(limit: Int = 10_000) {
         var delivered = 0
