@@ -220,6 +220,8 @@ extension Membership {
         speaksIndirect.remove(evicted)
         lastProbe[evicted] = nil
         hearsayAddresses[evicted] = nil
+        addressChecks[evicted] = nil
+        keptAlive[evicted] = nil
         probeSoon.remove(evicted)
         return true
     }

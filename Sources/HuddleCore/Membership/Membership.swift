@@ -251,7 +251,6 @@ public struct Membership: Sendable {
         indirect = indirect.filter { now.clampedSubtracting($0.value.at) < config.probeMemory }
         rumours = rumours.filter { now.clampedSubtracting($0.value.since) < config.probeMemory }
         addressChecks = addressChecks.filter { now.clampedSubtracting($0.value) < config.probeMemory }
-        keptAlive = keptAlive.filter { peers[$0.key] != nil }
         changedAt = changedAt.filter { now.clampedSubtracting($0.value) < config.freshGossipFor }
         expirePaths(now: now)
 

@@ -131,6 +131,16 @@ public actor Node {
     @discardableResult
     func carryOut(_ effects: [NodeEffect]) -> Task<Void, Never>? {
         guard !effects.isEmpty else { return nil }
+        // Whom a goodbye goes to is bookkeeping, not waiting for any commit: set before anything
+        // else, since a line saying a peer is alive can wake the process that reads it, which may
+        // SIGTERM this node at once; the goodbye must already go to that peer.
+        for case .vouchedPeers(let addresses, let incarnation) in effects {
+            datagramLimits.withLock { $0.exempt = addresses }
+            goodbye.withLock {
+                $0.to = addresses.sorted()
+                $0.incarnation = incarnation
+            }
+        }
         let writes = effects.compactMap { effect -> StoreWrite? in
             if case .persist(let write) = effect { write } else { nil }
         }
@@ -160,18 +170,9 @@ public actor Node {
         commitTurns.finish()?.resume()
     }
 
-    /// Carries out effects whose writes are handed over: everything but the writes, in order,
-    /// except that whom a goodbye goes to is updated first. A line saying a peer is alive can
-    /// wake the process that reads it, which may send this node SIGTERM before the loop reaches
-    /// the update: the goodbye must already go to that peer.
+    /// Carries out effects whose writes are handed over: everything but the writes and the
+    /// goodbye's list (``carryOut(_:)`` did those), in order.
     private func perform(_ effects: [NodeEffect]) {
-        for case .vouchedPeers(let addresses, let incarnation) in effects {
-            datagramLimits.withLock { $0.exempt = addresses }
-            goodbye.withLock {
-                $0.to = addresses.sorted()
-                $0.incarnation = incarnation
-            }
-        }
         for effect in effects {
             switch effect {
             case .persist, .vouchedPeers:
