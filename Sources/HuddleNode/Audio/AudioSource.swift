@@ -47,3 +47,16 @@ public struct AudioSourceError: Error, Equatable, Sendable, CustomStringConverti
         self.description = description
     }
 }
+
+/// The platform's default input device, what `--listen` records: PulseAudio's simple API on
+/// Linux (PipeWire's pulse server answers it too), Audio Queue Services on macOS. Throws one line
+/// saying why not (no sound server, no device, no way to record on this platform).
+func openDefaultInput() throws(AudioSourceError) -> any AudioSource {
+    #if canImport(CPulseSimple)
+    return try PulseAudioSource()
+    #elseif canImport(AudioToolbox)
+    return try AudioQueueSource()
+    #else
+    throw AudioSourceError("this platform has no input device Huddle can record; use --audio-file")
+    #endif
+}

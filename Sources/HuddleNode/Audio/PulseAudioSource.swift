@@ -5,11 +5,8 @@ import Synchronization
 /// The default input device (or a named source, such as a null sink's monitor), recorded through
 /// PulseAudio's simple API, which PipeWire's pulse server answers too: what `--listen` uses on
 /// Linux. It asks the server for 16 kHz mono floats in 10 ms fragments (the server mixes and
-/// resamples), and stamps the first block with the clock reading when it arrived, less its length
-/// and the latency the server reports; later blocks follow by sample count, except after a stall
-/// (a monitor of a sink nothing plays into delivers nothing): a block that arrives more than
-/// 50 ms later than its count says is stamped by its arrival, and the ``Listener`` starts a new
-/// stretch there.
+/// resamples), and stamps blocks by their arrival, less their length and the latency the server
+/// reports (``DeviceBlockStamps``).
 ///
 /// No server, no device, no permission: the initializer throws one line saying which, and the
 /// node runs on without listening.
@@ -28,7 +25,7 @@ public final class PulseAudioSource: AudioSource, @unchecked Sendable {
     public let device: String?
     private let clock: any ListeningClock
     private let stream: OpaquePointer
-    private let state = Mutex((closed: false, reading: false, freed: false, samples: Int64(0), first: Int64?.none))
+    private let state: Mutex<(closed: Bool, reading: Bool, freed: Bool, stamps: DeviceBlockStamps)>
 
     /// Connects to `server` (nil: the default, `PULSE_SERVER` or the user's) and starts recording
     /// `device` (nil: the default input).
@@ -40,6 +37,7 @@ public final class PulseAudioSource: AudioSource, @unchecked Sendable {
         self.device = device
         self.sampleRate = sampleRate
         self.clock = clock
+        self.state = Mutex((closed: false, reading: false, freed: false, stamps: DeviceBlockStamps(sampleRate: sampleRate)))
         var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(sampleRate), channels: 1)
         let fragment = UInt32(sampleRate / 100 * MemoryLayout<Float>.size)
         var attributes = pa_buffer_attr(
@@ -74,14 +72,7 @@ public final class PulseAudioSource: AudioSource, @unchecked Sendable {
         if status >= 0 { latency = pa_simple_get_latency(stream, &error) }
         let (closed, at) = state.withLock { state -> (Bool, Int64) in
             state.reading = false
-            // The block's first sample was heard one block and the server's latency ago.
-            let heard = arrived - Int64(count) * 1_000_000 / Int64(sampleRate) - Int64(min(latency, 1_000_000))
-            let counted = state.first.map { $0 + state.samples * 1_000_000 / Int64(sampleRate) }
-            if counted.map({ heard - $0 > 50_000 }) ?? true {
-                state.first = heard - state.samples * 1_000_000 / Int64(sampleRate)
-            }
-            let at = state.first! + state.samples * 1_000_000 / Int64(sampleRate)
-            state.samples += Int64(count)
+            let at = state.stamps.stamp(samples: count, arrivedAt: arrived, latency: Int64(min(latency, 1_000_000)))
             return (state.closed, at)
         }
         if closed {

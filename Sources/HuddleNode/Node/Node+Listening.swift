@@ -22,12 +22,12 @@ extension Node {
         }
     }
 
-    /// `--listen` or `/listen`: the default input, through PulseAudio (or PipeWire's server).
-    /// Connecting to the server blocks (a remote `PULSE_SERVER` can take seconds to refuse), so
+    /// `--listen` or `/listen`: the default input (``openDefaultInput()``). Connecting to the
+    /// sound server blocks (a remote `PULSE_SERVER` can take seconds to refuse), so
     /// it happens off the actor.
     func startListeningToDevice() async {
         let connected = await Task.detached {
-            Result { () throws(AudioSourceError) -> PulseAudioSource in try PulseAudioSource() }
+            Result { () throws(AudioSourceError) -> any AudioSource in try openDefaultInput() }
         }.value
         switch connected {
         case .success(let source): startListening(to: source)

@@ -1,0 +1,44 @@
+/// When the first sample of each block from a recording device was heard, on the node's wall
+/// clock (µs). A device hands over a block once it is full, so the first block was heard one
+/// block's length and the device's latency before it arrived; later blocks follow by sample
+/// count, which scheduling jitter does not move. A block that arrives more than 50 ms later than
+/// its count says means the device stalled (a monitor of a sink nothing plays into delivers
+/// nothing): it is stamped by its arrival again, and the ``Listener`` starts a new stretch there.
+///
+/// ```swift
+/// var stamps = DeviceBlockStamps(sampleRate: 16_000)
+/// let at = stamps.stamp(samples: 160, arrivedAt: clock.wallMicros(), latency: 20_000)
+/// ```
+///
+/// Shared by every device source (PulseAudio on Linux, Audio Queue Services on macOS).
+struct DeviceBlockStamps: Sendable {
+    let sampleRate: Int
+    /// The wall-clock time the stretch's count starts from, and samples counted since.
+    private var origin: Int64?
+    private var counted: Int64 = 0
+
+    /// A block later than its count by more than this starts a new stretch.
+    static let stallThreshold: Int64 = 50_000
+
+    init(sampleRate: Int) {
+        self.sampleRate = sampleRate
+    }
+
+    /// The stamp of a block of `samples` that arrived at `arrived` (µs) from a device that reports
+    /// `latency` (µs; 0 when it cannot say, at most 1 s believed).
+    mutating func stamp(samples: Int, arrivedAt arrived: Int64, latency: Int64) -> Int64 {
+        let heard = arrived - duration(of: Int64(samples)) - min(max(latency, 0), 1_000_000)
+        // On time or early (jitter), the count says when; much later, the device stalled.
+        let expected = origin.map { $0 + duration(of: counted) }
+        if expected.map({ heard - $0 > Self.stallThreshold }) ?? true {
+            origin = heard - duration(of: counted)
+        }
+        let at = origin! + duration(of: counted)
+        counted += Int64(samples)
+        return at
+    }
+
+    private func duration(of samples: Int64) -> Int64 {
+        samples * 1_000_000 / Int64(sampleRate)
+    }
+}
