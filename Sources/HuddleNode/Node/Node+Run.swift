@@ -238,6 +238,7 @@ extension Node {
     /// screens its events, checks their signatures within the sender's budget and takes them.
     nonisolated func receive(_ envelope: AddressedEnvelope<ByteBuffer>) async {
         // A flood from one address stops here, undecoded (counted as rate_limited).
+        let received = DeliveryTrace.now()
         let source = DatagramEndpoint.source(of: envelope)
         guard datagramLimits.withLock({ $0.admit(source, now: clock.monotonicMicros()) }) else { return }
         // Events from a stranger out of signature checks cost no decoding (counted once per
@@ -249,6 +250,10 @@ extension Node {
         }
         switch DatagramEndpoint.decode(envelope) {
         case .message(let message, let source):
+            if DeliveryTrace.enabled, case .events(let events) = message {
+                DeliveryTrace.mark(.received, events.map(\.id), at: received)
+                DeliveryTrace.mark(.decoded, events.map(\.id))
+            }
             await handle(message, from: source)
         case .relay(let relay, let bytes, let source):
             await handle(relay, bytes: bytes, from: source)

@@ -151,8 +151,10 @@ public actor Node {
         }
         let turn = commitTurns.take()
         let writer = writer
+        DeliveryTrace.mark(.made, DeliveryTrace.own(writes))
         let wait = Task {
             await writer.commit(writes)
+            DeliveryTrace.mark(.stored, DeliveryTrace.own(writes))
             await self.finish(turn, effects, committed: writes)
         }
         committing[turn] = wait
@@ -179,6 +181,7 @@ public actor Node {
                 continue
             case .send(let message, let addresses):
                 send(encoded: message.encoded(), to: addresses)
+                if DeliveryTrace.enabled, case .events(let events) = message { DeliveryTrace.mark(.sent, events.map(\.id)) }
             case .datagram(let bytes, let address):
                 send(encoded: bytes, to: [address])
             case .pull(let request):
@@ -287,6 +290,7 @@ public actor Node {
     func handle(_ message: WireMessage, from source: PeerAddress) async {
         var checks = RateLimitedChecks(node: self, sender: source)
         await step(waiting: false) { machine, now in machine.receive(message, from: source, now: now, checks: &checks) }
+        if DeliveryTrace.enabled, case .events(let events) = message { DeliveryTrace.mark(.taken, events.map(\.id)) }
     }
 
     /// A relay datagram (kind 10): the machine forwards it, takes it, or refuses it.
