@@ -35,9 +35,10 @@ enum DeliveryTrace {
         FileHandle.standardError.write(Data(text.utf8))
     }
 
-    /// This node's own events among `writes`.
+    /// This node's own events among `writes` (none when tracing is off: nothing to mark).
     static func own(_ writes: [StoreWrite]) -> [EventID] {
-        writes.flatMap { write -> [EventID] in
+        guard enabled else { return [] }
+        return writes.flatMap { write -> [EventID] in
             if case .events(let events, durable: true) = write { events.map(\.id) } else { [] }
         }
     }
