@@ -217,18 +217,3 @@ public struct Calibration: Equatable, Sendable {
             .map { Group(reference: $0.key, members: $0.value.sorted()) }
     }
 }
-
-extension Int64 {
-    /// `self + other`, clamped to the representable range instead of trapping: times and
-    /// offsets come from other nodes and must never crash this one.
-    func clampedAdding(_ other: Int64) -> Int64 {
-        let (sum, overflow) = addingReportingOverflow(other)
-        return overflow ? (other > 0 ? .max : .min) : sum
-    }
-
-    /// `self − other`, clamped to the representable range instead of trapping.
-    func clampedSubtracting(_ other: Int64) -> Int64 {
-        let (difference, overflow) = subtractingReportingOverflow(other)
-        return overflow ? (other < 0 ? .max : .min) : difference
-    }
-}

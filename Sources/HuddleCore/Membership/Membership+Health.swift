@@ -137,12 +137,3 @@ extension Double {
         return Double(exponent) + 2 * sum / 0.693_147_180_559_945_3
     }
 }
-
-extension Int64 {
-    /// `self × factor`, saturating at the bounds instead of trapping.
-    func clampedMultiplied(by factor: Int64) -> Int64 {
-        let (product, overflow) = multipliedReportingOverflow(by: factor)
-        guard overflow else { return product }
-        return (self < 0) == (factor < 0) ? .max : .min
-    }
-}
