@@ -62,10 +62,10 @@ struct SimulatedNode {
 
     /// When the node next needs ``tick(now:)``: a membership or replication tick, or a release.
     var nextTick: Int64 {
-        min(machine.nextMachineTick, machine.nextRelease.map { $0 * 1000 } ?? .max)
+        min(machine.nextMachineTick.microseconds, machine.nextRelease.map { $0 * 1000 } ?? .max)
     }
 
-    private static func time(_ now: Int64) -> NodeTime { NodeTime(wall: now / 1000, monotonic: now) }
+    private static func time(_ now: Int64) -> NodeTime { NodeTime(wall: now / 1000, monotonic: MonotonicTime(microseconds: now)) }
 
     // MARK: Inputs
 

@@ -52,7 +52,7 @@ import Testing
         let mallory = NodeIdentity.generate()
         let source = PeerAddress(host: "10.0.0.66", port: 7400)
         func probe(_ sequence: UInt64, from: NodeID = bob.id) -> Probe {
-            Probe(from: from, nick: "bob", incarnation: 1, sequence: sequence, sentAt: 0, port: 7400, rooms: [room], peers: [])
+            Probe(from: from, nick: "bob", incarnation: 1, sequence: sequence, sentAt: .start, port: 7400, rooms: [room], peers: [])
         }
         guard case .probe(var claim) = mallory.signed(.probe(probe(1, from: mallory.id))) else {
             Issue.record("not a probe")
@@ -231,7 +231,7 @@ import Testing
             mutating func penalize(_ count: Int) { penalties += count }
         }
         var machine = NodeMachine(NodeSetup(identity: .generate(), nick: "alice", port: 7400, startedAt: 0, seed: 1))
-        let now = NodeTime(wall: 1_000, monotonic: 1_000)
+        let now = NodeTime(wall: 1_000, monotonic: .start + .milliseconds(1))
         machine.start(room: room, now: now)
         var writers = (0..<5).map { _ in Writer() }
         let events = try writers.indices.map { try writers[$0].make(.join(nick: "w\($0)"), at: 1_000) }

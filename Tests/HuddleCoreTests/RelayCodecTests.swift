@@ -51,7 +51,7 @@ import Testing
         let alice = try NodeIdentity(privateKeyBytes: [UInt8](repeating: 7, count: 32))
         let bob = NodeID.fixture(2), carol = NodeID.fixture(3)
         let probe = alice.signed(.probe(Probe(
-            from: alice.id, nick: "alice", incarnation: 1, sequence: 1, sentAt: 5, port: 7400, rooms: ["superbowl"],
+            from: alice.id, nick: "alice", incarnation: 1, sequence: 1, sentAt: .start + .microseconds(5), port: 7400, rooms: ["superbowl"],
             peers: [])))
         var bytes = try #require(RelayMessage(from: alice.id, to: bob, payload: probe.encoded())).encoded()
         let relayed = try RelayMessage(decoding: bytes)

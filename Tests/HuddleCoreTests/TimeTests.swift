@@ -75,7 +75,7 @@ import Testing
         #expect(WallTime.distantFuture + .seconds(1) == .distantFuture)
         #expect(WallTime.distantFuture - WallTime.distantPast == .max)
         #expect(MonotonicTime.distantPast - .seconds(1) == .distantPast)
-        #expect(MonotonicTime.distantPast - MonotonicTime.zero == .min)
+        #expect(MonotonicTime.distantPast - MonotonicTime.start == .min)
     }
 
     @Test("moments on the wall clock: spans between them, ms on the wire")
@@ -98,7 +98,7 @@ import Testing
 
     @Test("moments on the monotonic clock")
     func monotonicMoments() {
-        let sent = MonotonicTime.zero + .milliseconds(5)
+        let sent = MonotonicTime.start + .milliseconds(5)
         let answered = sent + .microseconds(420)
         #expect(answered - sent == .microseconds(420))
         #expect(answered.microseconds == 5_420 && answered.sinceStart == .microseconds(5_420))
@@ -110,6 +110,6 @@ import Testing
     func descriptions() {
         #expect("\(TimeSpan.milliseconds(2))" == "2000 µs")
         #expect("\(WallTime.milliseconds(sinceEpoch: 3))" == "wall 3000 µs")
-        #expect("\(MonotonicTime.zero + .microseconds(4))" == "monotonic 4 µs")
+        #expect("\(MonotonicTime.start + .microseconds(4))" == "monotonic 4 µs")
     }
 }

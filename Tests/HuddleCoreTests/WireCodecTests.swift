@@ -153,7 +153,7 @@ struct WireCodecTests {
         func probe(rooms: [String] = [], peers: [PeerRecord] = []) -> WireMessage {
             .probe(
                 Probe(
-                    from: S.alice, nick: "", incarnation: 0, sequence: 0, sentAt: 0, port: 1, rooms: rooms,
+                    from: S.alice, nick: "", incarnation: 0, sequence: 0, sentAt: .start, port: 1, rooms: rooms,
                     peers: peers))
         }
         let roomsOffset = 4 + 32 + 2 + 8 + 8 + 8 + 2
@@ -195,7 +195,7 @@ struct WireCodecTests {
         host.host = S.text(bytes: 256)
         #expect(throws: WireError.self) {
             try WireMessage.ack(
-                Ack(from: S.alice, nick: "", incarnation: 0, sequence: 0, echoedSentAt: 0, rooms: [], peers: [host])
+                Ack(from: S.alice, nick: "", incarnation: 0, sequence: 0, echoedSentAt: .start, rooms: [], peers: [host])
             ).validate()
         }
     }
@@ -208,7 +208,7 @@ struct WireCodecTests {
         }
         let rooms = WireMessage.ack(
             Ack(
-                from: S.alice, nick: "", incarnation: 0, sequence: 0, echoedSentAt: 0,
+                from: S.alice, nick: "", incarnation: 0, sequence: 0, echoedSentAt: .start,
                 rooms: Array(repeating: "", count: 70_000), peers: []))
         #expect(throws: WireError.countTooLarge(.rooms, count: 65535, max: 32, offset: 62)) {
             try rooms.validate()

@@ -115,22 +115,22 @@ enum WireSamples {
                 more: true)),
         .probe(
             Probe(
-                from: alice, nick: "alice", incarnation: 0, sequence: 0, sentAt: 0, port: 7400, rooms: [], peers: [])),
+                from: alice, nick: "alice", incarnation: 0, sequence: 0, sentAt: .start, port: 7400, rooms: [], peers: [])),
         .probe(
             Probe(
-                from: alice, nick: text(bytes: WireLimits.maxNickBytes), incarnation: .max, sequence: 42, sentAt: -5,
+                from: alice, nick: text(bytes: WireLimits.maxNickBytes), incarnation: .max, sequence: 42, sentAt: MonotonicTime(microseconds: -5),
                 port: 65535, rooms: ["superbowl", "", text(bytes: WireLimits.maxRoomBytes)], peers: peers,
                 agreementKey: (0..<32).map { UInt8($0) * 3 + 1 },
                 roomTags: [Array(repeating: 0xAB, count: 16), WireLimits.noRoomTag, Array(repeating: 0xFF, count: 16)])),
-        .probeRequest(ProbeRequest(from: alice, target: bob, sentAt: 0)),
-        .probeRequest(ProbeRequest(from: maxID, target: carol, sentAt: .min, signature: Array(repeating: 0xEE, count: 64))),
-        .nack(Nack(from: carol, target: bob, sentAt: .max)),
-        .nack(Nack(from: bob, target: maxID, sentAt: -1, signature: (0..<64).map { UInt8($0) })),
+        .probeRequest(ProbeRequest(from: alice, target: bob, sentAt: .start)),
+        .probeRequest(ProbeRequest(from: maxID, target: carol, sentAt: .distantPast, signature: Array(repeating: 0xEE, count: 64))),
+        .nack(Nack(from: carol, target: bob, sentAt: .distantFuture)),
+        .nack(Nack(from: bob, target: maxID, sentAt: MonotonicTime(microseconds: -1), signature: (0..<64).map { UInt8($0) })),
         .leaving(Leaving(from: alice, incarnation: .max)),
-        .ack(Ack(from: bob, nick: "", incarnation: 1, sequence: 1, echoedSentAt: .min, rooms: [], peers: [])),
+        .ack(Ack(from: bob, nick: "", incarnation: 1, sequence: 1, echoedSentAt: .distantPast, rooms: [], peers: [])),
         .ack(
             Ack(
-                from: bob, nick: "bob", incarnation: 3, sequence: 99, echoedSentAt: .max,
+                from: bob, nick: "bob", incarnation: 3, sequence: 99, echoedSentAt: .distantFuture,
                 rooms: (0..<WireLimits.maxRoomsPerNode).map { "room \($0)" }, peers: peers,
                 roomTags: (0..<WireLimits.maxRoomsPerNode).map { Array(repeating: UInt8($0), count: 16) })),
     ]
@@ -239,7 +239,7 @@ enum WireSamples {
             return .probe(
                 Probe(
                     from: randomID(using: &rng), nick: randomString(maxBytes: WireLimits.maxNickBytes, using: &rng),
-                    incarnation: rng.next(), sequence: rng.next(), sentAt: Int64(bitPattern: rng.next()),
+                    incarnation: rng.next(), sequence: rng.next(), sentAt: MonotonicTime(microseconds: Int64(bitPattern: rng.next())),
                     port: UInt16.random(in: 0...UInt16.max, using: &rng),
                     rooms: rooms, peers: randomList(4, using: &rng) { randomPeer(using: &$0) },
                     agreementKey: agreementKey, roomTags: tags))
@@ -247,14 +247,14 @@ enum WireSamples {
             return .ack(
                 Ack(
                     from: randomID(using: &rng), nick: randomString(maxBytes: WireLimits.maxNickBytes, using: &rng),
-                    incarnation: rng.next(), sequence: rng.next(), echoedSentAt: Int64(bitPattern: rng.next()),
+                    incarnation: rng.next(), sequence: rng.next(), echoedSentAt: MonotonicTime(microseconds: Int64(bitPattern: rng.next())),
                     rooms: rooms, peers: randomList(4, using: &rng) { randomPeer(using: &$0) },
                     agreementKey: agreementKey, roomTags: tags))
         case .probeRequest:
             return .probeRequest(
-                ProbeRequest(from: randomID(using: &rng), target: randomID(using: &rng), sentAt: Int64(bitPattern: rng.next())))
+                ProbeRequest(from: randomID(using: &rng), target: randomID(using: &rng), sentAt: MonotonicTime(microseconds: Int64(bitPattern: rng.next()))))
         case .nack:
-            return .nack(Nack(from: randomID(using: &rng), target: randomID(using: &rng), sentAt: Int64(bitPattern: rng.next())))
+            return .nack(Nack(from: randomID(using: &rng), target: randomID(using: &rng), sentAt: MonotonicTime(microseconds: Int64(bitPattern: rng.next()))))
         case .leaving:
             return .leaving(Leaving(from: randomID(using: &rng), incarnation: rng.next()))
         }

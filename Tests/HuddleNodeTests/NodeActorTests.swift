@@ -34,7 +34,7 @@ import Testing
     func introduce(_ peer: UDPPeer, to alice: NodeHarness) async throws {
         for sequence in 1...30 as ClosedRange<UInt64> {
             let probe = Probe(
-                from: bob.id, nick: "bob", incarnation: 1, sequence: sequence, sentAt: 0, port: peer.port,
+                from: bob.id, nick: "bob", incarnation: 1, sequence: sequence, sentAt: .start, port: peer.port,
                 rooms: [room], peers: [])
             peer.send(bob.signed(.probe(probe)), toPort: alice.port)
             if await peer.receive(timeout: .seconds(1), where: { if case .ack = $0 { true } else { false } }) != nil {
@@ -69,7 +69,7 @@ import Testing
         // Mallory claims to be bob: the probe carries bob's id, signed by mallory.
         let forged = NodeIdentity.generate()
         let probe = Probe(
-            from: forged.id, nick: "bob", incarnation: 1, sequence: 1, sentAt: 0, port: peer.port, rooms: [room],
+            from: forged.id, nick: "bob", incarnation: 1, sequence: 1, sentAt: .start, port: peer.port, rooms: [room],
             peers: [])
         guard case .probe(let signedByMallory) = forged.signed(.probe(probe)) else {
             Issue.record("signing a probe gave something other than a probe")
@@ -79,7 +79,7 @@ import Testing
         claim.from = bob.id
         peer.send(.probe(claim), toPort: alice.port)
         peer.send(.probe(Probe(
-            from: bob.id, nick: "bob", incarnation: 1, sequence: 2, sentAt: 0, port: peer.port, rooms: [room],
+            from: bob.id, nick: "bob", incarnation: 1, sequence: 2, sentAt: .start, port: peer.port, rooms: [room],
             peers: [])), toPort: alice.port)  // unsigned
         #expect(await alice.eventually { await alice.node.machine.counters.drops[.badSignature] == 2 })
         #expect(await alice.node.machine.membership.peers[bob.id] == nil)

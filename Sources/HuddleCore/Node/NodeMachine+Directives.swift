@@ -148,8 +148,8 @@ extension NodeMachine {
     /// from now.
     public func nextDeadline(now: NodeTime) -> Int64 {
         var deadline = now.wall + Self.maximumSleep
-        deadline = min(deadline, now.wall + max(0, (replicationTickAt - now.monotonic) / 1000))
-        deadline = min(deadline, now.wall + max(0, (membershipTickAt - now.monotonic) / 1000))
+        deadline = min(deadline, now.wall + max(.zero, replicationTickAt - now.monotonic).milliseconds)
+        deadline = min(deadline, now.wall + max(.zero, membershipTickAt - now.monotonic).milliseconds)
         for room in joined {
             if let wake = rooms[room]?.nextWake { deadline = min(deadline, wake) }
         }
@@ -159,7 +159,7 @@ extension NodeMachine {
     /// The earliest hold-back release in a joined room (wall ms).
     public var nextRelease: Int64? { joined.compactMap { rooms[$0]?.nextWake }.min() }
 
-    /// When the membership or replication machine next wants a tick (monotonic µs): what a
-    /// simulator on one clock waits for, besides hold-back releases.
-    public var nextMachineTick: Int64 { min(membershipTickAt, replicationTickAt) }
+    /// When the membership or replication machine next wants a tick: what a simulator on one
+    /// clock waits for, besides hold-back releases.
+    public var nextMachineTick: MonotonicTime { min(membershipTickAt, replicationTickAt) }
 }

@@ -63,9 +63,9 @@ public struct NodeMachine: Sendable {
     var heardPublishing = HeardPublishing()
     /// Once piped input ended: what this node wrote, waiting to be known held by a peer.
     public internal(set) var deliveryWait: DeliveryWait?
-    /// Monotonic µs of the next membership and replication ticks.
-    var membershipTickAt: Int64 = 0
-    var replicationTickAt: Int64 = 0
+    /// When the next membership and replication ticks are due.
+    var membershipTickAt: MonotonicTime = .start
+    var replicationTickAt: MonotonicTime = .start
     /// The vouched peers' addresses and the incarnation last told (``NodeEffect/vouchedPeers(_:incarnation:)``).
     var lastVouched: (addresses: Set<PeerAddress>, incarnation: UInt64) = ([], 0)
     /// Per room, the first seq of this node's own events whose commit is still under way (see
@@ -242,22 +242,21 @@ public struct StoredRoom: Sendable {
 
 /// The instant an input is handled at, on the node's two clocks: the wall clock that stamps
 /// events and hold-back times (ms since the Unix epoch, as peers compare marks on it), and a
-/// monotonic clock for membership timers and round-trip times (µs, immune to wall-clock steps).
+/// monotonic clock for membership timers and round-trip times (immune to wall-clock steps).
 /// Read once per input, so everything one input causes happens at one time.
 public struct NodeTime: Sendable, Hashable {
     /// ms since the Unix epoch.
     public var wall: Int64
-    /// µs since an arbitrary start.
-    public var monotonic: Int64
+    public var monotonic: MonotonicTime
 
-    public init(wall: Int64, monotonic: Int64) {
+    public init(wall: Int64, monotonic: MonotonicTime) {
         self.wall = wall
         self.monotonic = monotonic
     }
 
     /// `milliseconds` later on both clocks.
     public func advanced(byMilliseconds milliseconds: Int64) -> NodeTime {
-        NodeTime(wall: wall + milliseconds, monotonic: monotonic + milliseconds * 1000)
+        NodeTime(wall: wall + milliseconds, monotonic: monotonic + .milliseconds(milliseconds))
     }
 }
 

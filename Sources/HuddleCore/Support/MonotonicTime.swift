@@ -1,6 +1,6 @@
 /// A moment on the monotonic clock: the clock membership timers, round trips and every other
 /// local deadline run on, which no wall-clock step moves. Microseconds since the clock's
-/// arbitrary start inside (``zero``: the boot of the machine, or a test's or the simulator's
+/// arbitrary ``start`` inside (the boot of the machine, or a test's or the simulator's
 /// beginning); a reading means nothing to another node, except echoed back to the node that
 /// made it (a probe's send time).
 ///
@@ -8,7 +8,7 @@
 /// a ``NodeTime``, which reads both at once. Arithmetic saturates, as ``TimeSpan``'s does.
 ///
 /// ```swift
-/// let sent = MonotonicTime.zero + .milliseconds(5)
+/// let sent = MonotonicTime.start + .milliseconds(5)
 /// let answered = sent + .microseconds(420)
 /// answered - sent                     // 420 µs: a round trip
 /// ```
@@ -20,8 +20,8 @@ public struct MonotonicTime: Sendable, Hashable, Comparable {
         self.microseconds = microseconds
     }
 
-    /// The clock's start.
-    public static let zero = MonotonicTime(microseconds: 0)
+    /// The clock's start. Not called `zero`, so that `.zero + span` can only be a span.
+    public static let start = MonotonicTime(microseconds: 0)
     /// Earlier than any moment the clock reads: "never", for what is due at once.
     public static let distantPast = MonotonicTime(microseconds: .min)
     /// Later than any moment the clock reads: "not until something changes".

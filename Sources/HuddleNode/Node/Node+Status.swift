@@ -27,12 +27,12 @@ extension Node {
         let machine = self.machine
         let membership = machine.membership
         let wall = clock.wallMillis()
-        let monotonic = clock.monotonicMicros()
+        let monotonic = MonotonicTime(microseconds: clock.monotonicMicros())
         let peers = membership.peers.values.sorted { ($0.nick, $0.id) < ($1.nick, $1.id) }.map { peer in
             var status = NodeStatus.Peer(
                 id: peer.id.hex, nick: peer.nick, displayName: machine.displayName(of: peer), address: "\(peer.address)",
                 syncAddress: peer.syncAddress == peer.address ? nil : "\(peer.syncAddress)", state: "\(peer.state)",
-                rttMs: peer.rtt.map { Double($0) / 1000 }, lastSeenMs: max(0, (monotonic - peer.lastSeen) / 1000),
+                rttMs: peer.rtt?.fractionalMilliseconds, lastSeenMs: max(.zero, monotonic - peer.lastSeen).milliseconds,
                 rooms: peer.rooms, foundBy: "\(peer.foundBy)")
             if membership.route(to: peer.id).relay != nil { status.path = membership.pathSummary(of: peer.id) }
             return status

@@ -95,7 +95,7 @@ public actor Node {
     }
 
     /// The instant an input is handled at: both clocks, read once.
-    var now: NodeTime { NodeTime(wall: clock.wallMillis(), monotonic: clock.monotonicMicros()) }
+    var now: NodeTime { NodeTime(wall: clock.wallMillis(), monotonic: MonotonicTime(microseconds: clock.monotonicMicros())) }
 
     // MARK: Carrying out what the machine asks
 

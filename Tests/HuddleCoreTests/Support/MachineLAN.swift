@@ -52,7 +52,7 @@ struct MachineLAN {
     /// Whether writes wait for ``commit(_:)`` (a slow disk), rather than landing as they are made.
     var holdCommits = false
 
-    init(now: NodeTime = NodeTime(wall: 1_700_000_000_000, monotonic: 5_000_000)) {
+    init(now: NodeTime = NodeTime(wall: 1_700_000_000_000, monotonic: .start + .seconds(5))) {
         self.now = now
     }
 
