@@ -51,7 +51,7 @@ struct SimulatedNode {
         address = Self.address(of: index)
         machine = NodeMachine(
             NodeSetup(
-                identity: identity, nick: "n\(index)", port: address.port, startedAt: 0, incarnation: 1,
+                identity: identity, nick: "n\(index)", port: address.port, startedAt: .epoch, incarnation: 1,
                 membership: config, seed: seed))
     }
 
@@ -62,10 +62,10 @@ struct SimulatedNode {
 
     /// When the node next needs ``tick(now:)``: a membership or replication tick, or a release.
     var nextTick: Int64 {
-        min(machine.nextMachineTick.microseconds, machine.nextRelease.map { $0 * 1000 } ?? .max)
+        min(machine.nextMachineTick.microseconds, machine.nextRelease.map(\.microsecondsSinceEpoch) ?? .max)
     }
 
-    private static func time(_ now: Int64) -> NodeTime { NodeTime(wall: now / 1000, monotonic: MonotonicTime(microseconds: now)) }
+    private static func time(_ now: Int64) -> NodeTime { NodeTime(wall: WallTime(microsecondsSinceEpoch: now).wholeMilliseconds, monotonic: MonotonicTime(microseconds: now)) }
 
     // MARK: Inputs
 

@@ -47,9 +47,14 @@ enum WireSamples {
         .score(home: .max, guest: 0),
         .teams(home: "Chiefs", guest: "Eagles"),
         .teams(home: "", guest: text(bytes: WireLimits.maxLabelBytes)),
-        .heard(HeardMatch(peer: bob, at: 1_700_000_000_000, lagMicros: 3_198_400, confidence: 106.3)),
-        .heard(HeardMatch(peer: maxID, at: .min, lagMicros: .max, sigmaMicros: .max, confidenceTenths: .max)),
-        .heard(HeardMatch(peer: carol, at: -1, lagMicros: -300_000_000, sigmaMicros: 0, confidenceTenths: 0)),
+        .heard(
+            HeardMatch(
+                peer: bob, at: .milliseconds(sinceEpoch: 1_700_000_000_000), lag: .microseconds(3_198_400),
+                confidence: 106.3)),
+        .heard(HeardMatch(peer: maxID, atMilliseconds: .min, lag: .max, sigmaMicros: .max, confidenceTenths: .max)),
+        .heard(
+            HeardMatch(
+                peer: carol, atMilliseconds: -1, lag: .seconds(-300), sigmaMicros: 0, confidenceTenths: 0)),
         .sealed(bytes: Array(repeating: 1, count: WireLimits.minSealedBytes)),
         .sealed(bytes: (0..<WireLimits.maxSealedBytes).map { UInt8(truncatingIfNeeded: $0) }),
     ]
@@ -60,10 +65,11 @@ enum WireSamples {
 
     static func event(
         _ origin: NodeID = alice, _ seq: UInt64 = 1, _ body: EventBody = .chat(text: "hi"),
-        room: String = "superbowl", createdAt: Int64 = 1_700_000_000_000, context: VersionVector = [:]
+        room: String = "superbowl", createdAtMilliseconds: Int64 = 1_700_000_000_000, context: VersionVector = [:]
     ) -> Event {
         Event(
-            id: EventID(origin: origin, seq: seq), room: room, createdAt: createdAt, context: context, body: body,
+            id: EventID(origin: origin, seq: seq), room: room, createdAtMilliseconds: createdAtMilliseconds,
+            context: context, body: body,
             signature: signature(UInt8(truncatingIfNeeded: seq)))
     }
 
@@ -84,10 +90,10 @@ enum WireSamples {
     static let maxEvent = event(
         maxID, .max, .sealed(bytes: Array(repeating: 0x5A, count: WireLimits.maxSealedBytes)),
         room: text(bytes: WireLimits.maxRoomBytes),
-        createdAt: .min, context: vector(entries: WireLimits.maxVersionVectorEntries))
+        createdAtMilliseconds: .min, context: vector(entries: WireLimits.maxVersionVectorEntries))
 
     /// The smallest event.
-    static let minEvent = event(alice, 1, .leave, room: "", createdAt: 0, context: [:])
+    static let minEvent = event(alice, 1, .leave, room: "", createdAtMilliseconds: 0, context: [:])
 
     static let peers: [PeerRecord] = [
         PeerRecord(id: bob, nick: "bob", host: "192.0.2.12", port: 7400, state: .alive, incarnation: 0),
@@ -190,7 +196,7 @@ enum WireSamples {
         Event(
             id: EventID(origin: randomID(using: &rng), seq: UInt64.random(in: 1...1000, using: &rng)),
             room: randomString(maxBytes: WireLimits.maxRoomBytes, using: &rng),
-            createdAt: Int64(bitPattern: rng.next()), context: randomVector(using: &rng),
+            createdAtMilliseconds: Int64(bitPattern: rng.next()), context: randomVector(using: &rng),
             body: randomBody(using: &rng),
             signature: (0..<Event.signatureByteCount).map { _ in UInt8.random(in: 0...255, using: &rng) })
     }

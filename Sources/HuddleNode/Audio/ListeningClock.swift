@@ -9,7 +9,7 @@ public protocol ListeningClock: Sendable {
     func sleep(untilWallMicros deadline: Int64)
 }
 
-/// The operating system's `CLOCK_REALTIME`, the clock `SystemClock.wallMillis()` reads.
+/// The operating system's `CLOCK_REALTIME`, the clock `SystemClock.wall()` reads (to the µs here).
 public struct SystemListeningClock: ListeningClock {
     public init() {}
 

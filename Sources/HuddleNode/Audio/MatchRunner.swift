@@ -144,7 +144,8 @@ public final class MatchRunner: Sendable {
                 }
             }
             if let heard = result.heard {
-                state.withLock { $0.pairs[work.peer]?.lastLag = heard.lagMicros / 1000 }
+                // The matcher's lags are whole ms (toward zero).
+                state.withLock { $0.pairs[work.peer]?.lastLag = heard.lag.microseconds / 1000 }
             }
             continuation.yield(Attempt(peer: work.peer, result: result))
         }

@@ -40,10 +40,12 @@ import Testing
         let theirs = try #require(TestSound.joined(await heardByBob))
         let found = PairMatch.run(own: own, peer: theirs, peerID: self.bob, centre: 0, reach: 120)
         let heard = try #require(found.heard, "\(found.match)")
-        #expect(abs(heard.lagMicros - 3_200_000) <= 10_000, "lag \(heard.lagMicros) µs")
+        #expect((heard.lag - .milliseconds(3_200)).magnitude <= .milliseconds(10), "lag \(heard.lag)")
         #expect(heard.peer == self.bob && heard.confidence >= 9)
         // The moment is the middle of the sound both heard: alice's 0–20 s.
-        #expect(abs(heard.at - (start / 1000 + 10_000)) <= 100, "at \(heard.at - start / 1000) ms")
+        #expect(
+            (heard.at - (WallTime(microsecondsSinceEpoch: start) + .seconds(10))).magnitude <= .milliseconds(100),
+            "at \(heard.at - WallTime(microsecondsSinceEpoch: start))")
     }
 
     @Test func aSearchCentredOnTheClocksDifferenceFindsStreamsWhateverTheClocksSay() throws {
@@ -55,9 +57,9 @@ import Testing
         let blind = PairMatch.run(own: features, peer: theirs, peerID: bob, centre: 0, reach: 120)
         #expect(blind.heard == nil, "10 minutes is outside ±120 s")
         let centred = PairMatch.run(own: features, peer: theirs, peerID: bob, centre: 600_020, reach: 120)
-        #expect(abs((centred.heard?.lagMicros ?? 0) - 601_500_000) <= 5_000, "\(centred.match)")
+        #expect(((centred.heard?.lag ?? .zero) - .milliseconds(601_500)).magnitude <= .milliseconds(5), "\(centred.match)")
         let narrow = PairMatch.run(own: features, peer: theirs, peerID: bob, centre: 601_480, reach: 5)
-        #expect(abs((narrow.heard?.lagMicros ?? 0) - 601_500_000) <= 5_000, "\(narrow.match)")
+        #expect(((narrow.heard?.lag ?? .zero) - .milliseconds(601_500)).magnitude <= .milliseconds(5), "\(narrow.match)")
     }
 
     @Test func theRunnerMatchesAPairOnceThereIsSoundAndSaysWhatItFound() async throws {
@@ -72,7 +74,9 @@ import Testing
         var attempts = runner.matches.makeAsyncIterator()
         let attempt = try #require(await attempts.next())
         #expect(attempt.peer == bob)
-        #expect(abs((attempt.result.heard?.lagMicros ?? 0) - 2_500_000) <= 5_000, "\(attempt.result.match)")
+        #expect(
+            ((attempt.result.heard?.lag ?? .zero) - .milliseconds(2_500)).magnitude <= .milliseconds(5),
+            "\(attempt.result.match)")
     }
 
     @Test func aTimelineKeepsTheLastSecondsInOrderWithGapsQuiet() {
