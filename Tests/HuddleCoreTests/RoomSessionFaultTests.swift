@@ -75,4 +75,20 @@ import Testing
         #expect(room.takeDiscarded().isEmpty)
         #expect(!room.log.contains(stray.id))
     }
+
+    /// A signed mark may carry any i64 ms as its time: one from the earliest moment the wire can
+    /// name is no offer to mark (it is long over), and reading the offer must not trap (it did
+    /// while the reader's clock minus the proposal's was a plain Int64 subtraction).
+    @Test func aMarkFromTheBeginningOfTimeIsNoOfferAndNoCrash() throws {
+        var room = RoomSession(room: "superbowl", reader: reader.id)
+        _ = try room.compose(.join(nick: "reader"), now: base, signer: reader)
+        _ = room.receive(.fixture(mallory.id, 1, .join(nick: "mallory"), at: base), now: base)
+        let ancient = Event.fixture(mallory.id, 2, .mark(label: "kickoff"), atMilliseconds: .min)
+        _ = room.receive(ancient, now: base + .seconds(1))
+        #expect(room.labels.contains(CalibrationLabel("kickoff")!))
+        #expect(room.markOffer(now: base + .seconds(1)) == nil)
+        // One from the latest moment it can name is offered, as a proposal arrived now is.
+        _ = room.receive(.fixture(mallory.id, 3, .mark(label: "halftime"), atMilliseconds: .max), now: base + .seconds(2))
+        #expect(room.markOffer(now: base + .seconds(2))?.label == CalibrationLabel("halftime"))
+    }
 }
