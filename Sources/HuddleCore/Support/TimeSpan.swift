@@ -52,6 +52,12 @@ public struct TimeSpan: Sendable, Hashable, Comparable {
         TimeSpan(exactly: Int64(saturating: value * 1_000_000))
     }
 
+    /// `value` s, to a whole microsecond by `rule`, saturating: `.towardZero` is what
+    /// `Int64(value * 1_000_000)` gives.
+    public static func seconds(_ value: Double, rounded rule: FloatingPointRoundingRule) -> TimeSpan {
+        TimeSpan(exactly: Int64(saturating: (value * 1_000_000).rounded(rule)))
+    }
+
     /// The span in whole milliseconds, rounded down (toward the past, as a clock that reads ms
     /// does): 1 999 µs is 1 ms, −1 µs is −1 ms.
     public var milliseconds: Int64 { microseconds.flooredDivision(by: 1000) }
