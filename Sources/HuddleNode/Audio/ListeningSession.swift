@@ -20,8 +20,8 @@ public import HuddleCore
 /// ```
 public final class ListeningSession: Sendable {
     public enum Event: Sendable, Equatable {
-        /// Listening began; `at` is the node-clock time (ms) the first sample counts as heard.
-        case started(source: AudioSourceKind, at: Int64)
+        /// Listening began; `at` is when, on the node's wall clock, the first sample counts as heard.
+        case started(source: AudioSourceKind, at: WallTime)
         /// The next 2 s of own sound: send it to the room's peers as a ``SoundWindow``.
         case window(AudioFeatures)
         /// A match of own sound against a peer's was tried; aligned ones carry a `HeardMatch`.

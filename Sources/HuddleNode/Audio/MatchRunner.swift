@@ -127,7 +127,7 @@ public final class MatchRunner: Sendable {
     private func loop() {
         while !state.withLock({ $0.stopped }) {
             guard let work = nextDue() else {
-                clock.sleep(untilWallMicros: clock.wallMicros() + 250_000)
+                clock.sleep(until: clock.wall() + .milliseconds(250))
                 continue
             }
             var result = PairMatch.run(

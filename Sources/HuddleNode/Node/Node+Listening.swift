@@ -15,7 +15,7 @@ extension Node {
             await startListeningToDevice()
         case .file(let path):
             do {
-                startListening(to: try WAVFileSource(path: path, start: clock.wall().microsecondsSinceEpoch))
+                startListening(to: try WAVFileSource(path: path, start: clock.wall()))
             } catch {
                 showError("cannot listen: \(error); running without listening")
             }
@@ -63,7 +63,7 @@ extension Node {
         switch event {
         case .started(let source, let at):
             await step { machine, now in
-                machine.listeningStarted(source: source.rawValue, at: .milliseconds(sinceEpoch: at), now: now)
+                machine.listeningStarted(source: source.rawValue, at: at, now: now)
             }
         case .window(let features):
             await step { machine, now in

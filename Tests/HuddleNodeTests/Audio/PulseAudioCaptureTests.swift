@@ -105,7 +105,7 @@ final class PulseAudioBed {
         let listener = Listener(source: source)
         let clock = SystemListeningClock()
         try await Task.sleep(for: .milliseconds(300))
-        let playedAt = clock.wallMicros() / 1000
+        let playedAt = clock.wall().millisecondsSinceEpoch
         let player = try bed.play(path)
         // A monitor delivers nothing once nothing plays, so the listener is not waited for: its
         // outputs are collected until the file has played and a little more.
