@@ -106,6 +106,14 @@ import Testing
         #expect([answered, .distantPast, sent, .distantFuture].sorted() == [.distantPast, sent, answered, .distantFuture])
     }
 
+    @Test("a node's instant moves on both clocks at once")
+    func nodeTimeAdvances() {
+        let now = NodeTime(wall: .milliseconds(sinceEpoch: 10_000), monotonic: .start)
+        let later = now.advanced(by: .milliseconds(250))
+        #expect(later.wall == .milliseconds(sinceEpoch: 10_250))
+        #expect(later.monotonic == .start + .microseconds(250_000))
+    }
+
     @Test("descriptions name the unit")
     func descriptions() {
         #expect("\(TimeSpan.milliseconds(2))" == "2000 µs")
