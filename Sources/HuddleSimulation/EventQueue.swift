@@ -1,10 +1,10 @@
 import HuddleCore
 
-/// Things to do at virtual times, earliest first; two things due at the same time come out in
+/// Things to do at virtual moments, earliest first; two things due at the same time come out in
 /// the order they were put in, so a run never depends on anything but its inputs.
 struct EventQueue<Element> {
     private struct Scheduled: Comparable {
-        var time: Int64
+        var time: MonotonicTime
         var order: UInt64
         var element: Element
 
@@ -15,12 +15,12 @@ struct EventQueue<Element> {
     private var heap = BinaryHeap<Scheduled>()
     private var nextOrder: UInt64 = 0
 
-    mutating func push(_ element: Element, at time: Int64) {
+    mutating func push(_ element: Element, at time: MonotonicTime) {
         heap.insert(Scheduled(time: time, order: nextOrder, element: element))
         nextOrder += 1
     }
 
-    mutating func pop() -> (time: Int64, element: Element)? {
+    mutating func pop() -> (time: MonotonicTime, element: Element)? {
         heap.popMin().map { ($0.time, $0.element) }
     }
 }

@@ -2,8 +2,9 @@ import HuddleCore
 
 /// One node of a simulation: the very ``NodeMachine`` a real node runs, on a virtual clock, with
 /// the simulated network in place of sockets and pulls as reliable (TCP) messages. What the
-/// machine asks to store is dropped: a simulated node never restarts. Time is virtual
-/// microseconds; the wall clock is the same time in milliseconds.
+/// machine asks to store is dropped: a simulated node never restarts. Time is one virtual clock,
+/// a ``MonotonicTime`` from the run's start; the node's wall clock reads the same moment, from
+/// the epoch, to the millisecond (as a real node's does).
 struct SimulatedNode {
     let index: Int
     let identity: NodeIdentity
@@ -51,7 +52,7 @@ struct SimulatedNode {
         address = Self.address(of: index)
         machine = NodeMachine(
             NodeSetup(
-                identity: identity, nick: "n\(index)", port: address.port, startedAt: 0, incarnation: 1,
+                identity: identity, nick: "n\(index)", port: address.port, startedAt: .epoch, incarnation: 1,
                 membership: config, seed: seed))
     }
 
@@ -61,40 +62,49 @@ struct SimulatedNode {
     }
 
     /// When the node next needs ``tick(now:)``: a membership or replication tick, or a release.
-    var nextTick: Int64 {
-        min(machine.nextMachineTick, machine.nextRelease.map { $0 * 1000 } ?? .max)
+    var nextTick: MonotonicTime {
+        min(machine.nextMachineTick, machine.nextRelease.map(Self.virtual) ?? .distantFuture)
     }
 
-    private static func time(_ now: Int64) -> NodeTime { NodeTime(wall: now / 1000, monotonic: now) }
+    /// The node's two clocks at virtual moment `now`: the wall clock reads as long after the
+    /// epoch, rounded down to the millisecond, as the monotonic clock after its start.
+    private static func time(_ now: MonotonicTime) -> NodeTime {
+        NodeTime(wall: (WallTime.epoch + now.sinceStart).wholeMilliseconds, monotonic: now)
+    }
+
+    /// The virtual moment the wall clock reads `wall` (the other way round).
+    private static func virtual(_ wall: WallTime) -> MonotonicTime {
+        .start + (wall - .epoch)
+    }
 
     // MARK: Inputs
 
     /// The node starts and joins the room.
-    mutating func start(now: Int64) -> Effects {
+    mutating func start(now: MonotonicTime) -> Effects {
         machine.start(room: room, now: Self.time(now))
         return collect()
     }
 
     /// Another node was found (as mDNS would report it).
-    mutating func discovered(_ other: SimulatedNode, now: Int64) -> Effects {
+    mutating func discovered(_ other: SimulatedNode, now: MonotonicTime) -> Effects {
         machine.discovered(id: other.identity.id, nick: "n\(other.index)", address: other.address, rooms: [room], now: Self.time(now))
         return collect()
     }
 
     /// This node writes a chat message, as typed on its console.
-    mutating func say(_ text: String, now: Int64) -> (Event?, Effects) {
+    mutating func say(_ text: String, now: MonotonicTime) -> (Event?, Effects) {
         let event = machine.originate(.chat(text: text), in: room, now: Self.time(now))
         return (event, collect())
     }
 
     /// Time passed.
-    mutating func tick(now: Int64) -> Effects {
+    mutating func tick(now: MonotonicTime) -> Effects {
         machine.tick(now: Self.time(now))
         return collect()
     }
 
     /// A packet arrived from `source`.
-    mutating func receive(_ packet: Packet, from source: PeerAddress, now: Int64) -> Effects {
+    mutating func receive(_ packet: Packet, from source: PeerAddress, now: MonotonicTime) -> Effects {
         switch packet {
         case .message(let message):
             return receive(message, from: source, now: now)
@@ -106,7 +116,7 @@ struct SimulatedNode {
     }
 
     /// A message arrived from `source`.
-    mutating func receive(_ message: WireMessage, from source: PeerAddress, now: Int64) -> Effects {
+    mutating func receive(_ message: WireMessage, from source: PeerAddress, now: MonotonicTime) -> Effects {
         let time = Self.time(now)
         switch message {
         case .syncRequest(let request):

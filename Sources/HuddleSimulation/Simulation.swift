@@ -29,7 +29,7 @@ public struct Simulation {
     private var queue = EventQueue<Action>()
     private var random: SplitMix64
     /// When each node's tick is queued for (so a tick is queued once per time).
-    private var tickQueuedAt: [Int64?]
+    private var tickQueuedAt: [MonotonicTime?]
     private var report = Collector()
     private var trace = SHA256()
     private static let room = "sim"
@@ -41,8 +41,8 @@ public struct Simulation {
         case stall(Int)
         case kill(Int)
     }
-    /// Until when each node is frozen (µs).
-    private var frozenUntil: [Int64]
+    /// Until when each node is frozen.
+    private var frozenUntil: [MonotonicTime]
     /// Nodes that died.
     private var dead: Set<Int> = []
     /// Pairs of nodes that cannot reach each other (``SimulationConfig/unreachable``).
@@ -60,13 +60,14 @@ public struct Simulation {
         self.config = config
         random = SplitMix64(seed: config.seed)
         tickQueuedAt = Array(repeating: nil, count: config.nodes)
-        frozenUntil = Array(repeating: 0, count: config.nodes)
+        frozenUntil = Array(repeating: .start, count: config.nodes)
     }
 
     /// Runs to the end and reports.
     public mutating func run() -> SimulationReport {
-        let start = Int64(config.warmupSeconds * 1_000_000)
-        let interval = Int64(1_000_000 / config.rate)
+        // Seconds from the configuration, to whole µs toward zero (so runs repeat as they always did).
+        let start = MonotonicTime.start + .seconds(config.warmupSeconds, rounded: .towardZero)
+        let interval = TimeSpan.microseconds(Int64(1_000_000 / config.rate))
         for index in 0..<config.nodes {
             var seed = [UInt8](repeating: 0, count: 32)
             withUnsafeBytes(of: (config.seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(index)).bigEndian) {
@@ -92,17 +93,17 @@ public struct Simulation {
         for index in nodes.indices {
             for other in nodes.indices where other != index {
                 let found = nodes[other]
-                apply(nodes[index].discovered(found, now: 0), from: index, now: 0)
+                apply(nodes[index].discovered(found, now: .start), from: index, now: .start)
             }
-            apply(nodes[index].start(now: 0), from: index, now: 0)
+            apply(nodes[index].start(now: .start), from: index, now: .start)
         }
         for broadcast in 0..<config.broadcasts {
             queue.push(.broadcast(broadcast), at: start + Int64(broadcast) * interval)
         }
         let lastBroadcast = start + Int64(max(0, config.broadcasts - 1)) * interval
-        let minimumEnd = start + Int64(config.minimumSeconds * 1_000_000)
-        let end = max(lastBroadcast + Int64(config.drainSeconds * 1_000_000), minimumEnd)
-        report.healAt = config.partition.map { start + Int64(($0.at + $0.seconds) * 1_000_000) }
+        let minimumEnd = start + .seconds(config.minimumSeconds, rounded: .towardZero)
+        let end = max(lastBroadcast + .seconds(config.drainSeconds, rounded: .towardZero), minimumEnd)
+        report.healAt = config.partition.map { start + .seconds($0.at + $0.seconds, rounded: .towardZero) }
         report.faultsFrom = start
         scheduleFaults(start: start)
 
@@ -136,11 +137,11 @@ public struct Simulation {
                     queue.push(.deliver(packet, from: from, to: to), at: frozenUntil[to])
                     continue
                 }
-                trace.update(data: Array("\(now) \(from)>\(to) \(packet.kind)\n".utf8))
+                trace.update(data: Array("\(now.microseconds) \(from)>\(to) \(packet.kind)\n".utf8))
                 apply(nodes[to].receive(packet, from: nodes[from].address, now: now), from: to, now: now)
             case .stall(let index):
                 guard !dead.contains(index), let stalls = config.stalls else { continue }
-                frozenUntil[index] = now + Int64(stalls.seconds * 1_000_000)
+                frozenUntil[index] = now + .seconds(stalls.seconds, rounded: .towardZero)
                 report.stalls += 1
                 queue.push(.stall(index), at: frozenUntil[index] + pause(stalls))
             case .kill(let index):
@@ -158,9 +159,9 @@ public struct Simulation {
 
     /// Queues the first freeze of each freezing node (chosen at random, never the one to die) and
     /// the death.
-    private mutating func scheduleFaults(start: Int64) {
+    private mutating func scheduleFaults(start: MonotonicTime) {
         if let kill = config.kill, nodes.indices.contains(kill.node) {
-            queue.push(.kill(kill.node), at: start + Int64(kill.at * 1_000_000))
+            queue.push(.kill(kill.node), at: start + .seconds(kill.at, rounded: .towardZero))
         }
         guard let stalls = config.stalls, stalls.fraction > 0, stalls.seconds > 0 else { return }
         var candidates = nodes.indices.filter { $0 != config.kill?.node }
@@ -173,14 +174,14 @@ public struct Simulation {
     }
 
     /// The time to a freezing node's next freeze: uniform over 0 ... 2 × `every` s.
-    private mutating func pause(_ stalls: SimulationConfig.Stalls) -> Int64 {
+    private mutating func pause(_ stalls: SimulationConfig.Stalls) -> TimeSpan {
         let unit = Double(random.next() >> 11) / Double(UInt64(1) << 53)
         let seconds: Double = unit * 2 * stalls.every
-        return Int64(seconds * 1_000_000)
+        return .seconds(seconds, rounded: .towardZero)
     }
 
     /// Sends what a node wants sent, records what it showed, queues its next tick.
-    private mutating func apply(_ effects: SimulatedNode.Effects, from index: Int, now: Int64) {
+    private mutating func apply(_ effects: SimulatedNode.Effects, from index: Int, now: MonotonicTime) {
         for id in effects.shown { report.shown(id, on: index, at: now) }
         for change in effects.changes {
             guard let about = nodes.firstIndex(where: { $0.identity.id == change.id }) else { continue }
@@ -203,20 +204,20 @@ public struct Simulation {
     }
 
     /// How long a message takes from one node to another, or `nil` if it is lost.
-    private mutating func delay(from: Int, to: Int, reliable: Bool, now: Int64) -> Int64? {
+    private mutating func delay(from: Int, to: Int, reliable: Bool, now: MonotonicTime) -> TimeSpan? {
         // A pair that cannot reach each other: not even TCP gets through.
         if blocked.contains(Pair(from, to)) { return nil }
-        let latency = Int64(config.latencyMs) * 1000
+        let latency = TimeSpan.milliseconds(config.latencyMs)
         if let cutUntil = partitionEnd(between: from, and: to, at: now) {
             // A TCP message waits out the partition (retransmitting); a datagram is lost.
             return reliable ? cutUntil - now + latency : nil
         }
         guard reliable else { return lost() ? nil : latency }
         var delay = latency
-        var timeout: Int64 = 1_000_000
+        var timeout = TimeSpan.seconds(1)
         while lost() {
             delay += timeout
-            timeout = min(timeout * 2, 8_000_000)
+            timeout = min(timeout * 2, .seconds(8))
         }
         return delay
     }
@@ -226,10 +227,11 @@ public struct Simulation {
     }
 
     /// When the partition between two nodes ends, if they are cut off from each other now.
-    private func partitionEnd(between a: Int, and b: Int, at now: Int64) -> Int64? {
+    private func partitionEnd(between a: Int, and b: Int, at now: MonotonicTime) -> MonotonicTime? {
         guard let partition = config.partition else { return nil }
-        let start = Int64(config.warmupSeconds * 1_000_000) + Int64(partition.at * 1_000_000)
-        let end = start + Int64(partition.seconds * 1_000_000)
+        let start = MonotonicTime.start + .seconds(config.warmupSeconds, rounded: .towardZero)
+            + .seconds(partition.at, rounded: .towardZero)
+        let end = start + .seconds(partition.seconds, rounded: .towardZero)
         guard now >= start, now < end, (a < partition.nodes) != (b < partition.nodes) else { return nil }
         return end
     }
@@ -237,31 +239,31 @@ public struct Simulation {
 
 /// Tallies a run as it goes.
 private struct Collector {
-    var now: Int64 = 0
-    var sent: [EventID: (origin: Int, at: Int64)] = [:]
+    var now = MonotonicTime.start
+    var sent: [EventID: (origin: Int, at: MonotonicTime)] = [:]
     var expected = 0
     var delivered = 0
     var duplicates = 0
-    var latencies: [Int64] = []
+    var latencies: [TimeSpan] = []
     /// Messages are counted from the first broadcast on.
     var counting = false
     var messages = 0
     var byKind: [String: Int] = [:]
     var seen: Set<Pair> = []
-    var healAt: Int64?
-    var lastDelivery: Int64 = 0
+    var healAt: MonotonicTime?
+    var lastDelivery = MonotonicTime.start
     /// Membership faults: from when state changes count, the dead node and when it died, how
     /// many freezes, what each node reported.
-    var faultsFrom: Int64 = 0
-    var victim: (node: Int, at: Int64)?
+    var faultsFrom = MonotonicTime.start
+    var victim: (node: Int, at: MonotonicTime)?
     var stalls = 0
     var stallingNodes = 0
     var falseAlarms: [SimulationReport.Alarm] = []
     var blockedPairs = 0
-    var goneReported: [Int: Int64] = [:]
+    var goneReported: [Int: TimeSpan] = [:]
 
     /// Node `node` died at `now`: what it had not shown yet is no longer expected of it.
-    mutating func died(_ node: Int, at now: Int64) {
+    mutating func died(_ node: Int, at now: MonotonicTime) {
         victim = (node, now)
         let owed = sent.values.filter { $0.origin != node }.count
         let shownThere = seen.filter { $0.node == node }.count
@@ -269,13 +271,15 @@ private struct Collector {
     }
 
     /// Node `observer` reported node `about` as `state` at `now`.
-    mutating func changed(_ about: Int, to state: PeerState, on observer: Int, at now: Int64) {
+    mutating func changed(_ about: Int, to state: PeerState, on observer: Int, at now: MonotonicTime) {
         guard now >= faultsFrom, state != .alive else { return }
         if let victim, victim.node == about {
             if state == .gone, goneReported[observer] == nil { goneReported[observer] = now - victim.at }
             return
         }
-        falseAlarms.append(SimulationReport.Alarm(observer: observer, about: about, state: state, atMs: Double(now) / 1000))
+        falseAlarms.append(
+            SimulationReport.Alarm(
+                observer: observer, about: about, state: state, atMs: now.sinceStart.fractionalMilliseconds))
     }
 
     struct Pair: Hashable {
@@ -283,7 +287,7 @@ private struct Collector {
         var node: Int
     }
 
-    mutating func shown(_ id: EventID, on node: Int, at now: Int64) {
+    mutating func shown(_ id: EventID, on node: Int, at now: MonotonicTime) {
         guard let (origin, sentAt) = sent[id], origin != node, victim?.node != node else { return }
         guard seen.insert(Pair(id: id, node: node)).inserted else {
             duplicates += 1
@@ -299,22 +303,22 @@ private struct Collector {
         func percentile(_ p: Double) -> Double {
             guard !sorted.isEmpty else { return 0 }
             let rank = max(1, Int((p / 100 * Double(sorted.count)).rounded(.up)))
-            return Double(sorted[rank - 1]) / 1000
+            return sorted[rank - 1].fractionalMilliseconds
         }
         var report = SimulationReport(
             config: config,
             deliveredFraction: expected == 0 ? 1 : Double(delivered) / Double(expected),
             messagesPerBroadcast: config.broadcasts == 0 ? 0 : Double(messages) / Double(config.broadcasts),
-            p50Ms: percentile(50), p99Ms: percentile(99), maxMs: Double(sorted.last ?? 0) / 1000,
+            p50Ms: percentile(50), p99Ms: percentile(99), maxMs: (sorted.last ?? .zero).fractionalMilliseconds,
             duplicatesShown: duplicates,
             messagesByKind: byKind,
             allDeliveredAfterHealMs: healAt.flatMap { heal in
-                delivered == expected ? Double(max(0, lastDelivery - heal)) / 1000 : nil
+                delivered == expected ? max(.zero, lastDelivery - heal).fractionalMilliseconds : nil
             },
-            virtualSeconds: Double(now - faultsFrom) / 1_000_000,
+            virtualSeconds: (now - faultsFrom).seconds,
             stallingNodes: stallingNodes, stalls: stalls, falseAlarms: falseAlarms,
             killDetectionMs: victim.map { victim in
-                (0..<config.nodes).filter { $0 != victim.node }.map { goneReported[$0].map { Double($0) / 1000 } }
+                (0..<config.nodes).filter { $0 != victim.node }.map { goneReported[$0]?.fractionalMilliseconds }
             },
             trace: trace.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined())
         report.unreachablePairs = blockedPairs

@@ -56,7 +56,7 @@ extension Huddle {
             // Nicks told apart as the node tells them: alice#3f9a0c1e for a new key calling
             // itself alice.
             session.knownNicks = try store.knownNicks()
-            _ = session.restore(events, shown: Set(events.map(\.id)), now: 0)
+            _ = session.restore(events, shown: Set(events.map(\.id)), now: .epoch)
             let messages = session.history(last: limit ?? .max)
             let renderer = OutputRenderer(json: json, colors: !json && OutputSink.standardOutputWantsColors)
             if messages.isEmpty, !json {

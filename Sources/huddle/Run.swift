@@ -123,7 +123,7 @@ extension Huddle {
                 // Read and checked now, so that a bad file stops the node before it starts; it is
                 // read again, timed from the node's start, once the node listens.
                 do {
-                    _ = try WAVFileSource(path: audioFile, start: 0)
+                    _ = try WAVFileSource(path: audioFile, start: .epoch)
                 } catch {
                     throw ValidationError("--audio-file: \(error)")
                 }

@@ -8,24 +8,31 @@ struct CalibrationRoomScript {
     private var seqs: [NodeID: UInt64] = [:]
 
     @discardableResult
-    mutating func add(_ node: NodeID, _ body: EventBody, at time: Int64) -> Event {
+    mutating func add(_ node: NodeID, _ body: EventBody, at time: WallTime) -> Event {
+        add(node, body, atMilliseconds: time.millisecondsSinceEpoch)
+    }
+
+    /// An event made when its origin's clock read `milliseconds`, as the wire carries it: any
+    /// value, a hostile one too.
+    @discardableResult
+    mutating func add(_ node: NodeID, _ body: EventBody, atMilliseconds milliseconds: Int64) -> Event {
         let seq = (seqs[node] ?? 0) + 1
         seqs[node] = seq
-        let event = Event.fixture(node, seq, body, at: time)
+        let event = Event.fixture(node, seq, body, atMilliseconds: milliseconds)
         events.append(event)
         return event
     }
 
-    mutating func mark(_ node: NodeID, _ label: String, at time: Int64) {
+    mutating func mark(_ node: NodeID, _ label: String, at time: WallTime) {
         add(node, .mark(label: label), at: time)
     }
 
-    mutating func nudge(_ node: NodeID, _ milliseconds: Int64, at time: Int64 = 0) {
+    mutating func nudge(_ node: NodeID, _ milliseconds: Int64, at time: WallTime = .epoch) {
         add(node, .delayNudge(milliseconds: milliseconds), at: time)
     }
 
-    mutating func join(_ node: NodeID, at time: Int64 = 0) { add(node, .join(nick: "n\(node)"), at: time) }
-    mutating func leave(_ node: NodeID, at time: Int64 = 0) { add(node, .leave, at: time) }
+    mutating func join(_ node: NodeID, at time: WallTime = .epoch) { add(node, .join(nick: "n\(node)"), at: time) }
+    mutating func leave(_ node: NodeID, at time: WallTime = .epoch) { add(node, .leave, at: time) }
 
     var calibration: Calibration { CalibrationSolver.solve(events) }
 }
@@ -36,7 +43,7 @@ struct CalibrationRoomScript {
     let n3 = NodeID.fixture(3)
     let n4 = NodeID.fixture(4)
 
-    func placed(_ reference: NodeID, _ offsets: [NodeID: Int64]) -> Calibration {
+    func placed(_ reference: NodeID, _ offsets: [NodeID: TimeSpan]) -> Calibration {
         Calibration(placements: offsets.mapValues { Calibration.Placement(reference: reference, offset: $0) })
     }
 
@@ -49,57 +56,57 @@ struct CalibrationRoomScript {
         room.join(n3)
         #expect(room.calibration == .none)
 
-        room.mark(n1, "A", at: 2_000)
+        room.mark(n1, "A", at: .epoch + .seconds(2))
         #expect(room.calibration == .none, "a lone mark calibrates nobody")
 
-        room.mark(n2, "A", at: 4_000)
-        #expect(room.calibration == placed(n1, [n1: 0, n2: 2_000]))
+        room.mark(n2, "A", at: .epoch + .seconds(4))
+        #expect(room.calibration == placed(n1, [n1: .zero, n2: .seconds(2)]))
 
-        room.mark(n3, "B", at: 6_000)
-        #expect(room.calibration == placed(n1, [n1: 0, n2: 2_000]), "node 3 shares no label yet")
+        room.mark(n3, "B", at: .epoch + .seconds(6))
+        #expect(room.calibration == placed(n1, [n1: .zero, n2: .seconds(2)]), "node 3 shares no label yet")
         #expect(!room.calibration.isCalibrated(n3))
 
-        room.mark(n2, "B", at: 10_000)
+        room.mark(n2, "B", at: .epoch + .seconds(10))
         let calibration = room.calibration
-        #expect(calibration == placed(n1, [n1: 0, n2: 2_000, n3: -2_000]))
+        #expect(calibration == placed(n1, [n1: .zero, n2: .seconds(2), n3: .seconds(-2)]))
 
-        #expect(calibration.holdBack(from: n3, to: n1) == 2_000)
-        #expect(calibration.holdBack(from: n3, to: n2) == 4_000)
-        #expect(calibration.holdBack(from: n1, to: n3) == 0)
-        #expect(calibration.lag(of: n3, behind: n1) == -2_000)
-        #expect(calibration.lag(of: n2, behind: n3) == 4_000)
+        #expect(calibration.holdBack(from: n3, to: n1) == .seconds(2))
+        #expect(calibration.holdBack(from: n3, to: n2) == .seconds(4))
+        #expect(calibration.holdBack(from: n1, to: n3) == .zero)
+        #expect(calibration.lag(of: n3, behind: n1) == .seconds(-2))
+        #expect(calibration.lag(of: n2, behind: n3) == .seconds(4))
         #expect(calibration.groups == [Calibration.Group(reference: n1, members: [n1, n2, n3])])
     }
 
     @Test func referenceIsTheFirstMarkEvenWhenItCameThroughAnotherLabel() {
         var room = CalibrationRoomScript()
-        room.mark(n3, "B", at: 1_000)
-        room.mark(n2, "B", at: 3_000)
-        room.mark(n2, "A", at: 9_000)
-        room.mark(n1, "A", at: 8_000)
-        #expect(room.calibration == placed(n3, [n3: 0, n2: 2_000, n1: 1_000]))
+        room.mark(n3, "B", at: .epoch + .seconds(1))
+        room.mark(n2, "B", at: .epoch + .seconds(3))
+        room.mark(n2, "A", at: .epoch + .seconds(9))
+        room.mark(n1, "A", at: .epoch + .seconds(8))
+        #expect(room.calibration == placed(n3, [n3: .zero, n2: .seconds(2), n1: .seconds(1)]))
     }
 
     @Test func simultaneousFirstMarksBreakTheTieBySmallerNodeID() {
         var room = CalibrationRoomScript()
-        room.mark(n2, "A", at: 5_000)
-        room.mark(n1, "A", at: 5_000)
-        room.mark(n3, "A", at: 5_700)
-        #expect(room.calibration == placed(n1, [n1: 0, n2: 0, n3: 700]))
+        room.mark(n2, "A", at: .epoch + .seconds(5))
+        room.mark(n1, "A", at: .epoch + .seconds(5))
+        room.mark(n3, "A", at: .epoch + .milliseconds(5_700))
+        #expect(room.calibration == placed(n1, [n1: .zero, n2: .zero, n3: .milliseconds(700)]))
     }
 
     // MARK: Groups and membership
 
     @Test func separateGroupsHaveTheirOwnReferenceAndAreNotConnected() {
         var room = CalibrationRoomScript()
-        room.mark(n1, "A", at: 1_000)
-        room.mark(n2, "A", at: 4_000)
-        room.mark(n4, "B", at: 500)
-        room.mark(n3, "B", at: 700)
+        room.mark(n1, "A", at: .epoch + .seconds(1))
+        room.mark(n2, "A", at: .epoch + .seconds(4))
+        room.mark(n4, "B", at: .epoch + .milliseconds(500))
+        room.mark(n3, "B", at: .epoch + .milliseconds(700))
         let calibration = room.calibration
         #expect(calibration.placements == [
-            n1: .init(reference: n1, offset: 0), n2: .init(reference: n1, offset: 3_000),
-            n4: .init(reference: n4, offset: 0), n3: .init(reference: n4, offset: 200),
+            n1: .init(reference: n1, offset: .zero), n2: .init(reference: n1, offset: .seconds(3)),
+            n4: .init(reference: n4, offset: .zero), n3: .init(reference: n4, offset: .milliseconds(200)),
         ])
         #expect(calibration.areConnected(n1, n2))
         #expect(calibration.areConnected(n3, n4))
@@ -115,10 +122,10 @@ struct CalibrationRoomScript {
 
     @Test func oneNodeWithManyLabelsCalibratesNobody() {
         var room = CalibrationRoomScript()
-        room.mark(n1, "A", at: 1_000)
-        room.mark(n1, "B", at: 2_000)
-        room.mark(n1, "C", at: 3_000)
-        room.mark(n2, "D", at: 3_000)
+        room.mark(n1, "A", at: .epoch + .seconds(1))
+        room.mark(n1, "B", at: .epoch + .seconds(2))
+        room.mark(n1, "C", at: .epoch + .seconds(3))
+        room.mark(n2, "D", at: .epoch + .seconds(3))
         #expect(room.calibration == .none)
         #expect(!room.calibration.areConnected(n1, n1))
     }
@@ -127,9 +134,9 @@ struct CalibrationRoomScript {
         var room = CalibrationRoomScript()
         room.join(n1)
         room.join(n2)
-        room.mark(n1, "A", at: 1_000)
-        room.mark(n2, "A", at: 3_000)
-        #expect(room.calibration == placed(n1, [n1: 0, n2: 2_000]))
+        room.mark(n1, "A", at: .epoch + .seconds(1))
+        room.mark(n2, "A", at: .epoch + .seconds(3))
+        #expect(room.calibration == placed(n1, [n1: .zero, n2: .seconds(2)]))
 
         room.leave(n2)
         #expect(room.calibration == .none, "a node that left counts for nothing; node 1 is alone again")
@@ -137,26 +144,26 @@ struct CalibrationRoomScript {
         room.join(n2)
         #expect(room.calibration == .none, "the old mark no longer counts after re-joining")
 
-        room.mark(n2, "A", at: 1_500)
-        #expect(room.calibration == placed(n1, [n1: 0, n2: 500]))
+        room.mark(n2, "A", at: .epoch + .milliseconds(1_500))
+        #expect(room.calibration == placed(n1, [n1: .zero, n2: .milliseconds(500)]))
     }
 
     @Test func latestMembershipEventDecidesEvenWithoutAnyJoin() {
         var room = CalibrationRoomScript()
-        room.mark(n1, "A", at: 1_000)  // no join at all: counts from seq 1
-        room.mark(n2, "A", at: 1_250)
-        room.mark(n3, "A", at: 1_500)
-        #expect(room.calibration == placed(n1, [n1: 0, n2: 250, n3: 500]))
+        room.mark(n1, "A", at: .epoch + .seconds(1))  // no join at all: counts from seq 1
+        room.mark(n2, "A", at: .epoch + .milliseconds(1_250))
+        room.mark(n3, "A", at: .epoch + .milliseconds(1_500))
+        #expect(room.calibration == placed(n1, [n1: .zero, n2: .milliseconds(250), n3: .milliseconds(500)]))
         room.leave(n1)  // the reference leaves: the group re-forms around the next first mark
-        #expect(room.calibration == placed(n2, [n2: 0, n3: 250]))
+        #expect(room.calibration == placed(n2, [n2: .zero, n3: .milliseconds(250)]))
     }
 
     @Test func onlyTheLatestMarkOfALabelCounts() {
         var room = CalibrationRoomScript()
-        room.mark(n1, "A", at: 1_000)
-        room.mark(n2, "A", at: 9_000)
-        room.mark(n2, "a ", at: 4_000)  // the same label, marked again (earlier clock, later seq)
-        #expect(room.calibration == placed(n1, [n1: 0, n2: 3_000]))
+        room.mark(n1, "A", at: .epoch + .seconds(1))
+        room.mark(n2, "A", at: .epoch + .seconds(9))
+        room.mark(n2, "a ", at: .epoch + .seconds(4))  // the same label, marked again (earlier clock, later seq)
+        #expect(room.calibration == placed(n1, [n1: .zero, n2: .seconds(3)]))
     }
 
     // MARK: Labels
@@ -172,35 +179,35 @@ struct CalibrationRoomScript {
 
     @Test func differentlyWrittenLabelsAreTheSameEvent() {
         var room = CalibrationRoomScript()
-        room.mark(n1, "  KickOff ", at: 1_000)
-        room.mark(n2, "kickoff", at: 2_500)
-        room.mark(n3, "   ", at: 2_500)  // an empty label is no mark
-        #expect(room.calibration == placed(n1, [n1: 0, n2: 1_500]))
+        room.mark(n1, "  KickOff ", at: .epoch + .seconds(1))
+        room.mark(n2, "kickoff", at: .epoch + .milliseconds(2_500))
+        room.mark(n3, "   ", at: .epoch + .milliseconds(2_500))  // an empty label is no mark
+        #expect(room.calibration == placed(n1, [n1: .zero, n2: .milliseconds(1_500)]))
     }
 
     // MARK: Least squares
 
     @Test func redundantMarksAreAveraged() {
         var room = CalibrationRoomScript()
-        room.mark(n1, "A", at: 0)
-        room.mark(n2, "A", at: 1_000)
-        room.mark(n1, "B", at: 60_000)
-        room.mark(n2, "B", at: 61_201)
+        room.mark(n1, "A", at: .epoch)
+        room.mark(n2, "A", at: .epoch + .seconds(1))
+        room.mark(n1, "B", at: .epoch + .seconds(60))
+        room.mark(n2, "B", at: .epoch + .milliseconds(61_201))
         // (1 000 + 1 201) / 2 = 1 100.5, rounded half away from zero.
-        #expect(room.calibration == placed(n1, [n1: 0, n2: 1_101]))
+        #expect(room.calibration == placed(n1, [n1: .zero, n2: .milliseconds(1_101)]))
     }
 
     @Test func cycleOfThreeNodesSharesTheMisfit() {
         // 1–2 on A (Δ 1 000), 2–3 on B (Δ 1 000), 1–3 on C (Δ 2 300): a 300 ms misfit around the cycle.
         var room = CalibrationRoomScript()
-        room.mark(n1, "A", at: 0)
-        room.mark(n2, "A", at: 1_000)
-        room.mark(n2, "B", at: 10_000)
-        room.mark(n3, "B", at: 11_000)
-        room.mark(n1, "C", at: 20_000)
-        room.mark(n3, "C", at: 22_300)
+        room.mark(n1, "A", at: .epoch)
+        room.mark(n2, "A", at: .epoch + .seconds(1))
+        room.mark(n2, "B", at: .epoch + .seconds(10))
+        room.mark(n3, "B", at: .epoch + .seconds(11))
+        room.mark(n1, "C", at: .epoch + .seconds(20))
+        room.mark(n3, "C", at: .epoch + .milliseconds(22_300))
         // Each residual takes a third of the misfit: o2 = 1 100, o3 = 2 200.
-        #expect(room.calibration == placed(n1, [n1: 0, n2: 1_100, n3: 2_200]))
+        #expect(room.calibration == placed(n1, [n1: .zero, n2: .milliseconds(1_100), n3: .milliseconds(2_200)]))
     }
 
     /// Four nodes with known offsets mark twelve shared moments, each press off by N(0, 200 ms) of
@@ -208,7 +215,7 @@ struct CalibrationRoomScript {
     @Test(arguments: [UInt64(1), 2, 3, 4])
     func leastSquaresAveragesOutReactionNoise(batch: UInt64) throws {
         let nodes = [n1, n2, n3, n4]
-        let truth: [NodeID: Int64] = [n1: 0, n2: 12_000, n3: 45_500, n4: -7_300]
+        let truth: [NodeID: TimeSpan] = [n1: .zero, n2: .seconds(12), n3: .milliseconds(45_500), n4: .milliseconds(-7_300)]
         let sigma = 200.0
         var squaredLeastSquares = 0.0
         var squaredLatest = 0.0
@@ -216,11 +223,11 @@ struct CalibrationRoomScript {
         for trial in UInt64(0)..<10 {
             var rng = SplitMix64(seed: batch &* 1_000 &+ trial)
             var room = CalibrationRoomScript()
-            var pressed: [NodeID: Int64] = [:]  // each node's press of the latest moment
+            var pressed: [NodeID: WallTime] = [:]  // each node's press of the latest moment
             for moment in 0..<12 {
-                let gameTime = 1_700_000_000_000 + Int64(moment) * 60_000
+                let gameTime = WallTime.milliseconds(sinceEpoch: 1_700_000_000_000) + Int64(moment) * .seconds(60)
                 for node in nodes {
-                    let noise = Int64((rng.nextGaussian() * sigma).rounded())
+                    let noise = TimeSpan.milliseconds(Int64((rng.nextGaussian() * sigma).rounded()))
                     pressed[node] = gameTime + truth[node]! + noise
                     room.mark(node, "moment \(moment)", at: pressed[node]!)
                 }
@@ -228,9 +235,9 @@ struct CalibrationRoomScript {
             let calibration = room.calibration
             let reference = try #require(calibration.reference(of: n1))
             for node in nodes where node != reference {
-                let expected = Double(truth[node]! - truth[reference]!)
-                let leastSquares = Double(calibration.offset(of: node)!)
-                let latest = Double(pressed[node]! - pressed[reference]!)
+                let expected = (truth[node]! - truth[reference]!).fractionalMilliseconds
+                let leastSquares = calibration.offset(of: node)!.fractionalMilliseconds
+                let latest = (pressed[node]! - pressed[reference]!).fractionalMilliseconds
                 squaredLeastSquares += (leastSquares - expected) * (leastSquares - expected)
                 squaredLatest += (latest - expected) * (latest - expected)
                 samples += 1
@@ -247,14 +254,14 @@ struct CalibrationRoomScript {
 
     @Test func delayNudgesAddUp() {
         var room = CalibrationRoomScript()
-        room.mark(n1, "A", at: 1_000)
-        room.mark(n2, "A", at: 3_000)
+        room.mark(n1, "A", at: .epoch + .seconds(1))
+        room.mark(n2, "A", at: .epoch + .seconds(3))
         room.nudge(n2, 1_000)
         room.nudge(n2, -500)
-        #expect(room.calibration.placements.mapValues(\.offset) == [n1: 0, n2: 2_500])
+        #expect(room.calibration.placements.mapValues(\.offset) == [n1: .zero, n2: .milliseconds(2_500)])
         room.nudge(n1, 250)  // the reference nudges itself
-        #expect(room.calibration.placements.mapValues(\.offset) == [n1: 250, n2: 2_500])
-        #expect(room.calibration.holdBack(from: n1, to: n2) == 2_250)
+        #expect(room.calibration.placements.mapValues(\.offset) == [n1: .milliseconds(250), n2: .milliseconds(2_500)])
+        #expect(room.calibration.holdBack(from: n1, to: n2) == .milliseconds(2_250))
     }
 
     @Test func nudgesWaitForCalibrationAndDoNotSurviveRejoining() {
@@ -262,32 +269,32 @@ struct CalibrationRoomScript {
         room.nudge(n2, 5_000)  // before a re-join: will not count
         room.join(n2)
         room.nudge(n2, 700)  // uncalibrated yet: waits
-        room.mark(n1, "A", at: 1_000)
+        room.mark(n1, "A", at: .epoch + .seconds(1))
         #expect(room.calibration == .none)
-        room.mark(n2, "A", at: 3_000)
-        #expect(room.calibration.placements.mapValues(\.offset) == [n1: 0, n2: 2_700])
+        room.mark(n2, "A", at: .epoch + .seconds(3))
+        #expect(room.calibration.placements.mapValues(\.offset) == [n1: .zero, n2: .milliseconds(2_700)])
 
         room.leave(n2)
         room.join(n2)
-        room.mark(n2, "A", at: 3_000)
-        #expect(room.calibration == placed(n1, [n1: 0, n2: 2_000]))
+        room.mark(n2, "A", at: .epoch + .seconds(3))
+        #expect(room.calibration == placed(n1, [n1: .zero, n2: .seconds(2)]))
     }
 
     @Test func otherEventKindsAreIgnored() {
         var room = CalibrationRoomScript()
-        room.mark(n1, "A", at: 1_000)
-        room.add(n2, .calibrationEvent(label: "A"), at: 1_500)
-        room.add(n2, .chat(text: "A"), at: 1_600)
-        room.mark(n2, "A", at: 3_000)
-        #expect(room.calibration == placed(n1, [n1: 0, n2: 2_000]))
+        room.mark(n1, "A", at: .epoch + .seconds(1))
+        room.add(n2, .calibrationEvent(label: "A"), at: .epoch + .milliseconds(1_500))
+        room.add(n2, .chat(text: "A"), at: .epoch + .milliseconds(1_600))
+        room.mark(n2, "A", at: .epoch + .seconds(3))
+        #expect(room.calibration == placed(n1, [n1: .zero, n2: .seconds(2)]))
     }
 
     @Test func extremeTimesDoNotTrap() {
         var room = CalibrationRoomScript()
-        room.mark(n1, "A", at: .min)
-        room.mark(n2, "A", at: .max)
+        room.add(n1, .mark(label: "A"), atMilliseconds: .min)
+        room.add(n2, .mark(label: "A"), atMilliseconds: .max)
         room.nudge(n2, .max)
-        room.mark(n3, "A", at: 0)
+        room.mark(n3, "A", at: .epoch)
         let calibration = room.calibration
         #expect(calibration.reference(of: n2) == n1)
         #expect(calibration.offset(of: n2) == .max)
@@ -306,7 +313,7 @@ struct CalibrationRoomScript {
         let nodes = (1...6).map { NodeID.fixture(UInt8($0)) }
         for _ in 0..<Int.random(in: 10...40, using: &rng) {
             let node = nodes.randomElement(using: &rng)!
-            let time = 1_700_000_000_000 + Int64.random(in: 0...3_600_000, using: &rng)
+            let time = WallTime.milliseconds(sinceEpoch: 1_700_000_000_000 + Int64.random(in: 0...3_600_000, using: &rng))
             switch Int.random(in: 0..<100, using: &rng) {
             case 0..<75: room.mark(node, spellings.randomElement(using: &rng)!.randomElement(using: &rng)!, at: time)
             case 75..<82: room.nudge(node, Int64.random(in: -3...3, using: &rng) * 500)
@@ -339,14 +346,16 @@ struct CalibrationRoomScript {
 
     /// A random tree of marks: every new mark either opens a new label by a placed node or brings a
     /// new node in on an existing label, so marks = nodes + labels − 1.
-    static func randomTree(seed: UInt64) -> (events: [Event], marks: [(node: NodeID, label: String, time: Int64)]) {
+    static func randomTree(seed: UInt64) -> (events: [Event], marks: [(node: NodeID, label: String, time: WallTime)]) {
         var rng = SplitMix64(seed: seed)
         let nodeCount = Int.random(in: 2...40, using: &rng)
         var room = CalibrationRoomScript()
-        var marks: [(node: NodeID, label: String, time: Int64)] = []
+        var marks: [(node: NodeID, label: String, time: WallTime)] = []
         var nodes = [NodeID.fixture(UInt8.random(in: 1...255, using: &rng))]
         var labels: [String] = []
-        func time() -> Int64 { 1_700_000_000_000 + Int64.random(in: -500_000_000...500_000_000, using: &rng) }
+        func time() -> WallTime {
+            .milliseconds(sinceEpoch: 1_700_000_000_000 + Int64.random(in: -500_000_000...500_000_000, using: &rng))
+        }
         while nodes.count < nodeCount {
             if labels.isEmpty || Int.random(in: 0..<3, using: &rng) == 0 {
                 let label = "label \(labels.count)"
@@ -372,7 +381,7 @@ struct CalibrationRoomScript {
 
         // The exact rule, walking outwards from the node whose mark came first.
         let first = marks.min { ($0.time, $0.node, $0.label) < ($1.time, $1.node, $1.label) }!
-        var expected: [NodeID: Int64] = [first.node: 0]
+        var expected: [NodeID: TimeSpan] = [first.node: .zero]
         var changed = true
         while changed {
             changed = false

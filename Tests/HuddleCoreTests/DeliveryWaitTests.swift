@@ -9,37 +9,37 @@ import Testing
     let carol = ReplicationTests.peer(3)
 
     @Test func itAsksLivePeersThenStopsOnceOneHoldsTheLastEventOfEveryRoom() {
-        var wait = DeliveryWait(written: ["superbowl": 3, "nfl": 1], now: 0)
+        var wait = DeliveryWait(written: ["superbowl": 3, "nfl": 1], now: .epoch)
         let live = ["superbowl": [bob, carol], "nfl": [bob]]
-        #expect(wait.poll(now: 0, livePeers: live, peersPossible: true) == .ask([
+        #expect(wait.poll(now: .epoch, livePeers: live, peersPossible: true) == .ask([
             .init(room: "nfl", peer: bob, seq: 1), .init(room: "superbowl", peer: bob, seq: 3),
             .init(room: "superbowl", peer: carol, seq: 3),
         ]))
-        #expect(wait.poll(now: 100, livePeers: live, peersPossible: true) == .wait, "asked again only after 500 ms")
+        #expect(wait.poll(now: .epoch + .milliseconds(100), livePeers: live, peersPossible: true) == .wait, "asked again only after 500 ms")
         wait.heard(room: "superbowl", seq: 2, from: "n3")  // an older event: not enough
         wait.heard(room: "nfl", seq: 1, from: "n2")
         #expect(wait.missing == ["superbowl"])
-        #expect(wait.poll(now: 500, livePeers: live, peersPossible: true) == .ask([
+        #expect(wait.poll(now: .epoch + .milliseconds(500), livePeers: live, peersPossible: true) == .ask([
             .init(room: "superbowl", peer: bob, seq: 3), .init(room: "superbowl", peer: carol, seq: 3),
         ]))
         wait.heard(room: "superbowl", seq: 4, from: "n3")
-        #expect(wait.poll(now: 600, livePeers: live, peersPossible: true) == .delivered(to: ["n2", "n3"]))
+        #expect(wait.poll(now: .epoch + .milliseconds(600), livePeers: live, peersPossible: true) == .delivered(to: ["n2", "n3"]))
     }
 
     @Test func itGivesUpAtTheDeadline() {
-        var wait = DeliveryWait(written: ["superbowl": 3], now: 1_000)
-        #expect(wait.poll(now: 1_000, livePeers: [:], peersPossible: true) == .wait, "no live peer yet: nobody to ask")
-        #expect(wait.poll(now: 5_999, livePeers: [:], peersPossible: true) == .wait)
-        #expect(wait.poll(now: 6_000, livePeers: [:], peersPossible: true) == .giveUp(.timedOut))
+        var wait = DeliveryWait(written: ["superbowl": 3], now: .epoch + .seconds(1))
+        #expect(wait.poll(now: .epoch + .seconds(1), livePeers: [:], peersPossible: true) == .wait, "no live peer yet: nobody to ask")
+        #expect(wait.poll(now: .epoch + .milliseconds(5_999), livePeers: [:], peersPossible: true) == .wait)
+        #expect(wait.poll(now: .epoch + .seconds(6), livePeers: [:], peersPossible: true) == .giveUp(.timedOut))
     }
 
     @Test func withNoPeerToBeFoundItDoesNotWaitAtAll() {
-        var wait = DeliveryWait(written: ["superbowl": 3], now: 0)
-        #expect(wait.poll(now: 0, livePeers: [:], peersPossible: false) == .giveUp(.noPeers))
+        var wait = DeliveryWait(written: ["superbowl": 3], now: .epoch)
+        #expect(wait.poll(now: .epoch, livePeers: [:], peersPossible: false) == .giveUp(.noPeers))
     }
 
     @Test func nothingWrittenIsDeliveredAtOnce() {
-        var wait = DeliveryWait(written: ["superbowl": 0], now: 0)
-        #expect(wait.poll(now: 0, livePeers: [:], peersPossible: false) == .delivered(to: []))
+        var wait = DeliveryWait(written: ["superbowl": 0], now: .epoch)
+        #expect(wait.poll(now: .epoch, livePeers: [:], peersPossible: false) == .delivered(to: []))
     }
 }

@@ -8,19 +8,19 @@ import Testing
     let bob = NodeID.fixture(2)
     let carol = NodeID.fixture(3)
 
-    func match(_ peer: NodeID, lag: Int64, confidence: Double = 60) -> HeardMatch {
-        HeardMatch(peer: peer, at: 0, lagMicros: lag, confidence: confidence)
+    func match(_ peer: NodeID, lag: TimeSpan, confidence: Double = 60) -> HeardMatch {
+        HeardMatch(peer: peer, at: .epoch, lag: lag, confidence: confidence)
     }
 
     @Test func theFirstMatchGoesOutThenOnlyAChangeOrARefresh() {
         var publishing = HeardPublishing()
         let published = [
-            publishing.shouldPublish(match(bob, lag: 3_200_000), now: 0),  // the first
-            publishing.shouldPublish(match(bob, lag: 3_210_000), now: 30_000),  // 10 ms: the same lag
-            publishing.shouldPublish(match(bob, lag: 5_200_000), now: 60_000),  // a rebuffer
-            publishing.shouldPublish(match(bob, lag: 5_201_000), now: 90_000),
-            publishing.shouldPublish(match(bob, lag: 5_201_000), now: 360_000),  // refreshed after 5 min
-            publishing.shouldPublish(match(carol, lag: -1_000_000), now: 360_000),  // each peer on its own
+            publishing.shouldPublish(match(bob, lag: .milliseconds(3_200)), now: .epoch),  // the first
+            publishing.shouldPublish(match(bob, lag: .milliseconds(3_210)), now: .epoch + .seconds(30)),  // 10 ms: the same lag
+            publishing.shouldPublish(match(bob, lag: .milliseconds(5_200)), now: .epoch + .seconds(60)),  // a rebuffer
+            publishing.shouldPublish(match(bob, lag: .milliseconds(5_201)), now: .epoch + .seconds(90)),
+            publishing.shouldPublish(match(bob, lag: .milliseconds(5_201)), now: .epoch + .seconds(360)),  // refreshed after 5 min
+            publishing.shouldPublish(match(carol, lag: .seconds(-1)), now: .epoch + .seconds(360)),  // each peer on its own
         ]
         #expect(published == [true, false, true, false, true, true])
     }
@@ -28,21 +28,21 @@ import Testing
     @Test func neverMoreOftenThanTwentyFiveSecondsAPeerNorAWeakMatch() {
         var publishing = HeardPublishing()
         let published = [
-            publishing.shouldPublish(match(bob, lag: 3_200_000, confidence: 8.9), now: 0),
+            publishing.shouldPublish(match(bob, lag: .milliseconds(3_200), confidence: 8.9), now: .epoch),
             // Counts anywhere (≥ 9), but this node publishes only what is surely its own screen.
-            publishing.shouldPublish(match(bob, lag: 3_200_000, confidence: 9.3), now: 0),
-            publishing.shouldPublish(match(bob, lag: 3_200_000), now: 0),
-            publishing.shouldPublish(match(bob, lag: 9_000_000), now: 10_000),
-            publishing.shouldPublish(match(bob, lag: 9_000_000), now: 25_000),
+            publishing.shouldPublish(match(bob, lag: .milliseconds(3_200), confidence: 9.3), now: .epoch),
+            publishing.shouldPublish(match(bob, lag: .milliseconds(3_200)), now: .epoch),
+            publishing.shouldPublish(match(bob, lag: .seconds(9)), now: .epoch + .seconds(10)),
+            publishing.shouldPublish(match(bob, lag: .seconds(9)), now: .epoch + .seconds(25)),
         ]
         #expect(published == [false, false, true, false, true])
     }
 
     @Test func aPeersJoinStartsItOver() {
         var publishing = HeardPublishing()
-        let first = publishing.shouldPublish(match(bob, lag: 3_200_000), now: 0)
+        let first = publishing.shouldPublish(match(bob, lag: .milliseconds(3_200)), now: .epoch)
         publishing.peerJoined(bob)
-        let again = publishing.shouldPublish(match(bob, lag: 3_200_000), now: 1_000)
+        let again = publishing.shouldPublish(match(bob, lag: .milliseconds(3_200)), now: .epoch + .seconds(1))
         #expect(first && again)
     }
 }

@@ -11,17 +11,17 @@ import Testing
     /// Node 1 is the reference, node 2 is 2 s behind it, node 3 is 2 s ahead (the design's example).
     var example: Calibration {
         Calibration(placements: [
-            n1: .init(reference: n1, offset: 0),
-            n2: .init(reference: n1, offset: 2_000),
-            n3: .init(reference: n1, offset: -2_000),
+            n1: .init(reference: n1, offset: .zero),
+            n2: .init(reference: n1, offset: .seconds(2)),
+            n3: .init(reference: n1, offset: .seconds(-2)),
         ])
     }
 
-    func chat(_ node: NodeID, _ seq: UInt64, at time: Int64, _ text: String = "hi") -> Event {
+    func chat(_ node: NodeID, _ seq: UInt64, at time: WallTime, _ text: String = "hi") -> Event {
         .fixture(node, seq, .chat(text: text), at: time)
     }
 
-    func with(_ offsets: [NodeID: Int64], reference: NodeID? = nil) -> Calibration {
+    func with(_ offsets: [NodeID: TimeSpan], reference: NodeID? = nil) -> Calibration {
         let reference = reference ?? offsets.keys.min()!
         return Calibration(placements: offsets.mapValues { .init(reference: reference, offset: $0) })
     }
@@ -30,32 +30,32 @@ import Testing
 
     @Test func workedExampleFromMarksToReleases() {
         var room = CalibrationRoomScript()
-        room.mark(n1, "A", at: 2_000)
-        room.mark(n2, "A", at: 4_000)
-        room.mark(n3, "B", at: 6_000)
-        room.mark(n2, "B", at: 10_000)
+        room.mark(n1, "A", at: .epoch + .seconds(2))
+        room.mark(n2, "A", at: .epoch + .seconds(4))
+        room.mark(n3, "B", at: .epoch + .seconds(6))
+        room.mark(n2, "B", at: .epoch + .seconds(10))
         let calibration = room.calibration
         #expect(calibration == example)
 
         // Node 3 writes at 20 000 on its clock; node 1 writes at 20 000 on its.
-        let fromNode3 = chat(n3, 10, at: 20_000)
-        let fromNode1 = chat(n1, 10, at: 20_000)
+        let fromNode3 = chat(n3, 10, at: .epoch + .seconds(20))
+        let fromNode1 = chat(n1, 10, at: .epoch + .seconds(20))
 
         var onNode1 = HoldBackSchedule(reader: n1, calibration: calibration)
-        #expect(onNode1.releaseTime(of: fromNode3, now: 20_000) == 22_000)  // 2 s after it was written
-        #expect(onNode1.admit(fromNode3, now: 20_000).isEmpty)
-        #expect(onNode1.nextWake == 22_000)
+        #expect(onNode1.releaseTime(of: fromNode3, now: .epoch + .seconds(20)) == .epoch + .seconds(22))  // 2 s after it was written
+        #expect(onNode1.admit(fromNode3, now: .epoch + .seconds(20)).isEmpty)
+        #expect(onNode1.nextWake == .epoch + .seconds(22))
 
         var onNode2 = HoldBackSchedule(reader: n2, calibration: calibration)
-        #expect(onNode2.releaseTime(of: fromNode3, now: 20_000) == 24_000)  // 4 s after
-        #expect(onNode2.admit(fromNode3, now: 20_000).isEmpty)
-        #expect(onNode2.nextWake == 24_000)
+        #expect(onNode2.releaseTime(of: fromNode3, now: .epoch + .seconds(20)) == .epoch + .seconds(24))  // 4 s after
+        #expect(onNode2.admit(fromNode3, now: .epoch + .seconds(20)).isEmpty)
+        #expect(onNode2.nextWake == .epoch + .seconds(24))
 
         var onNode3 = HoldBackSchedule(reader: n3, calibration: calibration)
-        #expect(onNode3.releaseTime(of: fromNode1, now: 20_000) == 18_000)  // already past: at once
-        let shown = onNode3.admit(fromNode1, now: 20_000)
+        #expect(onNode3.releaseTime(of: fromNode1, now: .epoch + .seconds(20)) == .epoch + .seconds(18))  // already past: at once
+        let shown = onNode3.admit(fromNode1, now: .epoch + .seconds(20))
         #expect(shown.map(\.event) == [fromNode1])
-        #expect(shown.first?.heldMillis == 0)
+        #expect(shown.first?.held == .zero)
         #expect(onNode3.pendingCount == 0)
     }
 
@@ -63,119 +63,123 @@ import Testing
 
     @Test func messageIsHeldUntilDue() {
         var schedule = HoldBackSchedule(reader: n2, calibration: example)
-        let message = chat(n1, 1, at: 10_000)
+        let message = chat(n1, 1, at: .epoch + .seconds(10))
         #expect(schedule.nextWake == nil)
-        #expect(schedule.admit(message, now: 10_100).isEmpty)
+        #expect(schedule.admit(message, now: .epoch + .milliseconds(10_100)).isEmpty)
         #expect(schedule.pendingCount == 1)
-        #expect(schedule.pending == [.init(event: message, arrivedAt: 10_100, releaseAt: 12_000)])
-        #expect(schedule.nextWake == 12_000)
-        #expect(schedule.releaseDue(now: 11_999).isEmpty)
-        #expect(schedule.releaseDue(now: 12_000) == [
-            .init(event: message, arrivedAt: 10_100, releaseAt: 12_000, shownAt: 12_000)
+        #expect(schedule.pending == [.init(event: message, arrivedAt: WallTime.epoch + .milliseconds(10_100), releaseAt: WallTime.epoch + .seconds(12))])
+        #expect(schedule.nextWake == .epoch + .seconds(12))
+        #expect(schedule.releaseDue(now: .epoch + .milliseconds(11_999)).isEmpty)
+        #expect(schedule.releaseDue(now: .epoch + .seconds(12)) == [
+            .init(event: message, arrivedAt: WallTime.epoch + .milliseconds(10_100),
+                releaseAt: WallTime.epoch + .seconds(12), shownAt: WallTime.epoch + .seconds(12))
         ])
-        #expect(schedule.releaseDue(now: 12_000).isEmpty)
+        #expect(schedule.releaseDue(now: .epoch + .seconds(12)).isEmpty)
         #expect(schedule.nextWake == nil)
         #expect(schedule.pendingCount == 0)
     }
 
     @Test func lateWakeUpReportsTheActualHold() {
         var schedule = HoldBackSchedule(reader: n2, calibration: example)
-        _ = schedule.admit(chat(n1, 1, at: 10_000), now: 10_100)
-        let released = schedule.releaseDue(now: 12_345)
-        #expect(released.map(\.releaseAt) == [12_000])
-        #expect(released.map(\.shownAt) == [12_345])
-        #expect(released.map(\.heldMillis) == [2_245])
+        _ = schedule.admit(chat(n1, 1, at: .epoch + .seconds(10)), now: .epoch + .milliseconds(10_100))
+        let released = schedule.releaseDue(now: .epoch + .milliseconds(12_345))
+        #expect(released.map(\.releaseAt) == [.epoch + .seconds(12)])
+        #expect(released.map(\.shownAt) == [.epoch + .milliseconds(12_345)])
+        #expect(released.map(\.held) == [.milliseconds(2_245)])
     }
 
     @Test func ownMessagesAreShownAtOnce() {
         var schedule = HoldBackSchedule(reader: n2, calibration: example)
-        let mine = chat(n2, 1, at: 10_000)
-        #expect(schedule.admit(mine, now: 10_000) == [
-            .init(event: mine, arrivedAt: 10_000, releaseAt: 10_000, shownAt: 10_000)
+        let mine = chat(n2, 1, at: .epoch + .seconds(10))
+        #expect(schedule.admit(mine, now: .epoch + .seconds(10)) == [
+            .init(event: mine, arrivedAt: WallTime.epoch + .seconds(10),
+                releaseAt: WallTime.epoch + .seconds(10), shownAt: WallTime.epoch + .seconds(10))
         ])
         var uncalibrated = HoldBackSchedule(reader: n9)
-        #expect(uncalibrated.admit(chat(n9, 1, at: 5), now: 5).map(\.heldMillis) == [0])
+        #expect(uncalibrated.admit(chat(n9, 1, at: .epoch + .milliseconds(5)), now: .epoch + .milliseconds(5)).map(\.held) == [.zero])
     }
 
     @Test func messageWhoseMomentHasPassedIsShownAtOnce() {
         var schedule = HoldBackSchedule(reader: n2, calibration: example)
-        let message = chat(n1, 1, at: 10_000)
-        let released = schedule.admit(message, now: 13_000)
-        #expect(released == [.init(event: message, arrivedAt: 13_000, releaseAt: 12_000, shownAt: 13_000)])
-        #expect(released.first?.heldMillis == 0)
+        let message = chat(n1, 1, at: .epoch + .seconds(10))
+        let released = schedule.admit(message, now: .epoch + .seconds(13))
+        #expect(released == [.init(event: message, arrivedAt: WallTime.epoch + .seconds(13),
+            releaseAt: WallTime.epoch + .seconds(12), shownAt: WallTime.epoch + .seconds(13))])
+        #expect(released.first?.held == .zero)
         #expect(schedule.pendingCount == 0)
     }
 
     @Test func messagesBetweenUnconnectedNodesAreShownAtOnce() {
         let twoGroups = Calibration(placements: [
-            n1: .init(reference: n1, offset: 0), n2: .init(reference: n1, offset: 3_000),
-            n3: .init(reference: n3, offset: 0), n9: .init(reference: n3, offset: 200),
+            n1: .init(reference: n1, offset: .zero), n2: .init(reference: n1, offset: .seconds(3)),
+            n3: .init(reference: n3, offset: .zero), n9: .init(reference: n3, offset: .milliseconds(200)),
         ])
         var onNode2 = HoldBackSchedule(reader: n2, calibration: twoGroups)
-        let fromOtherGroup = chat(n9, 1, at: 10_000)
-        #expect(onNode2.admit(fromOtherGroup, now: 10_050).map(\.releaseAt) == [10_050])
-        let fromOwnGroup = chat(n1, 1, at: 10_000)
-        #expect(onNode2.admit(fromOwnGroup, now: 10_050).isEmpty)
-        #expect(onNode2.nextWake == 13_000)
+        let fromOtherGroup = chat(n9, 1, at: .epoch + .seconds(10))
+        #expect(onNode2.admit(fromOtherGroup, now: .epoch + .milliseconds(10_050)).map(\.releaseAt) == [.epoch + .milliseconds(10_050)])
+        let fromOwnGroup = chat(n1, 1, at: .epoch + .seconds(10))
+        #expect(onNode2.admit(fromOwnGroup, now: .epoch + .milliseconds(10_050)).isEmpty)
+        #expect(onNode2.nextWake == .epoch + .seconds(13))
 
         var uncalibratedReader = HoldBackSchedule(reader: n9, calibration: example)
-        #expect(uncalibratedReader.admit(chat(n2, 1, at: 10_000), now: 10_010).count == 1)
+        #expect(uncalibratedReader.admit(chat(n2, 1, at: .epoch + .seconds(10)), now: .epoch + .milliseconds(10_010)).count == 1)
     }
 
     @Test func duplicateAdmissionWhilePendingIsIgnored() {
         var schedule = HoldBackSchedule(reader: n2, calibration: example)
-        let message = chat(n1, 1, at: 10_000)
-        _ = schedule.admit(message, now: 10_100)
-        _ = schedule.admit(message, now: 10_200)
+        let message = chat(n1, 1, at: .epoch + .seconds(10))
+        _ = schedule.admit(message, now: .epoch + .milliseconds(10_100))
+        _ = schedule.admit(message, now: .epoch + .milliseconds(10_200))
         #expect(schedule.pendingCount == 1)
-        #expect(schedule.releaseDue(now: 20_000).map(\.arrivedAt) == [10_100])
+        #expect(schedule.releaseDue(now: .epoch + .seconds(20)).map(\.arrivedAt) == [.epoch + .milliseconds(10_100)])
     }
 
     @Test func admittingAlsoReleasesWhateverElseIsDue() {
         var schedule = HoldBackSchedule(reader: n2, calibration: example)
-        let early = chat(n1, 1, at: 10_000)  // due 12 000
-        _ = schedule.admit(early, now: 10_000)
-        let mine = chat(n2, 1, at: 12_500)
-        #expect(schedule.admit(mine, now: 12_500).map(\.event) == [early, mine])
+        let early = chat(n1, 1, at: .epoch + .seconds(10))  // due 12 000
+        _ = schedule.admit(early, now: .epoch + .seconds(10))
+        let mine = chat(n2, 1, at: .epoch + .milliseconds(12_500))
+        #expect(schedule.admit(mine, now: .epoch + .milliseconds(12_500)).map(\.event) == [early, mine])
     }
 
     // MARK: Recalibration
 
     @Test func recalibrationMovesReleaseTimesLater() {
         var schedule = HoldBackSchedule(reader: n2, calibration: example)
-        _ = schedule.admit(chat(n1, 1, at: 10_000), now: 10_100)
-        #expect(schedule.recalibrate(with([n1: 0, n2: 5_000]), now: 11_000).isEmpty)
-        #expect(schedule.nextWake == 15_000)
-        #expect(schedule.releaseDue(now: 12_000).isEmpty)
-        #expect(schedule.releaseDue(now: 15_000).map(\.heldMillis) == [4_900])
+        _ = schedule.admit(chat(n1, 1, at: .epoch + .seconds(10)), now: .epoch + .milliseconds(10_100))
+        #expect(schedule.recalibrate(with([n1: .zero, n2: .seconds(5)]), now: .epoch + .seconds(11)).isEmpty)
+        #expect(schedule.nextWake == .epoch + .seconds(15))
+        #expect(schedule.releaseDue(now: .epoch + .seconds(12)).isEmpty)
+        #expect(schedule.releaseDue(now: .epoch + .seconds(15)).map(\.held) == [.milliseconds(4_900)])
     }
 
     @Test func recalibrationMovesReleaseTimesEarlierAndReleasesWhatIsNowDue() {
         var schedule = HoldBackSchedule(reader: n2, calibration: example)
-        let soon = chat(n1, 1, at: 10_000)  // due 12 000, then 10 500
-        let later = chat(n1, 2, at: 20_000)  // due 22 000, then 20 500
-        _ = schedule.admit(soon, now: 10_100)
-        _ = schedule.admit(later, now: 10_100)
-        let released = schedule.recalibrate(with([n1: 0, n2: 500]), now: 11_000)
-        #expect(released == [.init(event: soon, arrivedAt: 10_100, releaseAt: 10_500, shownAt: 11_000)])
-        #expect(schedule.nextWake == 20_500)
-        #expect(schedule.calibration == with([n1: 0, n2: 500]))
+        let soon = chat(n1, 1, at: .epoch + .seconds(10))  // due 12 000, then 10 500
+        let later = chat(n1, 2, at: .epoch + .seconds(20))  // due 22 000, then 20 500
+        _ = schedule.admit(soon, now: .epoch + .milliseconds(10_100))
+        _ = schedule.admit(later, now: .epoch + .milliseconds(10_100))
+        let released = schedule.recalibrate(with([n1: .zero, n2: .milliseconds(500)]), now: .epoch + .seconds(11))
+        #expect(released == [.init(event: soon, arrivedAt: WallTime.epoch + .milliseconds(10_100),
+            releaseAt: WallTime.epoch + .milliseconds(10_500), shownAt: WallTime.epoch + .seconds(11))])
+        #expect(schedule.nextWake == .epoch + .milliseconds(20_500))
+        #expect(schedule.calibration == with([n1: .zero, n2: .milliseconds(500)]))
     }
 
     @Test func losingCalibrationKeepsHeldMessagesHeldUntilTheirLastKnownTime() {
         // Node 3 is 2 s ahead of reader node 1 and 4 s ahead of node 2 (the worked example).
         var schedule = HoldBackSchedule(reader: n2, calibration: example)
-        let a = chat(n1, 1, at: 10_000)  // due at 12 000
-        let b = chat(n3, 1, at: 9_000)  // due at 13 000
-        for message in [a, b] { _ = schedule.admit(message, now: 10_100) }
+        let a = chat(n1, 1, at: .epoch + .seconds(10))  // due at 12 000
+        let b = chat(n3, 1, at: .epoch + .seconds(9))  // due at 13 000
+        for message in [a, b] { _ = schedule.admit(message, now: .epoch + .milliseconds(10_100)) }
         #expect(schedule.pendingCount == 2)
         // Everyone leaves: no calibration at all. Nothing is shown early: that would spoil it.
-        #expect(schedule.recalibrate(.none, now: 10_200).isEmpty)
-        #expect(schedule.nextWake == 12_000)
-        #expect(schedule.releaseDue(now: 12_000).map(\.event) == [a])
-        #expect(schedule.releaseDue(now: 13_000).map(\.event) == [b])
+        #expect(schedule.recalibrate(.none, now: .epoch + .milliseconds(10_200)).isEmpty)
+        #expect(schedule.nextWake == .epoch + .seconds(12))
+        #expect(schedule.releaseDue(now: .epoch + .seconds(12)).map(\.event) == [a])
+        #expect(schedule.releaseDue(now: .epoch + .seconds(13)).map(\.event) == [b])
         // A message arriving while disconnected is shown at once, as DESIGN.md says.
-        #expect(schedule.admit(chat(n3, 2, at: 13_500), now: 13_600).count == 1)
+        #expect(schedule.admit(chat(n3, 2, at: .epoch + .milliseconds(13_500)), now: .epoch + .milliseconds(13_600)).count == 1)
     }
 
     // MARK: Ordering
@@ -183,11 +187,11 @@ import Testing
     @Test func equalReleaseTimesComeOutByEventID() {
         var schedule = HoldBackSchedule(reader: n2, calibration: example)
         // Same game time (10 000) from node 3 (wrote at 8 000) and node 1 (wrote at 10 000): both due at 12 000.
-        let fromNode3 = chat(n3, 4, at: 8_000)
-        let fromNode1 = chat(n1, 7, at: 10_000)
-        _ = schedule.admit(fromNode3, now: 10_000)
-        _ = schedule.admit(fromNode1, now: 10_000)
-        #expect(schedule.releaseDue(now: 12_000).map(\.event) == [fromNode1, fromNode3])
+        let fromNode3 = chat(n3, 4, at: .epoch + .seconds(8))
+        let fromNode1 = chat(n1, 7, at: .epoch + .seconds(10))
+        _ = schedule.admit(fromNode3, now: .epoch + .seconds(10))
+        _ = schedule.admit(fromNode1, now: .epoch + .seconds(10))
+        #expect(schedule.releaseDue(now: .epoch + .seconds(12)).map(\.event) == [fromNode1, fromNode3])
     }
 
     @Test(arguments: [UInt64(1), 2, 3])
@@ -195,21 +199,21 @@ import Testing
         var rng = SplitMix64(seed: seed)
         var schedule = HoldBackSchedule(reader: n2, calibration: example)
         var seqs: [NodeID: UInt64] = [:]
-        var now: Int64 = 1_000_000
+        var now = WallTime.epoch + .seconds(1_000)
         var batches: [[HoldBackSchedule.Release]] = []
         var admitted = 0
         for _ in 0..<5_000 {
             let sender = [n1, n3].randomElement(using: &rng)!
             let seq = seqs[sender, default: 0] + 1
             seqs[sender] = seq
-            let message = chat(sender, seq, at: now - Int64.random(in: 0...3_000, using: &rng))
-            now += Int64.random(in: 0...5, using: &rng)
+            let message = chat(sender, seq, at: now - .milliseconds(Int64.random(in: 0...3_000, using: &rng)))
+            now += .milliseconds(Int64.random(in: 0...5, using: &rng))
             batches.append(schedule.admit(message, now: now))
             admitted += 1
             if Int.random(in: 0..<20, using: &rng) == 0 { batches.append(schedule.releaseDue(now: now)) }
             #expect(schedule.nextWake.map { $0 > now } ?? true)
         }
-        batches.append(schedule.releaseDue(now: .max))
+        batches.append(schedule.releaseDue(now: .distantFuture))
         let released = batches.flatMap { $0 }
         #expect(released.count == admitted)
         #expect(Set(released.map(\.event.id)).count == admitted)
@@ -235,15 +239,16 @@ import Testing
             let sender = [n1, n3].randomElement(using: &rng)!
             let seq = seqs[sender, default: 0] + 1
             seqs[sender] = seq
-            _ = schedule.admit(chat(sender, seq, at: Int64.random(in: 10_000...60_000, using: &rng)), now: 0)
+            _ = schedule.admit(
+                chat(sender, seq, at: .epoch + .milliseconds(Int64.random(in: 10_000...60_000, using: &rng))), now: .epoch)
         }
         #expect(schedule.pendingCount == 1_000)
         // Node 3 turns out to be 4 s *behind* node 1 and the reader only 1 s: the order changes.
-        let revised = with([n1: 0, n2: 1_000, n3: 4_000], reference: n1)
-        #expect(schedule.recalibrate(revised, now: 0).isEmpty)
-        let released = schedule.releaseDue(now: .max)
+        let revised = with([n1: .zero, n2: .seconds(1), n3: .seconds(4)], reference: n1)
+        #expect(schedule.recalibrate(revised, now: .epoch).isEmpty)
+        let released = schedule.releaseDue(now: .distantFuture)
         #expect(released.count == 1_000)
-        #expect(released.allSatisfy { $0.releaseAt == revised.historyKey(of: $0.event) + 1_000 })
+        #expect(released.allSatisfy { $0.releaseAt == revised.historyKey(of: $0.event) + .seconds(1) })
         for (earlier, next) in zip(released, released.dropFirst()) {
             #expect(
                 earlier.releaseAt < next.releaseAt
@@ -255,11 +260,11 @@ import Testing
 
     @Test func historyIsOrderedByGameTime() {
         let calibration = example
-        let fromNode3 = chat(n3, 1, at: 7_000)  // game time 9 000
-        let fromNode2 = chat(n2, 1, at: 10_500)  // game time 8 500
-        let fromNode1 = chat(n1, 1, at: 9_000)  // game time 9 000, id before node 3's
-        let uncalibrated = chat(n9, 1, at: 8_700)  // keyed by its createdAt
-        #expect(calibration.gameTime(of: fromNode2) == 8_500)
+        let fromNode3 = chat(n3, 1, at: .epoch + .seconds(7))  // game time 9 000
+        let fromNode2 = chat(n2, 1, at: .epoch + .milliseconds(10_500))  // game time 8 500
+        let fromNode1 = chat(n1, 1, at: .epoch + .seconds(9))  // game time 9 000, id before node 3's
+        let uncalibrated = chat(n9, 1, at: .epoch + .milliseconds(8_700))  // keyed by its createdAt
+        #expect(calibration.gameTime(of: fromNode2) == .epoch + .milliseconds(8_500))
         #expect(calibration.gameTime(of: uncalibrated) == nil)
         let order = calibration.historyOrder([fromNode3, uncalibrated, fromNode1, fromNode2])
         #expect(order == [fromNode2, uncalibrated, fromNode1, fromNode3])

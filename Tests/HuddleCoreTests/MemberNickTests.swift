@@ -7,7 +7,7 @@ import Testing
     let reader = NodeIdentity.generate()
     let alice = NodeIdentity.generate()
     let mallory = NodeIdentity.generate()
-    let base: Int64 = 1_700_000_000_000
+    let base = WallTime.milliseconds(sinceEpoch: 1_700_000_000_000)
 
     func join(_ who: NodeIdentity, as nick: String, seq: UInt64 = 1, into room: inout RoomSession) {
         _ = room.receive(who.event(seq, .join(nick: nick), at: base, for: room), now: base)

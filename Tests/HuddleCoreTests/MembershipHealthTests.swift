@@ -2,8 +2,7 @@ import Testing
 
 @testable import HuddleCore
 
-/// Times in these tests are microseconds, like everything in `Membership`.
-private let second: Int64 = 1_000_000
+private let second = TimeSpan.seconds(1)
 
 /// Lifeguard in the membership machine: a node that is slow itself stretches its own timing,
 /// helpers reach a peer the direct path cannot, suspicion waits for silence and shrinks with
@@ -14,17 +13,17 @@ private let second: Int64 = 1_000_000
     struct Network {
         var nodes: [Membership]
         var addresses: [PeerAddress]
-        var wakeAt: [Int64?]
-        var inFlight: [(at: Int64, order: Int, from: Int, to: Int, message: WireMessage)] = []
-        var now: Int64 = 0
+        var wakeAt: [MonotonicTime?]
+        var inFlight: [(at: MonotonicTime, order: Int, from: Int, to: Int, message: WireMessage)] = []
+        var now = MonotonicTime.start
         var order = 0
-        var latency: Int64 = 1_000
+        var latency = TimeSpan.milliseconds(1)
         /// Links that drop everything, both ways.
         var brokenLinks: Set<[Int]> = []
-        var frozenUntil: [Int64]
+        var frozenUntil: [MonotonicTime]
         var dead: Set<Int> = []
         /// Every state change each node reported, with when.
-        var changes: [[(at: Int64, id: NodeID, to: PeerState)]]
+        var changes: [[(at: MonotonicTime, id: NodeID, to: PeerState)]]
         /// Acks each node forwarded for others.
         var forwarded = 0
 
@@ -35,14 +34,14 @@ private let second: Int64 = 1_000_000
                     me: NodeID.fixture(UInt8(index + 1)), nick: "n\(index)", port: 7400, incarnation: 1,
                     config: config, random: SplitMix64(seed: UInt64(index)))
             }
-            wakeAt = Array(repeating: 0, count: count)
-            frozenUntil = Array(repeating: 0, count: count)
+            wakeAt = Array(repeating: .start, count: count)
+            frozenUntil = Array(repeating: .start, count: count)
             changes = Array(repeating: [], count: count)
             for index in 0..<count {
                 for other in 0..<count where other != index {
                     apply(
                         nodes[index].addDiscovered(
-                            id: id(other), nick: "n\(other)", address: addresses[other], rooms: [], now: 0),
+                            id: id(other), nick: "n\(other)", address: addresses[other], rooms: [], now: .start),
                         at: index)
                 }
             }
@@ -72,7 +71,7 @@ private let second: Int64 = 1_000_000
         }
 
         /// Runs until `end`, event by event: deliveries in order, then due wake-ups.
-        mutating func run(until end: Int64) {
+        mutating func run(until end: MonotonicTime) {
             while true {
                 let nextDelivery = inFlight.map(\.at).min()
                 let nextWake = wakeAt.indices.filter { !dead.contains($0) }.compactMap { index in
@@ -114,7 +113,7 @@ private let second: Int64 = 1_000_000
         }
 
         /// The "suspect" and "gone" reports `observer` made about `about` since `since`.
-        func alarms(by observer: Int, about: Int, since: Int64 = 0) -> [(at: Int64, id: NodeID, to: PeerState)] {
+        func alarms(by observer: Int, about: Int, since: MonotonicTime = .start) -> [(at: MonotonicTime, id: NodeID, to: PeerState)] {
             changes[observer].filter { $0.id == id(about) && $0.to != .alive && $0.at >= since }
         }
     }
@@ -127,37 +126,37 @@ private let second: Int64 = 1_000_000
 
     @Test func aNodeThatWakesLateStretchesItsOwnPeriodAndReadsTheAckItMissed() throws {
         var membership = Membership(me: alice, nick: "alice", port: 7001, incarnation: 1)
-        _ = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: [], now: 0)
-        let start = membership.tick(now: 0)
+        _ = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: [], now: .start)
+        let start = membership.tick(now: .start)
         let sent = try #require(start.probes.first?.probe)
-        #expect(start.wake == 250_000)
+        #expect(start.wake == .start + .milliseconds(250))
 
         // Alice's CPU is starved: her next wake-up comes 1.5 s late. Bob's ack has been waiting in
         // her socket buffer since 2 ms; the period it answers is not judged before she reads it.
-        let late = membership.tick(now: 1_750_000)
+        let late = membership.tick(now: .start + .milliseconds(1_750))
         #expect(membership.health == 1)
         #expect(late.allSatisfy { if case .peerChanged = $0 { false } else { true } })
         let ack = Ack(
             from: bob, nick: "bob", incarnation: 1, sequence: sent.sequence, echoedSentAt: sent.sentAt,
             rooms: [], peers: [])
-        _ = membership.receive(ack, from: bobAt, now: 1_750_100)
-        _ = membership.tick(now: 3 * second)
+        _ = membership.receive(ack, from: bobAt, now: .start + .microseconds(1_750_100))
+        _ = membership.tick(now: .start + 3 * second)
         #expect(membership.peers[bob]?.state == .alive)
         #expect(membership.doubts[bob] == nil)
 
         // Plain SWIM judges the period at the late wake-up, before the ack is read.
         var plain = Membership(me: alice, nick: "alice", port: 7001, incarnation: 1, config: .swim)
-        _ = plain.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: [], now: 0)
-        _ = plain.tick(now: 0)
-        #expect(plain.tick(now: 1_750_000).contains(.peerChanged(id: bob, nick: "bob", from: .alive, to: .suspect)))
+        _ = plain.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: [], now: .start)
+        _ = plain.tick(now: .start)
+        #expect(plain.tick(now: .start + .milliseconds(1_750)).contains(.peerChanged(id: bob, nick: "bob", from: .alive, to: .suspect)))
     }
 
     @Test func healthRisesWithLateWakeUpsUpToItsCapAndFallsWithPeriodsAnsweredAtOnce() throws {
         var config = MembershipConfig()
         config.maxHealth = 3
         var membership = Membership(me: alice, nick: "alice", port: 7001, incarnation: 1, config: config)
-        _ = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: [], now: 0)
-        var now: Int64 = 0
+        _ = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: [], now: .start)
+        var now = MonotonicTime.start
         var wake = membership.tick(now: now).wake!
         for _ in 0..<5 {  // five wake-ups each a second late
             now = wake + second
@@ -168,8 +167,8 @@ private let second: Int64 = 1_000_000
 
         // From now on every wake-up is on time and every period's first probe is answered: each
         // such period takes one off.
-        var periods: [Int64] = []
-        while membership.health > 0, now < 60 * second {
+        var periods: [MonotonicTime] = []
+        while membership.health > 0, now < .start + 60 * second {
             now = wake
             let directives = membership.tick(now: now)
             for (probe, _) in directives.probes {
@@ -177,7 +176,7 @@ private let second: Int64 = 1_000_000
                 let ack = Ack(
                     from: bob, nick: "bob", incarnation: 1, sequence: probe.sequence, echoedSentAt: probe.sentAt,
                     rooms: [], peers: [])
-                _ = membership.receive(ack, from: bobAt, now: now + 500)
+                _ = membership.receive(ack, from: bobAt, now: now + .microseconds(500))
             }
             wake = membership.wakeAfter(directives, now: now)
         }
@@ -191,10 +190,10 @@ private let second: Int64 = 1_000_000
         // Alice and carol both reach bob and each other; carol has shown she helps. Then alice's
         // own network goes bad: nobody's answers reach her, not even carol's nacks.
         var network = Network(count: 3)
-        network.run(until: 5 * second)
+        network.run(until: .start + 5 * second)
         network.nodes[0].speaksIndirect.insert(network.id(2))
         network.brokenLinks = [[0, 1], [0, 2]]
-        network.run(until: 8 * second)
+        network.run(until: .start + 8 * second)
         #expect(network.nodes[0].health > 0)
         #expect(network.nodes[1].health == 0)
         #expect(network.nodes[2].health == 0)
@@ -206,9 +205,9 @@ private let second: Int64 = 1_000_000
     func aPeerWhoseDirectPathIsBrokenIsReachedThroughAHelperAndNeverSuspected(seed: UInt64) {
         var network = Network(count: 3)
         network.nodes[0].random = SplitMix64(seed: seed)
-        network.run(until: 3 * second)
+        network.run(until: .start + 3 * second)
         network.brokenLinks = [[0, 1]]  // alice and bob cannot reach each other; carol reaches both
-        network.run(until: 63 * second)
+        network.run(until: .start + 63 * second)
         #expect(network.alarms(by: 0, about: 1).isEmpty)
         #expect(network.alarms(by: 1, about: 0).isEmpty)
         #expect(network.nodes[0].peers[network.id(1)]?.state == .alive)
@@ -216,59 +215,59 @@ private let second: Int64 = 1_000_000
 
         // Plain SWIM, the same minute: alice and bob keep calling each other not answering.
         var plain = Network(count: 3, config: .swim)
-        plain.run(until: 3 * second)
+        plain.run(until: .start + 3 * second)
         plain.brokenLinks = [[0, 1]]
-        plain.run(until: 63 * second)
+        plain.run(until: .start + 63 * second)
         #expect(!plain.alarms(by: 0, about: 1).isEmpty)
     }
 
     @Test func aHelperProbesForAKnownPeerForwardsTheAckUntouchedOrNacks() throws {
         var helper = Membership(me: NodeID.fixture(3), nick: "carol", port: 7003, incarnation: 1)
         let aliceAt = PeerAddress(host: "192.0.2.11", port: 7001)
-        _ = helper.addDiscovered(id: alice, nick: "alice", address: aliceAt, rooms: [], now: 0)
-        _ = helper.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: [], now: 0)
+        _ = helper.addDiscovered(id: alice, nick: "alice", address: aliceAt, rooms: [], now: .start)
+        _ = helper.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: [], now: .start)
 
         // Alice asks carol to reach bob: carol probes bob at the address she knows, with alice's
         // send time, so bob's ack echoes it.
-        let request = ProbeRequest(from: alice, target: bob, sentAt: 777)
-        let asked = helper.receive(request, from: PeerAddress(host: "198.51.100.9", port: 1), now: 10)
+        let request = ProbeRequest(from: alice, target: bob, sentAt: .start + .microseconds(777))
+        let asked = helper.receive(request, from: PeerAddress(host: "198.51.100.9", port: 1), now: .start + .microseconds(10))
         let (probe, to) = try #require(asked.probes.first)
         #expect(to == bobAt)
-        #expect(probe.sentAt == 777)
+        #expect(probe.sentAt == .start + .microseconds(777))
         // Asking twice does not make a second probe.
-        #expect(helper.receive(request, from: aliceAt, now: 11).probes.isEmpty)
+        #expect(helper.receive(request, from: aliceAt, now: .start + .microseconds(11)).probes.isEmpty)
 
         // Bob's ack goes to alice as bob signed it, to the address carol knows for alice.
         var ack = Ack(
-            from: bob, nick: "bob", incarnation: 1, sequence: probe.sequence, echoedSentAt: 777, rooms: [], peers: [])
+            from: bob, nick: "bob", incarnation: 1, sequence: probe.sequence, echoedSentAt: .start + .microseconds(777), rooms: [], peers: [])
         ack.signature = Array(repeating: 0x42, count: 64)
-        let answered = helper.receive(ack, from: bobAt, now: 500)
+        let answered = helper.receive(ack, from: bobAt, now: .start + .microseconds(500))
         #expect(answered.contains(.forward(.ack(ack), to: aliceAt)))
 
         // A second request that bob leaves unanswered earns alice a nack after carol's probe
         // timeout (a quarter period), and no more.
-        _ = helper.receive(ProbeRequest(from: alice, target: bob, sentAt: 900), from: aliceAt, now: 1_000)
-        let before = helper.tick(now: 200_000)
+        _ = helper.receive(ProbeRequest(from: alice, target: bob, sentAt: .start + .microseconds(900)), from: aliceAt, now: .start + .milliseconds(1))
+        let before = helper.tick(now: .start + .milliseconds(200))
         #expect(!before.contains { if case .send(.nack, _) = $0 { true } else { false } })
-        let due = helper.tick(now: 251_000)
-        #expect(due.contains(.send(.nack(Nack(from: NodeID.fixture(3), target: bob, sentAt: 900)), to: aliceAt)))
-        #expect(!helper.tick(now: 400_000).contains { if case .send(.nack, _) = $0 { true } else { false } })
+        let due = helper.tick(now: .start + .milliseconds(251))
+        #expect(due.contains(.send(.nack(Nack(from: NodeID.fixture(3), target: bob, sentAt: .start + .microseconds(900))), to: aliceAt)))
+        #expect(!helper.tick(now: .start + .milliseconds(400)).contains { if case .send(.nack, _) = $0 { true } else { false } })
 
         // Strangers and requests about strangers are not helped.
         let stranger = NodeID.fixture(9)
-        #expect(helper.receive(ProbeRequest(from: stranger, target: bob, sentAt: 1), from: aliceAt, now: 2_000).isEmpty)
-        #expect(helper.receive(ProbeRequest(from: alice, target: stranger, sentAt: 1), from: aliceAt, now: 2_000).probes.isEmpty)
+        #expect(helper.receive(ProbeRequest(from: stranger, target: bob, sentAt: .start + .microseconds(1)), from: aliceAt, now: .start + .milliseconds(2)).isEmpty)
+        #expect(helper.receive(ProbeRequest(from: alice, target: stranger, sentAt: .start + .microseconds(1)), from: aliceAt, now: .start + .milliseconds(2)).probes.isEmpty)
     }
 
     // MARK: Suspicion
 
     @Test func aNodeFrozenForTwoSecondsIsNeverSuspected() {
         var network = Network(count: 5)
-        network.run(until: 5 * second)
-        var freeze: Int64 = 5 * second
+        network.run(until: .start + 5 * second)
+        var freeze = MonotonicTime.start + 5 * second
         for round in 0..<20 {  // node 3 freezes for 2 s every 4.5 s, for 90 s
             network.frozenUntil[3] = freeze + 2 * second
-            freeze += 4_500_000 + Int64(round % 3) * 100_000
+            freeze += .milliseconds(4_500) + Int64(round % 3) * .milliseconds(100)
             network.run(until: freeze)
         }
         for observer in [0, 1, 2, 4] {
@@ -276,11 +275,11 @@ private let second: Int64 = 1_000_000
         }
         // Plain SWIM, the same freezes: node 3 is reported not answering again and again.
         var plain = Network(count: 5, config: .swim)
-        plain.run(until: 5 * second)
-        freeze = 5 * second
+        plain.run(until: .start + 5 * second)
+        freeze = .start + 5 * second
         for round in 0..<20 {
             plain.frozenUntil[3] = freeze + 2 * second
-            freeze += 4_500_000 + Int64(round % 3) * 100_000
+            freeze += .milliseconds(4_500) + Int64(round % 3) * .milliseconds(100)
             plain.run(until: freeze)
         }
         #expect([0, 1, 2, 4].map { plain.alarms(by: $0, about: 3).count }.reduce(0, +) > 0)
@@ -292,10 +291,10 @@ private let second: Int64 = 1_000_000
         for (index, id) in others.enumerated() {
             _ = membership.addDiscovered(
                 id: id, nick: "n\(index)", address: PeerAddress(host: "192.0.2.\(12 + index)", port: 7400), rooms: [],
-                now: 0)
+                now: .start)
         }
         let suspect = others[0]
-        _ = membership.setState(suspect, .suspect, incarnation: 0, now: 0)
+        _ = membership.setState(suspect, .suspect, incarnation: 0, now: .start)
         // Three other alive peers could confirm: 5 s with none, 2 s with all three.
         #expect(membership.suspicionTimeout(of: suspect) == 5 * second)
         membership.confirm(suspect, by: others[1])
@@ -309,8 +308,8 @@ private let second: Int64 = 1_000_000
         #expect(membership.suspicionTimeout(of: suspect) == 2 * second)
         // This node and the suspect itself never confirm.
         var fresh = Membership(me: alice, nick: "alice", port: 7001, incarnation: 1)
-        _ = fresh.addDiscovered(id: suspect, nick: "s", address: bobAt, rooms: [], now: 0)
-        _ = fresh.setState(suspect, .suspect, incarnation: 0, now: 0)
+        _ = fresh.addDiscovered(id: suspect, nick: "s", address: bobAt, rooms: [], now: .start)
+        _ = fresh.setState(suspect, .suspect, incarnation: 0, now: .start)
         fresh.confirm(suspect, by: alice)
         fresh.confirm(suspect, by: suspect)
         #expect(fresh.suspicions[suspect]?.confirmedBy.isEmpty == true)
@@ -323,36 +322,37 @@ private let second: Int64 = 1_000_000
         let carolAt = PeerAddress(host: "192.0.2.13", port: 7003)
         let daveAt = PeerAddress(host: "192.0.2.14", port: 7004)
         func probe(from id: NodeID, port: UInt16, sequence: UInt64, peers: [PeerRecord] = []) -> Probe {
-            Probe(from: id, nick: "n", incarnation: 1, sequence: sequence, sentAt: 0, port: port, rooms: [], peers: peers)
+            Probe(from: id, nick: "n", incarnation: 1, sequence: sequence, sentAt: .start, port: port, rooms: [], peers: peers)
         }
-        _ = membership.receive(probe(from: bob, port: 7002, sequence: 1), from: bobAt, now: 0)
-        _ = membership.receive(probe(from: carol, port: 7003, sequence: 1), from: carolAt, now: 0)
-        _ = membership.receive(probe(from: dave, port: 7004, sequence: 1), from: daveAt, now: 0)
+        _ = membership.receive(probe(from: bob, port: 7002, sequence: 1), from: bobAt, now: .start)
+        _ = membership.receive(probe(from: carol, port: 7003, sequence: 1), from: carolAt, now: .start)
+        _ = membership.receive(probe(from: dave, port: 7004, sequence: 1), from: daveAt, now: .start)
         let rumour = PeerRecord(id: bob, nick: "bob", host: bobAt.host, port: bobAt.port, state: .suspect, incarnation: 1)
 
         // Bob probed alice a moment ago; carol says he is suspect: alice doubts him, tells nobody.
-        let first = membership.receive(probe(from: carol, port: 7003, sequence: 2, peers: [rumour]), from: carolAt, now: 500_000)
+        let first = membership.receive(probe(from: carol, port: 7003, sequence: 2, peers: [rumour]), from: carolAt, now: .start + .milliseconds(500))
         #expect(!first.contains { if case .peerChanged = $0 { true } else { false } })
         #expect(membership.peers[bob]?.state == .alive)
         #expect(membership.doubts[bob] != nil)
         // Carol again: still one member.
-        _ = membership.receive(probe(from: carol, port: 7003, sequence: 3, peers: [rumour]), from: carolAt, now: 600_000)
+        _ = membership.receive(probe(from: carol, port: 7003, sequence: 3, peers: [rumour]), from: carolAt, now: .start + .milliseconds(600))
         #expect(membership.peers[bob]?.state == .alive)
         // Dave too: two members, taken.
-        let twoSay = membership.receive(probe(from: dave, port: 7004, sequence: 2, peers: [rumour]), from: daveAt, now: 700_000)
+        let twoSay = membership.receive(probe(from: dave, port: 7004, sequence: 2, peers: [rumour]), from: daveAt, now: .start + .milliseconds(700))
         #expect(twoSay.contains(.peerChanged(id: bob, nick: "n", from: .alive, to: .suspect)))
 
         // A peer not heard from for longer than the silence before suspicion: one record is enough.
         var other = Membership(me: alice, nick: "alice", port: 7001, incarnation: 1)
-        _ = other.receive(probe(from: bob, port: 7002, sequence: 1), from: bobAt, now: 0)
-        _ = other.receive(probe(from: carol, port: 7003, sequence: 1), from: carolAt, now: 0)
-        let taken = other.receive(probe(from: carol, port: 7003, sequence: 2, peers: [rumour]), from: carolAt, now: 3 * second)
+        _ = other.receive(probe(from: bob, port: 7002, sequence: 1), from: bobAt, now: .start)
+        _ = other.receive(probe(from: carol, port: 7003, sequence: 1), from: carolAt, now: .start)
+        let taken = other.receive(probe(from: carol, port: 7003, sequence: 2, peers: [rumour]), from: carolAt, now: .start + 3 * second)
         #expect(taken.contains(.peerChanged(id: bob, nick: "n", from: .alive, to: .suspect)))
     }
 
     @Test(arguments: [3, 6] as [Int])
     func aKilledNodeIsReportedGoneByEveryPeerWithinTenSeconds(count: Int) {
-        for killAt in stride(from: 10 * second, to: 12 * second, by: 500_000) {  // at any point of a period
+        for half in 20..<24 {  // at any point of a period
+            let killAt = MonotonicTime.start + Int64(half) * .milliseconds(500)
             var network = Network(count: count)
             network.run(until: killAt)
             network.dead = [0]
@@ -370,7 +370,7 @@ private let second: Int64 = 1_000_000
 
 extension Membership {
     /// The wake-up among `directives`, or the one asked for before.
-    fileprivate func wakeAfter(_ directives: [MembershipDirective], now: Int64) -> Int64 {
+    fileprivate func wakeAfter(_ directives: [MembershipDirective], now: MonotonicTime) -> MonotonicTime {
         directives.wake ?? scheduledTick ?? now
     }
 }

@@ -13,7 +13,7 @@ import Testing
     let bobAt = PeerAddress(host: "192.0.2.12", port: 7002)
     let carolAt = PeerAddress(host: "198.51.100.1", port: 41_003)
     let daveAt = PeerAddress(host: "198.51.100.1", port: 41_004)
-    let second: Int64 = 1_000_000
+    let second = TimeSpan.seconds(1)
 
     /// Plain SWIM timing (nothing stretches), with keep-alives.
     func aliceNode(keepAlivePeers: Int = 8) -> Membership {
@@ -25,11 +25,11 @@ import Testing
     }
 
     func probe(from id: NodeID, sequence: UInt64) -> Probe {
-        Probe(from: id, nick: "n", incarnation: 1, sequence: sequence, sentAt: 0, port: 7400, rooms: ["superbowl"], peers: [])
+        Probe(from: id, nick: "n", incarnation: 1, sequence: sequence, sentAt: .start, port: 7400, rooms: ["superbowl"], peers: [])
     }
 
     /// Where alice's probes went in each of `periods` periods from `start`, every probe answered.
-    func probed(_ membership: inout Membership, periods: Int, from start: Int64) -> [[PeerAddress]] {
+    func probed(_ membership: inout Membership, periods: Int, from start: MonotonicTime) -> [[PeerAddress]] {
         (0..<periods).map { n in
             let now = start + Int64(n) * second
             let sent = membership.tick(now: now).probes
@@ -38,7 +38,7 @@ import Testing
                 let ack = Ack(
                     from: id, nick: "n", incarnation: 1, sequence: probe.sequence, echoedSentAt: probe.sentAt,
                     rooms: ["superbowl"], peers: [])
-                _ = membership.receive(ack, from: to, now: now + 1_000)
+                _ = membership.receive(ack, from: to, now: now + .milliseconds(1))
             }
             return sent.map(\.to).sorted()
         }
@@ -46,10 +46,10 @@ import Testing
 
     @Test func peersFoundOffThisLinkAreProbedEveryPeriodAndAHousemateOnlyInItsTurn() {
         var membership = aliceNode()
-        _ = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: ["superbowl"], now: 0)
-        _ = membership.receive(probe(from: carol, sequence: 1), from: carolAt, now: 0)  // reached us through a NAT
-        _ = membership.receive(probe(from: dave, sequence: 1), from: daveAt, now: 0)
-        let periods = probed(&membership, periods: 6, from: 0)
+        _ = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: ["superbowl"], now: .start)
+        _ = membership.receive(probe(from: carol, sequence: 1), from: carolAt, now: .start)  // reached us through a NAT
+        _ = membership.receive(probe(from: dave, sequence: 1), from: daveAt, now: .start)
+        let periods = probed(&membership, periods: 6, from: .start)
         for (n, sent) in periods.enumerated() {
             #expect(sent.contains(carolAt) && sent.contains(daveAt), "period \(n): \(sent)")
             #expect(sent.count(where: { $0 == carolAt }) == 1 && sent.count(where: { $0 == daveAt }) == 1)
@@ -60,19 +60,19 @@ import Testing
 
     @Test func anUnansweredKeepAliveCountsAgainstNobody() {
         var membership = aliceNode()
-        _ = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: ["superbowl"], now: 0)
-        _ = membership.receive(probe(from: carol, sequence: 1), from: carolAt, now: 0)
-        _ = membership.tick(now: 0)
+        _ = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: ["superbowl"], now: .start)
+        _ = membership.receive(probe(from: carol, sequence: 1), from: carolAt, now: .start)
+        _ = membership.tick(now: .start)
         // Carol is the ring's peer every other period, and answers those; her keep-alives in bob's
         // periods go unanswered. She stays alive and undoubted.
         for n in 1...6 {
-            let now = Int64(n) * second
+            let now = MonotonicTime.start + Int64(n) * second
             for (probe, to) in membership.tick(now: now).probes where to == bobAt || membership.period?.target == carol {
                 let id = to == bobAt ? bob : carol
                 let ack = Ack(
                     from: id, nick: "n", incarnation: 1, sequence: probe.sequence, echoedSentAt: probe.sentAt,
                     rooms: ["superbowl"], peers: [])
-                _ = membership.receive(ack, from: to, now: now + 1_000)
+                _ = membership.receive(ack, from: to, now: now + .milliseconds(1))
             }
         }
         #expect(membership.peers[carol]?.state == .alive)
@@ -81,10 +81,10 @@ import Testing
 
     @Test func atMostTheBoundIsKeptAlivePerPeriodAndEachInTurn() {
         var membership = aliceNode(keepAlivePeers: 1)
-        _ = membership.receive(probe(from: carol, sequence: 1), from: carolAt, now: 0)
-        _ = membership.receive(probe(from: dave, sequence: 1), from: daveAt, now: 0)
-        _ = membership.receive(probe(from: bob, sequence: 1), from: bobAt, now: 0)
-        let periods = probed(&membership, periods: 6, from: 0)
+        _ = membership.receive(probe(from: carol, sequence: 1), from: carolAt, now: .start)
+        _ = membership.receive(probe(from: dave, sequence: 1), from: daveAt, now: .start)
+        _ = membership.receive(probe(from: bob, sequence: 1), from: bobAt, now: .start)
+        let periods = probed(&membership, periods: 6, from: .start)
         // The ring's peer and one kept alive per period; over six periods each peer gets at least
         // one probe every two periods.
         #expect(periods.allSatisfy { $0.count == 2 }, "\(periods)")
@@ -97,9 +97,9 @@ import Testing
 
     @Test func plainSWIMKeepsNobodyAlive() {
         var membership = aliceNode(keepAlivePeers: 0)
-        _ = membership.receive(probe(from: carol, sequence: 1), from: carolAt, now: 0)
-        _ = membership.receive(probe(from: dave, sequence: 1), from: daveAt, now: 0)
-        let periods = probed(&membership, periods: 4, from: 0)
+        _ = membership.receive(probe(from: carol, sequence: 1), from: carolAt, now: .start)
+        _ = membership.receive(probe(from: dave, sequence: 1), from: daveAt, now: .start)
+        let periods = probed(&membership, periods: 4, from: .start)
         #expect(periods.allSatisfy { $0.count == 1 }, "\(periods)")
     }
 }

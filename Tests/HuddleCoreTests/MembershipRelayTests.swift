@@ -11,11 +11,11 @@ import Testing
     /// from a1 to b2, a2 and b2 blocked. a2 and b1 name a1 as their seed, b2 names b1.
     static func homes() -> RelayNetwork {
         var network = RelayNetwork(count: 4)
-        network.setDelay(a1, a2, micros: 500)
-        network.setDelay(b1, b2, micros: 500)
-        network.setDelay(a1, b1, micros: 5_000)
-        network.setDelay(a2, b1, micros: 5_000)
-        network.setDelay(a1, b2, micros: 20_000)
+        network.setDelay(a1, a2, .microseconds(500))
+        network.setDelay(b1, b2, .microseconds(500))
+        network.setDelay(a1, b1, .milliseconds(5))
+        network.setDelay(a2, b1, .milliseconds(5))
+        network.setDelay(a1, b2, .milliseconds(20))
         network.blocked = [[a2, b2]]
         network.nodes[a2].addSeed(network.addresses[a1])
         network.nodes[b1].addSeed(network.addresses[a1])
@@ -25,7 +25,7 @@ import Testing
 
     @Test func aPairThatCannotMeetIsRoutedThroughTheCommonPeerWithTheLowerRoundTrip() {
         var network = Self.homes()
-        network.run(until: 15_000_000)
+        network.run(until: .start + .seconds(15))
         let a2 = network.nodes[Self.a2], b2 = network.nodes[Self.b2]
         let b1ID = network.id(Self.b1)
         // Each is a peer of the other, alive, though not one datagram ever went between them.
@@ -36,8 +36,8 @@ import Testing
         #expect(b2.route(to: network.id(Self.a2)) == .via(relay: b1ID, address: network.addresses[Self.b1]))
         let throughB1 = a2.paths(of: network.id(Self.b2)).relays[b1ID]?.rtt ?? .max
         let throughA1 = a2.paths(of: network.id(Self.b2)).relays[network.id(Self.a1)]?.rtt ?? .max
-        #expect(throughB1 < 13_000 && throughB1 >= 11_000, "through b1: \(throughB1) µs")
-        #expect(throughA1 > throughB1, "through a1: \(throughA1) µs")
+        #expect(throughB1 < .milliseconds(13) && throughB1 >= .milliseconds(11), "through b1: \(throughB1)")
+        #expect(throughA1 > throughB1, "through a1: \(throughA1)")
         #expect(a2.pathSummary(of: network.id(Self.b2))?.hasPrefix("reachable only through n2 (") == true)
         #expect(network.routeChanges[Self.a2].last.map { $0.id == network.id(Self.b2) } == true)
         // Everyone else is reached directly.
@@ -49,7 +49,7 @@ import Testing
         let chat = Event.fixture(network.id(Self.a2), 1, .chat(text: "through b1"))
         let sentAt = network.now
         network.sendRouted(.events([chat]), from: Self.a2, to: Self.b2)
-        network.run(for: 20_000)
+        network.run(for: .milliseconds(20))
         #expect(network.eventsReceived[Self.b2].contains { $0.event == chat && $0.relay == b1ID })
         #expect(network.forwarded[Self.b1] > 0)
         _ = sentAt
@@ -57,10 +57,10 @@ import Testing
 
     @Test func theRouteIsTheFasterRelayAndMovesWhenThatRelayDies() {
         var network = Self.homes()
-        network.run(until: 15_000_000)
+        network.run(until: .start + .seconds(15))
         // b1 stops answering anyone: a2 and b2 go through a1 within a few periods.
         network.blocked.formUnion([[Self.b1, Self.a1], [Self.b1, Self.a2], [Self.b1, Self.b2]])
-        network.run(for: 5_000_000)
+        network.run(for: .seconds(5))
         let a1ID = network.id(Self.a1)
         #expect(network.nodes[Self.a2].route(to: network.id(Self.b2)) == .via(relay: a1ID, address: network.addresses[Self.a1]))
         #expect(network.nodes[Self.b2].route(to: network.id(Self.a2)) == .via(relay: a1ID, address: network.addresses[Self.a1]))
@@ -68,7 +68,7 @@ import Testing
 
     @Test func aRelayIsRefusedForAStrangerAndForWhatItMustNotCarry() throws {
         var network = Self.homes()
-        network.run(until: 15_000_000)
+        network.run(until: .start + .seconds(15))
         let now = network.now
         let a2ID = network.id(Self.a2), b2ID = network.id(Self.b2)
         let probe = WireMessage.probe(
@@ -121,18 +121,18 @@ import Testing
             admitted += 1
         }
         #expect(admitted == 199)  // 200 in the bucket, one spent above
-        #expect(b1.accept(relay, from: network.addresses[Self.a2], now: now + 10_000) != .refuse(.overRate))
+        #expect(b1.accept(relay, from: network.addresses[Self.a2], now: now + .milliseconds(10)) != .refuse(.overRate))
     }
 
     @Test func theDirectPathHealsWhenItWorksAgain() {
         var network = Self.homes()
-        network.run(until: 15_000_000)
+        network.run(until: .start + .seconds(15))
         let a2ID = network.id(Self.a2), b2ID = network.id(Self.b2)
         #expect(network.nodes[Self.a2].route(to: b2ID) != .direct(network.addresses[Self.b2]))
         // The router reboots into a friendlier mood: a2 and b2 can talk.
         network.blocked = []
         let healedAt = network.now
-        network.run(for: 3_000_000)
+        network.run(for: .seconds(3))
         #expect(network.nodes[Self.a2].route(to: b2ID) == .direct(network.addresses[Self.b2]))
         #expect(network.nodes[Self.b2].route(to: a2ID) == .direct(network.addresses[Self.a2]))
         #expect(network.routeChanges[Self.a2].last.map { $0.route == .direct(network.addresses[Self.b2]) } == true)
@@ -140,7 +140,7 @@ import Testing
         _ = healedAt
         // Cut again: back through b1 within three periods, nobody suspected.
         network.blocked = [[Self.a2, Self.b2]]
-        network.run(for: 3_000_000)
+        network.run(for: .seconds(3))
         #expect(network.nodes[Self.a2].route(to: b2ID) == .via(relay: network.id(Self.b1), address: network.addresses[Self.b1]))
         #expect(network.nodes[Self.a2].peers[b2ID]?.state == .alive)
     }
@@ -148,10 +148,10 @@ import Testing
     @Test func aNATRebindingIsFollowedToTheNewAddress() {
         var network = Self.homes()
         network.blocked = []
-        network.run(until: 10_000_000)
+        network.run(until: .start + .seconds(10))
         // b2's router forgets its mapping and gives it another port: datagrams to the old die.
         network.addresses[Self.b2] = PeerAddress(host: network.addresses[Self.b2].host, port: 40_001)
-        network.run(for: 3_000_000)
+        network.run(for: .seconds(3))
         for node in [Self.a1, Self.a2, Self.b1] {
             #expect(network.nodes[node].route(to: network.id(Self.b2)) == .direct(network.addresses[Self.b2]))
             #expect(network.nodes[node].peers[network.id(Self.b2)]?.state == .alive)
@@ -164,10 +164,10 @@ import Testing
         network.blocked = []
         network.loss = 0.2
         network.random = SplitMix64(seed: seed)
-        network.run(until: 10_000_000)
+        network.run(until: .start + .seconds(10))
         var relayed = 0, samples = 0
         for _ in 0..<600 {
-            network.run(for: 100_000)
+            network.run(for: .milliseconds(100))
             for from in 0..<4 {
                 for to in 0..<4 where to != from {
                     samples += 1

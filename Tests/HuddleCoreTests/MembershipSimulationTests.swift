@@ -6,11 +6,11 @@ import Testing
 /// clock advanced in 100 ms steps. Each node is given one seed (a chain), one node is cut off and
 /// then let back in.
 @Suite struct MembershipSimulationTests {
-    static let step: Int64 = 100_000
+    static let step = TimeSpan.milliseconds(100)
 
     /// A datagram on its way.
     struct InFlight {
-        var deliverAt: Int64
+        var deliverAt: MonotonicTime
         var order: Int
         var from: Int
         var to: Int
@@ -21,14 +21,14 @@ import Testing
     struct Network {
         var nodes: [Membership]
         var addresses: [PeerAddress]
-        var wakeAt: [Int64?]
+        var wakeAt: [MonotonicTime?]
         var inFlight: [InFlight] = []
-        var now: Int64 = 0
+        var now = MonotonicTime.start
         var cut: Set<Int> = []
         var random: SplitMix64
         var sentCount = 0
         /// Every state change each node reported, with when.
-        var changes: [[(at: Int64, id: NodeID, from: PeerState?, to: PeerState)]]
+        var changes: [[(at: MonotonicTime, id: NodeID, from: PeerState?, to: PeerState)]]
 
         init(count: Int, seed: UInt64) {
             random = SplitMix64(seed: seed)
@@ -39,7 +39,7 @@ import Testing
                 node.rooms = ["superbowl"]
                 return node
             }
-            wakeAt = Array(repeating: 0, count: count)
+            wakeAt = Array(repeating: .start, count: count)
             changes = Array(repeating: [], count: count)
             for index in 0..<count {
                 // A chain: everyone knows only the node before it (the first knows the second).
@@ -58,7 +58,7 @@ import Testing
                     sentCount += 1
                     // 2 % loss; 50 µs to 30 ms latency.
                     guard Double.random(in: 0..<1, using: &random) >= 0.02 else { continue }
-                    let latency = Int64.random(in: 50...30_000, using: &random)
+                    let latency = TimeSpan.microseconds(Int64.random(in: 50...30_000, using: &random))
                     inFlight.append(
                         InFlight(deliverAt: now + latency, order: sentCount, from: node, to: target, message: message))
                 case .peerChanged(let id, _, let from, let to):
@@ -101,7 +101,7 @@ import Testing
             }
         }
 
-        mutating func run(for duration: Int64) {
+        mutating func run(for duration: TimeSpan) {
             let end = now + duration
             while now < end { advance() }
         }
@@ -120,11 +120,11 @@ import Testing
         let everyone = Set(network.nodes.indices)
 
         // Convergence from one seed each.
-        network.run(for: 5_000_000)
+        network.run(for: .seconds(5))
         for node in everyone {
             let others = Dictionary(
                 uniqueKeysWithValues: everyone.subtracting([node]).map { (network.id($0), PeerState.alive) })
-            #expect(network.view(of: node) == others, "node \(node) at \(network.now) µs")
+            #expect(network.view(of: node) == others, "node \(node) at \(network.now)")
             #expect(network.nodes[node].seeds == [])
             #expect(network.nodes[node].alivePeers(inRoom: "superbowl").count == 4)
             for peer in network.nodes[node].peers.values {
@@ -136,12 +136,12 @@ import Testing
         let victim = 2
         let killedAt = network.now
         network.cut = [victim]
-        network.run(for: 10_000_000)
+        network.run(for: .seconds(10))
         for node in everyone.subtracting([victim]) {
             #expect(network.view(of: node)[network.id(victim)] == .gone, "node \(node)")
             let reports = network.changes[node].filter { $0.id == network.id(victim) && $0.to == .gone }
             #expect(reports.count == 1)
-            #expect(reports.allSatisfy { $0.at - killedAt <= 10_000_000 })
+            #expect(reports.allSatisfy { $0.at - killedAt <= .seconds(10) })
             for other in everyone.subtracting([victim, node]) {
                 #expect(network.view(of: node)[network.id(other)] == .alive, "node \(node) about \(other)")
             }
@@ -153,7 +153,7 @@ import Testing
         // Back on the network: everyone sees everyone alive again.
         let revivedAt = network.now
         network.cut = []
-        network.run(for: 10_000_000)
+        network.run(for: .seconds(10))
         for node in everyone {
             #expect(network.view(of: node).values.allSatisfy { $0 == .alive }, "node \(node)")
             #expect(network.view(of: node).count == 4)

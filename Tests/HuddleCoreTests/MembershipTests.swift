@@ -2,8 +2,7 @@ import Testing
 
 @testable import HuddleCore
 
-/// Times in these tests are microseconds, like everything in `Membership`.
-private let second: Int64 = 1_000_000
+private let second = TimeSpan.seconds(1)
 
 @Suite struct MembershipTests {
     let alice = NodeID.fixture(1)
@@ -34,7 +33,7 @@ private let second: Int64 = 1_000_000
     }
 
     func probe(
-        from id: NodeID, nick: String = "bob", sequence: UInt64? = nil, sentAt: Int64 = 12_345, port: UInt16 = 7002,
+        from id: NodeID, nick: String = "bob", sequence: UInt64? = nil, sentAt: MonotonicTime = .start + .microseconds(12_345), port: UInt16 = 7002,
         incarnation: UInt64 = 1, rooms: [String] = ["superbowl"], peers: [PeerRecord] = []
     ) -> Probe {
         Probe(
@@ -64,80 +63,80 @@ private let second: Int64 = 1_000_000
         membership.addSeed(seed)
         #expect(membership.seeds == [seed])
 
-        let first = membership.tick(now: 0)
+        let first = membership.tick(now: .start)
         #expect(first.count == 2)
-        #expect(first.last == .scheduleTick(at: 1 * second))
+        #expect(first.last == .scheduleTick(at: .start + second))
         let sent = try #require(first.probes.first)
         #expect(sent.to == seed)
         #expect(sent.probe.from == alice)
         #expect(sent.probe.nick == "alice")
         #expect(sent.probe.incarnation == 1)
-        #expect(sent.probe.sentAt == 0)
+        #expect(sent.probe.sentAt == .start)
         #expect(sent.probe.port == 7001)
         #expect(sent.probe.rooms == ["superbowl"])
         #expect(sent.probe.peers == [])
 
         // Bob answers from 127.0.0.1, 420 µs later.
         let answer = ack(sent.probe, from: bob, incarnation: 5, rooms: ["superbowl", "replays"])
-        let learned = membership.receive(answer, from: PeerAddress(host: "127.0.0.1", port: 7002), now: 420)
+        let learned = membership.receive(answer, from: PeerAddress(host: "127.0.0.1", port: 7002), now: .start + .microseconds(420))
         #expect(learned == [.peerChanged(id: bob, nick: "bob", from: nil, to: .alive)])
         #expect(membership.seeds == [])
         #expect(membership.peers[bob] == Peer(
             id: bob, nick: "bob", address: seed, rooms: ["superbowl", "replays"], state: .alive, incarnation: 5,
-            lastSeen: 420, rtt: 420, foundBy: .seed, vouched: 5))
+            lastSeen: .start + .microseconds(420), rtt: .microseconds(420), foundBy: .seed, vouched: 5))
 
         // From now on bob is probed as a peer (at the address we know), and the seed no more;
         // the period's next probe is due a quarter period later, unless this one is answered.
-        let next = membership.tick(now: 1 * second)
+        let next = membership.tick(now: .start + second)
         #expect(next.probes.map(\.to) == [seed])
-        #expect(next.last == .scheduleTick(at: 1_250_000))
+        #expect(next.last == .scheduleTick(at: .start + .milliseconds(1_250)))
         let secondProbe = try #require(next.probes.first?.probe)
         #expect(secondProbe.sequence != sent.probe.sequence)
-        #expect(secondProbe.sentAt == 1 * second)
+        #expect(secondProbe.sentAt == .start + second)
 
         // Second sample 100 µs: SRTT = (7 × 420 + 100) / 8 = 380.
-        _ = membership.receive(ack(secondProbe, from: bob, incarnation: 5), from: bobAt, now: 1 * second + 100)
-        #expect(membership.peers[bob]?.rtt == 380)
+        _ = membership.receive(ack(secondProbe, from: bob, incarnation: 5), from: bobAt, now: .start + second + .microseconds(100))
+        #expect(membership.peers[bob]?.rtt == .microseconds(380))
         #expect(membership.peers[bob]?.address == seed)
     }
 
     @Test func rttOnlyFromAnOutstandingProbeWithItsOwnSendTime() throws {
         var membership = aliceNode()
         membership.addSeed(bobAt)
-        let sent = try #require(membership.tick(now: 0).probes.first?.probe)
+        let sent = try #require(membership.tick(now: .start).probes.first?.probe)
 
         // An ack whose sequence we never sent: alive evidence, but no RTT and no seed resolution.
         var stray = ack(sent, from: bob)
         stray.sequence = 9_999
-        _ = membership.receive(stray, from: bobAt, now: 300)
+        _ = membership.receive(stray, from: bobAt, now: .start + .microseconds(300))
         #expect(membership.peers[bob]?.rtt == nil)
         #expect(membership.peers[bob]?.foundBy == .inbound)
         #expect(membership.seeds == [bobAt])
 
         // A matching sequence with a tampered send time: resolves the seed, still no RTT.
         var tampered = ack(sent, from: bob)
-        tampered.echoedSentAt = -5_000
-        _ = membership.receive(tampered, from: bobAt, now: 400)
+        tampered.echoedSentAt = .start - .milliseconds(5)
+        _ = membership.receive(tampered, from: bobAt, now: .start + .microseconds(400))
         #expect(membership.peers[bob]?.rtt == nil)
         #expect(membership.seeds == [])
 
         // The same sequence again is no longer outstanding.
-        _ = membership.receive(ack(sent, from: bob), from: bobAt, now: 500)
+        _ = membership.receive(ack(sent, from: bob), from: bobAt, now: .start + .microseconds(500))
         #expect(membership.peers[bob]?.rtt == nil)
-        #expect(membership.peers[bob]?.lastSeen == 500)
+        #expect(membership.peers[bob]?.lastSeen == .start + .microseconds(500))
     }
 
     @Test func unansweredSeedIsProbedEveryInterval() {
         var membership = aliceNode()
         membership.addSeed(bobAt)
-        var probeTimes: [Int64] = []
-        var now: Int64 = 0
-        while now <= 5 * second {
+        var probeTimes: [MonotonicTime] = []
+        var now = MonotonicTime.start
+        while now <= .start + 5 * second {
             let directives = membership.tick(now: now)
             probeTimes += directives.probes.map(\.probe.sentAt)
             now = directives.wake!
         }
-        #expect(probeTimes == [0, 1, 2, 3, 4, 5].map { $0 * second })
+        #expect(probeTimes == [0, 1, 2, 3, 4, 5].map { .start + $0 * second })
         #expect(membership.peers.isEmpty)
     }
 
@@ -145,8 +144,8 @@ private let second: Int64 = 1_000_000
         var membership = aliceNode()
         let me = PeerAddress(host: "127.0.0.1", port: 7001)
         membership.addSeed(me)
-        let sent = try #require(membership.tick(now: 0).probes.first)
-        #expect(membership.receive(sent.probe, from: me, now: 10) == [])
+        let sent = try #require(membership.tick(now: .start).probes.first)
+        #expect(membership.receive(sent.probe, from: me, now: .start + .microseconds(10)) == [])
         #expect(membership.seeds == [])
         #expect(membership.peers.isEmpty)
     }
@@ -154,7 +153,7 @@ private let second: Int64 = 1_000_000
     @Test func seedThatProbesUsFirstIsResolved() {
         var membership = aliceNode()
         membership.addSeed(bobAt)
-        _ = membership.receive(probe(from: bob), from: PeerAddress(host: bobAt.host, port: 50_000), now: 0)
+        _ = membership.receive(probe(from: bob), from: PeerAddress(host: bobAt.host, port: 50_000), now: .start)
         #expect(membership.seeds == [])
         #expect(membership.peers[bob]?.foundBy == .inbound)
     }
@@ -162,29 +161,29 @@ private let second: Int64 = 1_000_000
     @Test func oneSeedIsEnough() throws {
         var membership = aliceNode()
         membership.addSeed(bobAt)
-        let toBob = try #require(membership.tick(now: 0).probes.first?.probe)
+        let toBob = try #require(membership.tick(now: .start).probes.first?.probe)
         let answer = ack(
             toBob, from: bob, peers: [record(carol, "carol", at: carolAt), record(alice, "alice", at: bobAt)])
-        let learned = membership.receive(answer, from: bobAt, now: 500)
+        let learned = membership.receive(answer, from: bobAt, now: .start + .microseconds(500))
         #expect(learned == [
             .peerChanged(id: bob, nick: "bob", from: nil, to: .alive),
-            .scheduleTick(at: 500),  // carol is to be probed at once
+            .scheduleTick(at: .start + .microseconds(500)),  // carol is to be probed at once
         ])
         // Bob's word for carol is hearsay: she is probed, and a peer only once she answers.
         #expect(membership.peers[carol] == nil)
         #expect(membership.hearsayCount == 1)
         #expect(membership.peers[alice] == nil)
 
-        let next = membership.tick(now: 500)
+        let next = membership.tick(now: .start + .microseconds(500))
         #expect(next.probes.map(\.to) == [carolAt])
         // The probe to carol tells her about bob (and not about herself).
         let toCarol = try #require(next.probes.first?.probe)
         #expect(toCarol.peers == [
             PeerRecord(id: bob, nick: "bob", host: bobAt.host, port: bobAt.port, state: .alive, incarnation: 1)
         ])
-        #expect(next.last == .scheduleTick(at: 1 * second))
+        #expect(next.last == .scheduleTick(at: .start + second))
 
-        let met = membership.receive(ack(toCarol, from: carol, nick: "carol"), from: carolAt, now: 600)
+        let met = membership.receive(ack(toCarol, from: carol, nick: "carol"), from: carolAt, now: .start + .microseconds(600))
         #expect(met.contains(.peerChanged(id: carol, nick: "carol", from: nil, to: .alive)))
         #expect(membership.peers[carol]?.foundBy == .gossip)
         #expect(membership.peers[carol]?.address == carolAt)
@@ -197,23 +196,23 @@ private let second: Int64 = 1_000_000
     @Test func aProbeIsAnsweredWhereItCameFromNotAtItsAnnouncedPort() {
         var membership = aliceNode()
         let mapped = PeerAddress(host: "198.51.100.1", port: 41_234)
-        let directives = membership.receive(probe(from: bob, port: 7002), from: mapped, now: 0)
+        let directives = membership.receive(probe(from: bob, port: 7002), from: mapped, now: .start)
         #expect(directives.first.map { if case .send(.ack, let to) = $0 { to == mapped } else { false } } == true)
         #expect(membership.peers[bob]?.address == mapped)
         #expect(membership.peers[bob]?.syncAddress == PeerAddress(host: "198.51.100.1", port: 7002))
         // Probed from then on at the mapping too.
-        #expect(membership.tick(now: 0).probes.map(\.to) == [mapped])
+        #expect(membership.tick(now: .start).probes.map(\.to) == [mapped])
     }
 
     @Test func hearsayNobodyAnswersForIsForgottenWithoutAWord() throws {
         var membership = aliceNode()
         let fake = record(carol, "carol", at: carolAt)
-        _ = membership.receive(probe(from: bob, peers: [fake]), from: bobAt, now: 0)
+        _ = membership.receive(probe(from: bob, peers: [fake]), from: bobAt, now: .start)
         var said: [MembershipDirective] = []
         var probed = 0
         var passedOn = 0
-        var at: Int64 = 0
-        while at <= 6 * second {
+        var at = MonotonicTime.start
+        while at <= .start + 6 * second {
             let directives = membership.tick(now: at)
             said += directives.filter { if case .peerChanged(let id, _, _, _) = $0 { id == carol } else { false } }
             probed += directives.probes.filter { $0.to == carolAt }.count
@@ -231,8 +230,8 @@ private let second: Int64 = 1_000_000
 
     /// Runs `membership` from `now` to `end`, ticking at every wake-up it asks for; returns every
     /// directive with its time.
-    func run(_ membership: inout Membership, from now: Int64, to end: Int64) -> [(at: Int64, directive: MembershipDirective)] {
-        var log: [(Int64, MembershipDirective)] = []
+    func run(_ membership: inout Membership, from now: MonotonicTime, to end: MonotonicTime) -> [(at: MonotonicTime, directive: MembershipDirective)] {
+        var log: [(MonotonicTime, MembershipDirective)] = []
         var at = now
         while at <= end {
             let directives = membership.tick(now: at)
@@ -242,14 +241,14 @@ private let second: Int64 = 1_000_000
         return log
     }
 
-    func changes(_ log: [(at: Int64, directive: MembershipDirective)], of id: NodeID) -> [(Int64, PeerState?, PeerState)] {
+    func changes(_ log: [(at: MonotonicTime, directive: MembershipDirective)], of id: NodeID) -> [(MonotonicTime, PeerState?, PeerState)] {
         log.compactMap { entry in
             guard case .peerChanged(id, _, let from, let to) = entry.directive else { return nil }
             return (entry.at, from, to)
         }
     }
 
-    func probeTimes(_ log: [(at: Int64, directive: MembershipDirective)], to address: PeerAddress) -> [Int64] {
+    func probeTimes(_ log: [(at: MonotonicTime, directive: MembershipDirective)], to address: PeerAddress) -> [MonotonicTime] {
         log.compactMap { entry in
             guard case .send(.probe(let probe), address) = entry.directive else { return nil }
             return probe.sentAt
@@ -258,21 +257,21 @@ private let second: Int64 = 1_000_000
 
     @Test func anUnansweredPeriodMakesAPeerSuspectThenGoneUntilItRefutes() throws {
         var membership = aliceNode()
-        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
-        let log = run(&membership, from: 0, to: 20 * second)
+        _ = membership.receive(probe(from: bob), from: bobAt, now: .start)
+        let log = run(&membership, from: .start, to: .start + 20 * second)
 
         let seen = changes(log, of: bob)
-        #expect(seen.map(\.0) == [1 * second, 5 * second])  // suspect after one period, gone 4 s later
+        #expect(seen.map(\.0) == [.start + second, .start + 5 * second])  // suspect after one period, gone 4 s later
         #expect(seen.map(\.1) == [.alive, .suspect])
         #expect(seen.map(\.2) == [.suspect, .gone])
         // Four probes a period while he is alive or suspect (he is the only peer), then every 5 s.
-        let quarters = (0..<20).map { Int64($0) * 250_000 }
-        #expect(probeTimes(log, to: bobAt) == quarters + [10, 15, 20].map { $0 * second })
+        let quarters = (0..<20).map { MonotonicTime.start + Int64($0) * .milliseconds(250) }
+        #expect(probeTimes(log, to: bobAt) == quarters + [10, 15, 20].map { MonotonicTime.start + $0 * second })
         #expect(membership.peers[bob]?.state == .gone)
         #expect(membership.alivePeers(inRoom: "superbowl") == [])
 
         // Bob probes again at his old incarnation: he is told he is gone, and stays so.
-        let told = membership.receive(probe(from: bob, sequence: 9_078), from: bobAt, now: 21 * second)
+        let told = membership.receive(probe(from: bob, sequence: 9_078), from: bobAt, now: .start + 21 * second)
         guard case .send(.ack(let answer), bobAt) = try #require(told.first) else {
             Issue.record("no ack first: \(told)")
             return
@@ -280,39 +279,39 @@ private let second: Int64 = 1_000_000
         #expect(answer.peers == [record(bob, "bob", at: bobAt, .gone)])
         #expect(membership.peers[bob]?.state == .gone)
         // His refutation, at a higher incarnation, makes him alive at once.
-        let back = membership.receive(probe(from: bob, sequence: 9_079, incarnation: 2), from: bobAt, now: 21 * second + 5)
+        let back = membership.receive(probe(from: bob, sequence: 9_079, incarnation: 2), from: bobAt, now: .start + 21 * second + .microseconds(5))
         #expect(back.contains(.peerChanged(id: bob, nick: "bob", from: .gone, to: .alive)))
         #expect(membership.alivePeers(inRoom: "superbowl").map(\.id) == [bob])
     }
 
     @Test func anAnswerToAnyProbeOfThePeriodEndsItsRetries() throws {
         var membership = aliceNode()
-        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
-        let first = try #require(membership.tick(now: 0).probes.first?.probe)
-        _ = membership.tick(now: 250_000)  // the second probe; the first is answered late
-        _ = membership.receive(ack(first, from: bob), from: bobAt, now: 300_000)
-        let log = run(&membership, from: 500_000, to: 1 * second)
-        #expect(probeTimes(log, to: bobAt) == [1 * second])  // only the next period's
+        _ = membership.receive(probe(from: bob), from: bobAt, now: .start)
+        let first = try #require(membership.tick(now: .start).probes.first?.probe)
+        _ = membership.tick(now: .start + .milliseconds(250))  // the second probe; the first is answered late
+        _ = membership.receive(ack(first, from: bob), from: bobAt, now: .start + .milliseconds(300))
+        let log = run(&membership, from: .start + .milliseconds(500), to: .start + second)
+        #expect(probeTimes(log, to: bobAt) == [.start + second])  // only the next period's
         #expect(changes(log, of: bob).isEmpty)
     }
 
     @Test func anyMessageFromThePeriodsPeerAnswersIt() {
         var membership = aliceNode()
-        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
-        _ = membership.tick(now: 0)
-        #expect(membership.heard(from: bob, now: 100) == [])
-        #expect(changes(run(&membership, from: 250_000, to: 1 * second), of: bob).isEmpty)
+        _ = membership.receive(probe(from: bob), from: bobAt, now: .start)
+        _ = membership.tick(now: .start)
+        #expect(membership.heard(from: bob, now: .start + .microseconds(100)) == [])
+        #expect(changes(run(&membership, from: .start + .milliseconds(250), to: .start + second), of: bob).isEmpty)
     }
 
     @Test func periodsGoRoundTheRingOnePeerEach() {
         var membership = aliceNode()
         for (id, port) in [(dave, 7004), (bob, 7002), (carol, 7003)] as [(NodeID, UInt16)] {
             _ = membership.receive(
-                probe(from: id, nick: "n", port: port), from: PeerAddress(host: "192.0.2.1", port: port), now: 0)
+                probe(from: id, nick: "n", port: port), from: PeerAddress(host: "192.0.2.1", port: port), now: .start)
         }
         var targets: [UInt16] = []
         for period in 0..<5 {
-            let now = Int64(period) * second
+            let now = MonotonicTime.start + Int64(period) * second
             _ = membership.tick(now: now)  // directives of the period's start
             let sent = membership.tick(now: now).probes  // nothing new within the same instant
             #expect(sent.isEmpty)
@@ -320,7 +319,7 @@ private let second: Int64 = 1_000_000
             for outstanding in membership.outstanding.values {
                 guard case .peer(let id) = outstanding.target else { continue }
                 targets.append(outstanding.address.port)
-                _ = membership.heard(from: id, now: now + 1)
+                _ = membership.heard(from: id, now: now + .microseconds(1))
             }
             membership.outstanding = [:]
         }
@@ -329,31 +328,31 @@ private let second: Int64 = 1_000_000
 
     @Test func heardFromASuspectGetsItProbedWithTheClaimSoItCanRefute() throws {
         var membership = aliceNode()
-        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
-        _ = run(&membership, from: 0, to: 1 * second)
+        _ = membership.receive(probe(from: bob), from: bobAt, now: .start)
+        _ = run(&membership, from: .start, to: .start + second)
         #expect(membership.peers[bob]?.state == .suspect)
 
-        #expect(membership.heard(from: bob, now: 1_100_000) == [.scheduleTick(at: 1_100_000)])
-        #expect(membership.peers[bob]?.lastSeen == 1_100_000)
-        #expect(membership.heard(from: carol, now: 1_100_001) == [])  // unknown: ignored
-        #expect(membership.heard(from: alice, now: 1_100_002) == [])
-        let tick = membership.tick(now: 1_100_000)
+        #expect(membership.heard(from: bob, now: .start + .milliseconds(1_100)) == [.scheduleTick(at: .start + .milliseconds(1_100))])
+        #expect(membership.peers[bob]?.lastSeen == .start + .milliseconds(1_100))
+        #expect(membership.heard(from: carol, now: .start + .microseconds(1_100_001)) == [])  // unknown: ignored
+        #expect(membership.heard(from: alice, now: .start + .microseconds(1_100_002)) == [])
+        let tick = membership.tick(now: .start + .milliseconds(1_100))
         let sent = try #require(tick.probes.first { $0.to == bobAt }?.probe)
         #expect(sent.peers.contains(record(bob, "bob", at: bobAt, .suspect)))
         // His ack comes back at a higher incarnation: alive.
-        let refuted = membership.receive(ack(sent, from: bob, incarnation: 2), from: bobAt, now: 1_100_500)
+        let refuted = membership.receive(ack(sent, from: bob, incarnation: 2), from: bobAt, now: .start + .microseconds(1_100_500))
         #expect(refuted.contains(.peerChanged(id: bob, nick: "bob", from: .suspect, to: .alive)))
         #expect(membership.peers[bob]?.incarnation == 2)
     }
 
     @Test func aLateTickReportsEachChangeOnce() {
         var membership = aliceNode()
-        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
-        _ = membership.tick(now: 0)
-        let late = changes(membership.tick(now: 9 * second).map { (9 * second, $0) }, of: bob)
+        _ = membership.receive(probe(from: bob), from: bobAt, now: .start)
+        _ = membership.tick(now: .start)
+        let late = changes(membership.tick(now: .start + 9 * second).map { (.start + 9 * second, $0) }, of: bob)
         #expect(late.map(\.2) == [.suspect])
-        let log = run(&membership, from: 9 * second + 1, to: 14 * second)
-        #expect(changes(log, of: bob).map(\.0) == [13 * second])
+        let log = run(&membership, from: .start + 9 * second + .microseconds(1), to: .start + 14 * second)
+        #expect(changes(log, of: bob).map(\.0) == [.start + 13 * second])
         #expect(changes(log, of: bob).map(\.2) == [.gone])
     }
 
@@ -362,7 +361,7 @@ private let second: Int64 = 1_000_000
         func told(_ state: PeerState, _ incarnation: UInt64) -> Ack {
             let directives = membership.receive(
                 probe(from: bob, peers: [record(alice, "alice", at: bobAt, state, incarnation: incarnation)]),
-                from: bobAt, now: 0)
+                from: bobAt, now: .start)
             guard case .send(.ack(let ack), _) = directives.first else { fatalError("no ack") }
             return ack
         }
@@ -377,7 +376,7 @@ private let second: Int64 = 1_000_000
     @Test func claimsFollowOneOrderOnEveryNode() throws {
         // SWIM's order: a higher incarnation wins; at the same one, alive < suspect < gone.
         let at1 = Peer(
-            id: bob, nick: "bob", address: bobAt, rooms: [], state: .suspect, incarnation: 1, lastSeen: 0, rtt: nil,
+            id: bob, nick: "bob", address: bobAt, rooms: [], state: .suspect, incarnation: 1, lastSeen: .start, rtt: nil,
             foundBy: .mdns)
         #expect(!Membership.claim(.alive, at: 1, beats: at1))
         #expect(!Membership.claim(.suspect, at: 1, beats: at1))
@@ -386,12 +385,12 @@ private let second: Int64 = 1_000_000
         #expect(!Membership.claim(.gone, at: 0, beats: at1))
 
         var membership = aliceNode()
-        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
+        _ = membership.receive(probe(from: bob), from: bobAt, now: .start)
         func carolSays(_ state: PeerState, _ incarnation: UInt64, at address: PeerAddress? = nil) -> [MembershipDirective] {
             let rumour = probe(
                 from: carol, nick: "carol", port: 7003,
                 peers: [record(bob, "bob", at: address ?? bobAt, state, incarnation: incarnation)])
-            return membership.receive(rumour, from: carolAt, now: 100).filter {
+            return membership.receive(rumour, from: carolAt, now: .start + .microseconds(100)).filter {
                 if case .peerChanged(bob, _, _, _) = $0 { true } else { false }
             }
         }
@@ -405,11 +404,11 @@ private let second: Int64 = 1_000_000
         #expect(membership.peers[bob]?.state == .gone)
         #expect(membership.peers[bob]?.address == bobAt)
         #expect(membership.probeSoon.contains(bob))
-        let asked = membership.tick(now: 200).probes
+        let asked = membership.tick(now: .start + .microseconds(200)).probes
         #expect(Set(asked.map(\.to)).isSuperset(of: [bobAt, elsewhere]))
         // His own signed answer from there decides: he moves, alive at 2.
         let answer = try #require(asked.first { $0.to == elsewhere }?.probe)
-        let moved = membership.receive(ack(answer, from: bob, incarnation: 2), from: elsewhere, now: 300)
+        let moved = membership.receive(ack(answer, from: bob, incarnation: 2), from: elsewhere, now: .start + .microseconds(300))
         #expect(moved.contains(.peerChanged(id: bob, nick: "bob", from: .gone, to: .alive)))
         #expect(membership.peers[bob]?.address == elsewhere)
         #expect(membership.peers[bob]?.vouched == 2)
@@ -421,29 +420,29 @@ private let second: Int64 = 1_000_000
 
     @Test func gossipCannotWedgeAPeerAsGoneAtAnIncarnationItNeverUsed() throws {
         var membership = aliceNode()
-        _ = membership.receive(probe(from: bob, incarnation: 7), from: bobAt, now: 0)
+        _ = membership.receive(probe(from: bob, incarnation: 7), from: bobAt, now: .start)
         let forged = probe(
             from: carol, nick: "carol", port: 7003, peers: [record(bob, "bob", at: bobAt, .gone, incarnation: .max)])
-        _ = membership.receive(forged, from: carolAt, now: 10)
+        _ = membership.receive(forged, from: carolAt, now: .start + .microseconds(10))
         #expect(membership.peers[bob]?.state == .alive)
         #expect(membership.peers[bob]?.incarnation == 7)
         // Gossip at an incarnation bob did sign still counts (SWIM; he refutes it himself).
         let honest = probe(
             from: carol, nick: "carol", port: 7003, peers: [record(bob, "bob", at: bobAt, .suspect, incarnation: 7)])
-        _ = membership.receive(honest, from: carolAt, now: 20)
+        _ = membership.receive(honest, from: carolAt, now: .start + .microseconds(20))
         #expect(membership.peers[bob]?.state == .suspect)
     }
 
     @Test func aReplayedProbeMovesNobody() {
         var membership = aliceNode()
         let original = probe(from: bob, sequence: 500)
-        _ = membership.receive(original, from: bobAt, now: 0)
-        _ = membership.receive(probe(from: bob, sequence: 501), from: bobAt, now: 10)
+        _ = membership.receive(original, from: bobAt, now: .start)
+        _ = membership.receive(probe(from: bob, sequence: 501), from: bobAt, now: .start + .microseconds(10))
         let attacker = PeerAddress(host: "192.0.2.66", port: 7002)
-        #expect(membership.receive(original, from: attacker, now: 20) == [])
+        #expect(membership.receive(original, from: attacker, now: .start + .microseconds(20)) == [])
         #expect(membership.peers[bob]?.address == bobAt)
         // A probe from an earlier incarnation is no news either.
-        #expect(membership.receive(probe(from: bob, incarnation: 0), from: attacker, now: 30) == [])
+        #expect(membership.receive(probe(from: bob, incarnation: 0), from: attacker, now: .start + .microseconds(30)) == [])
         #expect(membership.peers[bob]?.address == bobAt)
     }
 
@@ -451,7 +450,7 @@ private let second: Int64 = 1_000_000
         var membership = aliceNode(config: MembershipConfig(maxPeers: 4))
         for n in 0..<200 {
             let id = NodeID(bytes: [0xEE, UInt8(n / 256), UInt8(n % 256)] + [UInt8](repeating: 0, count: NodeID.byteCount - 3))!
-            _ = membership.receive(probe(from: id), from: bobAt, now: Int64(n))
+            _ = membership.receive(probe(from: id), from: bobAt, now: .start + .microseconds(n))
         }
         #expect(membership.peers.count <= 4)
         #expect(membership.lastProbe.count <= 4)
@@ -460,10 +459,10 @@ private let second: Int64 = 1_000_000
     @Test func aClaimAboutThisNodeFarPastItsIncarnationIsNotRefuted() {
         var membership = aliceNode()
         let forged = probe(from: bob, peers: [record(alice, "alice", at: bobAt, .gone, incarnation: .max - 1)])
-        _ = membership.receive(forged, from: bobAt, now: 0)
+        _ = membership.receive(forged, from: bobAt, now: .start)
         #expect(membership.incarnation == 1)
         let plausible = probe(from: bob, peers: [record(alice, "alice", at: bobAt, .suspect, incarnation: 1_000)])
-        _ = membership.receive(plausible, from: bobAt, now: 10)
+        _ = membership.receive(plausible, from: bobAt, now: .start + .microseconds(10))
         #expect(membership.incarnation == 1_001)
     }
 
@@ -471,38 +470,38 @@ private let second: Int64 = 1_000_000
 
     @Test func probeIsAnsweredWhereItCameFromEchoingSequenceAndSendTime() {
         var membership = aliceNode()
-        _ = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: 0)
+        _ = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: .start)
 
         let source = PeerAddress(host: "192.0.2.12", port: 50_123)  // another port than the one it announces
         let directives = membership.receive(
-            probe(from: bob, sequence: 41, sentAt: -77, port: 7002), from: source, now: 1_000)
+            probe(from: bob, sequence: 41, sentAt: MonotonicTime(microseconds: -77), port: 7002), from: source, now: .start + .milliseconds(1))
         #expect(directives.first == .send(
             .ack(Ack(
-                from: alice, nick: "alice", incarnation: 1, sequence: 41, echoedSentAt: -77, rooms: ["superbowl"],
+                from: alice, nick: "alice", incarnation: 1, sequence: 41, echoedSentAt: MonotonicTime(microseconds: -77), rooms: ["superbowl"],
                 peers: [record(carol, "carol", at: carolAt)])),
             to: source))
         #expect(directives.dropFirst().first == .peerChanged(id: bob, nick: "bob", from: nil, to: .alive))
         #expect(membership.peers[bob] == Peer(
             id: bob, nick: "bob", address: source, rooms: ["superbowl"], state: .alive, incarnation: 1,
-            lastSeen: 1_000, rtt: nil, foundBy: .inbound, vouched: 1, announcedPort: 7002))
+            lastSeen: .start + .milliseconds(1), rtt: nil, foundBy: .inbound, vouched: 1, announcedPort: 7002))
         #expect(membership.peers[bob]?.syncAddress == bobAt)
     }
 
     @Test func probeFromSelfIsIgnored() {
         var membership = aliceNode()
-        #expect(membership.receive(probe(from: alice), from: bobAt, now: 0) == [])
-        #expect(membership.receive(ack(probe(from: alice), from: alice), from: bobAt, now: 0) == [])
+        #expect(membership.receive(probe(from: alice), from: bobAt, now: .start) == [])
+        #expect(membership.receive(ack(probe(from: alice), from: alice), from: bobAt, now: .start) == [])
         #expect(membership.peers.isEmpty)
     }
 
     @Test func knownPeerFromANewAddressMoves() {
         var membership = aliceNode()
-        _ = membership.receive(probe(from: bob, nick: "bob"), from: bobAt, now: 0)
+        _ = membership.receive(probe(from: bob, nick: "bob"), from: bobAt, now: .start)
         let moved = PeerAddress(host: "192.0.2.99", port: 7010)
         let directives = membership.receive(
-            probe(from: bob, nick: "bobby", sequence: 7_777, port: 7010, rooms: ["replays"]), from: moved, now: 10)
+            probe(from: bob, nick: "bobby", sequence: 7_777, port: 7010, rooms: ["replays"]), from: moved, now: .start + .microseconds(10))
         #expect(directives.first == .send(.ack(Ack(
-            from: alice, nick: "alice", incarnation: 1, sequence: 7_777, echoedSentAt: 12_345, rooms: ["superbowl"],
+            from: alice, nick: "alice", incarnation: 1, sequence: 7_777, echoedSentAt: .start + .microseconds(12_345), rooms: ["superbowl"],
             peers: [])), to: moved))
         #expect(!directives.contains { if case .peerChanged = $0 { true } else { false } })
         #expect(membership.peers[bob]?.address == moved)
@@ -516,26 +515,26 @@ private let second: Int64 = 1_000_000
     /// nobody, but gets that port probed at once; bob's signed answer from there moves him.
     @Test func anUnsignedMessageFromANewAddressGetsThatAddressProbedAndOnlyAnAnswerMovesThePeer() throws {
         var membership = aliceNode()
-        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
+        _ = membership.receive(probe(from: bob), from: bobAt, now: .start)
         let remapped = PeerAddress(host: "192.0.2.1", port: 41_234)
 
-        _ = membership.tick(now: 50_000)
-        let hinted = membership.heard(from: bob, at: remapped, now: 100_000)
-        #expect(hinted == [.scheduleTick(at: 100_000)])
+        _ = membership.tick(now: .start + .milliseconds(50))
+        let hinted = membership.heard(from: bob, at: remapped, now: .start + .milliseconds(100))
+        #expect(hinted == [.scheduleTick(at: .start + .milliseconds(100))])
         #expect(membership.peers[bob]?.address == bobAt)
-        let tick = membership.tick(now: 100_000)
+        let tick = membership.tick(now: .start + .milliseconds(100))
         let checks = tick.compactMap { directive -> Probe? in
             if case .send(.probe(let probe), let address) = directive, address == remapped { probe } else { nil }
         }
         #expect(checks.count == 1)
         // Another hint within the probe timeout sends no second check.
-        #expect(membership.heard(from: bob, at: remapped, now: 150_000) == [])
-        #expect(!membership.tick(now: 150_000).contains { if case .send(.probe, remapped) = $0 { true } else { false } })
+        #expect(membership.heard(from: bob, at: remapped, now: .start + .milliseconds(150)) == [])
+        #expect(!membership.tick(now: .start + .milliseconds(150)).contains { if case .send(.probe, remapped) = $0 { true } else { false } })
         // An unknown node's hint is nobody's.
-        #expect(membership.heard(from: carol, at: remapped, now: 160_000) == [])
+        #expect(membership.heard(from: carol, at: remapped, now: .start + .milliseconds(160)) == [])
 
         let check = try #require(checks.first)
-        let answered = membership.receive(ack(check, from: bob), from: remapped, now: 170_000)
+        let answered = membership.receive(ack(check, from: bob), from: remapped, now: .start + .milliseconds(170))
         #expect(answered.contains(.peerMoved(id: bob, to: remapped)))
         #expect(membership.peers[bob]?.address == remapped)
         #expect(membership.peers[bob]?.state == .alive)
@@ -545,18 +544,18 @@ private let second: Int64 = 1_000_000
         var membership = aliceNode()
         let daveAt = PeerAddress(host: "192.0.2.14", port: 7004)
         let rumour = probe(from: bob, peers: [record(carol, "carol", at: carolAt, .gone), record(dave, "dave", at: daveAt, .suspect)])
-        _ = membership.receive(rumour, from: bobAt, now: 0)
+        _ = membership.receive(rumour, from: bobAt, now: .start)
         #expect(membership.peers.keys.sorted() == [bob])
     }
 
     @Test func gossipLeadsWithTheRecipientsOwnClaimThenFreshNews() throws {
         var membership = aliceNode(config: MembershipConfig(maxGossipPeers: 2))
         let daveAt = PeerAddress(host: "192.0.2.14", port: 7004)
-        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
-        _ = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: 0)
-        _ = membership.receive(probe(from: dave, nick: "dave", port: 7004), from: daveAt, now: 0)
+        _ = membership.receive(probe(from: bob), from: bobAt, now: .start)
+        _ = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: .start)
+        _ = membership.receive(probe(from: dave, nick: "dave", port: 7004), from: daveAt, now: .start)
         // Twenty seconds on, dave says bob is gone; carol is suspect by her own period.
-        let later = 20 * second
+        let later = MonotonicTime.start + 20 * second
         _ = membership.receive(
             probe(from: dave, nick: "dave", port: 7004, peers: [record(bob, "bob", at: bobAt, .gone)]), from: daveAt,
             now: later)
@@ -580,13 +579,13 @@ private let second: Int64 = 1_000_000
 
     @Test func changingRoomsProbesEveryPeerSoEachLearnsThem() {
         var membership = aliceNode()
-        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
-        _ = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: 0)
-        _ = membership.tick(now: 0)
+        _ = membership.receive(probe(from: bob), from: bobAt, now: .start)
+        _ = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: .start)
+        _ = membership.tick(now: .start)
         membership.rooms = ["superbowl"]  // unchanged: nothing to tell
-        #expect(membership.tick(now: 100).probes.isEmpty)
+        #expect(membership.tick(now: .start + .microseconds(100)).probes.isEmpty)
         membership.rooms = ["superbowl", "replays"]
-        let sent = membership.tick(now: 200).probes
+        let sent = membership.tick(now: .start + .microseconds(200)).probes
         #expect(Set(sent.map(\.to)) == [bobAt, carolAt])
         #expect(sent.allSatisfy { $0.probe.rooms == ["superbowl", "replays"] })
     }
@@ -597,8 +596,8 @@ private let second: Int64 = 1_000_000
         #expect(membership.rooms == (0..<32).map { "room\($0)" })
 
         let many = (0..<40).map { "r\($0)" }
-        _ = membership.receive(probe(from: bob, rooms: many), from: bobAt, now: 0)
-        _ = membership.receive(probe(from: carol, nick: "carol", port: 7003, rooms: ["r1"]), from: carolAt, now: 0)
+        _ = membership.receive(probe(from: bob, rooms: many), from: bobAt, now: .start)
+        _ = membership.receive(probe(from: carol, nick: "carol", port: 7003, rooms: ["r1"]), from: carolAt, now: .start)
         #expect(membership.peers[bob]?.rooms == Array(many.prefix(WireLimits.maxRoomsPerNode)))
         #expect(membership.alivePeers(inRoom: "r1").map(\.id) == [bob, carol])
         #expect(membership.alivePeers(inRoom: "r35").map(\.id) == [])
@@ -607,48 +606,48 @@ private let second: Int64 = 1_000_000
 
     @Test func discoveredPeersAreProbed() {
         var membership = aliceNode()
-        _ = membership.tick(now: 0)
-        let found = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: ["superbowl"], now: 100)
-        #expect(found == [.peerChanged(id: bob, nick: "bob", from: nil, to: .alive), .scheduleTick(at: 100)])
+        _ = membership.tick(now: .start)
+        let found = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: ["superbowl"], now: .start + .microseconds(100))
+        #expect(found == [.peerChanged(id: bob, nick: "bob", from: nil, to: .alive), .scheduleTick(at: .start + .microseconds(100))])
         #expect(membership.peers[bob]?.foundBy == .mdns)
-        #expect(membership.tick(now: 100).probes.map(\.to) == [bobAt])
-        #expect(membership.addDiscovered(id: alice, nick: "me", address: bobAt, rooms: [], now: 100) == [])
+        #expect(membership.tick(now: .start + .microseconds(100)).probes.map(\.to) == [bobAt])
+        #expect(membership.addDiscovered(id: alice, nick: "me", address: bobAt, rooms: [], now: .start + .microseconds(100)) == [])
         // Announced again somewhere else: probed there at once; its state is untouched.
         let moved = PeerAddress(host: "192.0.2.77", port: 7002)
-        #expect(membership.addDiscovered(id: bob, nick: "bob", address: moved, rooms: [], now: 200) == [
-            .scheduleTick(at: 200)
+        #expect(membership.addDiscovered(id: bob, nick: "bob", address: moved, rooms: [], now: .start + .microseconds(200)) == [
+            .scheduleTick(at: .start + .microseconds(200))
         ])
-        #expect(membership.tick(now: 200).probes.map(\.to) == [moved])
+        #expect(membership.tick(now: .start + .microseconds(200)).probes.map(\.to) == [moved])
         // Gone, then announced again at the same address: probed at once, still gone until it answers.
-        _ = run(&membership, from: 300, to: 9 * second)
+        _ = run(&membership, from: .start + .microseconds(300), to: .start + 9 * second)
         #expect(membership.peers[bob]?.state == .gone)
-        let again = membership.addDiscovered(id: bob, nick: "bob", address: moved, rooms: [], now: 9 * second + 10)
-        #expect(again == [.scheduleTick(at: 9 * second + 10)])
-        #expect(membership.tick(now: 9 * second + 10).probes.map(\.to) == [moved])
+        let again = membership.addDiscovered(id: bob, nick: "bob", address: moved, rooms: [], now: .start + 9 * second + .microseconds(10))
+        #expect(again == [.scheduleTick(at: .start + 9 * second + .microseconds(10))])
+        #expect(membership.tick(now: .start + 9 * second + .microseconds(10)).probes.map(\.to) == [moved])
         #expect(membership.peers[bob]?.state == .gone)
     }
 
     @Test func aPeerHeardOfIndirectlyCountsAsFoundOverMDNSOnceItAnnouncesItself() {
         var membership = aliceNode()
         let record = PeerRecord(id: carol, nick: "carol", host: "192.0.2.13", port: 7003, state: .alive, incarnation: 1)
-        _ = membership.receive(probe(from: bob, peers: [record]), from: bobAt, now: 0)
+        _ = membership.receive(probe(from: bob, peers: [record]), from: bobAt, now: .start)
         #expect(membership.peers[bob]?.foundBy == .inbound)
         #expect(membership.peers[carol] == nil)  // hearsay until it answers or is announced
-        _ = membership.addDiscovered(id: carol, nick: "carol", address: carolAt, rooms: [], now: 10)
-        _ = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: [], now: 20)
+        _ = membership.addDiscovered(id: carol, nick: "carol", address: carolAt, rooms: [], now: .start + .microseconds(10))
+        _ = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: [], now: .start + .microseconds(20))
         #expect(membership.peers[carol]?.foundBy == .mdns)
         #expect(membership.peers[bob]?.foundBy == .mdns)
         // A seed stays a seed: the user named it.
         let dave = NodeID.fixture(4)
         let daveAt = PeerAddress(host: "192.0.2.14", port: 7004)
         membership.addSeed(daveAt)
-        let probes = membership.tick(now: 30).probes
+        let probes = membership.tick(now: .start + .microseconds(30)).probes
         let sequence = probes.first { $0.to == daveAt }!.probe.sequence
         _ = membership.receive(
-            Ack(from: dave, nick: "dave", incarnation: 1, sequence: sequence, echoedSentAt: 30, rooms: [], peers: []),
-            from: daveAt, now: 40)
+            Ack(from: dave, nick: "dave", incarnation: 1, sequence: sequence, echoedSentAt: .start + .microseconds(30), rooms: [], peers: []),
+            from: daveAt, now: .start + .microseconds(40))
         #expect(membership.peers[dave]?.foundBy == .seed)
-        _ = membership.addDiscovered(id: dave, nick: "dave", address: daveAt, rooms: [], now: 50)
+        _ = membership.addDiscovered(id: dave, nick: "dave", address: daveAt, rooms: [], now: .start + .microseconds(50))
         #expect(membership.peers[dave]?.foundBy == .seed)
     }
 
@@ -656,17 +655,17 @@ private let second: Int64 = 1_000_000
 
     @Test func scheduleTickIsTheNextDueProbeOrStateChange() {
         let config = MembershipConfig(
-            probeInterval: 1 * second, probeAttempts: 2, suspicionTimeout: 1_500_000, indirectProbes: 0,
-            silenceBeforeSuspicion: 0, maxHealth: 0, goneProbeInterval: 3 * second)
+            probeInterval: 1 * second, probeAttempts: 2, suspicionTimeout: .milliseconds(1_500), indirectProbes: 0,
+            silenceBeforeSuspicion: .zero, maxHealth: 0, goneProbeInterval: 3 * second)
         var membership = aliceNode(config: config)
-        #expect(membership.tick(now: 0) == [.scheduleTick(at: 1 * second)])  // idle: once a period
+        #expect(membership.tick(now: .start) == [.scheduleTick(at: .start + second)])  // idle: once a period
 
         // Bob probes us: nothing due before the next period.
-        #expect(membership.receive(probe(from: bob), from: bobAt, now: 200_000).count == 2)  // ack, alive
-        var wakes: [Int64] = []
-        var at: Int64 = 1 * second
-        var log: [(Int64, MembershipDirective)] = []
-        while at <= 7 * second {
+        #expect(membership.receive(probe(from: bob), from: bobAt, now: .start + .milliseconds(200)).count == 2)  // ack, alive
+        var wakes: [MonotonicTime] = []
+        var at = MonotonicTime.start + second
+        var log: [(MonotonicTime, MembershipDirective)] = []
+        while at <= .start + 7 * second {
             let directives = membership.tick(now: at)
             log += directives.map { (at, $0) }
             wakes.append(at)
@@ -674,34 +673,34 @@ private let second: Int64 = 1_000_000
         }
         // Probes at the period's start and half-way; suspect when it ends; gone 1.5 s later;
         // then idle periods, and the gone peer probed every 3 s.
-        #expect(wakes == [1_000_000, 1_500_000, 2_000_000, 2_500_000, 3_000_000, 3_500_000, 4_000_000,
-                          5_000_000, 6_000_000, 6_500_000])
-        #expect(changes(log, of: bob).map(\.0) == [2 * second, 3_500_000])
-        #expect(probeTimes(log, to: bobAt) == [1_000_000, 1_500_000, 2_000_000, 2_500_000, 3_000_000, 6_500_000])
+        let ms = { (ms: Int64) in MonotonicTime.start + .milliseconds(ms) }
+        #expect(wakes == [1_000, 1_500, 2_000, 2_500, 3_000, 3_500, 4_000, 5_000, 6_000, 6_500].map(ms))
+        #expect(changes(log, of: bob).map(\.0) == [2_000, 3_500].map(ms))
+        #expect(probeTimes(log, to: bobAt) == [1_000, 1_500, 2_000, 2_500, 3_000, 6_500].map(ms))
 
         // A gone peer heard from is due a probe at once: an earlier wake-up.
-        #expect(membership.heard(from: bob, now: 6_600_000) == [.scheduleTick(at: 6_600_000)])
+        #expect(membership.heard(from: bob, now: .start + .milliseconds(6_600)) == [.scheduleTick(at: .start + .milliseconds(6_600))])
         // Nothing earlier than that: no new one.
         let gossip = probe(from: carol, nick: "carol", port: 7003, peers: [record(dave, "dave", at: carolAt)])
-        #expect(!membership.receive(gossip, from: carolAt, now: 6_700_000).contains { if case .scheduleTick = $0 { true } else { false } })
+        #expect(!membership.receive(gossip, from: carolAt, now: .start + .milliseconds(6_700)).contains { if case .scheduleTick = $0 { true } else { false } })
     }
 
     @Test func tickEndsWithExactlyOneWakeUp() {
         var membership = aliceNode()
         membership.addSeed(carolAt)
-        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
-        let directives = membership.tick(now: 0)
+        _ = membership.receive(probe(from: bob), from: bobAt, now: .start)
+        let directives = membership.tick(now: .start)
         #expect(directives.filter { if case .scheduleTick = $0 { true } else { false } }.count == 1)
-        #expect(directives.last == .scheduleTick(at: 250_000))  // the period's next probe
+        #expect(directives.last == .scheduleTick(at: .start + .milliseconds(250)))  // the period's next probe
         #expect(directives.probes.map(\.to) == [bobAt, carolAt])  // the period's peer, then seeds
     }
 
     @Test func unansweredProbesAreForgotten() throws {
         var membership = aliceNode()
         membership.addSeed(bobAt)
-        let old = try #require(membership.tick(now: 0).probes.first?.probe)
-        _ = membership.tick(now: 8 * second)
-        _ = membership.receive(ack(old, from: bob), from: bobAt, now: 8 * second + 1)
+        let old = try #require(membership.tick(now: .start).probes.first?.probe)
+        _ = membership.tick(now: .start + 8 * second)
+        _ = membership.receive(ack(old, from: bob), from: bobAt, now: .start + 8 * second + .microseconds(1))
         #expect(membership.peers[bob]?.rtt == nil)  // too late to count
         #expect(membership.seeds == [bobAt])
     }
@@ -726,7 +725,7 @@ private let second: Int64 = 1_000_000
     @Test(arguments: [32, 256])
     func peerTableIsCappedAndMessagesFitADatagram(maxGossipPeers: Int) throws {
         // No fresh changes gossiped first (all 256 are new), so the lists show the rotation.
-        var membership = aliceNode(config: MembershipConfig(freshGossipFor: 0, maxGossipPeers: maxGossipPeers))
+        var membership = aliceNode(config: MembershipConfig(freshGossipFor: .zero, maxGossipPeers: maxGossipPeers))
         /// Checks that every message in `directives` fits a datagram and decodes to itself.
         func checkSizes(_ directives: [MembershipDirective]) throws {
             for case .send(let message, _) in directives {
@@ -737,23 +736,23 @@ private let second: Int64 = 1_000_000
         // 1 000 nodes with the longest nicks and hosts the wire allows each probe alice.
         for record in Self.bulkyRecords(0..<1000) {
             let own = Probe(
-                from: record.id, nick: record.nick, incarnation: 1, sequence: 1, sentAt: 0, port: record.port,
+                from: record.id, nick: record.nick, incarnation: 1, sequence: 1, sentAt: .start, port: record.port,
                 rooms: [], peers: [])
-            try checkSizes(membership.receive(own, from: PeerAddress(host: record.host, port: record.port), now: 0))
+            try checkSizes(membership.receive(own, from: PeerAddress(host: record.host, port: record.port), now: .start))
         }
         #expect(membership.peers.count == 256)
 
         // 250 more named by gossip: hearsay, at most 32 waiting, none taking a peer's place.
         let gossip = Probe(
-            from: Self.node(0), nick: "g", incarnation: 1, sequence: 2, sentAt: 0, port: 7000, rooms: [],
+            from: Self.node(0), nick: "g", incarnation: 1, sequence: 2, sentAt: .start, port: 7000, rooms: [],
             peers: Self.bulkyRecords(1000..<1250))
-        try checkSizes(membership.receive(gossip, from: PeerAddress(host: "192.0.2.1", port: 7000), now: 0))
+        try checkSizes(membership.receive(gossip, from: PeerAddress(host: "192.0.2.1", port: 7000), now: .start))
         #expect(membership.peers.count == 256)
         #expect(membership.hearsayCount == 32)
 
         // Each waiting node is probed at once, beside the period's peer and the eight peers kept
         // alive (none was found over mDNS: Membership+KeepAlive), never all 256.
-        let tick = membership.tick(now: 0)
+        let tick = membership.tick(now: .start)
         #expect(tick.probes.count == 33 + membership.config.keepAlivePeers)
         var gossiped: Set<NodeID> = []
         for sent in tick.probes {
@@ -771,18 +770,18 @@ private let second: Int64 = 1_000_000
 
     @Test func fullTableMakesRoomByForgettingTheLongestGone() {
         var membership = aliceNode(config: { var config = MembershipConfig.swim; config.maxPeers = 2; return config }())
-        _ = membership.receive(probe(from: bob), from: bobAt, now: 0)
-        _ = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: 1 * second)
+        _ = membership.receive(probe(from: bob), from: bobAt, now: .start)
+        _ = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: .start + second)
         let daveAt = PeerAddress(host: "192.0.2.14", port: 7004)
 
         // Full, nobody gone: dave is not taken in (he still gets his ack).
-        let refused = membership.receive(probe(from: dave, nick: "dave", port: 7004), from: daveAt, now: 2 * second)
+        let refused = membership.receive(probe(from: dave, nick: "dave", port: 7004), from: daveAt, now: .start + 2 * second)
         #expect(refused.count == 1)
         #expect(membership.peers[dave] == nil)
 
-        _ = run(&membership, from: 2 * second, to: 12 * second)  // both gone
+        _ = run(&membership, from: .start + 2 * second, to: .start + 12 * second)  // both gone
         #expect(membership.peers.values.allSatisfy { $0.state == .gone })
-        let taken = membership.receive(probe(from: dave, nick: "dave", port: 7004), from: daveAt, now: 13 * second)
+        let taken = membership.receive(probe(from: dave, nick: "dave", port: 7004), from: daveAt, now: .start + 13 * second)
         #expect(taken.contains(.peerChanged(id: dave, nick: "dave", from: nil, to: .alive)))
         #expect(membership.peers.keys.sorted() == [carol, dave])
     }
@@ -798,7 +797,7 @@ extension [MembershipDirective] {
     }
 
     /// The time of the last `.scheduleTick`, if any.
-    var wake: Int64? {
+    var wake: MonotonicTime? {
         last { if case .scheduleTick = $0 { true } else { false } }.flatMap {
             if case .scheduleTick(let at) = $0 { at } else { nil }
         }

@@ -8,7 +8,7 @@ import Testing
 
     func chat(by identity: NodeIdentity, seq: UInt64 = 1, text: String = "touchdown!") -> Event {
         identity.sign(
-            id: EventID(origin: identity.id, seq: seq), room: "superbowl", createdAt: 1_700_000_000_000,
+            id: EventID(origin: identity.id, seq: seq), room: "superbowl", createdAt: .milliseconds(sinceEpoch: 1_700_000_000_000),
             context: [identity.id: seq - 1], body: .chat(text: text))
     }
 
@@ -40,7 +40,7 @@ import Testing
         switch field {
         case "seq": id.seq += 1
         case "room": room = "worldcup"
-        case "createdAt": createdAt += 1
+        case "createdAt": createdAt += .milliseconds(1)
         case "context": context[mallory.id] = 1
         case "body": body = .chat(text: "touchdown?")
         default: signature[10] ^= 0x01
@@ -53,7 +53,7 @@ import Testing
     @Test func aForgedOriginIsRejected() {
         // Mallory signs an event but claims it came from alice.
         let forged = mallory.sign(
-            id: EventID(origin: mallory.id, seq: 1), room: "superbowl", createdAt: 0, context: [:],
+            id: EventID(origin: mallory.id, seq: 1), room: "superbowl", createdAt: .epoch, context: [:],
             body: .chat(text: "alice says: spoiler"))
         let claimed = Event(
             id: EventID(origin: alice.id, seq: 1), room: forged.room, createdAt: forged.createdAt,

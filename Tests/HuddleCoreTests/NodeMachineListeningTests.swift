@@ -32,7 +32,7 @@ import Testing
     @Test func ownSoundGoesToTheRoomsPeersSignedAndTheirMatcherGetsItOpened() throws {
         var (lan, alice, bob) = listeningPair()
         let sound = frames(7)
-        let start = lan.now.wall - 2_000
+        let start = lan.now.wall - .seconds(2)
         lan.on(alice) { $0.heardOwnSound(start: start, bits: sound.bits, loud: sound.loud, now: $1) }
         #expect(lan[alice].machine.counters.soundWindowsOut == 1)
         lan.deliverAll()
@@ -50,14 +50,14 @@ import Testing
     /// bob passes on is alice's signed window, untouched; carol checks it as if it came straight.
     @Test func soundGoesThroughARelayToAPeerThatCannotBeReachedDirectly() throws {
         var (lan, alice, bob, carol) = MachineLAN.cutPair()
-        for _ in 0..<150 { lan.advance(ms: 100) }  // as in NodeMachineTests: the relay path is found
+        for _ in 0..<150 { lan.advance(.milliseconds(100)) }  // as in NodeMachineTests: the relay path is found
         let carolID = lan[carol].machine.identity.id
         #expect(lan[alice].machine.membership.route(to: carolID).relay == lan[bob].machine.identity.id)
         for host in [alice, bob, carol] {
             lan.on(host) { $0.listeningStarted(source: "file", at: $1.wall, now: $1) }
         }
         let sound = frames(11)
-        lan.on(alice) { $0.heardOwnSound(start: $1.wall - 2_000, bits: sound.bits, loud: sound.loud, now: $1) }
+        lan.on(alice) { $0.heardOwnSound(start: $1.wall - .seconds(2), bits: sound.bits, loud: sound.loud, now: $1) }
         lan.deliverAll()
         let heard = try #require(lan[carol].heard.first)
         #expect(heard.from == lan[alice].machine.identity.id)
@@ -70,7 +70,7 @@ import Testing
         let key = RoomKey(name: room, master: Array(repeating: 7, count: 32))
         var (lan, alice, bob) = listeningPair(key: key)
         let sound = frames(9)
-        lan.on(alice) { $0.heardOwnSound(start: $1.wall - 2_000, bits: sound.bits, loud: sound.loud, now: $1) }
+        lan.on(alice) { $0.heardOwnSound(start: $1.wall - .seconds(2), bits: sound.bits, loud: sound.loud, now: $1) }
         let sent = try #require(lan.relaysInFlight.first)
         let onTheWire = try #require(try? Datagram(decoding: sent.bytes))
         guard case .sound(let window) = onTheWire else { Issue.record("not a sound window"); return }
@@ -88,7 +88,7 @@ import Testing
         let at = lan.now.wall
         func window(from identity: NodeIdentity, room: String = "superbowl") -> SoundWindow {
             SoundWindow.made(
-                by: identity, room: room, key: nil, sentAt: at, start: at - 2_000, bits: sound.bits, loud: sound.loud)
+                by: identity, room: room, key: nil, sentAt: at, start: at - .seconds(2), bits: sound.bits, loud: sound.loud)
         }
         var checks = UnlimitedChecks()
         let source = lan[alice].address
@@ -99,7 +99,7 @@ import Testing
         lan.on(bob) { $0.receive(elsewhere, from: source, now: $1, checks: &checks) }
         // Alice's, with a frame changed after she signed it.
         var forged = window(from: aliceID)
-        forged.start += 1_000
+        forged.start += .seconds(1)
         lan.on(bob) { $0.receive(forged, from: source, now: $1, checks: &checks) }
         #expect(lan[bob].machine.counters.drops[.unknownSender] == 1)
         #expect(lan[bob].machine.counters.drops[.notJoined] == 1)
@@ -121,26 +121,26 @@ import Testing
         lan.deliverAll()
         let bobID = lan[bob].machine.identity.id
         // Alice's matcher found bob 3.2 s later, over sound both heard a second ago.
-        let match = HeardMatch(peer: bobID, at: lan.now.wall - 1_000, lagMicros: 3_200_000, confidence: 30)
+        let match = HeardMatch(peer: bobID, at: lan.now.wall - .seconds(1), lag: .milliseconds(3_200), confidence: 30)
         let attempt = NodeMachine.SoundAttempt(
-            peer: bobID, verdict: "aligned", lagMicros: 3_200_000, confidence: 30, heard: match)
+            peer: bobID, verdict: "aligned", lag: .milliseconds(3_200), confidence: 30, heard: match)
         lan.on(alice) { $0.soundMatched(attempt, now: $1) }
         lan.deliverAll()
         for host in [alice, bob, carol] {
             let session = try #require(lan[host].machine.rooms[room])
-            #expect(session.calibration.lag(of: bobID, behind: lan[alice].machine.identity.id) == 3_200)
+            #expect(session.calibration.lag(of: bobID, behind: lan[alice].machine.identity.id) == .milliseconds(3_200))
             let entry = try #require(session.offsetReport.entries.first { $0.member.id == bobID })
             #expect(entry.heard?.matches == 1)
         }
         // The same lag again within 25 s is no news: no second event.
         let before = lan[alice].machine.vector(of: room)[lan[alice].machine.identity.id]
-        lan.advance(ms: 10_000)
+        lan.advance(.seconds(10))
         lan.on(alice) { $0.soundMatched(attempt, now: $1) }
         #expect(lan[alice].machine.vector(of: room)[lan[alice].machine.identity.id] == before)
         #expect(lan[alice].machine.listening?.attempts[bobID]?.verdict == "aligned")
         // A weak attempt is recorded for status but publishes nothing.
-        let weak = NodeMachine.SoundAttempt(peer: bobID, verdict: "not enough sound", lagMicros: nil, confidence: 4, heard: nil)
-        lan.advance(ms: 30_000)
+        let weak = NodeMachine.SoundAttempt(peer: bobID, verdict: "not enough sound", lag: nil, confidence: 4, heard: nil)
+        lan.advance(.seconds(30))
         lan.on(alice) { $0.soundMatched(weak, now: $1) }
         #expect(lan[alice].machine.vector(of: room)[lan[alice].machine.identity.id] == before)
         #expect(lan[alice].machine.listening?.attempts[bobID]?.verdict == "not enough sound")

@@ -50,10 +50,10 @@ import Testing
                 let node = nodes[roll(nodes.count)]
                 let labels = ["kickoff", "first down", "touchdown", "halftime"]
                 let label = labels[roll(labels.count)]
-                let off = Int64(roll(4_000))
+                let off = TimeSpan.milliseconds(roll(4_000))
                 lan.on(node) { $0.originate(.mark(label: label), in: room, at: $1.wall - off, now: $1) }
             case 2, 3:
-                lan.advance(ms: Int64(roll(800)), deliver: false)
+                lan.advance(.milliseconds(roll(800)), deliver: false)
             case 4:
                 if !lan.inFlight.isEmpty { lan.inFlight.remove(at: roll(lan.inFlight.count)) }
             default:
@@ -64,7 +64,7 @@ import Testing
             }
         }
         // The network heals; anti-entropy repairs what was lost; every stream reaches the end.
-        for _ in 0..<120 { lan.advance(ms: 1_000) }
+        for _ in 0..<120 { lan.advance(.seconds(1)) }
 
         let vectors = nodes.map { lan[$0].machine.vector(of: room) }
         #expect(Set(vectors).count == 1, "every node holds the same events")

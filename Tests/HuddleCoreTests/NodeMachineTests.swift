@@ -17,7 +17,7 @@ import Testing
             session = RoomSession(room: room, reader: identity.id)
         }
 
-        mutating func make(_ body: EventBody, at now: Int64) throws -> Event {
+        mutating func make(_ body: EventBody, at now: WallTime) throws -> Event {
             try session.compose(body, now: now, signer: identity).event
         }
     }
@@ -52,7 +52,7 @@ import Testing
         let mallory = NodeIdentity.generate()
         let source = PeerAddress(host: "10.0.0.66", port: 7400)
         func probe(_ sequence: UInt64, from: NodeID = bob.id) -> Probe {
-            Probe(from: from, nick: "bob", incarnation: 1, sequence: sequence, sentAt: 0, port: 7400, rooms: [room], peers: [])
+            Probe(from: from, nick: "bob", incarnation: 1, sequence: sequence, sentAt: .start, port: 7400, rooms: [room], peers: [])
         }
         guard case .probe(var claim) = mallory.signed(.probe(probe(1, from: mallory.id))) else {
             Issue.record("not a probe")
@@ -81,25 +81,25 @@ import Testing
         var bob = Writer()
         let events = [
             try bob.make(.join(nick: "bob"), at: start),
-            try bob.make(.mark(label: "kickoff"), at: start + 1_000),
-            try bob.make(.chat(text: "touchdown"), at: start + 10_000),
+            try bob.make(.mark(label: "kickoff"), at: start + .seconds(1)),
+            try bob.make(.chat(text: "touchdown"), at: start + .seconds(10)),
         ]
-        lan.on(alice) { $0.originate(.mark(label: "kickoff"), in: room, at: start + 3_000, now: $1) }
-        lan.advance(ms: 10_000)
+        lan.on(alice) { $0.originate(.mark(label: "kickoff"), in: room, at: start + .seconds(3), now: $1) }
+        lan.advance(.seconds(10))
         lan.inject(.events(events), from: PeerAddress(host: "10.0.0.2", port: 7400), to: alice)
         #expect(lan[alice].machine.vector(of: room)[bob.identity.id] == 3)
         // Written at +10 s on bob's stream: alice's stream gets there at +12 s, and the machine
         // says so.
-        #expect(lan[alice].machine.nextRelease == start + 12_000)
-        #expect(lan[alice].machine.nextDeadline(now: lan.now) <= start + 12_000)
-        lan.advance(ms: 1_999)
+        #expect(lan[alice].machine.nextRelease == start + .seconds(12))
+        #expect(lan[alice].machine.nextDeadline(now: lan.now) <= start + .seconds(12))
+        lan.advance(.milliseconds(1_999))
         #expect(lan[alice].messages == [])
-        lan.advance(ms: 1)
+        lan.advance(.milliseconds(1))
         #expect(lan[alice].messages == ["touchdown"])
         let shown = lan[alice].outputs.compactMap { output -> ShownMessage? in
             if case .room(.message(let shown), _) = output { shown } else { nil }
         }
-        #expect(shown.first?.heldMillis == 2_000)
+        #expect(shown.first?.held == .seconds(2))
         #expect(lan[alice].store.shown[room]?.contains(events[2].id) == true)
     }
 
@@ -116,7 +116,7 @@ import Testing
 
         // Bob has nothing of alice's: she pushes all of it (once the introductions' answers are
         // past the interval between two answers to one peer).
-        lan.now = lan.now.advanced(byMilliseconds: 50)
+        lan.now = lan.now.advanced(by: .milliseconds(50))
         let before = lan[alice].sent.count
         lan.inject(.digest(RoomDigest(from: bobID, room: room, vector: VersionVector())), from: lan[bob].address, to: alice)
         let pushed = lan[alice].sent[before...].flatMap { sent -> [Event] in
@@ -128,7 +128,7 @@ import Testing
         var his = lan[alice].machine.vector(of: room)
         his[bobID] = lan[alice].machine.vector(of: room)[bobID] + 2
         lan.dropAll()
-        lan.now = lan.now.advanced(byMilliseconds: 50)
+        lan.now = lan.now.advanced(by: .milliseconds(50))
         let mark = lan[alice].sent.count
         lan.inject(.digest(RoomDigest(from: bobID, room: room, vector: his)), from: lan[bob].address, to: alice)
         let digests = lan[alice].sent[mark...].compactMap { sent -> RoomDigest? in
@@ -160,7 +160,7 @@ import Testing
         #expect(pending == onDisk + 1)
 
         func answered() -> [UInt64] {
-            lan.now = lan.now.advanced(byMilliseconds: 50)
+            lan.now = lan.now.advanced(by: .milliseconds(50))
             let before = lan[alice].sent.count
             lan.inject(.digest(RoomDigest(from: bobID, room: room, vector: VersionVector())), from: lan[bob].address, to: alice)
             lan.dropAll()
@@ -196,7 +196,7 @@ import Testing
         // No re-join (a join resets calibration): the restart made nothing new.
         #expect(lan[alice].machine.vector(of: room)[lan[alice].machine.identity.id] == ownSeq)
         // And the room goes on: bob's next message is shown, and alice's next seq follows on.
-        lan.inject(.events([try bob.make(.chat(text: "still here"), at: now + 1)]), from: bobAddress, to: alice)
+        lan.inject(.events([try bob.make(.chat(text: "still here"), at: now + .milliseconds(1))]), from: bobAddress, to: alice)
         #expect(lan[alice].messages == ["still here"])
         let next = lan.on(alice) { $0.originate(.chat(text: "back"), in: room, now: $1) }
         #expect(next?.seq == ownSeq + 1)
@@ -230,11 +230,11 @@ import Testing
             }
             mutating func penalize(_ count: Int) { penalties += count }
         }
-        var machine = NodeMachine(NodeSetup(identity: .generate(), nick: "alice", port: 7400, startedAt: 0, seed: 1))
-        let now = NodeTime(wall: 1_000, monotonic: 1_000)
+        var machine = NodeMachine(NodeSetup(identity: .generate(), nick: "alice", port: 7400, startedAt: .epoch, seed: 1))
+        let now = NodeTime(wall: .epoch + .seconds(1), monotonic: .start + .milliseconds(1))
         machine.start(room: room, now: now)
         var writers = (0..<5).map { _ in Writer() }
-        let events = try writers.indices.map { try writers[$0].make(.join(nick: "w\($0)"), at: 1_000) }
+        let events = try writers.indices.map { try writers[$0].make(.join(nick: "w\($0)"), at: .epoch + .seconds(1)) }
         var budget = Budget(left: 3)
         machine.receive(.events(events), from: PeerAddress(host: "10.0.0.9", port: 1), now: now, checks: &budget)
         #expect(machine.counters.drops[.checkBudget] == 2)
@@ -286,16 +286,16 @@ extension NodeMachineTests {
         // Bob's stream is 3 s behind alice's: they mark one moment.
         lan.on(alice) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
         lan.deliverAll()
-        lan.advance(ms: 3_000)
+        lan.advance(.seconds(3))
         lan.on(bob) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
         lan.deliverAll()
         lan.on(alice) { $0.consoleLine("/msg bob did you see that", at: $1.wall, now: $1) }
         lan.deliverAll()
         #expect(lan[carol].messages == [])
         #expect(lan[bob].messages == [])
-        lan.advance(ms: 2_999)
+        lan.advance(.milliseconds(2_999))
         #expect(lan[bob].messages == [])
-        lan.advance(ms: 1)
+        lan.advance(.milliseconds(1))
         #expect(lan[bob].messages == ["did you see that"])
         let line = lan[bob].outputs.compactMap { output -> RoomLine? in
             if case .room(.message, let line) = output { line } else { nil }
@@ -315,7 +315,7 @@ extension NodeMachineTests {
         lan.on(bob) { $0.consoleLine("/pause", at: $1.wall, now: $1) }
         lan.on(alice) { $0.consoleLine("first down", at: $1.wall, now: $1) }
         lan.deliverAll()
-        lan.advance(ms: 5_000)
+        lan.advance(.seconds(5))
         #expect(lan[bob].messages == [])
         lan.on(bob) { $0.consoleLine("/resume", at: $1.wall, now: $1) }
         #expect(lan[bob].said.last?.contains("your offset grew by 5.0 s in superbowl") == true)
@@ -323,7 +323,7 @@ extension NodeMachineTests {
         // Written at alice's +0; bob's stream now plays 5 s later than it did: shown at +5 s.
         #expect(lan[bob].messages == ["first down"])
         let bobID = lan[bob].machine.identity.id
-        #expect(lan[alice].machine.rooms[room]?.calibration.offset(of: bobID) == 5_000)
+        #expect(lan[alice].machine.rooms[room]?.calibration.offset(of: bobID) == .seconds(5))
     }
 
     @Test func badCommandsAreAnsweredAndChangeNothing() {
@@ -385,18 +385,18 @@ extension NodeMachineTests {
         #expect(lan[bob].messages == [])
         #expect(lan[alice].machine.membership.peers[bobID]?.address == oldPort)
 
-        lan.now = lan.now.advanced(byMilliseconds: 30)
+        lan.now = lan.now.advanced(by: .milliseconds(30))
         let digest = RoomDigest(from: bobID, room: room, vector: lan[bob].machine.vector(of: room))
         lan.inject(.digest(digest), from: newPort, to: alice)
-        lan.advance(ms: 1)
+        lan.advance(.milliseconds(1))
         #expect(lan[alice].machine.membership.peers[bobID]?.address == newPort)
         #expect(lan[bob].messages == ["lost at the old port"])
 
         let stranger = PeerAddress(host: "198.51.100.7", port: 9)
-        lan.now = lan.now.advanced(byMilliseconds: 300)
+        lan.now = lan.now.advanced(by: .milliseconds(300))
         let before = lan[alice].sent.count
         lan.inject(.digest(RoomDigest(from: bobID, room: room, vector: VersionVector())), from: stranger, to: alice)
-        lan.advance(ms: 1, deliver: false)
+        lan.advance(.milliseconds(1), deliver: false)
         let toStranger = lan[alice].sent[before...].filter { $0.to == stranger }.map(\.message)
         #expect(toStranger.count == 1)
         #expect(toStranger.allSatisfy { if case .probe = $0 { true } else { false } })
@@ -413,7 +413,7 @@ extension NodeMachineTests {
         // re-measured every period and never expires.
         var routes: Set<String> = []
         for step in 0..<450 {
-            lan.advance(ms: 100)
+            lan.advance(.milliseconds(100))
             if step >= 150 { routes.insert("\(lan[alice].machine.membership.route(to: carolID))") }
         }
         let bobID = lan[bob].machine.identity.id

@@ -9,88 +9,88 @@ import Testing
     let halftime = CalibrationLabel("halftime")!
 
     @Test func nothingProposedNothingOffered() {
-        #expect(PendingMarks().offer(now: 0) == nil)
+        #expect(PendingMarks().offer(now: .epoch) == nil)
     }
 
     @Test func offersTheOldestOpenMomentAndCountsTheRest() {
         var pending = PendingMarks()
-        pending.proposed(kickoff, at: 1_000)
-        pending.proposed(firstDown, at: 20_000)
-        #expect(pending.offer(now: 30_000) == .init(label: kickoff, more: 1))
-        pending.readerMarked(kickoff, at: 31_000)
-        #expect(pending.offer(now: 31_000) == .init(label: firstDown, more: 0))
-        pending.readerMarked(firstDown, at: 40_000)
-        #expect(pending.offer(now: 40_000) == nil)
+        pending.proposed(kickoff, at: .epoch + .seconds(1))
+        pending.proposed(firstDown, at: .epoch + .seconds(20))
+        #expect(pending.offer(now: .epoch + .seconds(30)) == .init(label: kickoff, more: 1))
+        pending.readerMarked(kickoff, at: .epoch + .seconds(31))
+        #expect(pending.offer(now: .epoch + .seconds(31)) == .init(label: firstDown, more: 0))
+        pending.readerMarked(firstDown, at: .epoch + .seconds(40))
+        #expect(pending.offer(now: .epoch + .seconds(40)) == nil)
     }
 
     @Test func aLaterMarkPassesEarlierProposals() {
         var pending = PendingMarks()
-        pending.proposed(kickoff, at: 0)
-        pending.proposed(firstDown, at: 1)
-        pending.proposed(halftime, at: 2)
+        pending.proposed(kickoff, at: .epoch)
+        pending.proposed(firstDown, at: .epoch + .milliseconds(1))
+        pending.proposed(halftime, at: .epoch + .milliseconds(2))
         // The viewer typed /now first down: kickoff is over on their screen.
-        pending.readerMarked(firstDown, at: 3)
-        #expect(pending.pending(now: 4) == [halftime])
+        pending.readerMarked(firstDown, at: .epoch + .milliseconds(3))
+        #expect(pending.pending(now: .epoch + .milliseconds(4)) == [halftime])
     }
 
     @Test func reproposingKeepsTheFirstPlace() {
         var pending = PendingMarks()
-        pending.proposed(kickoff, at: 0)
-        pending.proposed(firstDown, at: 1)
-        pending.proposed(kickoff, at: 2)
-        #expect(pending.pending(now: 3) == [kickoff, firstDown])
+        pending.proposed(kickoff, at: .epoch)
+        pending.proposed(firstDown, at: .epoch + .milliseconds(1))
+        pending.proposed(kickoff, at: .epoch + .milliseconds(2))
+        #expect(pending.pending(now: .epoch + .milliseconds(3)) == [kickoff, firstDown])
     }
 
     @Test func ignoredMomentsAreNotOffered() {
         var pending = PendingMarks()
-        pending.proposed(kickoff, at: 0)
-        pending.proposed(firstDown, at: 1)
+        pending.proposed(kickoff, at: .epoch)
+        pending.proposed(firstDown, at: .epoch + .milliseconds(1))
         pending.ignore(kickoff)
-        #expect(pending.offer(now: 2) == .init(label: firstDown, more: 0))
+        #expect(pending.offer(now: .epoch + .milliseconds(2)) == .init(label: firstDown, more: 0))
         pending.ignore(kickoff, false)
-        #expect(pending.offer(now: 2)?.label == kickoff)
+        #expect(pending.offer(now: .epoch + .milliseconds(2))?.label == kickoff)
     }
 
     @Test func aJoinPassesEverythingProposedBefore() {
         var pending = PendingMarks()
-        pending.proposed(kickoff, at: 0)
-        pending.readerMarked(kickoff, at: 1)
+        pending.proposed(kickoff, at: .epoch)
+        pending.readerMarked(kickoff, at: .epoch + .milliseconds(1))
         pending.readerJoined()
-        #expect(pending.offer(now: 2) == nil)
-        pending.proposed(halftime, at: 3)
-        #expect(pending.offer(now: 4)?.label == halftime)
+        #expect(pending.offer(now: .epoch + .milliseconds(2)) == nil)
+        pending.proposed(halftime, at: .epoch + .milliseconds(3))
+        #expect(pending.offer(now: .epoch + .milliseconds(4))?.label == halftime)
     }
 
     @Test func offersExpireAfterTheWindow() {
         var pending = PendingMarks()
-        pending.proposed(kickoff, at: 0)
-        pending.proposed(halftime, at: 60_000)
-        #expect(pending.offer(now: PendingMarks.offerWindow)?.label == kickoff)
-        #expect(pending.nextExpiry(now: 0) == PendingMarks.offerWindow + 1)
-        #expect(pending.offer(now: PendingMarks.offerWindow + 1) == .init(label: halftime, more: 0))
-        #expect(pending.offer(now: PendingMarks.offerWindow + 60_001) == nil)
+        pending.proposed(kickoff, at: .epoch)
+        pending.proposed(halftime, at: .epoch + .seconds(60))
+        #expect(pending.offer(now: .epoch + PendingMarks.offerWindow)?.label == kickoff)
+        #expect(pending.nextExpiry(now: .epoch) == .epoch + PendingMarks.offerWindow + .milliseconds(1))
+        #expect(pending.offer(now: .epoch + PendingMarks.offerWindow + .milliseconds(1)) == .init(label: halftime, more: 0))
+        #expect(pending.offer(now: .epoch + PendingMarks.offerWindow + .milliseconds(60_001)) == nil)
     }
 
     @Test func completionListsOpenMomentsFirst() {
         var pending = PendingMarks()
-        pending.proposed(halftime, at: 0)
-        pending.proposed(kickoff, at: 1)
-        pending.proposed(firstDown, at: 2)
-        pending.readerMarked(kickoff, at: 3)  // passes halftime too
-        #expect(pending.labelsPendingFirst(now: 4) == [firstDown, halftime, kickoff])
+        pending.proposed(halftime, at: .epoch)
+        pending.proposed(kickoff, at: .epoch + .milliseconds(1))
+        pending.proposed(firstDown, at: .epoch + .milliseconds(2))
+        pending.readerMarked(kickoff, at: .epoch + .milliseconds(3))  // passes halftime too
+        #expect(pending.labelsPendingFirst(now: .epoch + .milliseconds(4)) == [firstDown, halftime, kickoff])
     }
 
     @Test func aLateJoinerIsNotOfferedTheRoomsHistory() {
         var pending = PendingMarks()
-        let joinedAt: Int64 = 30 * 60_000
+        let joinedAt = WallTime.epoch + .seconds(30 * 60)
         // Made half an hour ago, pulled just now with the rest of the room's history.
-        pending.proposed(kickoff, madeAt: 0, at: joinedAt)
+        pending.proposed(kickoff, madeAt: .epoch, at: joinedAt)
         // Made a moment ago by a viewer ahead.
-        pending.proposed(halftime, madeAt: joinedAt - 20_000, at: joinedAt)
+        pending.proposed(halftime, madeAt: joinedAt - .seconds(20), at: joinedAt)
         #expect(pending.offer(now: joinedAt) == .init(label: halftime, more: 0))
         // A proposer's clock running ahead does not keep an offer open longer.
-        pending.proposed(firstDown, madeAt: joinedAt + 3_600_000, at: joinedAt)
-        #expect(pending.pending(now: joinedAt + PendingMarks.offerWindow + 1) == [])
+        pending.proposed(firstDown, madeAt: joinedAt + .seconds(3_600), at: joinedAt)
+        #expect(pending.pending(now: joinedAt + PendingMarks.offerWindow + .milliseconds(1)) == [])
     }
 }
 

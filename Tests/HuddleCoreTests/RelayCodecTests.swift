@@ -51,7 +51,7 @@ import Testing
         let alice = try NodeIdentity(privateKeyBytes: [UInt8](repeating: 7, count: 32))
         let bob = NodeID.fixture(2), carol = NodeID.fixture(3)
         let probe = alice.signed(.probe(Probe(
-            from: alice.id, nick: "alice", incarnation: 1, sequence: 1, sentAt: 5, port: 7400, rooms: ["superbowl"],
+            from: alice.id, nick: "alice", incarnation: 1, sequence: 1, sentAt: .start + .microseconds(5), port: 7400, rooms: ["superbowl"],
             peers: [])))
         var bytes = try #require(RelayMessage(from: alice.id, to: bob, payload: probe.encoded())).encoded()
         let relayed = try RelayMessage(decoding: bytes)
@@ -82,7 +82,7 @@ import Testing
     @Test func aSoundWindowTravelsInARelayAndItsSenderIsItsSigner() throws {
         let alice = NodeIdentity.generate(), bob = NodeID.fixture(2)
         let window = SoundWindow.made(
-            by: alice, room: "superbowl", key: nil, sentAt: 1_000, start: 0, bits: [1, 2, 3], loud: [true, true, false])
+            by: alice, room: "superbowl", key: nil, sentAt: .epoch + .seconds(1), start: .epoch, bits: [1, 2, 3], loud: [true, true, false])
         let relay = try #require(RelayMessage(from: alice.id, to: bob, payload: window.encoded()))
         let decoded = try RelayMessage(decoding: relay.encoded())
         #expect(decoded.content == .sound(window) && decoded.message == nil)

@@ -7,30 +7,30 @@ import Testing
 @Suite struct RoomGlanceTests {
     let alice = NodeIdentity.generate()
     let bob = NodeIdentity.generate()
-    let base: Int64 = 1_700_000_000_000
+    let base = WallTime.milliseconds(sinceEpoch: 1_700_000_000_000)
 
     /// bob's room: alice marked kickoff at base + 1 s, bob 3 s later; alice's cheer is held.
     func bobsRoom() throws -> RoomSession {
         var room = RoomSession(room: "superbowl", reader: bob.id)
         var alices = RoomSession(room: "superbowl", reader: alice.id)
-        func aliceSays(_ body: EventBody, at: Int64) throws {
+        func aliceSays(_ body: EventBody, at: WallTime) throws {
             _ = room.receive(try alices.compose(body, now: at, signer: alice).event, now: at)
         }
         try aliceSays(.join(nick: "alice"), at: base)
         _ = try room.compose(.join(nick: "bob"), now: base, signer: bob)
-        try aliceSays(.mark(label: "kickoff"), at: base + 1_000)
-        _ = try room.compose(.mark(label: "kickoff"), now: base + 4_000, signer: bob)
-        try aliceSays(.chat(text: "TOUCHDOWN"), at: base + 10_000)
+        try aliceSays(.mark(label: "kickoff"), at: base + .seconds(1))
+        _ = try room.compose(.mark(label: "kickoff"), now: base + .seconds(4), signer: bob)
+        try aliceSays(.chat(text: "TOUCHDOWN"), at: base + .seconds(10))
         return room
     }
 
     @Test func theStatusLineSaysWhereTheStreamStandsAndWhatWaits() throws {
         let view = RoomGlance.View(session: try bobsRoom(), label: "superbowl", alivePeers: 1)
-        #expect(RoomGlance.statusLine(of: view, pausedAt: nil, now: base + 10_500)
+        #expect(RoomGlance.statusLine(of: view, pausedAt: nil, now: base + .milliseconds(10_500))
             == "superbowl · 1 peer · you: 3.0 s behind alice · 1 waiting, next in 3 s")
         var paused = view
-        paused.pausedAt = base + 8_500
-        #expect(RoomGlance.statusLine(of: paused, pausedAt: paused.pausedAt, now: base + 10_500)
+        paused.pausedAt = base + .milliseconds(8_500)
+        #expect(RoomGlance.statusLine(of: paused, pausedAt: paused.pausedAt, now: base + .milliseconds(10_500))
             == "superbowl · 1 peer · you: 3.0 s behind alice · paused 0:02 · 1 waiting, next in 3 s")
         #expect(RoomGlance.statusLine(of: nil, pausedAt: nil, now: base) == "not in a room: /join ROOM")
     }

@@ -12,7 +12,7 @@ import Testing
 
     let alice = NodeIdentity.generate()
     let bob = NodeIdentity.generate()
-    let base: Int64 = 1_700_000_000_000
+    let base = WallTime.milliseconds(sinceEpoch: 1_700_000_000_000)
 
     var key: RoomKey { Self.key }
 
@@ -89,11 +89,11 @@ import Testing
         let outsider = RoomSession(room: guessed.id, reader: bob.id, key: guessed)
 
         let join = try aliceRoom.compose(.join(nick: "alice"), now: base, signer: alice).event
-        let chat = try aliceRoom.compose(.chat(text: "kickoff soon"), now: base + 1, signer: alice).event
+        let chat = try aliceRoom.compose(.chat(text: "kickoff soon"), now: base + .milliseconds(1), signer: alice).event
         for event in [join, chat] {
             let wire = try Event(decoding: event.encoded())
             let opened = try #require(bobRoom.opened(wire))
-            _ = bobRoom.receive(opened, now: base + 2)
+            _ = bobRoom.receive(opened, now: base + .milliseconds(2))
             #expect(outsider.opened(wire) == nil)
             #expect(outsiderKey.open(wire) == nil)
         }
@@ -111,10 +111,10 @@ import Testing
     @Test func aRestoredPrivateRoomOpensWhatTheStoreKeptSealed() throws {
         var aliceRoom = RoomSession(room: key.id, reader: alice.id, key: key)
         let join = try aliceRoom.compose(.join(nick: "alice"), now: base, signer: alice).event
-        let chat = try aliceRoom.compose(.chat(text: "stored sealed"), now: base + 1, signer: alice).event
+        let chat = try aliceRoom.compose(.chat(text: "stored sealed"), now: base + .milliseconds(1), signer: alice).event
         let stored = try [join, chat].map { try Event(decoding: $0.encoded()) }
         var restored = RoomSession(room: key.id, reader: alice.id, key: key)
-        _ = restored.restore(stored, shown: [chat.id], now: base + 5)
+        _ = restored.restore(stored, shown: [chat.id], now: base + .milliseconds(5))
         #expect(restored.history(last: 5).map(\.body) == [.chat(text: "stored sealed")])
     }
 
@@ -199,19 +199,19 @@ import Testing
         var shared = RoomSession(room: "superbowl", reader: bob.id)
         _ = try shared.compose(.join(nick: "bob"), now: base, signer: bob)
         _ = shared.receive(alice.event(1, .join(nick: "alice"), at: base, for: shared), now: base)
-        _ = shared.receive(alice.event(2, .mark(label: "kickoff"), at: base + 1_000, for: shared), now: base + 1_000)
-        _ = try shared.compose(.mark(label: "kickoff"), now: base + 3_000, signer: bob)
-        #expect(shared.calibration.lag(of: bob.id, behind: alice.id) == 2_000)
+        _ = shared.receive(alice.event(2, .mark(label: "kickoff"), at: base + .seconds(1), for: shared), now: base + .seconds(1))
+        _ = try shared.compose(.mark(label: "kickoff"), now: base + .seconds(3), signer: bob)
+        #expect(shared.calibration.lag(of: bob.id, behind: alice.id) == .seconds(2))
 
         let directKey = try #require(bob.directKey(with: alice.id, peerAgreementKey: alice.agreementPublicKey, name: "@alice"))
         var direct = RoomSession(room: directKey.id, reader: bob.id, key: directKey)
-        _ = direct.follow(shared.calibration, now: base + 4_000)
+        _ = direct.follow(shared.calibration, now: base + .seconds(4))
         let aliceKey = try #require(alice.directKey(with: bob.id, peerAgreementKey: bob.agreementPublicKey, name: "@bob"))
         let psst = alice.sign(
-            id: EventID(origin: alice.id, seq: 1), room: aliceKey.id, createdAt: base + 5_000, context: VersionVector(),
+            id: EventID(origin: alice.id, seq: 1), room: aliceKey.id, createdAt: base + .seconds(5), context: VersionVector(),
             body: .chat(text: "psst"), sealedWith: aliceKey)
-        #expect(direct.receive(try #require(direct.opened(psst)), now: base + 5_000).isEmpty)
+        #expect(direct.receive(try #require(direct.opened(psst)), now: base + .seconds(5)).isEmpty)
         #expect(direct.heldBackCount == 1)
-        #expect(direct.wake(now: base + 7_000).count == 1)
+        #expect(direct.wake(now: base + .seconds(7)).count == 1)
     }
 }

@@ -187,12 +187,12 @@ import Testing
         let join = Event.fixture(mallory, 1, .join(nick: "mallory"))
         let impossible = Event.fixture(mallory, 2, .chat(text: "never"), context: [carol: 999])
         let after = Event.fixture(alice, 1, .chat(text: "after"), context: [mallory: 2])
-        for event in [join, impossible] { _ = log.insert(event, now: 1_000) }
-        _ = log.insert(after, now: 5_000)
-        #expect(log.nextExpiry == 61_000)
-        #expect(log.expire(now: 60_999).isEmpty)
+        for event in [join, impossible] { _ = log.insert(event, now: .epoch + .seconds(1)) }
+        _ = log.insert(after, now: .epoch + .seconds(5))
+        #expect(log.nextExpiry == .epoch + .seconds(61))
+        #expect(log.expire(now: .epoch + .milliseconds(60_999)).isEmpty)
 
-        let given = log.expire(now: 61_000)
+        let given = log.expire(now: .epoch + .seconds(61))
         #expect(given.abandoned == [impossible])
         #expect(given.delivered == [after])
         #expect(log.abandoned == [impossible.id])
@@ -205,11 +205,11 @@ import Testing
 
     @Test func eventsPastAGapNobodyFillsAreDroppedAfterTheWait() {
         var log = RoomLog(room: "superbowl")
-        _ = log.insert(.fixture(alice, 1, .join(nick: "alice")), now: 0)
-        _ = log.insert(.fixture(alice, 5, .chat(text: "5")), now: 100)
-        _ = log.insert(.fixture(alice, 6, .chat(text: "6")), now: 200)
-        #expect(log.nextExpiry == 60_100)
-        let given = log.expire(now: 60_100)
+        _ = log.insert(.fixture(alice, 1, .join(nick: "alice")), now: .epoch)
+        _ = log.insert(.fixture(alice, 5, .chat(text: "5")), now: .epoch + .milliseconds(100))
+        _ = log.insert(.fixture(alice, 6, .chat(text: "6")), now: .epoch + .milliseconds(200))
+        #expect(log.nextExpiry == .epoch + .milliseconds(60_100))
+        let given = log.expire(now: .epoch + .milliseconds(60_100))
         #expect(given.dropped == [EventID(origin: alice, seq: 5), EventID(origin: alice, seq: 6)])
         #expect(log.count == 1)
         #expect(log.bufferedBytes == 0)
@@ -218,13 +218,13 @@ import Testing
 
     @Test func theWaitRestartsWhenTheFirstWaitingEventChanges() {
         var log = RoomLog(room: "superbowl")
-        _ = log.insert(.fixture(alice, 1, .join(nick: "alice")), now: 0)
-        _ = log.insert(.fixture(alice, 3, .chat(text: "3")), now: 0)
-        #expect(log.nextExpiry == 60_000)
+        _ = log.insert(.fixture(alice, 1, .join(nick: "alice")), now: .epoch)
+        _ = log.insert(.fixture(alice, 3, .chat(text: "3")), now: .epoch)
+        #expect(log.nextExpiry == .epoch + .seconds(60))
         // The gap at 2 is filled; a new one opens at 4 later.
-        _ = log.insert(.fixture(alice, 2, .chat(text: "2")), now: 30_000)
-        _ = log.insert(.fixture(alice, 5, .chat(text: "5")), now: 30_000)
-        #expect(log.nextExpiry == 90_000)
+        _ = log.insert(.fixture(alice, 2, .chat(text: "2")), now: .epoch + .seconds(30))
+        _ = log.insert(.fixture(alice, 5, .chat(text: "5")), now: .epoch + .seconds(30))
+        #expect(log.nextExpiry == .epoch + .seconds(90))
     }
 
     /// A batch can hold an origin's seqs 1…5 and then another version of its seq 3: the screen
@@ -249,9 +249,9 @@ import Testing
         limits.maxStrangerEvents = 3
         limits.maxAheadEvents = 5
         var log = RoomLog(room: "superbowl", limits: limits)
-        var now: Int64 = 0
+        var now = WallTime.epoch
         for _ in 0..<3_000 {
-            now += Int64(pick(2_000))
+            now += .milliseconds(pick(2_000))
             let origin = origins[Int(pick(4))]
             let seq = 1 + pick(12)
             var context = VersionVector()

@@ -45,11 +45,11 @@ import Testing
         let otherRoom = Event.fixture(alice, 1, .leave, room: "worldcup")
         #expect(log.insert(otherRoom) == .rejected(.wrongRoom("worldcup")))
         let zero = Event(
-            id: EventID(origin: alice, seq: 0), room: "superbowl", createdAt: 0, context: [:], body: .leave,
+            id: EventID(origin: alice, seq: 0), room: "superbowl", createdAt: .epoch, context: [:], body: .leave,
             signature: [])
         #expect(log.insert(zero) == .rejected(.zeroSequence))
         let selfDependent = Event(
-            id: EventID(origin: alice, seq: 2), room: "superbowl", createdAt: 0, context: [alice: 2], body: .leave,
+            id: EventID(origin: alice, seq: 2), room: "superbowl", createdAt: .epoch, context: [alice: 2], body: .leave,
             signature: [])
         #expect(log.insert(selfDependent) == .rejected(.inconsistentContext))
         #expect(log.insert(.fixture(alice, RoomLog.maximumGap + 1, .leave)) == .rejected(.tooFarAhead))
@@ -89,7 +89,7 @@ import Testing
             if all.isEmpty || Int.random(in: 0..<3, using: &rng) == 0 {
                 let header = logs[who].nextEventHeader(origin: ids[who])
                 let event = Event(
-                    id: header.id, room: "superbowl", createdAt: Int64(step), context: header.context,
+                    id: header.id, room: "superbowl", createdAt: .epoch + .milliseconds(step), context: header.context,
                     body: .chat(text: "step \(step)"), signature: [])
                 _ = logs[who].insert(event)
                 all.append(event)

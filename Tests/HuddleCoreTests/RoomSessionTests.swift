@@ -6,14 +6,14 @@ import Testing
 /// as the nodes themselves live it.
 @Suite struct RoomSessionTests {
     let ids = (0..<3).map { _ in NodeIdentity.generate() }
-    let base: Int64 = 1_700_000_000_000
+    let base = WallTime.milliseconds(sinceEpoch: 1_700_000_000_000)
 
     /// Every room receives everything every other room makes.
     struct Lan {
         var rooms: [RoomSession]
         var outputs: [[RoomOutput]]
 
-        mutating func make(_ who: Int, _ body: EventBody, at now: Int64, signer: NodeIdentity) throws {
+        mutating func make(_ who: Int, _ body: EventBody, at now: WallTime, signer: NodeIdentity) throws {
             let (event, own) = try rooms[who].compose(body, now: now, signer: signer)
             outputs[who] += own
             for other in rooms.indices where other != who {
@@ -21,7 +21,7 @@ import Testing
             }
         }
 
-        mutating func wakeAll(at now: Int64) {
+        mutating func wakeAll(at now: WallTime) {
             for index in rooms.indices { outputs[index] += rooms[index].wake(now: now) }
         }
 
@@ -41,56 +41,56 @@ import Testing
 
     @Test func theWorkedExampleHoldsMessagesBackExactly() throws {
         var lan = try lan()
-        try lan.make(0, .mark(label: "A"), at: base + 2_000, signer: ids[0])
-        try lan.make(1, .mark(label: "a"), at: base + 4_000, signer: ids[1])
-        try lan.make(2, .calibrationEvent(label: "B"), at: base + 5_000, signer: ids[2])
-        try lan.make(2, .mark(label: "B"), at: base + 6_000, signer: ids[2])
-        try lan.make(1, .mark(label: "B "), at: base + 10_000, signer: ids[1])
+        try lan.make(0, .mark(label: "A"), at: base + .seconds(2), signer: ids[0])
+        try lan.make(1, .mark(label: "a"), at: base + .seconds(4), signer: ids[1])
+        try lan.make(2, .calibrationEvent(label: "B"), at: base + .seconds(5), signer: ids[2])
+        try lan.make(2, .mark(label: "B"), at: base + .seconds(6), signer: ids[2])
+        try lan.make(1, .mark(label: "B "), at: base + .seconds(10), signer: ids[1])
         for room in lan.rooms {
-            #expect(room.calibration.offset(of: ids[0].id) == 0)
-            #expect(room.calibration.offset(of: ids[1].id) == 2_000)
-            #expect(room.calibration.offset(of: ids[2].id) == -2_000)
+            #expect(room.calibration.offset(of: ids[0].id) == .zero)
+            #expect(room.calibration.offset(of: ids[1].id) == .seconds(2))
+            #expect(room.calibration.offset(of: ids[2].id) == .seconds(-2))
         }
 
         // Node 3 (2 s ahead of node 1) writes at t; node 1 sees it 2 s later, node 2 4 s later.
-        let t = base + 20_000
+        let t = base + .seconds(20)
         try lan.make(2, .chat(text: "touchdown"), at: t, signer: ids[2])
-        #expect(lan.messages(2).map(\.heldMillis) == [0])
+        #expect(lan.messages(2).map(\.held) == [.zero])
         #expect(lan.messages(0).isEmpty && lan.messages(1).isEmpty)
-        #expect(lan.rooms[0].nextWake == t + 2_000)
-        #expect(lan.rooms[1].nextWake == t + 4_000)
-        lan.wakeAll(at: t + 1_999)
+        #expect(lan.rooms[0].nextWake == t + .seconds(2))
+        #expect(lan.rooms[1].nextWake == t + .seconds(4))
+        lan.wakeAll(at: t + .milliseconds(1_999))
         #expect(lan.messages(0).isEmpty)
-        lan.wakeAll(at: t + 2_000)
-        #expect(lan.messages(0).map(\.heldMillis) == [2_000])
-        #expect(lan.messages(0).first?.gameTime == t + 2_000)
+        lan.wakeAll(at: t + .seconds(2))
+        #expect(lan.messages(0).map(\.held) == [.seconds(2)])
+        #expect(lan.messages(0).first?.gameTime == t + .seconds(2))
         #expect(lan.messages(1).isEmpty)
-        lan.wakeAll(at: t + 4_000)
-        #expect(lan.messages(1).map(\.heldMillis) == [4_000])
+        lan.wakeAll(at: t + .seconds(4))
+        #expect(lan.messages(1).map(\.held) == [.seconds(4)])
 
         // Node 1's messages appear on node 3 at once.
-        try lan.make(0, .chat(text: "what a play"), at: t + 5_000, signer: ids[0])
+        try lan.make(0, .chat(text: "what a play"), at: t + .seconds(5), signer: ids[0])
         #expect(lan.messages(2).map(\.text) == ["touchdown", "what a play"])
-        #expect(lan.messages(2).last?.heldMillis == 0)
+        #expect(lan.messages(2).last?.held == .zero)
     }
 
     @Test func peersAreAnnouncedAndPromptedAndOffsetsReportedInWords() throws {
         var lan = try lan()
         #expect(lan.outputs[0].contains(.joined(Member(id: ids[1].id, nick: "two"))))
-        try lan.make(1, .calibrationEvent(label: "Kickoff"), at: base + 1_000, signer: ids[1])
+        try lan.make(1, .calibrationEvent(label: "Kickoff"), at: base + .seconds(1), signer: ids[1])
         #expect(lan.outputs[0].contains(.calibrationEvent(label: "kickoff", by: Member(id: ids[1].id, nick: "two"))))
-        try lan.make(0, .mark(label: "kickoff"), at: base + 3_000, signer: ids[0])
-        try lan.make(1, .mark(label: "kickoff"), at: base + 5_500, signer: ids[1])
+        try lan.make(0, .mark(label: "kickoff"), at: base + .seconds(3), signer: ids[0])
+        try lan.make(1, .mark(label: "kickoff"), at: base + .milliseconds(5_500), signer: ids[1])
         let report = lan.outputs[0].compactMap { if case .offsetsChanged(let r) = $0 { r } else { nil } }.last
         let two = report?.entries.first { $0.member.nick == "two" }
-        #expect(two?.behindReader == 2_500)
+        #expect(two?.behindReader == .milliseconds(2_500))
         #expect(report?.entries.first { $0.member.nick == "three" }?.offset == nil)
     }
 
     @Test func ignoredLabelsAreNotPromptedHere() throws {
         var lan = try lan()
         lan.rooms[0].ignore(label: CalibrationLabel("halftime")!)
-        try lan.make(1, .calibrationEvent(label: "HALFTIME"), at: base + 1_000, signer: ids[1])
+        try lan.make(1, .calibrationEvent(label: "HALFTIME"), at: base + .seconds(1), signer: ids[1])
         #expect(!lan.outputs[0].contains { if case .calibrationEvent = $0 { true } else { false } })
         #expect(lan.outputs[2].contains { if case .calibrationEvent = $0 { true } else { false } })
     }
@@ -98,11 +98,11 @@ import Testing
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func aRestoreShowsNothingTwiceAndStillShowsWhatWasHeld(seed: UInt64) throws {
         var lan = try lan()
-        try lan.make(0, .mark(label: "A"), at: base + 2_000, signer: ids[0])
-        try lan.make(1, .mark(label: "A"), at: base + 4_000, signer: ids[1])
-        try lan.make(0, .chat(text: "seen"), at: base + 10_000, signer: ids[0])
-        lan.wakeAll(at: base + 12_000)
-        try lan.make(0, .chat(text: "held when the node died"), at: base + 13_000, signer: ids[0])
+        try lan.make(0, .mark(label: "A"), at: base + .seconds(2), signer: ids[0])
+        try lan.make(1, .mark(label: "A"), at: base + .seconds(4), signer: ids[1])
+        try lan.make(0, .chat(text: "seen"), at: base + .seconds(10), signer: ids[0])
+        lan.wakeAll(at: base + .seconds(12))
+        try lan.make(0, .chat(text: "held when the node died"), at: base + .seconds(13), signer: ids[0])
         let shownOnTwo = Set(lan.messages(1).map(\.event.id))
         #expect(shownOnTwo.count == 1)
 
@@ -111,11 +111,11 @@ import Testing
         // The store hands events back in any order.
         var random = SplitMix64(seed: seed)
         let stored = lan.rooms[1].log.delivered.shuffled(using: &random)
-        let outputs = restarted.restore(stored, shown: shownOnTwo, now: base + 14_000)
+        let outputs = restarted.restore(stored, shown: shownOnTwo, now: base + .seconds(14))
         #expect(outputs.isEmpty)
         #expect(restarted.heldBackCount == 1)
-        #expect(restarted.nextWake == base + 15_000)
-        let later = restarted.wake(now: base + 15_000)
+        #expect(restarted.nextWake == base + .seconds(15))
+        let later = restarted.wake(now: base + .seconds(15))
         #expect(later.count == 1)
         #expect(restarted.calibration == lan.rooms[1].calibration)
     }
@@ -125,7 +125,7 @@ import Testing
         let two = Member(id: ids[1].id, nick: "two")
         #expect(lan.rooms[0].members.map(\.nick) == ["one", "three", "two"])
         let before = lan.outputs.map(\.count)
-        try lan.make(1, .leave, at: base + 1_000, signer: ids[1])
+        try lan.make(1, .leave, at: base + .seconds(1), signer: ids[1])
         for reader in 0..<3 {
             let outputs = Array(lan.outputs[reader][before[reader]...])
             #expect(outputs.first == .left(two), "on \(reader): \(outputs)")
@@ -134,7 +134,7 @@ import Testing
         }
 
         // Back again: joined, and a member once more.
-        try lan.make(1, .join(nick: "two"), at: base + 2_000, signer: ids[1])
+        try lan.make(1, .join(nick: "two"), at: base + .seconds(2), signer: ids[1])
         #expect(lan.outputs[0].last { if case .joined = $0 { true } else { false } } == .joined(two))
         #expect(lan.rooms[0].members.map(\.nick) == ["one", "three", "two"])
     }
@@ -151,46 +151,46 @@ import Testing
 @Suite struct RoomSessionMarkOfferTests {
     let me = NodeIdentity.generate()
     let bob = NodeIdentity.generate()
-    let now: Int64 = 1_700_000_000_000
+    let now = WallTime.milliseconds(sinceEpoch: 1_700_000_000_000)
 
     @Test func aPeersProposalIsOfferedUntilMarked() throws {
         var mine = RoomSession(room: "superbowl", reader: me.id)
         var bobs = RoomSession(room: "superbowl", reader: bob.id)
-        func fromBob(_ body: EventBody, at time: Int64) throws {
+        func fromBob(_ body: EventBody, at time: WallTime) throws {
             let (event, _) = try bobs.compose(body, now: time, signer: bob)
             _ = mine.receive(event, now: time)
         }
         _ = try mine.compose(.join(nick: "me"), now: now, signer: me)
         try fromBob(.join(nick: "bob"), at: now)
-        try fromBob(.calibrationEvent(label: "Kickoff"), at: now + 1)
-        try fromBob(.mark(label: "kickoff"), at: now + 1)
-        #expect(mine.markOffer(now: now + 2) == .init(label: CalibrationLabel("kickoff")!, more: 0))
-        _ = try mine.compose(.mark(label: "kickoff"), now: now + 3, signer: me)
-        #expect(mine.markOffer(now: now + 4) == nil)
+        try fromBob(.calibrationEvent(label: "Kickoff"), at: now + .milliseconds(1))
+        try fromBob(.mark(label: "kickoff"), at: now + .milliseconds(1))
+        #expect(mine.markOffer(now: now + .milliseconds(2)) == .init(label: CalibrationLabel("kickoff")!, more: 0))
+        _ = try mine.compose(.mark(label: "kickoff"), now: now + .milliseconds(3), signer: me)
+        #expect(mine.markOffer(now: now + .milliseconds(4)) == nil)
         #expect(mine.calibration.isCalibrated(me.id))
     }
 
     @Test func ownProposalsAreNotOfferedAndRejoiningStartsAfresh() throws {
         var mine = RoomSession(room: "superbowl", reader: me.id)
         _ = try mine.compose(.join(nick: "me"), now: now, signer: me)
-        _ = try mine.compose(.calibrationEvent(label: "halftime"), now: now + 1, signer: me)
-        #expect(mine.markOffer(now: now + 2) == nil, "she marks her own moment when she means to")
-        _ = mine.receive(bob.event(1, .join(nick: "bob"), at: now + 2, for: mine), now: now + 2)
-        _ = mine.receive(bob.event(2, .calibrationEvent(label: "kickoff"), at: now + 2, for: mine), now: now + 2)
-        #expect(mine.markOffer(now: now + 2)?.label.normalized == "kickoff")
-        _ = try mine.compose(.join(nick: "me"), now: now + 3, signer: me)
-        #expect(mine.markOffer(now: now + 4) == nil)
+        _ = try mine.compose(.calibrationEvent(label: "halftime"), now: now + .milliseconds(1), signer: me)
+        #expect(mine.markOffer(now: now + .milliseconds(2)) == nil, "she marks her own moment when she means to")
+        _ = mine.receive(bob.event(1, .join(nick: "bob"), at: now + .milliseconds(2), for: mine), now: now + .milliseconds(2))
+        _ = mine.receive(bob.event(2, .calibrationEvent(label: "kickoff"), at: now + .milliseconds(2), for: mine), now: now + .milliseconds(2))
+        #expect(mine.markOffer(now: now + .milliseconds(2))?.label.normalized == "kickoff")
+        _ = try mine.compose(.join(nick: "me"), now: now + .milliseconds(3), signer: me)
+        #expect(mine.markOffer(now: now + .milliseconds(4)) == nil)
     }
 
     @Test func restoredProposalsAreOfferedOnlyWithinTheWindow() throws {
         var mine = RoomSession(room: "superbowl", reader: me.id)
         var events = [try mine.compose(.join(nick: "me"), now: now, signer: me).event]
-        events.append(try mine.compose(.calibrationEvent(label: "kickoff"), now: now + 1, signer: me).event)
-        events.append(bob.event(1, .join(nick: "bob"), at: now + 1, for: mine))
-        events.append(bob.event(2, .calibrationEvent(label: "first down"), at: now + 1, for: mine))
+        events.append(try mine.compose(.calibrationEvent(label: "kickoff"), now: now + .milliseconds(1), signer: me).event)
+        events.append(bob.event(1, .join(nick: "bob"), at: now + .milliseconds(1), for: mine))
+        events.append(bob.event(2, .calibrationEvent(label: "first down"), at: now + .milliseconds(1), for: mine))
         var restored = RoomSession(room: "superbowl", reader: me.id)
-        _ = restored.restore(events, shown: [], now: now + 2)
-        #expect(restored.markOffer(now: now + 2)?.label.normalized == "first down", "its own is never offered")
-        #expect(restored.markOffer(now: now + 2 + PendingMarks.offerWindow) == nil)
+        _ = restored.restore(events, shown: [], now: now + .milliseconds(2))
+        #expect(restored.markOffer(now: now + .milliseconds(2))?.label.normalized == "first down", "its own is never offered")
+        #expect(restored.markOffer(now: now + .milliseconds(2) + PendingMarks.offerWindow) == nil)
     }
 }

@@ -12,7 +12,9 @@ import Testing
     // MARK: heard
 
     @Test func aHeardBodyIsTheDocumentedFiftyFiveBytes() {
-        let match = HeardMatch(peer: S.bob, at: 1_000_000, lagMicros: -3_198_400, sigmaMicros: 8_467, confidenceTenths: 1_063)
+        let match = HeardMatch(
+            peer: S.bob, at: .milliseconds(sinceEpoch: 1_000_000), lag: .microseconds(-3_198_400),
+            sigma: .microseconds(8_467), confidenceTenths: 1_063)
         var writer = ByteWriter(capacity: 64)
         writer.write(EventBody.heard(match))
         let expected: [UInt8] =
@@ -26,22 +28,24 @@ import Testing
     }
 
     @Test func aHeardMatchTakesItsUncertaintyFromItsConfidence() {
-        #expect(HeardMatch.sigmaMicros(confidence: 9) == 100_000)
-        #expect(HeardMatch.sigmaMicros(confidence: 45) == 20_000)
-        #expect(HeardMatch.sigmaMicros(confidence: 1_000) == 2_000)
-        #expect(HeardMatch.sigmaMicros(confidence: 0) == .max)
-        let match = HeardMatch(peer: S.bob, at: 10, lagMicros: 3_198_500, confidence: 106.34)
-        #expect(match.confidenceTenths == 1_063 && match.peerAt == 3_209)
-        #expect(HeardMatch(peer: S.bob, at: 10, lagMicros: -1_500, confidence: 20).peerAt == 8)
+        #expect(HeardMatch.sigma(confidence: 9) == .milliseconds(100))
+        #expect(HeardMatch.sigma(confidence: 45) == .milliseconds(20))
+        #expect(HeardMatch.sigma(confidence: 1_000) == .milliseconds(2))
+        #expect(HeardMatch.sigma(confidence: 0) == .microseconds(UInt32.max))
+        let match = HeardMatch(peer: S.bob, at: .epoch + .milliseconds(10), lag: .microseconds(3_198_500), confidence: 106.34)
+        #expect(match.confidenceTenths == 1_063 && match.peerAt == .epoch + .milliseconds(3_209))
+        #expect(
+            HeardMatch(peer: S.bob, at: .epoch + .milliseconds(10), lag: .microseconds(-1_500), confidence: 20).peerAt
+                == .epoch + .milliseconds(8))
     }
 
     @Test func aHeardEventSealsAndOpensInAPrivateRoom() throws {
         let key = RoomKey(name: "superbowl", master: [UInt8](repeating: 7, count: 32))
-        let match = HeardMatch(peer: S.bob, at: 5, lagMicros: 3_200_000, confidence: 50)
+        let match = HeardMatch(peer: S.bob, at: .epoch + .milliseconds(5), lag: .milliseconds(3_200), confidence: 50)
         let id = EventID(origin: S.alice, seq: 4)
         let sealed = key.seal(.heard(match), id: id)
         #expect(sealed.count == 55 + WireLimits.sealOverheadBytes)
-        let event = Event(id: id, room: key.id, createdAt: 5, context: [S.alice: 3], body: .sealed(bytes: sealed),
+        let event = Event(id: id, room: key.id, createdAt: .epoch + .milliseconds(5), context: [S.alice: 3], body: .sealed(bytes: sealed),
                           signature: S.signature(1))
         let back = try Event(decoding: event.encoded())
         #expect(key.open(back)?.body == .heard(match))
@@ -58,7 +62,8 @@ import Testing
     @Test func aPublicWindowIsTheDocumentedBytesAndVerifies() throws {
         let (bits, loud) = frames(10)
         let window = SoundWindow.made(
-            by: alice, room: "ab", key: nil, sentAt: 2_000, start: 1_000, bits: bits, loud: loud)
+            by: alice, room: "ab", key: nil, sentAt: .epoch + .seconds(2), start: .epoch + .seconds(1), bits: bits,
+            loud: loud)
         let bytes = window.encoded()
         #expect(Array(bytes.prefix(4)) == [0x48, 0x44, 5, 11])
         #expect(Array(bytes[4..<36]) == alice.id.bytes)
@@ -75,7 +80,7 @@ import Testing
         let back = try SoundWindow(decoding: bytes)
         #expect(back == window && back.hasValidSignature && back.isOpen)
         var forged = back
-        forged.start += 10
+        forged.start += .milliseconds(10)
         #expect(!forged.hasValidSignature)
         #expect(try Datagram(decoding: bytes) == .sound(window))
         #expect(try Datagram(decoding: WireSamples.messages[0].encoded()) == .message(WireSamples.messages[0]))
@@ -86,7 +91,8 @@ import Testing
         let other = RoomKey(name: "superbowl", master: [UInt8](repeating: 8, count: 32))
         let (bits, loud) = frames(1_000)
         let window = SoundWindow.made(
-            by: alice, room: key.id, key: key, sentAt: 2_000, start: 1_000, bits: bits, loud: loud)
+            by: alice, room: key.id, key: key, sentAt: .epoch + .seconds(2), start: .epoch + .seconds(1), bits: bits,
+            loud: loud)
         let bytes = window.encoded()
         #expect(bytes.count == 4 + 32 + 27 + 8 + 8 + 2 + 4_125 + 28 + 64)
         let received = try SoundWindow(decoding: bytes)
@@ -97,13 +103,13 @@ import Testing
         #expect(opened.encoded() == bytes)
         #expect(other.open(received) == nil)
         var moved = received
-        moved.sentAt += 1
+        moved.sentAt += .milliseconds(1)
         #expect(key.open(moved) == nil, "the seal binds the times")
     }
 
     @Test func windowsOutsideTheirOneEncodingAreRefused() throws {
         let (bits, loud) = frames(10)
-        let bytes = SoundWindow.made(by: alice, room: "ab", key: nil, sentAt: 0, start: 0, bits: bits, loud: loud)
+        let bytes = SoundWindow.made(by: alice, room: "ab", key: nil, sentAt: .epoch, start: .epoch, bits: bits, loud: loud)
             .encoded()
         func error(_ bytes: [UInt8]) -> WireError? {
             do { _ = try SoundWindow(decoding: bytes) } catch { return error }
@@ -136,8 +142,8 @@ import Testing
         let (bits, loud) = frames(40)
         let key = RoomKey(name: "superbowl", master: [UInt8](repeating: 7, count: 32))
         let windows = [
-            SoundWindow.made(by: alice, room: "superbowl", key: nil, sentAt: 1, start: 2, bits: bits, loud: loud),
-            SoundWindow.made(by: alice, room: key.id, key: key, sentAt: 1, start: 2, bits: bits, loud: loud),
+            SoundWindow.made(by: alice, room: "superbowl", key: nil, sentAt: .epoch + .milliseconds(1), start: .epoch + .milliseconds(2), bits: bits, loud: loud),
+            SoundWindow.made(by: alice, room: key.id, key: key, sentAt: .epoch + .milliseconds(1), start: .epoch + .milliseconds(2), bits: bits, loud: loud),
         ].map { $0.encoded() }
         var accepted = 0
         for _ in 0..<3_000 {

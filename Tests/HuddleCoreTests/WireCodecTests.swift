@@ -41,7 +41,7 @@ struct WireCodecTests {
         let tags: [(EventBody, UInt8)] = [
             (.join(nick: "a"), 1), (.leave, 2), (.chat(text: "a"), 3), (.calibrationEvent(label: "a"), 4),
             (.mark(label: "a"), 5), (.delayNudge(milliseconds: 1), 6), (.unmark(label: "a"), 10),
-            (.heard(HeardMatch(peer: S.bob, at: 0, lagMicros: 0, confidence: 10)), 11),
+            (.heard(HeardMatch(peer: S.bob, at: .epoch, lag: .zero, confidence: 10)), 11),
         ]
         for (body, tag) in tags {
             let bytes = S.event(S.alice, 1, body, room: "", context: [:]).encoded()
@@ -85,7 +85,7 @@ struct WireCodecTests {
 
     @Test("an event encodes field by field, and signedBytes is the tag plus all but the signature")
     func goldenEvent() {
-        let event = S.event(S.alice, 1, .mark(label: "ko"), room: "r", createdAt: 258, context: [S.bob: 1])
+        let event = S.event(S.alice, 1, .mark(label: "ko"), room: "r", createdAtMilliseconds: 258, context: [S.bob: 1])
         let alice: [UInt8] = [0x01] + [UInt8](repeating: 0, count: 31)
         let bob: [UInt8] = [0x02] + [UInt8](repeating: 0, count: 31)
         let fields: [UInt8] =
@@ -108,7 +108,7 @@ struct WireCodecTests {
         #expect(Array(signed.dropFirst(Event.signingDomain.count)) == Array(event.encoded().dropLast(64)))
 
         func with(
-            id: EventID? = nil, room: String? = nil, createdAt: Int64? = nil, context: VersionVector? = nil,
+            id: EventID? = nil, room: String? = nil, createdAt: WallTime? = nil, context: VersionVector? = nil,
             body newBody: EventBody? = nil, signature: [UInt8]? = nil
         ) -> Event {
             Event(
@@ -119,7 +119,7 @@ struct WireCodecTests {
         #expect(with(signature: S.signature(99)).signedBytes == signed)
         let changed = [
             with(id: EventID(origin: S.carol, seq: 3)), with(id: EventID(origin: S.bob, seq: 4)),
-            with(room: event.room + "x"), with(createdAt: event.createdAt + 1), with(context: [S.alice: 2]),
+            with(room: event.room + "x"), with(createdAt: event.createdAt + .milliseconds(1)), with(context: [S.alice: 2]),
             with(context: [:]), with(body: body == .leave ? .chat(text: "") : .leave),
         ]
         for other in changed {
@@ -153,7 +153,7 @@ struct WireCodecTests {
         func probe(rooms: [String] = [], peers: [PeerRecord] = []) -> WireMessage {
             .probe(
                 Probe(
-                    from: S.alice, nick: "", incarnation: 0, sequence: 0, sentAt: 0, port: 1, rooms: rooms,
+                    from: S.alice, nick: "", incarnation: 0, sequence: 0, sentAt: .start, port: 1, rooms: rooms,
                     peers: peers))
         }
         let roomsOffset = 4 + 32 + 2 + 8 + 8 + 8 + 2
@@ -195,7 +195,7 @@ struct WireCodecTests {
         host.host = S.text(bytes: 256)
         #expect(throws: WireError.self) {
             try WireMessage.ack(
-                Ack(from: S.alice, nick: "", incarnation: 0, sequence: 0, echoedSentAt: 0, rooms: [], peers: [host])
+                Ack(from: S.alice, nick: "", incarnation: 0, sequence: 0, echoedSentAt: .start, rooms: [], peers: [host])
             ).validate()
         }
     }
@@ -208,7 +208,7 @@ struct WireCodecTests {
         }
         let rooms = WireMessage.ack(
             Ack(
-                from: S.alice, nick: "", incarnation: 0, sequence: 0, echoedSentAt: 0,
+                from: S.alice, nick: "", incarnation: 0, sequence: 0, echoedSentAt: .start,
                 rooms: Array(repeating: "", count: 70_000), peers: []))
         #expect(throws: WireError.countTooLarge(.rooms, count: 65535, max: 32, offset: 62)) {
             try rooms.validate()
@@ -219,7 +219,7 @@ struct WireCodecTests {
     func signatureLength() throws {
         for length in [0, 10, 64, 100] {
             let event = Event(
-                id: EventID(origin: S.alice, seq: 1), room: "r", createdAt: 0, context: [:], body: .leave,
+                id: EventID(origin: S.alice, seq: 1), room: "r", createdAt: .epoch, context: [:], body: .leave,
                 signature: [UInt8](repeating: 0xAB, count: length))
             let decoded = try Event(decoding: event.encoded())
             #expect(decoded.signature.count == 64)

@@ -47,9 +47,14 @@ enum WireSamples {
         .score(home: .max, guest: 0),
         .teams(home: "Chiefs", guest: "Eagles"),
         .teams(home: "", guest: text(bytes: WireLimits.maxLabelBytes)),
-        .heard(HeardMatch(peer: bob, at: 1_700_000_000_000, lagMicros: 3_198_400, confidence: 106.3)),
-        .heard(HeardMatch(peer: maxID, at: .min, lagMicros: .max, sigmaMicros: .max, confidenceTenths: .max)),
-        .heard(HeardMatch(peer: carol, at: -1, lagMicros: -300_000_000, sigmaMicros: 0, confidenceTenths: 0)),
+        .heard(
+            HeardMatch(
+                peer: bob, at: .milliseconds(sinceEpoch: 1_700_000_000_000), lag: .microseconds(3_198_400),
+                confidence: 106.3)),
+        .heard(HeardMatch(peer: maxID, atMilliseconds: .min, lag: .max, sigmaMicros: .max, confidenceTenths: .max)),
+        .heard(
+            HeardMatch(
+                peer: carol, atMilliseconds: -1, lag: .seconds(-300), sigmaMicros: 0, confidenceTenths: 0)),
         .sealed(bytes: Array(repeating: 1, count: WireLimits.minSealedBytes)),
         .sealed(bytes: (0..<WireLimits.maxSealedBytes).map { UInt8(truncatingIfNeeded: $0) }),
     ]
@@ -60,10 +65,11 @@ enum WireSamples {
 
     static func event(
         _ origin: NodeID = alice, _ seq: UInt64 = 1, _ body: EventBody = .chat(text: "hi"),
-        room: String = "superbowl", createdAt: Int64 = 1_700_000_000_000, context: VersionVector = [:]
+        room: String = "superbowl", createdAtMilliseconds: Int64 = 1_700_000_000_000, context: VersionVector = [:]
     ) -> Event {
         Event(
-            id: EventID(origin: origin, seq: seq), room: room, createdAt: createdAt, context: context, body: body,
+            id: EventID(origin: origin, seq: seq), room: room, createdAtMilliseconds: createdAtMilliseconds,
+            context: context, body: body,
             signature: signature(UInt8(truncatingIfNeeded: seq)))
     }
 
@@ -84,10 +90,10 @@ enum WireSamples {
     static let maxEvent = event(
         maxID, .max, .sealed(bytes: Array(repeating: 0x5A, count: WireLimits.maxSealedBytes)),
         room: text(bytes: WireLimits.maxRoomBytes),
-        createdAt: .min, context: vector(entries: WireLimits.maxVersionVectorEntries))
+        createdAtMilliseconds: .min, context: vector(entries: WireLimits.maxVersionVectorEntries))
 
     /// The smallest event.
-    static let minEvent = event(alice, 1, .leave, room: "", createdAt: 0, context: [:])
+    static let minEvent = event(alice, 1, .leave, room: "", createdAtMilliseconds: 0, context: [:])
 
     static let peers: [PeerRecord] = [
         PeerRecord(id: bob, nick: "bob", host: "192.0.2.12", port: 7400, state: .alive, incarnation: 0),
@@ -115,22 +121,22 @@ enum WireSamples {
                 more: true)),
         .probe(
             Probe(
-                from: alice, nick: "alice", incarnation: 0, sequence: 0, sentAt: 0, port: 7400, rooms: [], peers: [])),
+                from: alice, nick: "alice", incarnation: 0, sequence: 0, sentAt: .start, port: 7400, rooms: [], peers: [])),
         .probe(
             Probe(
-                from: alice, nick: text(bytes: WireLimits.maxNickBytes), incarnation: .max, sequence: 42, sentAt: -5,
+                from: alice, nick: text(bytes: WireLimits.maxNickBytes), incarnation: .max, sequence: 42, sentAt: MonotonicTime(microseconds: -5),
                 port: 65535, rooms: ["superbowl", "", text(bytes: WireLimits.maxRoomBytes)], peers: peers,
                 agreementKey: (0..<32).map { UInt8($0) * 3 + 1 },
                 roomTags: [Array(repeating: 0xAB, count: 16), WireLimits.noRoomTag, Array(repeating: 0xFF, count: 16)])),
-        .probeRequest(ProbeRequest(from: alice, target: bob, sentAt: 0)),
-        .probeRequest(ProbeRequest(from: maxID, target: carol, sentAt: .min, signature: Array(repeating: 0xEE, count: 64))),
-        .nack(Nack(from: carol, target: bob, sentAt: .max)),
-        .nack(Nack(from: bob, target: maxID, sentAt: -1, signature: (0..<64).map { UInt8($0) })),
+        .probeRequest(ProbeRequest(from: alice, target: bob, sentAt: .start)),
+        .probeRequest(ProbeRequest(from: maxID, target: carol, sentAt: .distantPast, signature: Array(repeating: 0xEE, count: 64))),
+        .nack(Nack(from: carol, target: bob, sentAt: .distantFuture)),
+        .nack(Nack(from: bob, target: maxID, sentAt: MonotonicTime(microseconds: -1), signature: (0..<64).map { UInt8($0) })),
         .leaving(Leaving(from: alice, incarnation: .max)),
-        .ack(Ack(from: bob, nick: "", incarnation: 1, sequence: 1, echoedSentAt: .min, rooms: [], peers: [])),
+        .ack(Ack(from: bob, nick: "", incarnation: 1, sequence: 1, echoedSentAt: .distantPast, rooms: [], peers: [])),
         .ack(
             Ack(
-                from: bob, nick: "bob", incarnation: 3, sequence: 99, echoedSentAt: .max,
+                from: bob, nick: "bob", incarnation: 3, sequence: 99, echoedSentAt: .distantFuture,
                 rooms: (0..<WireLimits.maxRoomsPerNode).map { "room \($0)" }, peers: peers,
                 roomTags: (0..<WireLimits.maxRoomsPerNode).map { Array(repeating: UInt8($0), count: 16) })),
     ]
@@ -190,7 +196,7 @@ enum WireSamples {
         Event(
             id: EventID(origin: randomID(using: &rng), seq: UInt64.random(in: 1...1000, using: &rng)),
             room: randomString(maxBytes: WireLimits.maxRoomBytes, using: &rng),
-            createdAt: Int64(bitPattern: rng.next()), context: randomVector(using: &rng),
+            createdAtMilliseconds: Int64(bitPattern: rng.next()), context: randomVector(using: &rng),
             body: randomBody(using: &rng),
             signature: (0..<Event.signatureByteCount).map { _ in UInt8.random(in: 0...255, using: &rng) })
     }
@@ -239,7 +245,7 @@ enum WireSamples {
             return .probe(
                 Probe(
                     from: randomID(using: &rng), nick: randomString(maxBytes: WireLimits.maxNickBytes, using: &rng),
-                    incarnation: rng.next(), sequence: rng.next(), sentAt: Int64(bitPattern: rng.next()),
+                    incarnation: rng.next(), sequence: rng.next(), sentAt: MonotonicTime(microseconds: Int64(bitPattern: rng.next())),
                     port: UInt16.random(in: 0...UInt16.max, using: &rng),
                     rooms: rooms, peers: randomList(4, using: &rng) { randomPeer(using: &$0) },
                     agreementKey: agreementKey, roomTags: tags))
@@ -247,14 +253,14 @@ enum WireSamples {
             return .ack(
                 Ack(
                     from: randomID(using: &rng), nick: randomString(maxBytes: WireLimits.maxNickBytes, using: &rng),
-                    incarnation: rng.next(), sequence: rng.next(), echoedSentAt: Int64(bitPattern: rng.next()),
+                    incarnation: rng.next(), sequence: rng.next(), echoedSentAt: MonotonicTime(microseconds: Int64(bitPattern: rng.next())),
                     rooms: rooms, peers: randomList(4, using: &rng) { randomPeer(using: &$0) },
                     agreementKey: agreementKey, roomTags: tags))
         case .probeRequest:
             return .probeRequest(
-                ProbeRequest(from: randomID(using: &rng), target: randomID(using: &rng), sentAt: Int64(bitPattern: rng.next())))
+                ProbeRequest(from: randomID(using: &rng), target: randomID(using: &rng), sentAt: MonotonicTime(microseconds: Int64(bitPattern: rng.next()))))
         case .nack:
-            return .nack(Nack(from: randomID(using: &rng), target: randomID(using: &rng), sentAt: Int64(bitPattern: rng.next())))
+            return .nack(Nack(from: randomID(using: &rng), target: randomID(using: &rng), sentAt: MonotonicTime(microseconds: Int64(bitPattern: rng.next()))))
         case .leaving:
             return .leaving(Leaving(from: randomID(using: &rng), incarnation: rng.next()))
         }

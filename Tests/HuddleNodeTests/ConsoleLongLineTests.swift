@@ -72,10 +72,10 @@ import Testing
         var typist = Typist(columns: 100, offer: "kickoff")
         typist.type(pasted(words(1_000)))
         typist.type("\r")
-        typist.type("\r", after: 150)
+        typist.type("\r", after: .milliseconds(150))
         #expect(typist.inputs.count == 2)
         #expect(!typist.inputs.contains { if case .markOffered = $0 { true } else { false } })
-        typist.type("\r", after: 2_000)
+        typist.type("\r", after: .seconds(2))
         #expect(typist.inputs.last == .markOffered(label: "kickoff", at: typist.clock), "later, Enter marks again")
     }
 

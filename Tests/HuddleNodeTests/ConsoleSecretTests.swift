@@ -1,5 +1,7 @@
 import Testing
 
+import HuddleCore
+
 @testable import HuddleNode
 
 /// The hidden prompt `/private ROOM` puts up: what is typed there never reaches the screen or
@@ -35,7 +37,7 @@ import Testing
         var typist = Typist()
         typist.terminal.feed(typist.session.askSecret("passphrase for superbowl"))
         if key != .enter { typist.type("abc") }
-        let reaction = typist.session.handle([key], at: typist.clock + 100)
+        let reaction = typist.session.handle([key], at: typist.clock + .milliseconds(100))
         typist.terminal.feed(reaction.output)
         #expect(reaction.inputs == [.secretCancelled])
         #expect(!reaction.quit)

@@ -11,7 +11,7 @@ struct Typist {
     var decoder = KeyDecoder()
     var terminal: VirtualTerminal
     var inputs: [ConsoleInput] = []
-    var clock: Int64 = 1_700_000_000_000
+    var clock = WallTime.milliseconds(sinceEpoch: 1_700_000_000_000)
 
     init(columns: Int = 60, rows: Int = 8, room: String? = "superbowl", offer: String? = nil) {
         session = ConsoleSession(columns: columns, colors: false)
@@ -21,9 +21,9 @@ struct Typist {
         terminal.feed(session.begin())
     }
 
-    /// Bytes as a terminal sends them, `ms` after the previous ones.
-    mutating func type(_ bytes: String, after ms: Int64 = 1000) {
-        clock += ms
+    /// Bytes as a terminal sends them, `after` the previous ones.
+    mutating func type(_ bytes: String, after: TimeSpan = .seconds(1)) {
+        clock += after
         let reaction = session.handle(decoder.feed(Array(bytes.utf8)), at: clock)
         terminal.feed(reaction.output)
         inputs += reaction.inputs
@@ -134,9 +134,9 @@ struct Typist {
     @Test func enterRightAfterSendingIsADoublePressNotAMark() {
         var typist = Typist(offer: "kickoff")
         typist.type("go team\r")
-        typist.type("\r", after: 100)
-        #expect(typist.inputs == [.line("go team", at: typist.clock - 100)])
-        typist.type("\r", after: 1000)
+        typist.type("\r", after: .milliseconds(100))
+        #expect(typist.inputs == [.line("go team", at: typist.clock - .milliseconds(100))])
+        typist.type("\r", after: .seconds(1))
         #expect(typist.inputs.last == .markOffered(label: "kickoff", at: typist.clock))
     }
 

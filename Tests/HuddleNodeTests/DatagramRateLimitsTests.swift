@@ -11,15 +11,15 @@ import Testing
     @Test func aBurstPassesThenTheRateAndOtherSendersAreUntouched() {
         var limits = DatagramRateLimits()
         var admitted = 0
-        for _ in 0..<5_000 where limits.admit(flooder, now: 0) { admitted += 1 }
+        for _ in 0..<5_000 where limits.admit(flooder, now: .start) { admitted += 1 }
         #expect(admitted == 800)
         #expect(limits.refused == 4_200)
-        let aliceAdmitted = limits.admit(alice, now: 0)
+        let aliceAdmitted = limits.admit(alice, now: .start)
         #expect(aliceAdmitted)
 
         // Half a second later: 200 more.
         admitted = 0
-        for _ in 0..<5_000 where limits.admit(flooder, now: 500_000) { admitted += 1 }
+        for _ in 0..<5_000 where limits.admit(flooder, now: .start + .milliseconds(500)) { admitted += 1 }
         #expect(admitted == 200)
     }
 
@@ -27,12 +27,12 @@ import Testing
         var limits = DatagramRateLimits()
         var admitted = 0
         for port in 0..<100 {
-            for _ in 0..<200 where limits.admit(PeerAddress(host: "192.0.2.66", port: UInt16(port)), now: 0) {
+            for _ in 0..<200 where limits.admit(PeerAddress(host: "192.0.2.66", port: UInt16(port)), now: .start) {
                 admitted += 1
             }
         }
         #expect(admitted == 8_000)
-        let aliceAdmitted = limits.admit(alice, now: 0)
+        let aliceAdmitted = limits.admit(alice, now: .start)
         #expect(aliceAdmitted)
     }
 
@@ -40,7 +40,7 @@ import Testing
         var limits = DatagramRateLimits()
         for index in 0..<20_000 {
             let source = PeerAddress(host: "10.\(index >> 16).\((index >> 8) & 255).\(index & 255)", port: 1)
-            let admitted = limits.admit(source, now: Int64(index))
+            let admitted = limits.admit(source, now: .start + .microseconds(index))
             #expect(admitted)
         }
         #expect(limits.trackedCount <= DatagramRateLimits.maximumTracked * 2)
@@ -51,7 +51,7 @@ import Testing
         limits.exempt = [alice]
         // Someone forges alice's address as fast as it can: alice's own datagrams still pass.
         var admitted = 0
-        for _ in 0..<5_000 where limits.admit(alice, now: 0) { admitted += 1 }
+        for _ in 0..<5_000 where limits.admit(alice, now: .start) { admitted += 1 }
         #expect(admitted == 5_000)
         #expect(limits.refused == 0)
     }
@@ -61,26 +61,26 @@ import Testing
     @Test func aStrangersSignatureChecksAreBudgetedAndBadOnesCostTenfold() {
         var limits = DatagramRateLimits()
         // A datagram of 372 events: a burst of 400 checks covers it, the next one only 28.
-        #expect(limits.checks(372, from: flooder, now: 0) == 372)
-        #expect(limits.checks(372, from: flooder, now: 0) == 28)
-        #expect(limits.checks(372, from: flooder, now: 0) == 0)
+        #expect(limits.checks(372, from: flooder, now: .start) == 372)
+        #expect(limits.checks(372, from: flooder, now: .start) == 28)
+        #expect(limits.checks(372, from: flooder, now: .start) == 0)
         // A second later: 200 more; all of them bad, they cost 2 000, and the host is silent
         // for ten seconds.
-        #expect(limits.checks(372, from: flooder, now: 1_000_000) == 200)
-        limits.penalize(200, from: flooder, now: 1_000_000)
-        #expect(limits.checks(10, from: flooder, now: 10_000_000) == 0)
-        #expect(limits.checks(10, from: flooder, now: 11_500_000) == 10)
+        #expect(limits.checks(372, from: flooder, now: .start + .seconds(1)) == 200)
+        limits.penalize(200, from: flooder, now: .start + .seconds(1))
+        #expect(limits.checks(10, from: flooder, now: .start + .seconds(10)) == 0)
+        #expect(limits.checks(10, from: flooder, now: .start + .milliseconds(11_500)) == 10)
         // Another stranger has its own budget; a live peer has none.
-        #expect(limits.checks(100, from: PeerAddress(host: "192.0.2.99", port: 1), now: 11_500_000) == 100)
+        #expect(limits.checks(100, from: PeerAddress(host: "192.0.2.99", port: 1), now: .start + .milliseconds(11_500)) == 100)
         limits.exempt = [alice]
-        #expect(limits.checks(5_000, from: alice, now: 11_500_000) == 5_000)
+        #expect(limits.checks(5_000, from: alice, now: .start + .milliseconds(11_500)) == 5_000)
     }
 
     @Test func everyStrangerTogetherHasOneBudget() {
         var limits = DatagramRateLimits()
         var granted = 0
         for host in 0..<20 {
-            granted += limits.checks(400, from: PeerAddress(host: "192.0.2.\(100 + host)", port: 1), now: 0)
+            granted += limits.checks(400, from: PeerAddress(host: "192.0.2.\(100 + host)", port: 1), now: .start)
         }
         #expect(granted == 2_000)
     }

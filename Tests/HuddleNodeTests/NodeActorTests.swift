@@ -23,7 +23,7 @@ import Testing
             session = RoomSession(room: room, reader: identity.id)
         }
 
-        func make(_ body: EventBody, at now: Int64) throws -> Event {
+        func make(_ body: EventBody, at now: WallTime) throws -> Event {
             try session.compose(body, now: now, signer: identity).event
         }
     }
@@ -34,7 +34,7 @@ import Testing
     func introduce(_ peer: UDPPeer, to alice: NodeHarness) async throws {
         for sequence in 1...30 as ClosedRange<UInt64> {
             let probe = Probe(
-                from: bob.id, nick: "bob", incarnation: 1, sequence: sequence, sentAt: 0, port: peer.port,
+                from: bob.id, nick: "bob", incarnation: 1, sequence: sequence, sentAt: .start, port: peer.port,
                 rooms: [room], peers: [])
             peer.send(bob.signed(.probe(probe)), toPort: alice.port)
             if await peer.receive(timeout: .seconds(1), where: { if case .ack = $0 { true } else { false } }) != nil {
@@ -69,7 +69,7 @@ import Testing
         // Mallory claims to be bob: the probe carries bob's id, signed by mallory.
         let forged = NodeIdentity.generate()
         let probe = Probe(
-            from: forged.id, nick: "bob", incarnation: 1, sequence: 1, sentAt: 0, port: peer.port, rooms: [room],
+            from: forged.id, nick: "bob", incarnation: 1, sequence: 1, sentAt: .start, port: peer.port, rooms: [room],
             peers: [])
         guard case .probe(let signedByMallory) = forged.signed(.probe(probe)) else {
             Issue.record("signing a probe gave something other than a probe")
@@ -79,7 +79,7 @@ import Testing
         claim.from = bob.id
         peer.send(.probe(claim), toPort: alice.port)
         peer.send(.probe(Probe(
-            from: bob.id, nick: "bob", incarnation: 1, sequence: 2, sentAt: 0, port: peer.port, rooms: [room],
+            from: bob.id, nick: "bob", incarnation: 1, sequence: 2, sentAt: .start, port: peer.port, rooms: [room],
             peers: [])), toPort: alice.port)  // unsigned
         #expect(await alice.eventually { await alice.node.machine.counters.drops[.badSignature] == 2 })
         #expect(await alice.node.machine.membership.peers[bob.id] == nil)
@@ -92,7 +92,7 @@ import Testing
         let alice = try await NodeHarness.start(nick: "alice", room: room)
         let peer = try UDPPeer()
         let bobSide = Bob(bob, room: room)
-        let now = alice.clock.wallMillis()
+        let now = alice.clock.wall()
         peer.send(
             .events([try bobSide.make(.join(nick: "bob"), at: now), try bobSide.make(.chat(text: "hi"), at: now)]),
             toPort: alice.port)
@@ -104,7 +104,7 @@ import Testing
         #expect(await again.node.vector(of: room)[bob.id] == 2)
         #expect(again.sink.messages == [])
         // And the room goes on: bob's next message is shown.
-        peer.send(.events([try bobSide.make(.chat(text: "still here"), at: now + 1)]), toPort: again.port)
+        peer.send(.events([try bobSide.make(.chat(text: "still here"), at: now + .milliseconds(1))]), toPort: again.port)
         #expect(await again.eventually { again.sink.messages == ["still here"] })
     }
 }
@@ -115,7 +115,7 @@ extension NodeActorTests {
         let alice = try await NodeHarness.start(nick: "alice", room: room)
         defer { Task { try? await alice.stop() } }
         let peer = try UDPPeer()
-        let now = alice.clock.wallMillis()
+        let now = alice.clock.wall()
         let good = try Bob(bob, room: room).make(.join(nick: "bob"), at: now)
         let carol = NodeIdentity.generate()
         let signed = try Bob(carol, room: room).make(.join(nick: "carol"), at: now)
@@ -133,7 +133,7 @@ extension NodeActorTests {
         defer { Task { try? await alice.stop() } }
         let peer = try UDPPeer()
         let bobSide = Bob(bob, room: room)
-        let now = alice.clock.wallMillis()
+        let now = alice.clock.wall()
         var events = [try bobSide.make(.join(nick: "bob"), at: now)]
         while WireMessage.events(events).encodedByteCount <= WireLimits.maxDatagramBytes {
             events.append(try bobSide.make(.chat(text: String(repeating: "x", count: 1_000)), at: now))

@@ -8,7 +8,7 @@ private func node(_ n: UInt8) -> NodeID {
     NodeID(bytes: [n] + [UInt8](repeating: 0, count: NodeID.byteCount - 1))!
 }
 
-private func event(_ origin: NodeID, _ seq: UInt64, _ body: EventBody, at createdAt: Int64) -> Event {
+private func event(_ origin: NodeID, _ seq: UInt64, _ body: EventBody, at createdAt: WallTime) -> Event {
     Event(
         id: EventID(origin: origin, seq: seq), room: "superbowl", createdAt: createdAt, context: VersionVector(),
         body: body, signature: [UInt8](repeating: 0, count: Event.signatureByteCount))
@@ -19,23 +19,24 @@ private let bob = Member(id: node(2), nick: "bob")
 private let carol = Member(id: node(3), nick: "carol")
 private let dave = Member(id: node(4), nick: "dave")
 
-/// 2024-02-11 23:30:05 UTC.
-private let kickoff: Int64 = 1_707_694_205_000
+/// 2024-02-11 23:30:05 UTC, and as the JSON lines carry it.
+private let kickoff = WallTime.milliseconds(sinceEpoch: kickoffMs)
+private let kickoffMs: Int64 = 1_707_694_205_000
 
 private func message(
-    from: Member = bob, text: String = "what a catch", held: Int64 = 2000, game: Int64? = kickoff
+    from: Member = bob, text: String = "what a catch", held: TimeSpan = .seconds(2), game: WallTime? = kickoff
 ) -> RoomOutput {
     .message(
         ShownMessage(
-            event: event(from.id, 7, .chat(text: text), at: kickoff + 2000), from: from, text: text,
-            shownAt: kickoff + 4000, heldMillis: held, gameTime: game))
+            event: event(from.id, 7, .chat(text: text), at: kickoff + .seconds(2)), from: from, text: text,
+            shownAt: kickoff + .seconds(4), held: held, gameTime: game))
 }
 
 private let offsets = RoomOutput.offsetsChanged(
     OffsetReport(entries: [
-        .init(member: alice, offset: 0, behindReader: 0),
-        .init(member: bob, offset: 2000, behindReader: 2000),
-        .init(member: carol, offset: -1500, behindReader: -1500),
+        .init(member: alice, offset: .zero, behindReader: .zero),
+        .init(member: bob, offset: .seconds(2), behindReader: .seconds(2)),
+        .init(member: carol, offset: .milliseconds(-1_500), behindReader: .milliseconds(-1_500)),
         .init(member: dave, offset: nil, behindReader: nil),
     ], noticed: [alice.id, bob.id, carol.id, dave.id]))
 
@@ -64,14 +65,14 @@ private func object(_ line: String?) throws -> [String: Any] {
         #expect(fields["from"] as? String == bob.id.hex)
         #expect(fields["nick"] as? String == "bob")
         #expect(fields["text"] as? String == "what a catch")
-        #expect(fields["sent_at"] as? Int64 == kickoff + 2000)
-        #expect(fields["shown_at"] as? Int64 == kickoff + 4000)
+        #expect(fields["sent_at"] as? Int64 == kickoffMs + 2000)
+        #expect(fields["shown_at"] as? Int64 == kickoffMs + 4000)
         #expect(fields["held_ms"] as? Int64 == 2000)
-        #expect(fields["game_ms"] as? Int64 == kickoff)
+        #expect(fields["game_ms"] as? Int64 == kickoffMs)
     }
 
     @Test func uncalibratedMessageHasNullGameTime() throws {
-        let fields = try object(json.render(message(held: 0, game: nil), room: "superbowl", reader: alice.id))
+        let fields = try object(json.render(message(held: .zero, game: nil), room: "superbowl", reader: alice.id))
         #expect(fields.keys.contains("game_ms"))
         #expect(fields["game_ms"] is NSNull)
         #expect(fields["held_ms"] as? Int64 == 0)
@@ -90,7 +91,7 @@ private func object(_ line: String?) throws -> [String: Any] {
         #expect(mark["type"] as? String == "mark")
         #expect(mark["label"] as? String == "kickoff")
         #expect(mark["nick"] as? String == "bob")
-        #expect(mark["at"] as? Int64 == kickoff)
+        #expect(mark["at"] as? Int64 == kickoffMs)
     }
 
     @Test(arguments: [("join", RoomOutput.joined(bob)), ("leave", RoomOutput.left(bob))])
@@ -117,7 +118,7 @@ private func object(_ line: String?) throws -> [String: Any] {
         let twin = Member(id: node(9), nick: "bob")
         let report = RoomOutput.offsetsChanged(
             OffsetReport(entries: [
-                .init(member: bob, offset: 0, behindReader: nil), .init(member: twin, offset: 5, behindReader: nil),
+                .init(member: bob, offset: .zero, behindReader: nil), .init(member: twin, offset: .milliseconds(5), behindReader: nil),
             ]))
         let fields = try object(json.render(report, room: "r", reader: alice.id))
         let map = try #require(fields["offsets"] as? [String: Any])
@@ -170,17 +171,17 @@ private func object(_ line: String?) throws -> [String: Any] {
     }
 
     @Test func historyLineHasNoShownTime() throws {
-        let stored = event(bob.id, 3, .chat(text: "touchdown"), at: kickoff + 2000)
+        let stored = event(bob.id, 3, .chat(text: "touchdown"), at: kickoff + .seconds(2))
         let fields = try object(json.history(stored, from: bob, gameTime: kickoff, room: "superbowl"))
         #expect(fields["type"] as? String == "message")
         #expect(fields["id"] as? String == bob.id.hex + "#3")
         #expect(fields["from"] as? String == bob.id.hex)
         #expect(fields["text"] as? String == "touchdown")
-        #expect(fields["sent_at"] as? Int64 == kickoff + 2000)
-        #expect(fields["game_ms"] as? Int64 == kickoff)
+        #expect(fields["sent_at"] as? Int64 == kickoffMs + 2000)
+        #expect(fields["game_ms"] as? Int64 == kickoffMs)
         #expect(fields["shown_at"] == nil)
         #expect(fields["held_ms"] == nil)
-        #expect(json.history(event(bob.id, 4, .leave, at: 0), from: bob, gameTime: nil, room: "r") == nil)
+        #expect(json.history(event(bob.id, 4, .leave, at: .epoch), from: bob, gameTime: nil, room: "r") == nil)
     }
 }
 
@@ -191,12 +192,12 @@ private func object(_ line: String?) throws -> [String: Any] {
     }
 
     @Test func uncalibratedMessageShowsSentTimeMarked() {
-        let line = plain.render(message(held: 0, game: nil), room: "superbowl", reader: alice.id)
+        let line = plain.render(message(held: .zero, game: nil), room: "superbowl", reader: alice.id)
         #expect(line == "~23:30:07 bob: what a catch")
     }
 
     @Test func otherRoomsArePrefixed() {
-        let line = plain.render(message(held: 350), room: "nba", reader: alice.id, inCurrentRoom: false)
+        let line = plain.render(message(held: .milliseconds(350)), room: "nba", reader: alice.id, inCurrentRoom: false)
         #expect(line == "[nba] 23:30:05 bob: what a catch  (held 350 ms)")
     }
 
@@ -212,13 +213,13 @@ private func object(_ line: String?) throws -> [String: Any] {
     @Test func offsetsWhenTheReaderIsNotCalibrated() throws {
         let report = RoomOutput.offsetsChanged(
             OffsetReport(entries: [
-                .init(member: alice, offset: nil, behindReader: nil), .init(member: bob, offset: 0, behindReader: nil),
+                .init(member: alice, offset: nil, behindReader: nil), .init(member: bob, offset: .zero, behindReader: nil),
             ], noticed: [bob.id]))
         let text = try #require(plain.render(report, room: "superbowl", reader: alice.id))
         #expect(text.contains("bob is calibrated; you are not yet"))
         #expect(text.contains("you are not calibrated yet"))
         let onlyMe = RoomOutput.offsetsChanged(
-            OffsetReport(entries: [.init(member: alice, offset: 0, behindReader: 0)]))
+            OffsetReport(entries: [.init(member: alice, offset: .zero, behindReader: .zero)]))
         #expect(plain.render(onlyMe, room: "superbowl", reader: alice.id) == nil)
     }
 
@@ -233,7 +234,7 @@ private func object(_ line: String?) throws -> [String: Any] {
     }
 
     @Test func aLateJoinersBlockAStrayMarkAndATakenBackMark() throws {
-        guard case .message(let shown) = message(held: 0) else { Issue.record("not a message"); return }
+        guard case .message(let shown) = message(held: .zero) else { Issue.record("not a message"); return }
         let block = try #require(plain.render(.earlier([shown, shown]), room: "superbowl", reader: alice.id))
         #expect(block.split(separator: "\n") == [
             "* 2 messages from before you joined superbowl, by game time:", "23:30:05 bob: what a catch",
@@ -278,7 +279,7 @@ private func object(_ line: String?) throws -> [String: Any] {
     @Test func noANSIWithoutColorsAndSomeWithThem() {
         let outputs = [
             message(), offsets, .calibrationEvent(label: "kickoff", by: bob), .joined(bob),
-            .mark(label: "kickoff", by: bob, at: 0),
+            .mark(label: "kickoff", by: bob, at: .epoch),
         ]
         for output in outputs {
             #expect(plain.render(output, room: "superbowl", reader: alice.id)?.contains("\u{1B}") == false)
@@ -294,7 +295,7 @@ private func object(_ line: String?) throws -> [String: Any] {
         for renderer in [plain, colored] {
             let outputs: [RoomOutput] = [
                 message(from: evil, text: text), .calibrationEvent(label: "kick\u{1B}off", by: evil),
-                .joined(evil), .mark(label: "\u{202E}x", by: evil, at: 0),
+                .joined(evil), .mark(label: "\u{202E}x", by: evil, at: .epoch),
             ]
             for output in outputs {
                 let line = try #require(renderer.render(output, room: "super\u{1B}bowl", reader: alice.id))
@@ -313,7 +314,7 @@ private func object(_ line: String?) throws -> [String: Any] {
     }
 
     @Test func historyLine() {
-        let stored = event(bob.id, 3, .chat(text: "touchdown"), at: kickoff + 2000)
+        let stored = event(bob.id, 3, .chat(text: "touchdown"), at: kickoff + .seconds(2))
         #expect(plain.history(stored, from: bob, gameTime: kickoff, room: "r") == "23:30:05 bob: touchdown")
         #expect(plain.history(stored, from: bob, gameTime: nil, room: "r") == "~23:30:07 bob: touchdown")
         // A second bob is told apart in history as everywhere else.
@@ -322,10 +323,10 @@ private func object(_ line: String?) throws -> [String: Any] {
     }
 
     @Test func describeLag() {
-        #expect(OutputRenderer.describeLag(nick: nil, behindReader: 2000) == "2.0 s behind you")
-        #expect(OutputRenderer.describeLag(nick: "carol", behindReader: -1500) == "carol is 1.5 s ahead of you")
+        #expect(OutputRenderer.describeLag(nick: nil, behindReader: .seconds(2)) == "2.0 s behind you")
+        #expect(OutputRenderer.describeLag(nick: "carol", behindReader: .milliseconds(-1_500)) == "carol is 1.5 s ahead of you")
         #expect(OutputRenderer.describeLag(nick: "dave", behindReader: nil) == "dave is not calibrated with you yet")
-        #expect(OutputRenderer.describeLag(nick: nil, behindReader: 0) == "in step with you")
+        #expect(OutputRenderer.describeLag(nick: nil, behindReader: .zero) == "in step with you")
     }
 }
 
@@ -333,20 +334,25 @@ private func object(_ line: String?) throws -> [String: Any] {
     @Test(arguments: [
         (Int64(0), "0 ms"), (350, "350 ms"), (-350, "350 ms"), (999, "999 ms"), (1000, "1.0 s"), (1999, "2.0 s"),
         (2000, "2.0 s"), (-1500, "1.5 s"), (59_940, "59.9 s"), (59_960, "1 min"), (95_000, "1 min 35 s"),
-        (3_725_000, "1 h 2 min"), (7_200_000, "2 h"), (.min, "2562047788015 h 12 min"),
+        (3_725_000, "1 h 2 min"), (7_200_000, "2 h"),
     ])
     func durations(milliseconds: Int64, text: String) {
-        #expect(HumanFormat.duration(milliseconds: milliseconds) == text)
+        #expect(HumanFormat.duration(.milliseconds(milliseconds)) == text)
+    }
+
+    @Test func theLongestSpansSayHours() {
+        #expect(HumanFormat.duration(.min) == "2562047788 h")
+        #expect(HumanFormat.duration(.max) == "2562047788 h")
     }
 
     @Test func clockInAZone() {
         let utc = TimeZone(identifier: "UTC")!
         #expect(HumanFormat.clock(kickoff, timeZone: utc) == "23:30:05")
         #expect(HumanFormat.clock(kickoff, timeZone: TimeZone(secondsFromGMT: 3600)!) == "00:30:05")
-        #expect(HumanFormat.clock(-1, timeZone: utc) == "23:59:59")
-        #expect(HumanFormat.clock(0, timeZone: utc) == "00:00:00")
-        #expect(HumanFormat.clock(.max, timeZone: utc).count == 8)
-        #expect(HumanFormat.clock(.min, timeZone: utc).count == 8)
+        #expect(HumanFormat.clock(.milliseconds(sinceEpoch: -1), timeZone: utc) == "23:59:59")
+        #expect(HumanFormat.clock(.epoch, timeZone: utc) == "00:00:00")
+        #expect(HumanFormat.clock(.distantFuture, timeZone: utc).count == 8)
+        #expect(HumanFormat.clock(.distantPast, timeZone: utc).count == 8)
     }
 }
 

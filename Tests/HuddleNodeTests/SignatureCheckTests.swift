@@ -9,14 +9,14 @@ import Testing
         let alice = NodeIdentity.generate()
         var events = (1...count).map { seq in
             alice.sign(
-                id: EventID(origin: alice.id, seq: UInt64(seq)), room: "superbowl", createdAt: Int64(seq),
+                id: EventID(origin: alice.id, seq: UInt64(seq)), room: "superbowl", createdAt: .epoch + .milliseconds(seq),
                 context: [alice.id: UInt64(seq - 1)], body: .chat(text: "message \(seq)"))
         }
         // Every seventh event is tampered with after signing.
         for index in stride(from: 0, to: count, by: 7) {
             let event = events[index]
             events[index] = Event(
-                id: event.id, room: event.room, createdAt: event.createdAt + 1, context: event.context,
+                id: event.id, room: event.room, createdAt: event.createdAt + .milliseconds(1), context: event.context,
                 body: event.body, signature: event.signature)
         }
         let valid = await SignatureCheck.valid(events)

@@ -11,7 +11,7 @@ import Testing
 
     func event(_ who: NodeIdentity, _ seq: UInt64, _ text: String) -> Event {
         who.sign(
-            id: EventID(origin: who.id, seq: seq), room: "superbowl", createdAt: Int64(seq),
+            id: EventID(origin: who.id, seq: seq), room: "superbowl", createdAt: .epoch + .milliseconds(seq),
             context: [who.id: seq - 1], body: .chat(text: text))
     }
 

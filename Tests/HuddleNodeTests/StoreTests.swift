@@ -29,7 +29,7 @@ func permissions(_ path: String) throws -> Int {
 
 extension RoomLog {
     /// Makes `author`'s next event in this room, signed, and inserts it here too.
-    mutating func append(_ author: NodeIdentity, _ body: EventBody, at createdAt: Int64) -> Event {
+    mutating func append(_ author: NodeIdentity, _ body: EventBody, at createdAt: WallTime) -> Event {
         let header = nextEventHeader(origin: author.id)
         let event = author.sign(id: header.id, room: room, createdAt: createdAt, context: header.context, body: body)
         _ = insert(event)
@@ -154,16 +154,16 @@ func byID(_ events: [Event]) -> [Event] {
             var superbowl = RoomLog(room: "superbowl")
             var worldcup = RoomLog(room: "worldcup")
             var inSuperbowl: [Event] = []
-            inSuperbowl.append(superbowl.append(alice, .join(nick: "alice"), at: 1_000))
-            inSuperbowl.append(superbowl.append(bob, .join(nick: "bob"), at: 1_100))
-            inSuperbowl.append(superbowl.append(alice, .calibrationEvent(label: "kickoff"), at: 1_200))
-            inSuperbowl.append(superbowl.append(alice, .mark(label: "kickoff"), at: 1_300))
-            inSuperbowl.append(superbowl.append(bob, .delayNudge(milliseconds: -1_000), at: 1_400))
-            inSuperbowl.append(superbowl.append(bob, .chat(text: "touchdown! 🏈"), at: 1_500))
-            inSuperbowl.append(superbowl.append(alice, .leave, at: 1_600))
+            inSuperbowl.append(superbowl.append(alice, .join(nick: "alice"), at: .epoch + .seconds(1)))
+            inSuperbowl.append(superbowl.append(bob, .join(nick: "bob"), at: .epoch + .milliseconds(1_100)))
+            inSuperbowl.append(superbowl.append(alice, .calibrationEvent(label: "kickoff"), at: .epoch + .milliseconds(1_200)))
+            inSuperbowl.append(superbowl.append(alice, .mark(label: "kickoff"), at: .epoch + .milliseconds(1_300)))
+            inSuperbowl.append(superbowl.append(bob, .delayNudge(milliseconds: -1_000), at: .epoch + .milliseconds(1_400)))
+            inSuperbowl.append(superbowl.append(bob, .chat(text: "touchdown! 🏈"), at: .epoch + .milliseconds(1_500)))
+            inSuperbowl.append(superbowl.append(alice, .leave, at: .epoch + .milliseconds(1_600)))
             let inWorldcup = [
-                worldcup.append(alice, .join(nick: "alice"), at: 2_000),
-                worldcup.append(alice, .chat(text: "goal"), at: 2_100),
+                worldcup.append(alice, .join(nick: "alice"), at: .epoch + .seconds(2)),
+                worldcup.append(alice, .chat(text: "goal"), at: .epoch + .milliseconds(2_100)),
             ]
 
             let store = try HuddleStore(directory: dir)
@@ -190,7 +190,7 @@ func byID(_ events: [Event]) -> [Event] {
     @Test func aDamagedEventRowIsAnErrorNamingTheRow() throws {
         try withTemporaryDirectory { dir in
             var log = RoomLog(room: "superbowl")
-            let event = log.append(alice, .chat(text: "hi"), at: 1)
+            let event = log.append(alice, .chat(text: "hi"), at: .epoch + .milliseconds(1))
             let store = try HuddleStore(directory: dir)
             try store.insert([event])
             try store.execute(sql: "UPDATE event SET bytes = x'00'")
@@ -207,7 +207,7 @@ func byID(_ events: [Event]) -> [Event] {
         try withTemporaryDirectory { tmp in
             let (dir, crashed) = (tmp + "/data", tmp + "/crashed")
             var log = RoomLog(room: "superbowl")
-            let events = (1...5).map { log.append(alice, .chat(text: "line \($0)"), at: Int64($0)) }
+            let events = (1...5).map { log.append(alice, .chat(text: "line \($0)"), at: .epoch + .milliseconds($0)) }
 
             let store = try HuddleStore(directory: dir)
             let me = try store.loadOrCreateIdentity(generate: { alice })
@@ -221,9 +221,9 @@ func byID(_ events: [Event]) -> [Event] {
             try store.setJoined("never-joined", false)
             try store.setCurrentRoom("superbowl")
             try store.insert(events)
-            #expect(try store.markShown(events.prefix(3).map(\.id), room: "superbowl", at: 42) == 3)
-            #expect(try store.markShown([events[0].id], room: "superbowl", at: 43) == 0)
-            #expect(try store.markShown([events[0].id], room: "worldcup", at: 43) == 0)
+            #expect(try store.markShown(events.prefix(3).map(\.id), room: "superbowl", at: .epoch + .milliseconds(42)) == 3)
+            #expect(try store.markShown([events[0].id], room: "superbowl", at: .epoch + .milliseconds(43)) == 0)
+            #expect(try store.markShown([events[0].id], room: "worldcup", at: .epoch + .milliseconds(43)) == 0)
 
             #expect(FileManager.default.fileExists(atPath: store.path + "-wal"))
             try FileManager.default.copyItem(atPath: dir, toPath: crashed)
@@ -264,7 +264,7 @@ func byID(_ events: [Event]) -> [Event] {
             var events: [Event] = []
             for n in 0..<30 {
                 let author = n % 3 == 0 ? bob : alice
-                events.append(log.append(author, .chat(text: "message \(n)"), at: Int64(n)))
+                events.append(log.append(author, .chat(text: "message \(n)"), at: .epoch + .milliseconds(n)))
             }
             // A node that holds alice's events but missed bob's #2 (his later ones wait in its log).
             var partial = RoomLog(room: "superbowl")
@@ -292,21 +292,21 @@ func byID(_ events: [Event]) -> [Event] {
             var log = RoomLog(room: "superbowl")
             // Kickoff: alice sees it at 2 000 on her clock, bob at 4 000 on his: bob is 2 s behind.
             var events = [
-                log.append(alice, .join(nick: "alice"), at: 1_000),
-                log.append(bob, .join(nick: "bob"), at: 1_000),
-                log.append(alice, .mark(label: "kickoff"), at: 2_000),
-                log.append(bob, .mark(label: "Kickoff "), at: 4_000),
+                log.append(alice, .join(nick: "alice"), at: .epoch + .seconds(1)),
+                log.append(bob, .join(nick: "bob"), at: .epoch + .seconds(1)),
+                log.append(alice, .mark(label: "kickoff"), at: .epoch + .seconds(2)),
+                log.append(bob, .mark(label: "Kickoff "), at: .epoch + .seconds(4)),
             ]
-            let a0 = log.append(alice, .chat(text: "a0"), at: 2_500)  // game time 2 500
-            let a1 = log.append(alice, .chat(text: "a1"), at: 3_500)  // game time 3 500
-            let b1 = log.append(bob, .chat(text: "b1"), at: 5_000)  // game time 3 000
+            let a0 = log.append(alice, .chat(text: "a0"), at: .epoch + .milliseconds(2_500))  // game time 2 500
+            let a1 = log.append(alice, .chat(text: "a1"), at: .epoch + .milliseconds(3_500))  // game time 3 500
+            let b1 = log.append(bob, .chat(text: "b1"), at: .epoch + .seconds(5))  // game time 3 000
             events += [a1, b1, a0]
 
             let store = try HuddleStore(directory: dir)
             try store.insert(events)
             let stored = try store.events(room: "superbowl")
             var session = RoomSession(room: "superbowl", reader: alice.id)
-            #expect(session.restore(stored, shown: Set(stored.map(\.id)), now: 10_000).isEmpty)
+            #expect(session.restore(stored, shown: Set(stored.map(\.id)), now: .epoch + .seconds(10)).isEmpty)
             #expect(session.history(last: 10).map(\.id) == [a0, b1, a1].map(\.id))
             #expect(session.history(last: 2).map(\.id) == [b1, a1].map(\.id))
             #expect(try store.events(room: "nowhere").isEmpty)
@@ -320,18 +320,18 @@ func byID(_ events: [Event]) -> [Event] {
             var log = RoomLog(room: "superbowl")
             let writer = try HuddleStore(directory: dir)
             let me = try writer.loadOrCreateIdentity(generate: { alice })
-            try writer.insert([log.append(alice, .chat(text: "one"), at: 1)])
+            try writer.insert([log.append(alice, .chat(text: "one"), at: .epoch + .milliseconds(1))])
 
             let reader = try HuddleStore(directory: dir, readOnly: true)
             #expect(reader.isReadOnly)
             #expect(try reader.storedIdentity()?.id == me.id)
             #expect(try reader.events(room: "superbowl").count == 1)
 
-            try writer.insert([log.append(alice, .chat(text: "two"), at: 2)])
+            try writer.insert([log.append(alice, .chat(text: "two"), at: .epoch + .milliseconds(2))])
             #expect(try reader.events(room: "superbowl").map(\.body) == [.chat(text: "one"), .chat(text: "two")])
 
             #expect(throws: StoreError.readOnly(path: reader.path)) {
-                try reader.insert([log.append(alice, .chat(text: "three"), at: 3)])
+                try reader.insert([log.append(alice, .chat(text: "three"), at: .epoch + .milliseconds(3))])
             }
             #expect(throws: StoreError.readOnly(path: reader.path)) { try reader.setNick("mallory") }
             #expect(try writer.eventCount(room: "superbowl") == 2)

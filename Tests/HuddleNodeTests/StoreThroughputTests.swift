@@ -39,7 +39,7 @@ func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async t
         events.reserveCapacity(20_000)
         for n in 0..<20_000 {
             let author = authors[n % authors.count]
-            events.append(log.append(author, .chat(text: "message number \(n), nothing to see"), at: Int64(n)))
+            events.append(log.append(author, .chat(text: "message number \(n), nothing to see"), at: .epoch + .milliseconds(n)))
         }
 
         return try withTemporaryDirectory { dir in
@@ -76,7 +76,7 @@ func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async t
     static func durableInsertCostBody() throws -> Int {
         let me = NodeIdentity.generate()
         var log = RoomLog(room: "superbowl")
-        let events = (0..<400).map { n in log.append(me, .chat(text: "message \(n)"), at: Int64(n)) }
+        let events = (0..<400).map { n in log.append(me, .chat(text: "message \(n)"), at: .epoch + .milliseconds(n)) }
         return try withTemporaryDirectory { dir in
             let store = try HuddleStore(directory: dir)
             let clock = ContinuousClock()

@@ -12,7 +12,7 @@ import Testing
 
     func events(_ count: Int, by identity: NodeIdentity = .generate()) throws -> [Event] {
         var session = RoomSession(room: room, reader: identity.id)
-        return try (0..<count).map { try session.compose(.chat(text: "line \($0)"), now: 1_000, signer: identity).event }
+        return try (0..<count).map { try session.compose(.chat(text: "line \($0)"), now: .epoch + .seconds(1), signer: identity).event }
     }
 
     func temporaryStore() throws -> (HuddleStore, String) {
@@ -35,7 +35,7 @@ import Testing
         let writer = StoreWriter(store: store, logger: Logger(label: "test"), commitDelay: .milliseconds(20))
         let made = try events(40)
         for event in made {
-            writer.enqueue([.events([event], durable: false), .shown([event.id], room: room, at: 2_000)])
+            writer.enqueue([.events([event], durable: false), .shown([event.id], room: room, at: .epoch + .seconds(2))])
         }
         writer.enqueue([.currentRoom("first"), .currentRoom(room)])
         writer.flush()

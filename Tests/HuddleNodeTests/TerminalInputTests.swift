@@ -81,43 +81,43 @@ import Testing
 @Suite struct LineEditorTests {
     func typed(_ keys: [TerminalKey]) -> LineEditor {
         var editor = LineEditor()
-        for key in keys { _ = editor.handle(key, at: 0) }
+        for key in keys { _ = editor.handle(key, at: .epoch) }
         return editor
     }
 
     @Test func killsAndYank() {
         var editor = typed([.text("one two three"), .control("w")])
         #expect(editor.text == "one two ")
-        _ = editor.handle(.control("a"), at: 0)
-        _ = editor.handle(.control("k"), at: 0)
+        _ = editor.handle(.control("a"), at: .epoch)
+        _ = editor.handle(.control("k"), at: .epoch)
         #expect(editor.text == "")
-        _ = editor.handle(.control("y"), at: 0)
+        _ = editor.handle(.control("y"), at: .epoch)
         #expect(editor.text == "one two ")
-        _ = editor.handle(.control("u"), at: 0)
+        _ = editor.handle(.control("u"), at: .epoch)
         #expect(editor.text == "" && editor.cursor == 0)
     }
 
     @Test func wordMovesStopAtPunctuation() {
         var editor = typed([.text("what a catch!"), .wordLeft])
         #expect(editor.cursor == 7)
-        _ = editor.handle(.wordLeft, at: 0)
+        _ = editor.handle(.wordLeft, at: .epoch)
         #expect(editor.cursor == 5)
-        _ = editor.handle(.wordRight, at: 0)
+        _ = editor.handle(.wordRight, at: .epoch)
         #expect(editor.cursor == 6)
-        _ = editor.handle(.alt("d"), at: 0)
+        _ = editor.handle(.alt("d"), at: .epoch)
         #expect(editor.text == "what a!")
-        _ = editor.handle(.altBackspace, at: 0)
+        _ = editor.handle(.altBackspace, at: .epoch)
         #expect(editor.text == "what !")
     }
 
     @Test func combiningMarksAndEmojiAreOneStep() {
         var editor = typed([.text("cafe"), .text("\u{301}")])
         #expect(editor.text == "café" && editor.cursor == 4)
-        _ = editor.handle(.backspace, at: 0)
+        _ = editor.handle(.backspace, at: .epoch)
         #expect(editor.text == "caf")
         editor = typed([.text("👍🏽👨‍👩‍👧"), .left])
         #expect(editor.cursor == 1)
-        _ = editor.handle(.delete, at: 0)
+        _ = editor.handle(.delete, at: .epoch)
         #expect(editor.text == "👍🏽")
     }
 
@@ -128,29 +128,29 @@ import Testing
 
     @Test func theLineHoldsOneMessageAndTypingBeyondItIsRefused() {
         var editor = LineEditor()
-        #expect(editor.handle(.paste(String(repeating: "x", count: MessageBudget.limit - 2)), at: 0) == .none)
+        #expect(editor.handle(.paste(String(repeating: "x", count: MessageBudget.limit - 2)), at: .epoch) == .none)
         // Typing that does not fit goes in as far as it fits, and says the line is full.
-        #expect(editor.handle(.text("yyy"), at: 0) == .full)
+        #expect(editor.handle(.text("yyy"), at: .epoch) == .full)
         #expect(editor.text.utf8.count == MessageBudget.limit)
         #expect(editor.text.hasSuffix("xyy"))
-        #expect(editor.handle(.text("é"), at: 0) == .full)
+        #expect(editor.handle(.text("é"), at: .epoch) == .full)
         #expect(editor.byteCount == MessageBudget.limit)
     }
 
     @Test func aDirectMessagesNickIsNotCountedAgainstTheMessage() {
         var editor = LineEditor()
-        _ = editor.handle(.text("/msg bob "), at: 0)
-        #expect(editor.handle(.paste(String(repeating: "x", count: MessageBudget.limit)), at: 0) == .none)
+        _ = editor.handle(.text("/msg bob "), at: .epoch)
+        #expect(editor.handle(.paste(String(repeating: "x", count: MessageBudget.limit)), at: .epoch) == .none)
         #expect(editor.messageBytes == MessageBudget.limit)
         #expect(editor.byteCount == MessageBudget.limit + "/msg bob ".utf8.count)
     }
 
     @Test func aPasteTooLongForTheLineIsHandedBackWhole() {
         var editor = LineEditor()
-        _ = editor.handle(.text("look: "), at: 0)
-        _ = editor.handle(.left, at: 0)
+        _ = editor.handle(.text("look: "), at: .epoch)
+        _ = editor.handle(.left, at: .epoch)
         let paste = String(repeating: "ab\n", count: 2_000)
-        #expect(editor.handle(.paste(paste), at: 0) == .overflow("look:" + paste + " "))
+        #expect(editor.handle(.paste(paste), at: .epoch) == .overflow("look:" + paste + " "))
         #expect(editor.text == "look: " && editor.cursor == 5, "the line is as it was")
     }
 
@@ -162,7 +162,7 @@ import Testing
             .paste("x\ny"), .control("u"),
         ]
         for key in keys {
-            _ = editor.handle(key, at: 0)
+            _ = editor.handle(key, at: .epoch)
             #expect(editor.byteCount == editor.text.utf8.count, "after \(key)")
             #expect(editor.characters.count == editor.text.count, "after \(key)")
         }
@@ -170,18 +170,18 @@ import Testing
 
     @Test func keysThatAskTheConsole() {
         var editor = LineEditor()
-        #expect(editor.handle(.tab, at: 0) == .complete)
-        #expect(editor.handle(.control("t"), at: 0) == .markHotKey)
-        #expect(editor.handle(.control("l"), at: 0) == .redraw)
-        #expect(editor.handle(.control("z"), at: 0) == .suspend)
-        #expect(editor.handle(.control("c"), at: 0) == .quit)
-        #expect(editor.handle(.text("half"), at: 0) == .none)
-        #expect(editor.handle(.control("c"), at: 0) == .none, "a half-typed line is cleared, not quit")
+        #expect(editor.handle(.tab, at: .epoch) == .complete)
+        #expect(editor.handle(.control("t"), at: .epoch) == .markHotKey)
+        #expect(editor.handle(.control("l"), at: .epoch) == .redraw)
+        #expect(editor.handle(.control("z"), at: .epoch) == .suspend)
+        #expect(editor.handle(.control("c"), at: .epoch) == .quit)
+        #expect(editor.handle(.text("half"), at: .epoch) == .none)
+        #expect(editor.handle(.control("c"), at: .epoch) == .none, "a half-typed line is cleared, not quit")
         #expect(editor.text == "")
-        #expect(editor.handle(.escape, at: 0) == .bell)
-        #expect(editor.handle(.enter, at: 0) == .markOffered)
-        #expect(editor.handle(.text("  "), at: 0) == .none)
-        #expect(editor.handle(.enter, at: 1000) == .markOffered)
+        #expect(editor.handle(.escape, at: .epoch) == .bell)
+        #expect(editor.handle(.enter, at: .epoch) == .markOffered)
+        #expect(editor.handle(.text("  "), at: .epoch) == .none)
+        #expect(editor.handle(.enter, at: .epoch + .seconds(1)) == .markOffered)
         #expect(editor.text == "")
     }
 }

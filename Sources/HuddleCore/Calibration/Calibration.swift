@@ -1,26 +1,27 @@
 /// The calibrated offsets of a room's nodes: how far each node's stream runs behind its group's
 /// reference node, as computed by ``CalibrationSolver`` from the room's marks.
 ///
-/// All times are milliseconds on the clock of the node they belong to. A positive offset means the
+/// Every time is a moment on the wall clock of the node it belongs to. A positive offset means the
 /// node's stream is *behind* (later than) the reference's. Only nodes in a group of at least two
 /// marking nodes are calibrated; everyone else has no placement.
 ///
 /// ```swift
-/// // alice marked "kickoff" at 2 000, bob at 4 000 (each on their own clock):
+/// // alice marked "kickoff" at 2 000 ms, bob at 4 000 ms (each on their own clock):
 /// let calibration = CalibrationSolver.solve(roomEvents)
-/// calibration.offset(of: alice)                 // 0: alice marked first, she is the reference
-/// calibration.offset(of: bob)                   // 2000: bob's stream is 2 s behind hers
-/// calibration.holdBack(from: alice, to: bob)    // 2000: bob sees alice's messages 2 s late
-/// calibration.holdBack(from: bob, to: alice)    // 0: alice sees bob's at once
+/// calibration.offset(of: alice)                 // .zero: alice marked first, she is the reference
+/// calibration.offset(of: bob)                   // 2 s: bob's stream is 2 s behind hers
+/// calibration.holdBack(from: alice, to: bob)    // 2 s: bob sees alice's messages 2 s late
+/// calibration.holdBack(from: bob, to: alice)    // .zero: alice sees bob's at once
 /// ```
 public struct Calibration: Equatable, Sendable {
     /// Where one calibrated node stands: its group's reference node and its offset from it.
     public struct Placement: Equatable, Sendable {
         /// The reference node of the node's group (the node whose mark came first).
         public let reference: NodeID
-        /// Milliseconds this node's stream runs behind the reference's now (negative: ahead),
-        /// including the node's delay nudges: the offset of the last piece of ``timeline``.
-        public var offset: Int64 { timeline.last!.offset }
+        /// How far this node's stream runs behind the reference's now (negative: ahead), to the
+        /// millisecond, including the node's delay nudges: the offset of the last piece of
+        /// ``timeline``.
+        public var offset: TimeSpan { timeline.last!.offset }
         /// How many steps the solver found in this node's lag (a rebuffer, a catch-up): its
         /// offset is fitted from its marks after the latest one (see ``CalibrationSolver``).
         public let steps: Int
@@ -32,10 +33,10 @@ public struct Calibration: Equatable, Sendable {
 
         /// One stretch of a node's offset: `offset` from the node's clock reading `from` on.
         public struct Piece: Equatable, Sendable {
-            public let from: Int64
-            public let offset: Int64
+            public let from: WallTime
+            public let offset: TimeSpan
 
-            public init(from: Int64, offset: Int64) {
+            public init(from: WallTime, offset: TimeSpan) {
                 self.from = from
                 self.offset = offset
             }
@@ -52,23 +53,24 @@ public struct Calibration: Equatable, Sendable {
             public let matches: Int
             /// The highest confidence among them (a standard score; 9 is the least that counts).
             public let confidence: Double
-            /// The smallest uncertainty among them, µs.
-            public let sigmaMicros: UInt32
+            /// The smallest uncertainty among them.
+            public let sigma: TimeSpan
             /// Whether the step that started the latest piece was found by sound (a heard match
             /// that differed) rather than by marks.
             public let stepHeard: Bool
 
-            public init(matches: Int, confidence: Double, sigmaMicros: UInt32, stepHeard: Bool = false) {
+            public init(matches: Int, confidence: Double, sigma: TimeSpan, stepHeard: Bool = false) {
                 self.matches = matches
                 self.confidence = confidence
-                self.sigmaMicros = sigmaMicros
+                self.sigma = sigma
                 self.stepHeard = stepHeard
             }
         }
 
         /// A placement with one offset for all time.
-        public init(reference: NodeID, offset: Int64, steps: Int = 0, sound: Sound? = nil) {
-            self.init(reference: reference, timeline: [Piece(from: .min, offset: offset)], steps: steps, sound: sound)
+        public init(reference: NodeID, offset: TimeSpan, steps: Int = 0, sound: Sound? = nil) {
+            self.init(
+                reference: reference, timeline: [Piece(from: .distantPast, offset: offset)], steps: steps, sound: sound)
         }
 
         /// A placement whose offset changes over time: `timeline` sorted by `from`, not empty.
@@ -81,7 +83,7 @@ public struct Calibration: Equatable, Sendable {
         }
 
         /// The offset that held when the node's clock read `time`.
-        public func offset(at time: Int64) -> Int64 {
+        public func offset(at time: WallTime) -> TimeSpan {
             // Timelines are short (one piece per step and nudge): a scan from the end is fine.
             timeline.last { $0.from <= time }?.offset ?? timeline[0].offset
         }
@@ -110,9 +112,9 @@ public struct Calibration: Equatable, Sendable {
         /// The label, normalised.
         public let label: String
         /// When the node's clock read this when it marked.
-        public let at: Int64
+        public let at: WallTime
 
-        public init(node: NodeID, label: String, at: Int64) {
+        public init(node: NodeID, label: String, at: WallTime) {
             self.node = node
             self.label = label
             self.at = at
@@ -139,8 +141,8 @@ public struct Calibration: Equatable, Sendable {
     /// The node's placement, or `nil` if it is not calibrated.
     public func placement(of node: NodeID) -> Placement? { placements[node] }
 
-    /// The node's offset from its group's reference in milliseconds, or `nil` if uncalibrated.
-    public func offset(of node: NodeID) -> Int64? { placements[node]?.offset }
+    /// The node's offset from its group's reference, or `nil` if uncalibrated.
+    public func offset(of node: NodeID) -> TimeSpan? { placements[node]?.offset }
 
     /// The reference node of the node's group, or `nil` if it is not calibrated.
     public func reference(of node: NodeID) -> NodeID? { placements[node]?.reference }
@@ -155,45 +157,45 @@ public struct Calibration: Equatable, Sendable {
         return ra == rb
     }
 
-    /// How many milliseconds `node`'s stream runs behind `other`'s (negative: ahead), or `nil`
-    /// if they are not connected. This is `offset(node) − offset(other)`.
+    /// How far `node`'s stream runs behind `other`'s (negative: ahead), or `nil` if they are not
+    /// connected. This is `offset(node) − offset(other)`.
     ///
     /// ```swift
-    /// calibration.lag(of: bob, behind: alice)    // 2000
-    /// calibration.lag(of: alice, behind: bob)    // -2000
+    /// calibration.lag(of: bob, behind: alice)    // 2 s
+    /// calibration.lag(of: alice, behind: bob)    // -2 s
     /// ```
-    public func lag(of node: NodeID, behind other: NodeID) -> Int64? {
+    public func lag(of node: NodeID, behind other: NodeID) -> TimeSpan? {
         guard let mine = placements[node], let theirs = placements[other], mine.reference == theirs.reference
         else { return nil }
-        return mine.offset.clampedSubtracting(theirs.offset)
+        return mine.offset - theirs.offset
     }
 
     /// How long `reader` holds back a message from `sender`, measured from the moment it was
     /// written: `max(0, offset(reader) − offset(sender))`. `nil` if they are not connected (the
     /// message is then shown at once). A reader ahead of the sender holds nothing back (0).
-    public func holdBack(from sender: NodeID, to reader: NodeID) -> Int64? {
-        lag(of: reader, behind: sender).map { max(0, $0) }
+    public func holdBack(from sender: NodeID, to reader: NodeID) -> TimeSpan? {
+        lag(of: reader, behind: sender).map { max(.zero, $0) }
     }
 
     /// The moment of the game `event` was made at, on the reference's clock:
     /// `createdAt − offset(origin)` with the origin's offset *when it wrote it* (see
     /// ``Placement/timeline``), or `nil` if the origin is not calibrated. A pause, a nudge or a
     /// step later on does not move it.
-    public func gameTime(of event: Event) -> Int64? {
-        placements[event.origin].map { event.createdAt.clampedSubtracting($0.offset(at: event.createdAt)) }
+    public func gameTime(of event: Event) -> WallTime? {
+        placements[event.origin].map { event.createdAt - $0.offset(at: event.createdAt) }
     }
 
     /// When `reader`'s clock reaches the game moment of `event`: ``gameTime(of:)`` plus the
     /// reader's offset now, or `nil` if the origin and the reader are not connected.
-    public func dueTime(of event: Event, for reader: NodeID) -> Int64? {
+    public func dueTime(of event: Event, for reader: NodeID) -> WallTime? {
         guard let mine = placements[reader], let theirs = placements[event.origin], mine.reference == theirs.reference
         else { return nil }
-        return event.createdAt.clampedSubtracting(theirs.offset(at: event.createdAt)).clampedAdding(mine.offset)
+        return event.createdAt - theirs.offset(at: event.createdAt) + mine.offset
     }
 
     /// The key history is ordered by: ``gameTime(of:)``, or the event's own `createdAt` when its
     /// origin is not calibrated.
-    public func historyKey(of event: Event) -> Int64 {
+    public func historyKey(of event: Event) -> WallTime {
         gameTime(of: event) ?? event.createdAt
     }
 
@@ -215,20 +217,5 @@ public struct Calibration: Equatable, Sendable {
         return members
             .sorted { $0.key < $1.key }
             .map { Group(reference: $0.key, members: $0.value.sorted()) }
-    }
-}
-
-extension Int64 {
-    /// `self + other`, clamped to the representable range instead of trapping: times and
-    /// offsets come from other nodes and must never crash this one.
-    func clampedAdding(_ other: Int64) -> Int64 {
-        let (sum, overflow) = addingReportingOverflow(other)
-        return overflow ? (other > 0 ? .max : .min) : sum
-    }
-
-    /// `self − other`, clamped to the representable range instead of trapping.
-    func clampedSubtracting(_ other: Int64) -> Int64 {
-        let (difference, overflow) = subtractingReportingOverflow(other)
-        return overflow ? (other < 0 ? .max : .min) : difference
     }
 }

@@ -10,7 +10,7 @@ extension CalibrationSolver {
             let steps = component.steps[mark.node] ?? []
             guard component.piece(of: mark) == steps.count else { continue }
             let found = Calibration.Placement.Sound(
-                matches: 1, confidence: match.confidence, sigmaMicros: match.sigmaMicros,
+                matches: 1, confidence: match.confidence, sigma: match.sigma,
                 stepHeard: steps.last.map { step in
                     component.marks.contains { $0.node == mark.node && $0.time == step && $0.isHeard }
                 } ?? false)
@@ -25,6 +25,6 @@ extension Calibration.Placement.Sound {
     func adding(_ other: Self) -> Self {
         Self(
             matches: matches + other.matches, confidence: max(confidence, other.confidence),
-            sigmaMicros: min(sigmaMicros, other.sigmaMicros), stepHeard: stepHeard || other.stepHeard)
+            sigma: min(sigma, other.sigma), stepHeard: stepHeard || other.stepHeard)
     }
 }

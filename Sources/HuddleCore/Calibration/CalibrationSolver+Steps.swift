@@ -45,11 +45,11 @@
 extension CalibrationSolver {
     /// The smallest difference between the mean residuals before and after a split that counts
     /// as a step.
-    public static let stepThreshold: Double = 1_500
+    public static let stepThreshold = TimeSpan.milliseconds(1_500)
 
     /// The smallest change between heard matches on both sides of a split that counts as a step:
     /// a rebuffer of half a second, which a thumb could not tell from its own noise.
-    public static let heardStepThreshold: Double = 500
+    public static let heardStepThreshold = TimeSpan.milliseconds(500)
 
     /// The components of `marks` with the steps and the suspect marks they show, each with its
     /// fit: one least-squares solve per step found, plus one; a suspect mark set aside starts
@@ -84,12 +84,12 @@ extension CalibrationSolver {
     /// A step found in a node's lag: it starts a new piece at `time`.
     struct Step {
         var node: NodeID
-        var time: Int64
+        var time: WallTime
         var score: Double
     }
 
     /// One mark's residual in a fit: how much later than the others its node saw the moment,
-    /// beyond its fitted offset.
+    /// beyond its fitted offset, in ms (the fit's unit).
     struct Residual {
         var mark: Mark
         var value: Double
@@ -102,7 +102,7 @@ extension CalibrationSolver {
         var byLabel: [Moment: [(mark: Mark, game: Double)]] = [:]
         for mark in component.marks {
             guard let offset = fit[Piece(node: mark.node, index: component.piece(of: mark))] else { continue }
-            byLabel[mark.label, default: []].append((mark, Double(mark.time) - offset))
+            byLabel[mark.label, default: []].append((mark, Double(mark.time.millisecondsSinceEpoch) - offset))
         }
         var residuals: [Piece: [Residual]] = [:]
         for (_, marks) in byLabel where marks.count >= 2 {
@@ -146,7 +146,8 @@ extension CalibrationSolver {
                 guard run.count - k >= 2 || run[k].mark.isHeard else { continue }
                 let n2 = n - n1
                 let difference = (total - before) / n2 - before / n1
-                let threshold = run[k].mark.isHeard && run[k - 1].mark.isHeard ? heardStepThreshold : stepThreshold
+                let threshold = (run[k].mark.isHeard && run[k - 1].mark.isHeard ? heardStepThreshold : stepThreshold)
+                    .fractionalMilliseconds
                 guard abs(difference) > threshold, run[k].mark.time > run[k - 1].mark.time else { continue }
                 let score = abs(difference) * (n1 * n2 / n).squareRoot()
                 if best.map({ score > $0.score }) ?? true {

@@ -55,16 +55,17 @@ extension CalibrationSolver {
     /// (rules 2 and 2a), else `nil`. `heard` holds the indices of the run's heard marks.
     private static func suspectJump(at index: Int, in run: [Residual], heard: [Int]) -> Double? {
         func apart(_ other: Int) -> Double { abs(run[index].value - run[other].value) }
+        let threshold = stepThreshold.fractionalMilliseconds  // residuals are in ms
         // Rule 2: neither neighbour agrees (the first mark only when there is sound).
         if index > 0 {
             let jump = apart(index - 1)
-            if jump > stepThreshold, index + 1 == run.count || apart(index + 1) > stepThreshold { return jump }
-        } else if !heard.isEmpty, run.count > 1, apart(1) > stepThreshold {
+            if jump > threshold, index + 1 == run.count || apart(index + 1) > threshold { return jump }
+        } else if !heard.isEmpty, run.count > 1, apart(1) > threshold {
             return apart(1)
         }
         // Rule 2a: the sound on both sides disagrees.
         if let before = heard.last(where: { $0 < index }), let after = heard.first(where: { $0 > index }),
-            apart(before) > stepThreshold, apart(after) > stepThreshold
+            apart(before) > threshold, apart(after) > threshold
         {
             return apart(before)
         }

@@ -36,15 +36,19 @@
 ///    that differs is enough for a step.
 ///
 /// ```swift
-/// // node 1 marks "A" at 2 000; node 2 marks "A" at 4 000 and "B" at 10 000; node 3 marks "B" at 6 000.
+/// // node 1 marks "A" at 2 000 ms; node 2 marks "A" at 4 000 and "B" at 10 000; node 3 marks "B" at 6 000.
 /// let calibration = CalibrationSolver.solve(events)
-/// calibration.offset(of: node1)   // 0
-/// calibration.offset(of: node2)   // 2000
-/// calibration.offset(of: node3)   // -2000  (6 000 − 10 000 + 2 000)
+/// calibration.offset(of: node1)   // .zero
+/// calibration.offset(of: node2)   // 2 s
+/// calibration.offset(of: node3)   // -2 s  (6 000 − 10 000 + 2 000 ms)
 /// ```
 ///
 /// Two events with the same id but different contents (which an honest origin never signs) are
 /// resolved deterministically: one of them is kept by a fixed order of their contents.
+///
+/// Marks are whole milliseconds (the wire's unit), and the least-squares arithmetic is done in
+/// milliseconds, as `Double`s; what goes in and out is typed (moments as ``WallTime``, offsets as
+/// ``TimeSpan``).
 public enum CalibrationSolver {
     /// The calibration the given room events imply. Events of other kinds are ignored.
     public static func solve(_ events: some Sequence<Event>) -> Calibration {
@@ -76,13 +80,13 @@ public enum CalibrationSolver {
         var timelines: [NodeID: [Calibration.Placement.Piece]] = [:]
         for (piece, offset) in fit.sorted(by: { $0.key < $1.key }) {
             let steps = component.steps[piece.node] ?? []
-            let start = piece.index == 0 ? Int64.min : steps[piece.index - 1]
-            let end = piece.index < steps.count ? steps[piece.index] : .max
-            var current = roundedMilliseconds(offset)
+            let start = piece.index == 0 ? WallTime.distantPast : steps[piece.index - 1]
+            let end = piece.index < steps.count ? steps[piece.index] : .distantFuture
+            var current = TimeSpan.milliseconds(roundedMilliseconds(offset))
             var timeline = [Calibration.Placement.Piece(from: start, offset: current)]
             let within = (nudges[piece.node] ?? []).filter { $0.time > start && $0.time < end }
-            for nudge in within.sorted(by: { ($0.time, $0.milliseconds) < ($1.time, $1.milliseconds) }) {
-                current = current.clampedAdding(nudge.milliseconds)
+            for nudge in within.sorted(by: { ($0.time, $0.amount) < ($1.time, $1.amount) }) {
+                current += nudge.amount
                 if timeline.last!.from == nudge.time { timeline.removeLast() }
                 timeline.append(Calibration.Placement.Piece(from: nudge.time, offset: current))
             }
@@ -96,7 +100,7 @@ public enum CalibrationSolver {
     struct Mark: Equatable {
         var node: NodeID
         var label: Moment
-        var time: Int64
+        var time: WallTime
         /// `(200 ms / σ)²`-like: 1 for a tap (see the type's rule 1 for a heard match).
         var weight: Double = 1
         /// The match this mark is one side of, for a heard mark.
@@ -134,10 +138,10 @@ public enum CalibrationSolver {
         }
     }
 
-    /// One counted delay nudge: `milliseconds` added to its node's offset at `time`.
+    /// One counted delay nudge: `amount` added to its node's offset at `time`.
     struct Nudge: Equatable {
-        var time: Int64
-        var milliseconds: Int64
+        var time: WallTime
+        var amount: TimeSpan
     }
 
     /// A connected group of nodes and labels with at least two nodes.
@@ -147,7 +151,7 @@ public enum CalibrationSolver {
         var marks: [Mark]
         /// Per node, the times at which a step in its lag starts a new piece, ascending: a mark
         /// at or after the k-th time belongs to piece k (see ``settle(_:suspects:)``).
-        var steps: [NodeID: [Int64]] = [:]
+        var steps: [NodeID: [WallTime]] = [:]
 
         /// The piece of its node's lag `mark` belongs to: 0 before any step.
         func piece(of mark: Mark) -> Int {
@@ -176,7 +180,7 @@ public enum CalibrationSolver {
         var marks: [Mark] = []
         var nudges: [NodeID: [Nudge]] = [:]
         var heard: [Event] = []
-        var joinedAt: [NodeID: Int64] = [:]  // members whose latest membership event is a join
+        var joinedAt: [NodeID: WallTime] = [:]  // members whose latest membership event is a join
         for (origin, unsorted) in byOrigin {
             let log = unsorted.sorted { $0.seq < $1.seq }
             guard let since = countingStart(of: log) else { continue }
@@ -191,7 +195,7 @@ public enum CalibrationSolver {
                     // The latest of a label's marks and retractions (seq ascending) decides.
                     if let label = CalibrationLabel(raw) { latest[label] = event }
                 case .delayNudge(let milliseconds):
-                    nudge.append(Nudge(time: event.createdAt, milliseconds: milliseconds))
+                    nudge.append(Nudge(time: event.createdAt, amount: .milliseconds(milliseconds)))
                 case .heard:
                     heard.append(event)
                 default:
@@ -209,8 +213,8 @@ public enum CalibrationSolver {
                 match.confidenceTenths >= HeardMatch.minimumConfidenceTenths,
                 let peerJoined = joinedAt[match.peer], match.peerAt >= peerJoined
             else { continue }
-            let sigma = max(1_000, Double(match.sigmaMicros))
-            let weight = 2 * (HeardMatch.tapSigmaMicros / sigma) * (HeardMatch.tapSigmaMicros / sigma)
+            let sigma = max(.milliseconds(1), match.sigma)
+            let weight = 2 * (HeardMatch.tapSigma / sigma) * (HeardMatch.tapSigma / sigma)
             let moment = Moment.heard(event.id)
             marks.append(Mark(node: event.origin, label: moment, time: match.at, weight: weight, match: match))
             marks.append(Mark(node: match.peer, label: moment, time: match.peerAt, weight: weight, match: match))
@@ -254,10 +258,15 @@ public enum CalibrationSolver {
             case .teams(let home, let guest): (8, home + "\u{0}" + guest, 0)
             case .unmark(let label): (9, label, 0)
             case .heard(let match):
-                (10, "\(match.peer) \(match.at) \(match.sigmaMicros) \(match.confidenceTenths)", match.lagMicros)
+                (
+                    10, "\(match.peer) \(match.atMilliseconds) \(match.sigmaMicros) \(match.confidenceTenths)",
+                    match.lag.microseconds
+                )
             }
         }
-        if a.createdAt != b.createdAt { return a.createdAt < b.createdAt }
+        // The wire's readings, so that the order holds past what a WallTime holds.
+        let (aTime, bTime) = (a.createdAtMilliseconds, b.createdAtMilliseconds)
+        if aTime != bTime { return aTime < bTime }
         return key(a.body) < key(b.body)
     }
 
@@ -300,17 +309,17 @@ public enum CalibrationSolver {
     ///
     /// With steps (``Component/steps``) each piece of a node's lag is an unknown of its own (the
     /// reference's first piece is the one fixed at 0), and a node's offset is its latest piece's.
-    static func offsets(in component: Component) -> [NodeID: Int64] {
+    static func offsets(in component: Component) -> [NodeID: TimeSpan] {
         offsets(from: fit(component))
     }
 
     /// Each node's offset in a ``fit(_:)``: its latest piece's, rounded.
-    static func offsets(from fit: [Piece: Double]) -> [NodeID: Int64] {
-        var offsets: [NodeID: Int64] = [:]
+    static func offsets(from fit: [Piece: Double]) -> [NodeID: TimeSpan] {
+        var offsets: [NodeID: TimeSpan] = [:]
         var latest: [NodeID: Int] = [:]
         for (piece, offset) in fit where piece.index >= latest[piece.node, default: -1] {
             latest[piece.node] = piece.index
-            offsets[piece.node] = roundedMilliseconds(offset)
+            offsets[piece.node] = .milliseconds(roundedMilliseconds(offset))
         }
         return offsets
     }
@@ -330,11 +339,11 @@ public enum CalibrationSolver {
         let others = Set(component.marks.map { Piece(node: $0.node, index: component.piece(of: $0)) })
             .subtracting([reference]).sorted()
         let index = Dictionary(uniqueKeysWithValues: others.enumerated().map { ($1, $0) })
-        // Times relative to the reference's first mark keep the doubles small.
+        // Times relative to the reference's first mark keep the doubles small; in whole ms, which
+        // cannot overflow an Int64 (a WallTime holds ±2⁶³ µs).
         let base = component.marks.filter { $0.node == reference.node }.min(by: Mark.comesFirst)!.time
-        func relative(_ time: Int64) -> Double {
-            let (difference, overflow) = time.subtractingReportingOverflow(base)
-            return overflow ? Double(time) - Double(base) : Double(difference)
+        func relative(_ time: WallTime) -> Double {
+            Double(time.millisecondsSinceEpoch - base.millisecondsSinceEpoch)
         }
 
         let n = others.count
@@ -412,7 +421,7 @@ public enum CalibrationSolver {
         return x
     }
 
-    /// `value` rounded to the nearest integer (halves away from zero), clamped to `Int64`.
+    /// `value` (ms) rounded to the nearest integer (halves away from zero), clamped to `Int64`.
     static func roundedMilliseconds(_ value: Double) -> Int64 {
         guard value.isFinite else { return 0 }
         let rounded = value.rounded()

@@ -26,28 +26,28 @@
 ///
 /// ```swift
 /// var pending = PendingMarks()
-/// pending.proposed("kickoff", at: 1_000)
-/// pending.proposed("first down", at: 20_000)
-/// pending.offer(now: 30_000)               // "kickoff", with 1 more after it
-/// pending.readerMarked("kickoff")
-/// pending.offer(now: 31_000)               // "first down"
+/// pending.proposed("kickoff", at: t)
+/// pending.proposed("first down", at: t + .seconds(19))
+/// pending.offer(now: t + .seconds(29))               // "kickoff", with 1 more after it
+/// pending.readerMarked("kickoff", at: t + .seconds(29))
+/// pending.offer(now: t + .seconds(30))               // "first down"
 /// ```
 public struct PendingMarks: Equatable, Sendable {
     /// How long a proposal stays on offer: three minutes, twice the widest spread measured
     /// between streams of one broadcast (26–87 s behind live).
-    public static let offerWindow: Int64 = 3 * 60 * 1000
+    public static let offerWindow = TimeSpan.seconds(3 * 60)
     /// How long a proposal a late joiner finds in the room's history stays on offer: 90 s, the
     /// widest spread measured between streams of one broadcast; past it, the moment is over on
     /// every stream.
-    public static let earlierOfferWindow: Int64 = 90 * 1000
+    public static let earlierOfferWindow = TimeSpan.seconds(90)
 
     private struct Proposal: Equatable {
         /// Position in the order of first delivery.
         var order: Int
-        /// When it was made or arrived, whichever is earlier (ms).
-        var since: Int64
-        /// How long it stays on offer from ``since``; 0: never offered (the reader's own).
-        var window: Int64
+        /// When it was made or arrived, whichever is earlier.
+        var since: WallTime
+        /// How long it stays on offer from ``since``; zero: never offered (the reader's own).
+        var window: TimeSpan
     }
 
     private var proposals: [CalibrationLabel: Proposal] = [:]
@@ -81,10 +81,11 @@ public struct PendingMarks: Equatable, Sendable {
     /// `byReader`: the reader proposed it (never offered); `earlier`: written before the reader
     /// joined (offered for ``earlierOfferWindow`` only).
     public mutating func proposed(
-        _ label: CalibrationLabel, madeAt: Int64? = nil, at: Int64, byReader: Bool = false, earlier: Bool = false
+        _ label: CalibrationLabel, madeAt: WallTime? = nil, at: WallTime, byReader: Bool = false,
+        earlier: Bool = false
     ) {
         guard proposals[label] == nil else { return }
-        let window = byReader ? 0 : earlier ? Self.earlierOfferWindow : Self.offerWindow
+        let window = byReader ? .zero : earlier ? Self.earlierOfferWindow : Self.offerWindow
         proposals[label] = Proposal(order: nextOrder, since: min(madeAt ?? at, at), window: window)
         nextOrder += 1
     }
@@ -95,7 +96,7 @@ public struct PendingMarks: Equatable, Sendable {
     }
 
     /// The reader marked `label` (the label is proposed first if it was new).
-    public mutating func readerMarked(_ label: CalibrationLabel, at: Int64) {
+    public mutating func readerMarked(_ label: CalibrationLabel, at: WallTime) {
         proposed(label, at: at)
         marked.insert(label)
         passedBefore = max(passedBefore, proposals[label]!.order)
@@ -113,11 +114,11 @@ public struct PendingMarks: Equatable, Sendable {
     }
 
     /// The open moments, oldest first.
-    public func pending(now: Int64) -> [CalibrationLabel] {
+    public func pending(now: WallTime) -> [CalibrationLabel] {
         proposals
             .filter { label, proposal in
                 proposal.order >= passedBefore && !marked.contains(label) && !ignored.contains(label)
-                    && proposal.window > 0 && now - proposal.since <= proposal.window
+                    && proposal.window > .zero && now - proposal.since <= proposal.window
             }
             .sorted { $0.value.order < $1.value.order }
             .map(\.key)
@@ -125,20 +126,21 @@ public struct PendingMarks: Equatable, Sendable {
 
     /// Every proposed label, the open moments first (oldest first), then the rest by name: what
     /// Tab offers after `/now`.
-    public func labelsPendingFirst(now: Int64) -> [CalibrationLabel] {
+    public func labelsPendingFirst(now: WallTime) -> [CalibrationLabel] {
         let open = pending(now: now)
         return open + labels.subtracting(open).sorted()
     }
 
     /// The moment one key marks now, if any.
-    public func offer(now: Int64) -> Offer? {
+    public func offer(now: WallTime) -> Offer? {
         let open = pending(now: now)
         return open.first.map { Offer(label: $0, more: open.count - 1) }
     }
 
-    /// When the current offer set next changes by itself (a proposal leaving the window), if ever.
-    public func nextExpiry(now: Int64) -> Int64? {
+    /// When the current offer set next changes by itself (a proposal leaving the window), if ever:
+    /// the first whole ms past a window, as the wall clock reads ms.
+    public func nextExpiry(now: WallTime) -> WallTime? {
         let open = Set(pending(now: now))
-        return open.compactMap { proposals[$0].map { $0.since + $0.window + 1 } }.min()
+        return open.compactMap { proposals[$0].map { $0.since + $0.window + .milliseconds(1) } }.min()
     }
 }

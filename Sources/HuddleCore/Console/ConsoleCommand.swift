@@ -5,7 +5,7 @@
 /// what the user should read.
 ///
 /// ```swift
-/// try ConsoleCommand(parsing: "/delay -0.5")   // .delay(milliseconds: -500)
+/// try ConsoleCommand(parsing: "/delay -0.5")   // .delay(.milliseconds(-500))
 /// try ConsoleCommand(parsing: "what a catch")  // .say("what a catch")
 /// try ConsoleCommand(parsing: "/dance")        // throws: unknown command "/dance" (try /help)
 /// ```
@@ -40,7 +40,7 @@ public enum ConsoleCommand: Hashable, Sendable {
     /// Take back one's own mark of a calibration event (a stray key).
     case unmark(label: String)
     /// Nudge one's own offset: positive means "my stream is later than the marks say".
-    case delay(milliseconds: Int64)
+    case delay(TimeSpan)
     /// Show the last `count` messages of the room, ordered by game time.
     case history(count: Int)
     /// Hear the screen through the default input to find offsets without a tap (`/listen`),
@@ -119,7 +119,7 @@ public enum ConsoleCommand: Hashable, Sendable {
         case "/now": self = .now(label: argument.isEmpty ? nil : argument)
         case "/ignore": self = .ignore(label: try required("a label"))
         case "/unmark": self = .unmark(label: try required("a label"))
-        case "/delay": self = .delay(milliseconds: try Self.parseDelay(required("+S or -S seconds, e.g. /delay +1")))
+        case "/delay": self = .delay(try Self.parseDelay(required("+S or -S seconds, e.g. /delay +1")))
         case "/history":
             if argument.isEmpty {
                 self = .history(count: Self.defaultHistoryCount)
@@ -140,8 +140,9 @@ public enum ConsoleCommand: Hashable, Sendable {
         }
     }
 
-    /// `+1`, `-0.5`, `+2.25`: a signed number of seconds, to whole milliseconds.
-    private static func parseDelay(_ text: String) throws(ConsoleCommandError) -> Int64 {
+    /// `+1`, `-0.5`, `+2.25`: a signed number of seconds, to whole milliseconds (a nudge's unit
+    /// on the wire).
+    private static func parseDelay(_ text: String) throws(ConsoleCommandError) -> TimeSpan {
         let invalid = ConsoleCommandError.invalidArgument(
             command: "/delay", argument: text, expected: "+S or -S seconds, e.g. +1 or -0.5")
         guard let sign = text.first, sign == "+" || sign == "-",
@@ -154,7 +155,7 @@ public enum ConsoleCommand: Hashable, Sendable {
         }
         let milliseconds = Int64((seconds * 1000).rounded())
         guard milliseconds != 0 else { throw invalid }
-        return sign == "-" ? -milliseconds : milliseconds
+        return .milliseconds(sign == "-" ? -milliseconds : milliseconds)
     }
 
     /// The command list `/help` prints.

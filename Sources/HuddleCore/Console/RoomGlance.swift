@@ -17,14 +17,15 @@ public enum RoomGlance {
         /// Peers alive in the room.
         public var alivePeers: Int
         /// When the viewer paused its stream, while it is paused.
-        public var pausedAt: Int64?
+        public var pausedAt: WallTime?
         /// Each member's membership state, where it is a known peer.
         public var peerStates: [NodeID: PeerState] = [:]
         /// While the node listens: how many peers its sound is aligned with.
         public var heardPeers: Int?
 
         public init(
-            session: RoomSession, label: String, alivePeers: Int, pausedAt: Int64? = nil, peerStates: [NodeID: PeerState] = [:]
+            session: RoomSession, label: String, alivePeers: Int, pausedAt: WallTime? = nil,
+            peerStates: [NodeID: PeerState] = [:]
         ) {
             self.session = session
             self.label = label
@@ -36,9 +37,9 @@ public enum RoomGlance {
 
     /// What a viewer glances at: room, peers here, where their stream stands, the score, a pause,
     /// what is held back. Without a room: the pause, or how to join one.
-    public static func statusLine(of view: View?, pausedAt: Int64?, now: Int64) -> String {
+    public static func statusLine(of view: View?, pausedAt: WallTime?, now: WallTime) -> String {
         guard let view else {
-            return pausedAt.map { "paused \(HumanFormat.elapsed(milliseconds: now - $0))" } ?? "not in a room: /join ROOM"
+            return pausedAt.map { "paused \(HumanFormat.elapsed(now - $0))" } ?? "not in a room: /join ROOM"
         }
         let session = view.session
         let reader = session.reader
@@ -50,9 +51,9 @@ public enum RoomGlance {
                 let reference = session.member(placement.reference).displayName
                 let offset = placement.offset
                 let words =
-                    offset == 0
+                    offset == .zero
                     ? "in step with \(reference)"
-                    : "\(HumanFormat.duration(milliseconds: offset)) \(offset > 0 ? "behind" : "ahead of") \(reference)"
+                    : "\(HumanFormat.duration(offset)) \(offset > .zero ? "behind" : "ahead of") \(reference)"
                 parts.append("you: " + words)
             }
         } else {
@@ -60,11 +61,12 @@ public enum RoomGlance {
         }
         if let heard = view.heardPeers { parts.append(heard > 0 ? "listening: \(heard) heard" : "listening") }
         if let board = session.scoreboard { parts.append(HumanFormat.score(board)) }
-        if let pausedAt = view.pausedAt { parts.append("paused \(HumanFormat.elapsed(milliseconds: now - pausedAt))") }
+        if let pausedAt = view.pausedAt { parts.append("paused \(HumanFormat.elapsed(now - pausedAt))") }
         if session.heldBackCount > 0 {
             var waiting = "\(session.heldBackCount) waiting"
             if let wake = session.nextWake {
-                let seconds = max(0, (wake - now + 500) / 1000)
+                // Whole seconds, the nearest (halves up).
+                let seconds = max(0, (wake - now + .milliseconds(500)).milliseconds / 1000)
                 waiting += seconds > 0 ? ", next in \(seconds) s" : ", next now"
             }
             parts.append(waiting)

@@ -1,6 +1,6 @@
 /// The messages one reader is holding back until its stream reaches the moment they were written,
 /// as a pure state machine: it never sleeps and has no clock. The caller passes its clock in as
-/// `now` (milliseconds on the reader's clock), shows whatever ``Release``s come back, and wakes
+/// `now` (the reader's wall clock), shows whatever ``Release``s come back, and wakes
 /// up again at ``nextWake``.
 ///
 /// A message from sender S written when S's clock read `t` is due on reader R at
@@ -11,11 +11,11 @@
 /// when S is the reader itself.
 ///
 /// ```swift
-/// // bob's stream is 2 s behind alice's.
+/// // bob's stream is 2 s behind alice's; alice wrote `aliceSaysGoal` when her clock read t.
 /// var schedule = HoldBackSchedule(reader: bob, calibration: calibration)
-/// schedule.admit(aliceSaysGoal, now: 10_500)   // [] — alice wrote it at 10 000: due at 12 000
-/// schedule.nextWake                            // 12000
-/// schedule.releaseDue(now: 12_000)             // [Release(event: aliceSaysGoal, heldMillis: 1500, ...)]
+/// schedule.admit(aliceSaysGoal, now: t + .milliseconds(500))   // []: due at t + 2 s
+/// schedule.nextWake                                            // t + 2 s
+/// schedule.releaseDue(now: t + .seconds(2))   // [Release(event: aliceSaysGoal, held: 1.5 s, ...)]
 /// ```
 ///
 /// Due messages come out in order of their release time, ties by game time (see
@@ -27,9 +27,9 @@ public struct HoldBackSchedule: Sendable {
         /// The message.
         public let event: Event
         /// The reader's clock when the message was admitted.
-        public let arrivedAt: Int64
+        public let arrivedAt: WallTime
         /// The reader's clock when the message is due to be shown.
-        public let releaseAt: Int64
+        public let releaseAt: WallTime
     }
 
     /// A message to show now.
@@ -37,17 +37,17 @@ public struct HoldBackSchedule: Sendable {
         /// The message.
         public let event: Event
         /// The reader's clock when the message was admitted.
-        public let arrivedAt: Int64
+        public let arrivedAt: WallTime
         /// When the message was due on the reader's clock: `t − offset(S) + offset(R)` for
         /// connected nodes (possibly already past when it arrived), otherwise its arrival time
         /// (or the time of the recalibration that disconnected its sender).
-        public let releaseAt: Int64
+        public let releaseAt: WallTime
         /// The reader's clock when it was released (the `now` of the call that returned it).
-        public let shownAt: Int64
+        public let shownAt: WallTime
 
         /// How long the message was held back on this node: `shownAt − arrivedAt`. Transit time
         /// and any hold-back already served before it arrived are not included.
-        public var heldMillis: Int64 { shownAt.clampedSubtracting(arrivedAt) }
+        public var held: TimeSpan { shownAt - arrivedAt }
     }
 
     /// The node whose stream the schedule follows.
@@ -79,7 +79,7 @@ public struct HoldBackSchedule: Sendable {
 
     /// The earliest release time of a waiting message: when to call ``releaseDue(now:)`` next.
     /// `nil` when nothing is waiting.
-    public var nextWake: Int64? { isHolding ? nil : heap.min?.releaseAt }
+    public var nextWake: WallTime? { isHolding ? nil : heap.min?.releaseAt }
 
     /// Holds every message (`true`: the reader paused its stream) or lets due ones go again.
     /// Releasing what is due after a hold is the caller's: ``releaseDue(now:)``, typically after
@@ -91,11 +91,13 @@ public struct HoldBackSchedule: Sendable {
     /// When the reader should show `event` given the current calibration, if it arrives at `now`:
     /// `now` for its own messages and for senders it is not connected to, otherwise
     /// ``Calibration/dueTime(of:for:)`` (which may be in the past).
-    public func releaseTime(of event: Event, now: Int64) -> Int64 {
+    public func releaseTime(of event: Event, now: WallTime) -> WallTime {
         Self.releaseTime(of: event, now: now, reader: reader, calibration: calibration)
     }
 
-    private static func releaseTime(of event: Event, now: Int64, reader: NodeID, calibration: Calibration) -> Int64 {
+    private static func releaseTime(
+        of event: Event, now: WallTime, reader: NodeID, calibration: Calibration
+    ) -> WallTime {
         guard event.origin != reader, let due = calibration.dueTime(of: event, for: reader) else { return now }
         return due
     }
@@ -104,7 +106,7 @@ public struct HoldBackSchedule: Sendable {
     /// included if it is due (otherwise it waits). A message already waiting (same id) is
     /// ignored; the schedule does not remember messages it has released, so the caller drops
     /// duplicates it has shown.
-    public mutating func admit(_ event: Event, now: Int64) -> [Release] {
+    public mutating func admit(_ event: Event, now: WallTime) -> [Release] {
         if event.origin == reader, isHolding {
             return [Release(event: event, arrivedAt: now, releaseAt: now, shownAt: now)]
         }
@@ -117,7 +119,7 @@ public struct HoldBackSchedule: Sendable {
 
     /// Removes and returns every waiting message whose release time is at or before `now`, in
     /// release order.
-    public mutating func releaseDue(now: Int64) -> [Release] {
+    public mutating func releaseDue(now: WallTime) -> [Release] {
         var released: [Release] = []
         guard !isHolding else { return released }
         while let top = heap.min, top.releaseAt <= now {
@@ -136,7 +138,7 @@ public struct HoldBackSchedule: Sendable {
     /// went the marks that linked the two) keeps the release time it had: it was held back
     /// because it is ahead of the reader's stream, and losing the link does not make it safe
     /// to show. Releasing it at once would spoil exactly the play it is about.
-    public mutating func recalibrate(_ calibration: Calibration, now: Int64) -> [Release] {
+    public mutating func recalibrate(_ calibration: Calibration, now: WallTime) -> [Release] {
         self.calibration = calibration
         let reader = reader  // the heap is being changed: nothing else of self may be read
         heap.updateEach { entry in
@@ -160,9 +162,9 @@ public struct HoldBackSchedule: Sendable {
     /// A waiting message, ordered by release time, then history key, then id.
     private struct Entry: Comparable, Sendable {
         var event: Event
-        var arrivedAt: Int64
-        var releaseAt: Int64
-        var historyKey: Int64
+        var arrivedAt: WallTime
+        var releaseAt: WallTime
+        var historyKey: WallTime
 
         static func < (a: Entry, b: Entry) -> Bool {
             (a.releaseAt, a.historyKey, a.event.id) < (b.releaseAt, b.historyKey, b.event.id)

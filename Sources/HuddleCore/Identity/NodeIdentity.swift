@@ -53,7 +53,7 @@ public struct NodeIdentity: Sendable {
     /// room's, whose ``RoomKey/id`` is `room`), the body is sealed and the signature covers the
     /// sealed form; the event returned still reads as `body`.
     public func sign(
-        id eventID: EventID, room: String, createdAt: Int64, context: VersionVector, body: EventBody,
+        id eventID: EventID, room: String, createdAt: WallTime, context: VersionVector, body: EventBody,
         sealedWith key: RoomKey? = nil
     ) -> Event {
         precondition(eventID.origin == id, "a node signs only events it originates")

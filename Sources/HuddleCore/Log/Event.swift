@@ -7,8 +7,13 @@ public struct Event: Hashable, Sendable {
     public let id: EventID
     /// The room this event belongs to.
     public let room: String
-    /// The origin's clock when it made the event, in milliseconds since the Unix epoch.
-    public let createdAt: Int64
+    /// The origin's wall clock when it made the event, to the millisecond (the wire's unit).
+    public var createdAt: WallTime { .milliseconds(sinceEpoch: createdAtMilliseconds) }
+    /// ``createdAt`` as the wire carries it and the signature covers it: ms since the epoch, any
+    /// `i64`. Kept as it came, so that an event re-encodes to the bytes its origin signed even
+    /// when it names a moment past the ±292 000 years a ``WallTime`` holds (``createdAt`` then
+    /// saturates).
+    let createdAtMilliseconds: Int64
     /// The origin's version vector when it made the event: everything it had shown by then.
     /// A node shows the event only after everything in here.
     public let context: VersionVector
@@ -24,13 +29,25 @@ public struct Event: Hashable, Sendable {
     /// Length of an Ed25519 signature.
     public static let signatureByteCount = 64
 
+    /// An event made at `createdAt`, which it keeps to the millisecond, rounded down (as the
+    /// wire carries it).
     public init(
-        id: EventID, room: String, createdAt: Int64, context: VersionVector, body: EventBody,
+        id: EventID, room: String, createdAt: WallTime, context: VersionVector, body: EventBody,
+        seal: [UInt8]? = nil, signature: [UInt8]
+    ) {
+        self.init(
+            id: id, room: room, createdAtMilliseconds: createdAt.millisecondsSinceEpoch, context: context, body: body,
+            seal: seal, signature: signature)
+    }
+
+    /// An event as the wire carries it: its time in ms since the epoch, whatever the value.
+    init(
+        id: EventID, room: String, createdAtMilliseconds: Int64, context: VersionVector, body: EventBody,
         seal: [UInt8]? = nil, signature: [UInt8]
     ) {
         self.id = id
         self.room = room
-        self.createdAt = createdAt
+        self.createdAtMilliseconds = createdAtMilliseconds
         self.context = context
         self.body = body
         self.seal = seal
@@ -47,14 +64,15 @@ public struct Event: Hashable, Sendable {
     /// Two events are equal when they travel as the same bytes: an opened private event equals
     /// the sealed one it was opened from (opening is a function of the sealed bytes).
     public static func == (lhs: Event, rhs: Event) -> Bool {
-        lhs.id == rhs.id && lhs.signature == rhs.signature && lhs.createdAt == rhs.createdAt && lhs.room == rhs.room
+        lhs.id == rhs.id && lhs.signature == rhs.signature && lhs.createdAtMilliseconds == rhs.createdAtMilliseconds
+            && lhs.room == rhs.room
             && lhs.context == rhs.context && lhs.wireBody == rhs.wireBody
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(id)
         hasher.combine(signature)
-        hasher.combine(createdAt)
+        hasher.combine(createdAtMilliseconds)
         hasher.combine(wireBody)
     }
 }

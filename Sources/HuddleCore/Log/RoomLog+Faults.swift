@@ -10,7 +10,7 @@ extension RoomLog {
     /// the line down; a higher one changes nothing) and returns the events that were waiting for
     /// the dropped ones and are now delivered. The caller checked both signatures.
     @discardableResult
-    public mutating func quarantine(_ proof: Equivocation, now: Int64 = 0) -> [Event] {
+    public mutating func quarantine(_ proof: Equivocation, now: WallTime = .epoch) -> [Event] {
         guard proof.room == room else { return [] }
         let origin = proof.origin
         if let known = faults[origin], known.seq <= proof.seq { return [] }

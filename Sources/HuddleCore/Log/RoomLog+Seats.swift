@@ -14,7 +14,7 @@ extension RoomLog {
     }
 
     /// Remembers `origin` as unseated and delivers what no longer waits for it.
-    mutating func unseat(_ origin: NodeID, now: Int64) -> [Event] {
+    mutating func unseat(_ origin: NodeID, now: WallTime) -> [Event] {
         guard unseated.insert(origin, keeping: limits.maxUnseatedOrigins) else { return [] }
         let delivered = deliverReady()
         updateStalls(now: now)

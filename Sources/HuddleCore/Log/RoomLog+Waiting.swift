@@ -9,11 +9,11 @@
 /// - events held past a gap are **dropped**: anti-entropy brings them again if they were real.
 extension RoomLog {
     /// What an origin waits on: the first seq held but not deliverable, or the first missing seq
-    /// of a gap; and since when (ms).
+    /// of a gap; and since when.
     struct Stall: Hashable, Sendable {
         var seq: UInt64
         var isGap: Bool
-        var since: Int64
+        var since: WallTime
     }
 
     /// What ``expire(now:)`` gave up on.
@@ -29,12 +29,12 @@ extension RoomLog {
     }
 
     /// When ``expire(now:)`` will next give up on something, if anything waits.
-    public var nextExpiry: Int64? {
+    public var nextExpiry: WallTime? {
         stalls.values.map(\.since).min().map { $0 + limits.maxWait }
     }
 
-    /// Gives up on whatever has waited ``RoomLogLimits/maxWait`` or longer at `now` (ms).
-    public mutating func expire(now: Int64) -> Expiry {
+    /// Gives up on whatever has waited ``RoomLogLimits/maxWait`` or longer at `now`.
+    public mutating func expire(now: WallTime) -> Expiry {
         var expiry = Expiry()
         for (origin, stall) in stalls.sorted(by: { $0.key < $1.key }) where now - stall.since >= limits.maxWait {
             if stall.isGap {
@@ -59,7 +59,7 @@ extension RoomLog {
     }
 
     /// Restarts the wait clock of each origin whose first waiting event changed.
-    mutating func updateStalls(now: Int64) {
+    mutating func updateStalls(now: WallTime) {
         var current: [NodeID: Stall] = [:]
         for origin in undeliveredOrigins.union(ahead.keys) {
             let stall: Stall

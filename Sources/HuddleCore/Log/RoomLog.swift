@@ -234,11 +234,11 @@ public struct RoomLog: Sendable {
     }
 
     /// Stores `event` if it is new and well-formed, then delivers whatever became deliverable.
-    /// `now` (ms) starts the clock on anything that has to wait (see ``expire(now:)``);
+    /// `now` (the wall clock) starts the clock on anything that has to wait (see ``expire(now:)``);
     /// `aheadAllowance` caps ``bufferedBytes`` for this insert (a node's budget across rooms);
     /// `reserved` is as in ``rejection(of:held:aheadAllowance:reserved:)``.
     public mutating func insert(
-        _ event: Event, now: Int64 = 0, aheadAllowance: Int = .max, reserved: (NodeID) -> Bool = { _ in true }
+        _ event: Event, now: WallTime = .epoch, aheadAllowance: Int = .max, reserved: (NodeID) -> Bool = { _ in true }
     ) -> InsertOutcome {
         if let held = self.event(event.id), event.room == room {
             guard let proof = Equivocation(held, event) else { return .duplicate }

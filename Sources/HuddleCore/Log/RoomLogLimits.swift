@@ -30,8 +30,8 @@ public struct RoomLogLimits: Hashable, Sendable {
     /// Most bytes held past gaps in the whole room (all origins together).
     public var maxRoomAheadBytes = 8 << 20
     /// How long an event may wait for what precedes it (a gap in its origin's seqs, or a causal
-    /// context not held) before the log gives up on it (``RoomLog/expire(now:)``), in ms.
-    public var maxWait: Int64 = 60_000
+    /// context not held) before the log gives up on it (``RoomLog/expire(now:)``).
+    public var maxWait: TimeSpan = .seconds(60)
 
     public init() {}
 }

@@ -16,7 +16,7 @@ extension Membership {
     /// `accuser`, this node by default) and marking the change as fresh gossip; reports a change
     /// of state.
     mutating func setState(
-        _ id: NodeID, _ state: PeerState, incarnation: UInt64, now: Int64, accuser: NodeID? = nil
+        _ id: NodeID, _ state: PeerState, incarnation: UInt64, now: MonotonicTime, accuser: NodeID? = nil
     ) -> [MembershipDirective] {
         guard var peer = peers[id] else { return [] }
         let old = peer
@@ -38,7 +38,7 @@ extension Membership {
     /// what it told us, answers this period's probe, and claims "alive at `incarnation`".
     mutating func contact(
         _ id: NodeID, nick: String, incarnation: UInt64, rooms: [String], address: PeerAddress,
-        foundBy: PeerSource, rttSample: Int64?, now: Int64, announcedPort: UInt16? = nil
+        foundBy: PeerSource, rttSample: TimeSpan?, now: MonotonicTime, announcedPort: UInt16? = nil
     ) -> [MembershipDirective] {
         let rooms = Array(rooms.prefix(WireLimits.maxRoomsPerNode))
         hearsay[id] = nil
@@ -60,7 +60,7 @@ extension Membership {
         if peer.address != address, announcedPort == nil { peer.announcedPort = address.port }
         peer.address = address
         if let announcedPort { peer.announcedPort = announcedPort }
-        if let sample = rttSample.map({ min($0, Int64.max / 8) }) {
+        if let sample = rttSample.map({ min($0, TimeSpan.max / 8) }) {
             peer.rtt = peer.rtt.map { ($0 * 7 + sample) / 8 } ?? sample  // TCP's SRTT; both <= max / 8
         }
         peers[id] = peer
@@ -78,7 +78,7 @@ extension Membership {
     /// as alive are not added: they are hearsay, probed until they answer (`Membership+Hearsay`). A claim
     /// that this node is suspect or gone at its incarnation or above raises the incarnation past
     /// it: the refutation, carried by everything this node sends from now on.
-    mutating func merge(_ records: [PeerRecord], sentBy sender: NodeID, now: Int64) -> [MembershipDirective] {
+    mutating func merge(_ records: [PeerRecord], sentBy sender: NodeID, now: MonotonicTime) -> [MembershipDirective] {
         var directives: [MembershipDirective] = []
         for record in records.prefix(WireLimits.maxPeersPerList) where record.id != sender {
             if record.id == me {
@@ -113,7 +113,7 @@ extension Membership {
     /// A suspect or gone claim about a peer that reached this node itself a moment ago: taken only
     /// when a second member makes it (at the same incarnation or above). Until then the peer is
     /// doubted, so it is probed in every period and suspected by this node's own silence.
-    private mutating func secondClaim(_ record: PeerRecord, sentBy sender: NodeID, now: Int64) -> Bool {
+    private mutating func secondClaim(_ record: PeerRecord, sentBy sender: NodeID, now: MonotonicTime) -> Bool {
         var rumour = rumours[record.id] ?? Rumour(incarnation: record.incarnation, state: record.state, senders: [], since: now)
         if record.incarnation > rumour.incarnation {
             rumour = Rumour(incarnation: record.incarnation, state: record.state, senders: [], since: now)
@@ -152,7 +152,9 @@ extension Membership {
     /// this node thinks it suspect or gone; then fresh changes, newest first; then the next
     /// window of the alive and suspect peers, so with more peers than fit in one list every peer
     /// is still gossiped. Peers at the destination's address are left out (it knows itself).
-    mutating func gossip(to recipient: NodeID?, destination: PeerAddress, budget: Int, now: Int64) -> [PeerRecord] {
+    mutating func gossip(
+        to recipient: NodeID?, destination: PeerAddress, budget: Int, now: MonotonicTime
+    ) -> [PeerRecord] {
         let limit = min(config.maxGossipPeers, WireLimits.maxPeersPerList)
         var chosen: [NodeID: PeerRecord] = [:]
         var bytes = 0
@@ -170,7 +172,7 @@ extension Membership {
         let others = peers.values.filter { $0.id != recipient && $0.address != destination }
         let fresh = others
             .compactMap { peer in changedAt[peer.id].map { (peer, $0) } }
-            .filter { now.clampedSubtracting($0.1) < config.freshGossipFor }
+            .filter { (now - $0.1) < config.freshGossipFor }
             .sorted { ($1.1, $0.0.id) < ($0.1, $1.0.id) }
         for (peer, _) in fresh where !take(peer) { break }
 

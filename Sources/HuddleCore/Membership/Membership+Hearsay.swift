@@ -14,9 +14,9 @@ extension Membership {
     struct Hearsay: Hashable, Sendable {
         var address: PeerAddress
         /// When it was first named (it is forgotten ``MembershipConfig/hearsayLifetime`` later).
-        var since: Int64
+        var since: MonotonicTime
         /// When it was last probed (`nil`: not yet).
-        var probedAt: Int64?
+        var probedAt: MonotonicTime?
         /// The member that named it: if the node does not answer at its address, it is probed
         /// through this one (a relay), which vouched for it.
         var via: NodeID? = nil
@@ -26,21 +26,21 @@ extension Membership {
     public var hearsayCount: Int { hearsay.count }
 
     /// Notes an unknown node gossiped as alive, to be probed (nothing, if hearsay is full).
-    mutating func noteHearsay(_ id: NodeID, at address: PeerAddress, via sender: NodeID? = nil, now: Int64) {
+    mutating func noteHearsay(_ id: NodeID, at address: PeerAddress, via sender: NodeID? = nil, now: MonotonicTime) {
         guard hearsay[id] == nil, hearsay.count < config.maxHearsay else { return }
         hearsay[id] = Hearsay(address: address, since: now, via: sender)
     }
 
     /// Probes the hearsay due a probe and forgets what went unanswered too long.
-    mutating func probeHearsay(now: Int64) -> [MembershipDirective] {
+    mutating func probeHearsay(now: MonotonicTime) -> [MembershipDirective] {
         var directives: [MembershipDirective] = []
         for id in hearsay.keys.sorted() {
             guard var heard = hearsay[id] else { continue }
-            if now.clampedSubtracting(heard.since) >= config.hearsayLifetime {
+            if (now - heard.since) >= config.hearsayLifetime {
                 hearsay[id] = nil
                 continue
             }
-            guard heard.probedAt.map({ now.clampedSubtracting($0) >= periodLength }) ?? true else { continue }
+            guard heard.probedAt.map({ (now - $0) >= periodLength }) ?? true else { continue }
             // Unanswered at its address for a period: also through the member that named it.
             if heard.probedAt != nil, let via = heard.via {
                 for relay in relayCandidates(for: id, only: via) { probe(via: relay, to: id, now: now) }
@@ -53,10 +53,10 @@ extension Membership {
     }
 
     /// When the hearsay next needs a tick: a probe or a forgetting.
-    func hearsayDue() -> Int64? {
+    func hearsayDue() -> MonotonicTime? {
         hearsay.values.map { heard in
-            min(heard.since.clampedAdding(config.hearsayLifetime),
-                heard.probedAt.map { $0.clampedAdding(periodLength) } ?? .min)
+            min(heard.since + config.hearsayLifetime,
+                heard.probedAt.map { $0 + periodLength } ?? .distantPast)
         }.min()
     }
 }

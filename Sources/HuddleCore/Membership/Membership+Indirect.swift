@@ -7,7 +7,7 @@ extension Membership {
 
     /// Asks up to ``MembershipConfig/indirectProbes`` alive members, chosen at random, to probe
     /// `target` for us; remembers whom, so their forwarded acks and nacks are recognised.
-    mutating func askHelpers(toReach target: NodeID, now: Int64) -> [MembershipDirective] {
+    mutating func askHelpers(toReach target: NodeID, now: MonotonicTime) -> [MembershipDirective] {
         guard config.indirectProbes > 0 else { return [] }
         var candidates = peers.values.filter { $0.state == .alive && $0.id != target }.sorted { $0.id < $1.id }
         candidates.shuffle(using: &random)
@@ -34,7 +34,9 @@ extension Membership {
     ///
     /// Directives: the probe, then a `.scheduleTick(at:)` if something new is due before the last
     /// wake-up.
-    public mutating func receive(_ request: ProbeRequest, from source: PeerAddress, now: Int64) -> [MembershipDirective] {
+    public mutating func receive(
+        _ request: ProbeRequest, from source: PeerAddress, now: MonotonicTime
+    ) -> [MembershipDirective] {
         guard request.from != me, let requester = peers[request.from], requester.state != .gone else { return [] }
         speaksIndirect.insert(request.from)
         guard request.target != me, request.target != request.from, let target = peers[request.target],
@@ -51,7 +53,7 @@ extension Membership {
     /// Handles a helper's nack: it could not reach the target either. That confirms our doubt or
     /// suspicion of the target, and tells us the helper is up (its nack arrived). Nacks for
     /// requests we did not make, or from members we did not ask, are ignored.
-    public mutating func receive(_ nack: Nack, from source: PeerAddress, now: Int64) -> [MembershipDirective] {
+    public mutating func receive(_ nack: Nack, from source: PeerAddress, now: MonotonicTime) -> [MembershipDirective] {
         let key = IndirectKey(target: nack.target, sentAt: nack.sentAt)
         guard nack.from != me, peers[nack.from] != nil, indirect[key]?.helpers.contains(nack.from) == true else {
             return []
@@ -66,7 +68,7 @@ extension Membership {
 
     /// Nacks owed for probes run for others that went unanswered for the probe timeout, by
     /// requester then target.
-    mutating func dueNacks(now: Int64) -> [MembershipDirective] {
+    mutating func dueNacks(now: MonotonicTime) -> [MembershipDirective] {
         var directives: [(NodeID, NodeID, MembershipDirective)] = []
         for (sequence, sent) in outstanding {
             guard let requester = sent.relayFor, let nackAt = sent.nackAt, nackAt <= now,
@@ -82,7 +84,7 @@ extension Membership {
 
     /// Peer `id` reached this node itself at `now`: it answers this period's probe if it is its
     /// target, and is no longer doubted.
-    mutating func noteContact(_ id: NodeID, now: Int64) {
+    mutating func noteContact(_ id: NodeID, now: MonotonicTime) {
         guard var peer = peers[id] else { return }
         peer.lastSeen = max(peer.lastSeen, now)
         peers[id] = peer

@@ -12,7 +12,7 @@ extension Membership {
     /// The keep-alive probes due at the start of a period: alive peers not found over mDNS that
     /// this period does not probe anyway (its target, doubted peers, peers whose direct path is
     /// lost are probed by their own rules).
-    mutating func keepAlive(now: Int64) -> [MembershipDirective] {
+    mutating func keepAlive(now: MonotonicTime) -> [MembershipDirective] {
         guard config.keepAlivePeers > 0 else { return [] }
         // The ring's probe keeps its peer open too.
         if let target = period?.target { keptAlive[target] = now }
@@ -21,7 +21,7 @@ extension Membership {
                 peer.state == .alive && peer.foundBy != .mdns && peer.id != period?.target
                     && doubts[peer.id] == nil && paths[peer.id]?.directLost != true
             }
-            .sorted { (keptAlive[$0.id] ?? .min, $0.id) < (keptAlive[$1.id] ?? .min, $1.id) }
+            .sorted { (keptAlive[$0.id] ?? .distantPast, $0.id) < (keptAlive[$1.id] ?? .distantPast, $1.id) }
             .prefix(config.keepAlivePeers)
         return due.map { peer in
             keptAlive[peer.id] = now

@@ -5,7 +5,7 @@ extension Membership {
     /// A peer's signed goodbye (the shell checked the signature). It names the incarnation that
     /// ends: one below what the peer has signed since (a copy replayed after it started again)
     /// changes nothing. Reports ``MembershipDirective/peerLeft(id:nick:)``.
-    public mutating func receive(_ leaving: Leaving, now: Int64) -> [MembershipDirective] {
+    public mutating func receive(_ leaving: Leaving, now: MonotonicTime) -> [MembershipDirective] {
         guard leaving.from != me, let peer = peers[leaving.from], peer.state != .gone,
             leaving.incarnation >= peer.vouched
         else { return [] }

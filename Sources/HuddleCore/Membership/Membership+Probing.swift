@@ -11,26 +11,26 @@ extension Membership {
         var target: ProbeTarget
         var address: PeerAddress
         /// The send time the probe carries: ours, or for a probe run for another node, its.
-        var sentAt: Int64
-        /// When we sent it, local µs.
-        var at: Int64
+        var sentAt: MonotonicTime
+        /// When we sent it.
+        var at: MonotonicTime
         /// For a probe run for another node (a ``ProbeRequest``): that node, to forward the ack to.
         var relayFor: NodeID? = nil
         /// When the requester is owed a ``Nack`` if no ack came (`nil` once sent or answered).
-        var nackAt: Int64? = nil
+        var nackAt: MonotonicTime? = nil
         /// For a probe sent through a relay (a ``RelayMessage``): the relay.
         var via: NodeID? = nil
     }
 
     /// An unresolved seed address.
     struct SeedProbe: Hashable, Sendable {
-        var lastProbeAt: Int64?
+        var lastProbeAt: MonotonicTime?
     }
 
     /// One protocol period: the peer probed in it and how that is going.
     struct Period: Hashable, Sendable {
         var target: NodeID
-        var startedAt: Int64
+        var startedAt: MonotonicTime
         /// The peer's incarnation when the period began: an unanswered period suspects it at this
         /// one only, never at one it has since refuted with.
         var incarnation: UInt64
@@ -50,9 +50,9 @@ extension Membership {
     /// Ends the period that is over (doubting or suspecting its peer if nobody answered), starts
     /// the next if one is due, and sends the period's next probe if it is due, with requests to
     /// helpers from the first retry on.
-    mutating func runPeriod(now: Int64) -> [MembershipDirective] {
+    mutating func runPeriod(now: MonotonicTime) -> [MembershipDirective] {
         var directives: [MembershipDirective] = []
-        if let ended = period, ended.startedAt.clampedAdding(periodLength) <= now {
+        if let ended = period, (ended.startedAt + periodLength) <= now {
             period = nil
             if ended.answeredThroughOthers, !ended.answeredDirectly, peers[ended.target] != nil {
                 // Answered, but only through others: the direct path does not work.
@@ -69,7 +69,7 @@ extension Membership {
         if period == nil, nextPeriodAt <= now {
             // Periods tick on from the first tick, idle ones too: a peer met between two does
             // not start one early.
-            nextPeriodAt = now.clampedAdding(periodLength)
+            nextPeriodAt = now + periodLength
             if let target = nextTarget() {
                 period = Period(target: target.id, startedAt: now, incarnation: target.incarnation)
                 lastTarget = target.id
@@ -105,22 +105,22 @@ extension Membership {
         return directives
     }
 
-    /// This node's wake-up came `now`, `lateness` µs after it asked: it was not running (a
+    /// This node's wake-up came `now`, `lateness` after it asked: it was not running (a
     /// starved CPU, a stopped process). That is a sign of poor local health, and the time it
     /// missed does not count against its peers: the running period and every doubt are moved
     /// on by it, so acks that arrived meanwhile are read before anyone is judged.
-    mutating func wokeLate(by lateness: Int64) {
+    mutating func wokeLate(by lateness: TimeSpan) {
         guard config.maxHealth > 0 else { return }
         raiseHealth()
         if var current = period {
-            current.startedAt = current.startedAt.clampedAdding(lateness)
+            current.startedAt = current.startedAt + lateness
             period = current
         }
-        nextPeriodAt = nextPeriodAt.clampedAdding(lateness)
-        doubts = doubts.mapValues { Doubt(since: $0.since.clampedAdding(lateness), confirmedBy: $0.confirmedBy) }
+        nextPeriodAt = nextPeriodAt + lateness
+        doubts = doubts.mapValues { Doubt(since: $0.since + lateness, confirmedBy: $0.confirmedBy) }
         suspicions = suspicions.mapValues { suspicion in
             var moved = suspicion
-            moved.since = suspicion.since.clampedAdding(lateness)
+            moved.since = suspicion.since + lateness
             return moved
         }
     }
@@ -134,15 +134,16 @@ extension Membership {
     }
 
     /// When the period's next probe is due: its attempts are evenly spaced over the period.
-    private func attemptDue(_ period: Period) -> Int64 {
-        period.startedAt.clampedAdding(probeTimeout.clampedMultiplied(by: Int64(period.attempts)))
+    private func attemptDue(_ period: Period) -> MonotonicTime {
+        period.startedAt + probeTimeout * Int64(period.attempts)
     }
 
     /// Builds a probe to `address`, remembers it, and returns the directive to send it. A probe
     /// run for another node carries that node's send time and is owed a nack after the probe
     /// timeout.
     mutating func probe(
-        _ address: PeerAddress, target: ProbeTarget, now: Int64, sentAt: Int64? = nil, relayFor: NodeID? = nil
+        _ address: PeerAddress, target: ProbeTarget, now: MonotonicTime, sentAt: MonotonicTime? = nil,
+        relayFor: NodeID? = nil
     ) -> MembershipDirective {
         let sequence = nextSequence
         nextSequence &+= 1
@@ -155,27 +156,27 @@ extension Membership {
             budget: WireLimits.maxDatagramBytes - WireMessage.probe(probe).encodedByteCount, now: now)
         outstanding[sequence] = OutstandingProbe(
             target: target, address: address, sentAt: sentAt ?? now, at: now, relayFor: relayFor,
-            nackAt: relayFor.map { _ in now.clampedAdding(probeTimeout) })
+            nackAt: relayFor.map { _ in now + probeTimeout })
         return .send(.probe(probe), to: address)
     }
 
-    /// When gone peer `id` is next to be probed (`Int64.min` if it never was: at the next tick).
-    func goneProbeDue(_ id: NodeID) -> Int64 {
-        goneProbedAt[id].map { $0.clampedAdding(config.goneProbeInterval) } ?? .min
+    /// When gone peer `id` is next to be probed (``MonotonicTime/distantPast`` if it never was: at the next tick).
+    func goneProbeDue(_ id: NodeID) -> MonotonicTime {
+        goneProbedAt[id].map { $0 + config.goneProbeInterval } ?? .distantPast
     }
 
-    func seedDue(_ seed: SeedProbe) -> Int64 {
-        seed.lastProbeAt.map { $0.clampedAdding(periodLength) } ?? .min
+    func seedDue(_ seed: SeedProbe) -> MonotonicTime {
+        seed.lastProbeAt.map { $0 + periodLength } ?? .distantPast
     }
 
     /// The earliest time a probe or a state change is due, not before `now`; `nil` if nothing is
     /// pending at all.
-    func nextDue(now: Int64) -> Int64? {
-        var due: Int64?
-        func consider(_ time: Int64) { due = min(due ?? time, time) }
+    func nextDue(now: MonotonicTime) -> MonotonicTime? {
+        var due: MonotonicTime?
+        func consider(_ time: MonotonicTime) { due = min(due ?? time, time) }
         if let period {
             if !period.answered && period.attempts < config.probeAttempts { consider(attemptDue(period)) }
-            consider(period.startedAt.clampedAdding(periodLength))
+            consider(period.startedAt + periodLength)
         } else if peers.values.contains(where: { $0.state != .gone }) {
             consider(nextPeriodAt)
         }
@@ -183,7 +184,7 @@ extension Membership {
             switch peer.state {
             case .suspect: consider(suspicionEnds(peer.id) ?? now)
             case .alive:
-                if let doubt = doubts[peer.id] { consider(doubt.since.clampedAdding(silenceBeforeSuspicion)) }
+                if let doubt = doubts[peer.id] { consider(doubt.since + silenceBeforeSuspicion) }
             case .gone: consider(goneProbeDue(peer.id))
             }
         }
@@ -199,7 +200,7 @@ extension Membership {
     }
 
     /// A `.scheduleTick(at:)` if something is due before the wake-up the shell already has.
-    mutating func rescheduleIfEarlier(now: Int64) -> [MembershipDirective] {
+    mutating func rescheduleIfEarlier(now: MonotonicTime) -> [MembershipDirective] {
         guard let due = nextDue(now: now), scheduledTick.map({ due < $0 }) ?? true else { return [] }
         scheduledTick = due
         return [.scheduleTick(at: due)]

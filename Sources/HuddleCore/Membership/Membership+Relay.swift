@@ -49,7 +49,7 @@ extension Membership {
     /// What to do with a relay datagram that arrived at `now` from `source`: deliver its payload
     /// (it is for this node, from a vouched, live relay), forward it untouched (this node relays
     /// it), or refuse it. The shell still checks the payload's signatures before handling it.
-    public mutating func accept(_ relay: RelayMessage, from source: PeerAddress, now: Int64) -> RelayVerdict {
+    public mutating func accept(_ relay: RelayMessage, from source: PeerAddress, now: MonotonicTime) -> RelayVerdict {
         guard relay.from != relay.to, relay.from != me else { return .refuse(.misdirected) }
         if let signer = relay.signer, signer != relay.from { return .refuse(.notItsOwn) }
         if relay.to == me {
@@ -86,7 +86,7 @@ extension Membership {
     ///
     /// Directives: state changes (the sender first), then a `.scheduleTick(at:)` if something new is
     /// due before the last wake-up; the ack and any change of route wait in ``takeRelayDirectives()``.
-    public mutating func receive(_ probe: Probe, via relay: NodeID, now: Int64) -> [MembershipDirective] {
+    public mutating func receive(_ probe: Probe, via relay: NodeID, now: MonotonicTime) -> [MembershipDirective] {
         guard probe.from != me, probe.from != relay, let relayer = peers[relay], relayer.state != .gone else {
             return []
         }
@@ -118,14 +118,14 @@ extension Membership {
     /// through it (matched by sequence number) gives that path's round trip. The sender is in
     /// contact, at the address this node already holds for it (or gossip gave); its peer list is
     /// merged. Directives as for ``receive(_:via:now:)`` of a probe.
-    public mutating func receive(_ ack: Ack, via relay: NodeID, now: Int64) -> [MembershipDirective] {
+    public mutating func receive(_ ack: Ack, via relay: NodeID, now: MonotonicTime) -> [MembershipDirective] {
         guard ack.from != me, ack.from != relay, ack.incarnation >= peers[ack.from]?.vouched ?? 0,
             peers[relay].map({ $0.state != .gone }) == true
         else { return [] }
-        var rttSample: Int64?
+        var rttSample: TimeSpan?
         if let sent = outstanding[ack.sequence], sent.via == relay, sent.target == .peer(ack.from) {
             outstanding[ack.sequence] = nil
-            if ack.echoedSentAt == sent.sentAt { rttSample = max(0, now.clampedSubtracting(sent.sentAt)) }
+            if ack.echoedSentAt == sent.sentAt { rttSample = max(.zero, now - sent.sentAt) }
         }
         let address = peers[ack.from]?.address ?? hearsay[ack.from]?.address ?? PeerAddress(host: "", port: 0)
         var directives = contact(
@@ -148,7 +148,7 @@ extension Membership {
 
     /// Sends a probe to `id` through `relay` (queued as ``RelayDirective/sendVia(_:to:relay:)``),
     /// remembered so its ack, when it comes back through `relay`, gives that path's round trip.
-    mutating func probe(via relay: Peer, to id: NodeID, now: Int64) {
+    mutating func probe(via relay: Peer, to id: NodeID, now: MonotonicTime) {
         let sequence = nextSequence
         nextSequence &+= 1
         var probe = Probe(

@@ -87,17 +87,17 @@ extension Membership {
     }
 
     /// A probe of ours to peer `id` was answered from its own address: the direct path works.
-    mutating func directAnswered(_ id: NodeID, now: Int64) {
+    mutating func directAnswered(_ id: NodeID, now: MonotonicTime) {
         paths[id, default: PeerPaths()].directAt = now
         paths[id]?.directLost = false
         if period?.target == id { period?.answeredDirectly = true }
     }
 
     /// Peer `id` answered through `relay`, with a round trip if the answer was to a probe of ours.
-    mutating func notePath(_ id: NodeID, via relay: NodeID, rtt sample: Int64?, now: Int64) {
+    mutating func notePath(_ id: NodeID, via relay: NodeID, rtt sample: TimeSpan?, now: MonotonicTime) {
         var known = paths[id] ?? PeerPaths()
         var path = known.relays[relay] ?? RelayPath(rtt: nil, at: now)
-        if let sample = sample.map({ min(max(0, $0), Int64.max / 8) }) {
+        if let sample = sample.map({ min(max(.zero, $0), TimeSpan.max / 8) }) {
             path.rtt = path.rtt.map { ($0 * 7 + sample) / 8 } ?? sample
         }
         path.at = max(path.at, now)
@@ -115,13 +115,13 @@ extension Membership {
 
     /// Forgets paths of peers no longer known and relay paths not heard for
     /// ``MembershipConfig/relayPathLifetime`` (or through a relay that is gone).
-    mutating func expirePaths(now: Int64) {
+    mutating func expirePaths(now: MonotonicTime) {
         let lifetime = config.relayPathLifetime
         let live = Set(peers.values.filter { $0.state != .gone }.map(\.id))
         var kept: [NodeID: PeerPaths] = [:]
         for (id, var known) in paths where peers[id] != nil || hearsay[id] != nil {
             known.relays = known.relays.filter { relayID, path in
-                now.clampedSubtracting(path.at) < lifetime && live.contains(relayID)
+                (now - path.at) < lifetime && live.contains(relayID)
             }
             kept[id] = known
         }
@@ -130,7 +130,7 @@ extension Membership {
 
     /// Probes, at the start of a period, each peer whose direct path is lost: directly (unless it
     /// is the period's target, probed anyway), and through its candidate relays.
-    mutating func probeLostPeers(now: Int64) -> [MembershipDirective] {
+    mutating func probeLostPeers(now: MonotonicTime) -> [MembershipDirective] {
         var directives: [MembershipDirective] = []
         for id in paths.keys.sorted() where paths[id]?.directLost == true {
             guard let peer = peers[id], peer.state != .gone else { continue }
@@ -180,8 +180,8 @@ extension Membership {
         case via(NodeID)
     }
 
-    static func millis(_ micros: Int64) -> String {
-        let tenths = (micros + 50) / 100
+    static func millis(_ span: TimeSpan) -> String {
+        let tenths = (span.microseconds + 50) / 100
         return "\(tenths / 10).\(tenths % 10) ms"
     }
 }

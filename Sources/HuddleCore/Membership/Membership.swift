@@ -4,7 +4,7 @@
 /// node refutes by raising its incarnation, and news spread in the probes and acks themselves.
 ///
 /// It does no I/O, reads no clock and draws no random numbers. The shell owns the UDP socket and
-/// a timer; it passes its monotonic clock in as `now` (**microseconds**), feeds every received
+/// a timer; it passes its monotonic clock in as `now` (a ``MonotonicTime``), feeds every received
 /// ``Probe`` and ``Ack`` with the datagram's source address, calls ``heard(from:now:)`` for any
 /// other valid message from a node, and carries out the ``MembershipDirective``s that come back:
 /// send a message, report a state change, wake up for ``tick(now:)`` at a time. It calls
@@ -14,9 +14,9 @@
 /// var membership = Membership(me: id, nick: "alice", port: 7400, incarnation: 1)
 /// membership.rooms = ["superbowl"]
 /// membership.addSeed(PeerAddress(parsing: "192.0.2.12:7400")!)
-/// membership.tick(now: 0)
-/// // [.send(.probe(...), to: 192.0.2.12:7400), .scheduleTick(at: 1_000_000)]
-/// membership.receive(ack, from: PeerAddress(host: "192.0.2.12", port: 7400), now: 420)
+/// membership.tick(now: .start)
+/// // [.send(.probe(...), to: 192.0.2.12:7400), .scheduleTick(at: .start + .seconds(1))]
+/// membership.receive(ack, from: PeerAddress(host: "192.0.2.12", port: 7400), now: .start + .microseconds(420))
 /// // [.peerChanged(id: bob, nick: "bob", from: nil, to: .alive), ...]; bob's rtt is 420 µs
 /// ```
 ///
@@ -109,7 +109,7 @@ public struct Membership: Sendable {
     /// The current period's probe target, if a period is running.
     var period: Period?
     /// When the next period may start.
-    var nextPeriodAt: Int64 = .min
+    var nextPeriodAt: MonotonicTime = .distantPast
     /// The last period's target: the next is the first peer by id after it.
     var lastTarget: NodeID?
     /// Peers to probe at the next tick, outside the ring.
@@ -119,20 +119,20 @@ public struct Membership: Sendable {
     var hearsayAddresses: [NodeID: PeerAddress] = [:]
     /// When each peer's unsigned message last got an address it came from probed (see
     /// ``heard(from:at:now:)``).
-    var addressChecks: [NodeID: Int64] = [:]
+    var addressChecks: [NodeID: MonotonicTime] = [:]
     /// When each peer was last kept alive (see `Membership+KeepAlive`).
-    var keptAlive: [NodeID: Int64] = [:]
+    var keptAlive: [NodeID: MonotonicTime] = [:]
     /// Nodes only gossip named, waiting to answer (see `Membership+Hearsay`).
     var hearsay: [NodeID: Hearsay] = [:]
     /// When each gone peer was last probed.
-    var goneProbedAt: [NodeID: Int64] = [:]
+    var goneProbedAt: [NodeID: MonotonicTime] = [:]
     /// Each suspect peer's suspicion (at its current incarnation): since when, who confirmed it.
     var suspicions: [NodeID: Suspicion] = [:]
     /// Alive peers that left a period unanswered, not suspected yet (nobody is told).
     var doubts: [NodeID: Doubt] = [:]
     /// When each peer last reached this node itself: its own probe, ack (direct or forwarded), or
     /// another message of its own.
-    var lastContact: [NodeID: Int64] = [:]
+    var lastContact: [NodeID: MonotonicTime] = [:]
     /// Suspect or gone claims gossiped about peers this node hears directly: one is not enough.
     var rumours: [NodeID: Rumour] = [:]
     /// Our indirect probes in flight: which helpers were asked to reach whom, with which send time.
@@ -145,7 +145,7 @@ public struct Membership: Sendable {
     /// Chooses helpers for indirect probes.
     var random: SplitMix64
     /// When each peer's state or incarnation last changed, for fresh gossip.
-    var changedAt: [NodeID: Int64] = [:]
+    var changedAt: [NodeID: MonotonicTime] = [:]
     /// Unresolved seeds, with when each was last probed.
     var seedProbes: [PeerAddress: SeedProbe] = [:]
     /// The newest probe received from each peer (incarnation, sequence): an older one is a
@@ -157,7 +157,7 @@ public struct Membership: Sendable {
     /// Where the next rotating window starts in the id-sorted candidates, so every peer gets gossiped.
     var gossipCursor = 0
     /// The last wake-up time handed to the shell, to tell it when something falls due earlier.
-    var scheduledTick: Int64?
+    var scheduledTick: MonotonicTime?
     /// The ways to each peer this node has measured (see `Membership+Routes`).
     var paths: [NodeID: PeerPaths] = [:]
     /// Which way each peer's datagrams were last said to go (``RelayDirective/routeChanged(id:nick:route:)``).
@@ -208,7 +208,7 @@ public struct Membership: Sendable {
     /// address changed or it is gone (it may be back). Being announced is not evidence of being
     /// alive: the state changes only by contact or gossip.
     public mutating func addDiscovered(
-        id: NodeID, nick: String, address: PeerAddress, rooms: [String], now: Int64
+        id: NodeID, nick: String, address: PeerAddress, rooms: [String], now: MonotonicTime
     ) -> [MembershipDirective] {
         guard id != me else { return [] }
         var directives: [MembershipDirective] = []
@@ -244,14 +244,14 @@ public struct Membership: Sendable {
     /// Directives come in this order: state changes (expired suspicions by id, then the period's
     /// peer), the period's probe, probes to gone peers and to peers probed at once by id, probes to
     /// seeds by address, the wake-up.
-    public mutating func tick(now: Int64) -> [MembershipDirective] {
+    public mutating func tick(now: MonotonicTime) -> [MembershipDirective] {
         var directives: [MembershipDirective] = []
-        if let asked = scheduledTick, now.clampedSubtracting(asked) > lateTick { wokeLate(by: now.clampedSubtracting(asked)) }
-        outstanding = outstanding.filter { now.clampedSubtracting($0.value.at) < config.probeMemory }
-        indirect = indirect.filter { now.clampedSubtracting($0.value.at) < config.probeMemory }
-        rumours = rumours.filter { now.clampedSubtracting($0.value.since) < config.probeMemory }
-        addressChecks = addressChecks.filter { now.clampedSubtracting($0.value) < config.probeMemory }
-        changedAt = changedAt.filter { now.clampedSubtracting($0.value) < config.freshGossipFor }
+        if let asked = scheduledTick, (now - asked) > lateTick { wokeLate(by: now - asked) }
+        outstanding = outstanding.filter { (now - $0.value.at) < config.probeMemory }
+        indirect = indirect.filter { (now - $0.value.at) < config.probeMemory }
+        rumours = rumours.filter { (now - $0.value.since) < config.probeMemory }
+        addressChecks = addressChecks.filter { (now - $0.value) < config.probeMemory }
+        changedAt = changedAt.filter { (now - $0.value) < config.freshGossipFor }
         expirePaths(now: now)
 
         for id in peers.keys.sorted() {
@@ -285,8 +285,8 @@ public struct Membership: Sendable {
         }
 
         noteRouteChanges()
-        let idle = now.clampedAdding(periodLength)
-        let wake = max(min(nextDue(now: now) ?? idle, idle), now.clampedAdding(1))
+        let idle = now + periodLength
+        let wake = max(min(nextDue(now: now) ?? idle, idle), now + .microseconds(1))
         scheduledTick = wake
         directives.append(.scheduleTick(at: wake))
         return directives
@@ -303,7 +303,7 @@ public struct Membership: Sendable {
     ///
     /// Directives: the ack, then state changes (the sender first, then gossiped peers by list
     /// order), then a `.scheduleTick(at:)` if something new is due before the last wake-up.
-    public mutating func receive(_ probe: Probe, from source: PeerAddress, now: Int64) -> [MembershipDirective] {
+    public mutating func receive(_ probe: Probe, from source: PeerAddress, now: MonotonicTime) -> [MembershipDirective] {
         guard probe.from != me else {
             if let sent = outstanding[probe.sequence], sent.sentAt == probe.sentAt,
                 case .seed(let seed) = sent.target
@@ -354,11 +354,11 @@ public struct Membership: Sendable {
     ///
     /// Directives: state changes (the sender first), then a `.scheduleTick(at:)` if something new
     /// is due before the last wake-up.
-    public mutating func receive(_ ack: Ack, from source: PeerAddress, now: Int64) -> [MembershipDirective] {
+    public mutating func receive(_ ack: Ack, from source: PeerAddress, now: MonotonicTime) -> [MembershipDirective] {
         guard ack.from != me, ack.incarnation >= peers[ack.from]?.vouched ?? 0 else { return [] }
         var address = peers[ack.from]?.address ?? source
         var foundBy = PeerSource.inbound
-        var rttSample: Int64?
+        var rttSample: TimeSpan?
         var directives: [MembershipDirective] = []
         var sent = outstanding.removeValue(forKey: ack.sequence)
         if let probe = sent, case .peer(let id) = probe.target, id != ack.from {
@@ -376,7 +376,7 @@ public struct Membership: Sendable {
                     directives.append(.forward(.ack(ack), to: peer.address))
                 }
             } else if sent.via == nil, ack.echoedSentAt == sent.sentAt {
-                rttSample = max(0, now.clampedSubtracting(sent.sentAt))
+                rttSample = max(.zero, now - sent.sentAt)
                 directAnswered(ack.from, now: now)
             }
             switch sent.target {
@@ -392,7 +392,7 @@ public struct Membership: Sendable {
                 speaksIndirect.insert(helper)
                 if period?.target == ack.from { period?.heardBack.insert(helper) }
                 // The helper reached the peer for us: a relay, and how long it took through it.
-                notePath(ack.from, via: helper, rtt: now.clampedSubtracting(ack.echoedSentAt), now: now)
+                notePath(ack.from, via: helper, rtt: now - ack.echoedSentAt, now: now)
             }
         }
         directives += contact(
@@ -406,7 +406,7 @@ public struct Membership: Sendable {
 
     /// Least time between two checks of where one peer's unsigned messages come from: the probe
     /// timeout a healthy node has (not stretched by local health; a check is one probe).
-    var addressCheckInterval: Int64 { config.probeInterval / Int64(max(config.probeAttempts, 1)) }
+    var addressCheckInterval: TimeSpan { config.probeInterval / Int64(max(config.probeAttempts, 1)) }
 
     /// Any other valid message from node `id` arrived at `now` from `source`: it answers this
     /// period's probe if `id` is its peer, and a known peer we think suspect or gone is probed at
@@ -418,11 +418,13 @@ public struct Membership: Sendable {
     /// that address is probed at once (ICE's triggered check), at most once per
     /// ``addressCheckInterval`` per peer; the peer moves there only if it answers from there
     /// (``MembershipDirective/peerMoved(id:to:)``).
-    public mutating func heard(from id: NodeID, at source: PeerAddress? = nil, now: Int64) -> [MembershipDirective] {
+    public mutating func heard(
+        from id: NodeID, at source: PeerAddress? = nil, now: MonotonicTime
+    ) -> [MembershipDirective] {
         guard id != me, let peer = peers[id] else { return [] }
         noteContact(id, now: now)
         if let source, source != peer.address, peer.state != .gone,
-            addressChecks[id].map({ now.clampedSubtracting($0) >= addressCheckInterval }) ?? true
+            addressChecks[id].map({ (now - $0) >= addressCheckInterval }) ?? true
         {
             addressChecks[id] = now
             hearsayAddresses[id] = source
@@ -462,8 +464,8 @@ public enum MembershipDirective: Hashable, Sendable {
     /// at `address` from now on (a NAT that rebooted gave it a new port): what was sent to the old
     /// address since it stopped working may be lost, so whatever it should hold is offered again.
     case peerMoved(id: NodeID, to: PeerAddress)
-    /// Call ``Membership/tick(now:)`` when the local monotonic clock reaches `at` (µs).
-    case scheduleTick(at: Int64)
+    /// Call ``Membership/tick(now:)`` when the local monotonic clock reaches `at`.
+    case scheduleTick(at: MonotonicTime)
     /// Send `message` to `address` exactly as it is: another node's signed ``Ack`` to a probe
     /// this node ran for `address`'s node (a ``ProbeRequest``). Not to be signed again.
     case forward(WireMessage, to: PeerAddress)

@@ -1,10 +1,10 @@
 /// What a node knows about one other node, as kept by ``Membership``.
 ///
-/// Times are microseconds of the local monotonic clock (the `now` passed to ``Membership``).
+/// Times are moments of the local monotonic clock (the `now` passed to ``Membership``).
 ///
 /// ```swift
 /// for peer in membership.peers.values.sorted(by: { $0.id < $1.id }) {
-///     print(peer.nick, peer.address, peer.state, peer.rtt.map { "\($0) µs" } ?? "-")
+///     print(peer.nick, peer.address, peer.state, peer.rtt.map { "\($0.microseconds) µs" } ?? "-")
 /// }
 /// ```
 public struct Peer: Hashable, Sendable {
@@ -33,18 +33,18 @@ public struct Peer: Hashable, Sendable {
     /// none yet). Gossip about the peer is believed only up to this: a claim at a higher
     /// incarnation may be a restart or a forgery, and the peer is asked instead.
     public var vouched: UInt64
-    /// When we last heard from it directly (or learned of it), local µs.
-    public var lastSeen: Int64
-    /// Smoothed round trip in µs (first sample, then 7/8 old + 1/8 new, like TCP's SRTT);
+    /// When we last heard from it directly (or learned of it).
+    public var lastSeen: MonotonicTime
+    /// Smoothed round trip (first sample, then 7/8 old + 1/8 new, like TCP's SRTT);
     /// `nil` until one of our probes has been answered.
-    public var rtt: Int64?
+    public var rtt: TimeSpan?
     /// How we first learned of it.
     public var foundBy: PeerSource
 
     /// A peer as given (``Membership`` makes these; this is for tests and status output).
     public init(
         id: NodeID, nick: String, address: PeerAddress, rooms: [String], state: PeerState, incarnation: UInt64,
-        lastSeen: Int64, rtt: Int64?, foundBy: PeerSource, vouched: UInt64 = 0, announcedPort: UInt16? = nil
+        lastSeen: MonotonicTime, rtt: TimeSpan?, foundBy: PeerSource, vouched: UInt64 = 0, announcedPort: UInt16? = nil
     ) {
         self.id = id
         self.nick = nick

@@ -11,14 +11,14 @@ public struct RelayBudget: Hashable, Sendable {
     public var perRequester: Int64 = 100
     /// Datagrams a second relayed for everyone together (default 400).
     public var total: Int64 = 400
-    /// A bucket holds this many seconds of its rate (default 2): the burst.
-    public var burstSeconds: Int64 = 2
+    /// A bucket holds this long of its rate (default 2 s): the burst.
+    public var burst: TimeSpan = .seconds(2)
     /// Most requesters tracked at once (the peer table's size bounds them anyway).
     static let maxRequesters = 256
 
     struct Bucket: Hashable, Sendable {
-        var tokens: Int64  // in millionths of a datagram
-        var at: Int64
+        var tokens: Int64  // in millionths of a datagram: a rate of one a second makes one a µs
+        var at: MonotonicTime
     }
 
     var buckets: [NodeID: Bucket] = [:]
@@ -26,8 +26,8 @@ public struct RelayBudget: Hashable, Sendable {
 
     public init() {}
 
-    /// Whether one more datagram from `requester` may be relayed at `now` (µs); spends it if so.
-    public mutating func admit(_ requester: NodeID, now: Int64) -> Bool {
+    /// Whether one more datagram from `requester` may be relayed at `now`; spends it if so.
+    public mutating func admit(_ requester: NodeID, now: MonotonicTime) -> Bool {
         var mine = refill(buckets[requester], rate: perRequester, now: now)
         var everyone = refill(all, rate: total, now: now)
         guard mine.tokens >= 1_000_000, everyone.tokens >= 1_000_000 else {
@@ -38,17 +38,18 @@ public struct RelayBudget: Hashable, Sendable {
         mine.tokens -= 1_000_000
         everyone.tokens -= 1_000_000
         if buckets[requester] == nil, buckets.count >= Self.maxRequesters {
-            buckets = buckets.filter { now.clampedSubtracting($0.value.at) < burstSeconds * 1_000_000 }
+            buckets = buckets.filter { now - $0.value.at < burst }
         }
         buckets[requester] = mine
         all = everyone
         return true
     }
 
-    private func refill(_ bucket: Bucket?, rate: Int64, now: Int64) -> Bucket {
-        let capacity = rate.clampedMultiplied(by: burstSeconds).clampedMultiplied(by: 1_000_000)
+    private func refill(_ bucket: Bucket?, rate: Int64, now: MonotonicTime) -> Bucket {
+        let capacity = rate.clampedMultiplied(by: burst.microseconds)
         guard let bucket else { return Bucket(tokens: capacity, at: now) }
-        let elapsed = max(0, now.clampedSubtracting(bucket.at))
-        return Bucket(tokens: min(capacity, bucket.tokens.clampedAdding(elapsed.clampedMultiplied(by: rate))), at: now)
+        let elapsed = max(.zero, now - bucket.at)
+        let earned = elapsed.microseconds.clampedMultiplied(by: rate)
+        return Bucket(tokens: min(capacity, bucket.tokens.clampedAdding(earned)), at: now)
     }
 }

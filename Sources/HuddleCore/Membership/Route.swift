@@ -50,12 +50,12 @@ extension Route {
 /// ```swift
 /// let paths = membership.paths(of: bob)
 /// paths.directLost            // true: bob answers only through others
-/// paths.relays[carol]?.rtt    // 2_310 µs through carol
+/// paths.relays[carol]?.rtt    // .microseconds(2_310) through carol
 /// ```
 public struct PeerPaths: Hashable, Sendable {
-    /// When a probe this node sent to the peer's address was last answered from it (local µs);
+    /// When a probe this node sent to the peer's address was last answered from it;
     /// `nil` if none ever was.
-    public var directAt: Int64?
+    public var directAt: MonotonicTime?
     /// Whether the direct path is known not to work: a period's direct probes went unanswered
     /// while the peer answered through a relay, or the peer was only ever heard through relays.
     /// Cleared by the next direct answer.
@@ -63,7 +63,7 @@ public struct PeerPaths: Hashable, Sendable {
     /// The relays that reached the peer for this node, by id.
     public var relays: [NodeID: RelayPath] = [:]
 
-    public init(directAt: Int64? = nil, directLost: Bool = false, relays: [NodeID: RelayPath] = [:]) {
+    public init(directAt: MonotonicTime? = nil, directLost: Bool = false, relays: [NodeID: RelayPath] = [:]) {
         self.directAt = directAt
         self.directLost = directLost
         self.relays = relays
@@ -73,13 +73,13 @@ public struct PeerPaths: Hashable, Sendable {
 /// One relay's path to a peer: how long a probe took there and back through it, and when that was
 /// last seen working.
 public struct RelayPath: Hashable, Sendable {
-    /// Smoothed round trip through the relay, µs (7/8 old + 1/8 new); `nil` until a probe of
+    /// Smoothed round trip through the relay (7/8 old + 1/8 new); `nil` until a probe of
     /// ours was answered through it (the peer's own relayed probe shows the path but not its time).
-    public var rtt: Int64?
-    /// When the path last carried something from the peer, local µs.
-    public var at: Int64
+    public var rtt: TimeSpan?
+    /// When the path last carried something from the peer.
+    public var at: MonotonicTime
 
-    public init(rtt: Int64?, at: Int64) {
+    public init(rtt: TimeSpan?, at: MonotonicTime) {
         self.rtt = rtt
         self.at = at
     }

@@ -30,7 +30,7 @@ public enum NodeEffect: Sendable, Equatable {
     case listen(Bool)
     /// A peer's sound window, verified and opened: hand it to the matcher, stamped with when it
     /// arrived on this node's clock (ms).
-    case hear(SoundWindow, receivedAt: Int64)
+    case hear(SoundWindow, receivedAt: WallTime)
 }
 
 /// A write to the node's store. The store keeps, across restarts, what the machine is given
@@ -40,7 +40,7 @@ public enum StoreWrite: Sendable, Equatable {
     /// anyone sees it, or a restarted node could sign another event with its seq.
     case events([Event], durable: Bool)
     /// Messages shown to the reader at `at` (wall ms): never shown again after a restart.
-    case shown([EventID], room: String, at: Int64)
+    case shown([EventID], room: String, at: WallTime)
     /// A proof that an origin equivocated.
     case fault(Equivocation)
     /// Events a room dropped for good.
@@ -52,7 +52,7 @@ public enum StoreWrite: Sendable, Equatable {
     /// A private room's name, by its wire id.
     case privateRoomName(id: String, name: String)
     /// The first node seen under a nick.
-    case nick(String, NodeID, at: Int64)
+    case nick(String, NodeID, at: WallTime)
 }
 
 /// A pull of one room from one peer. A recheck also asks again for `recheck`'s events from seq
@@ -90,7 +90,7 @@ public enum NodeOutput: Sendable, Equatable {
     /// A second node under a nick first seen with another.
     case nickConflict(Member, knownID: NodeID)
     /// One message of `/history`.
-    case history(Event, from: Member, gameTime: Int64?, room: String)
+    case history(Event, from: Member, gameTime: WallTime?, room: String)
     /// Something that happened to this node: "* now talking in superbowl".
     case notice(String)
     /// An answer to a command (`/who`, `/rooms`, `/status`).
@@ -100,7 +100,7 @@ public enum NodeOutput: Sendable, Equatable {
     case error(String)
     /// Listening began: the source (`file` or `device`) and the node-clock time (ms) its first
     /// sample counts as heard.
-    case listening(source: String, startedAt: Int64)
+    case listening(source: String, startedAt: WallTime)
     /// Listening ended; `reason` is `nil` when a file played to its end.
     case listeningStopped(reason: String?)
 }

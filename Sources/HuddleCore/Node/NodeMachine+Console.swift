@@ -3,7 +3,7 @@
 extension NodeMachine {
     /// Runs one console line whose Enter arrived at `at` (wall ms). A bad line is answered with
     /// an error and changes nothing; `/quit` emits ``NodeEffect/quit``.
-    public mutating func consoleLine(_ line: String, at: Int64, now: NodeTime) {
+    public mutating func consoleLine(_ line: String, at: WallTime, now: NodeTime) {
         let command: ConsoleCommand
         do {
             command = try ConsoleCommand(parsing: line)
@@ -17,11 +17,11 @@ extension NodeMachine {
 
     /// A console key that marks the moment on offer (the console's one-key mark), with the
     /// label it offered when the key arrived.
-    public mutating func markOffered(_ label: String?, at: Int64, now: NodeTime) {
+    public mutating func markOffered(_ label: String?, at: WallTime, now: NodeTime) {
         inCurrentRoom { machine, room in machine.markOffered(label, in: room, at: at, now: now) }
     }
 
-    mutating func run(_ command: ConsoleCommand, at: Int64, now: NodeTime) {
+    mutating func run(_ command: ConsoleCommand, at: WallTime, now: NodeTime) {
         switch command {
         case .quit:
             emit(.quit)
@@ -75,8 +75,10 @@ extension NodeMachine {
             }
         case .unmark(let label):
             inCurrentRoom { machine, room in machine.unmark(label, in: room, now: now) }
-        case .delay(let milliseconds):
-            inCurrentRoom { machine, room in machine.originate(.delayNudge(milliseconds: milliseconds), in: room, now: now) }
+        case .delay(let nudge):
+            inCurrentRoom { machine, room in
+                machine.originate(.delayNudge(milliseconds: nudge.milliseconds), in: room, now: now)
+            }
         case .history(let count):
             inCurrentRoom { machine, room in machine.history(count, in: room) }
         }
@@ -105,7 +107,7 @@ extension NodeMachine {
     }
 
     /// Marks `label` at `at`, creating the calibration event first if nobody has proposed it.
-    mutating func mark(_ raw: String, in room: String, at: Int64, now: NodeTime) {
+    mutating func mark(_ raw: String, in room: String, at: WallTime, now: NodeTime) {
         guard let label = CalibrationLabel(raw) else { return showError("a label cannot be blank") }
         if rooms[room]?.labels.contains(label) != true {
             originate(.calibrationEvent(label: label.normalized), in: room, now: now)
@@ -123,7 +125,7 @@ extension NodeMachine {
     }
 
     /// Marks the moment the console offered when the key arrived (`nil`: it offered none).
-    mutating func markOffered(_ label: String?, in room: String, at: Int64, now: NodeTime) {
+    mutating func markOffered(_ label: String?, in room: String, at: WallTime, now: NodeTime) {
         guard let label else {
             return showError("no moment is waiting for your mark; /now LABEL marks a new one")
         }

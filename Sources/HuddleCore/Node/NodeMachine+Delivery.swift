@@ -8,7 +8,9 @@ extension NodeMachine {
     }
 
     /// Starts waiting for `written` to be held by a peer.
-    public mutating func startDeliveryWait(_ written: [String: UInt64], now: NodeTime, timeout: Int64 = DeliveryWait.timeout) {
+    public mutating func startDeliveryWait(
+        _ written: [String: UInt64], now: NodeTime, timeout: TimeSpan = DeliveryWait.timeout
+    ) {
         deliveryWait = DeliveryWait(written: written, now: now.wall, timeout: timeout)
     }
 

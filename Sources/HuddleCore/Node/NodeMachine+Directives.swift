@@ -122,8 +122,8 @@ extension NodeMachine {
 
     // MARK: Timers
 
-    /// The timer wakes at least this often (wall ms).
-    public static let maximumSleep: Int64 = 1000
+    /// The timer wakes at least this often.
+    public static let maximumSleep = TimeSpan.seconds(1)
 
     /// Runs whatever is due: hold-back releases, the membership tick, anti-entropy rounds.
     public mutating func tick(now: NodeTime) {
@@ -144,22 +144,23 @@ extension NodeMachine {
         }
     }
 
-    /// When ``tick(now:)`` is next due, on the wall clock (ms): at the latest ``maximumSleep``
-    /// from now.
-    public func nextDeadline(now: NodeTime) -> Int64 {
+    /// When ``tick(now:)`` is next due, on the wall clock: at the latest ``maximumSleep`` from
+    /// now. A tick due on the monotonic clock is this long after `now` on the wall clock too,
+    /// rounded down to the millisecond (the timer sleeps whole ms).
+    public func nextDeadline(now: NodeTime) -> WallTime {
         var deadline = now.wall + Self.maximumSleep
-        deadline = min(deadline, now.wall + max(0, (replicationTickAt - now.monotonic) / 1000))
-        deadline = min(deadline, now.wall + max(0, (membershipTickAt - now.monotonic) / 1000))
+        deadline = min(deadline, now.wall + .milliseconds(max(.zero, replicationTickAt - now.monotonic).milliseconds))
+        deadline = min(deadline, now.wall + .milliseconds(max(.zero, membershipTickAt - now.monotonic).milliseconds))
         for room in joined {
             if let wake = rooms[room]?.nextWake { deadline = min(deadline, wake) }
         }
         return deadline
     }
 
-    /// The earliest hold-back release in a joined room (wall ms).
-    public var nextRelease: Int64? { joined.compactMap { rooms[$0]?.nextWake }.min() }
+    /// The earliest hold-back release in a joined room.
+    public var nextRelease: WallTime? { joined.compactMap { rooms[$0]?.nextWake }.min() }
 
-    /// When the membership or replication machine next wants a tick (monotonic µs): what a
-    /// simulator on one clock waits for, besides hold-back releases.
-    public var nextMachineTick: Int64 { min(membershipTickAt, replicationTickAt) }
+    /// When the membership or replication machine next wants a tick: what a simulator on one
+    /// clock waits for, besides hold-back releases.
+    public var nextMachineTick: MonotonicTime { min(membershipTickAt, replicationTickAt) }
 }

@@ -15,7 +15,7 @@ extension NodeMachine {
         /// `file` or `device`.
         public var source: String
         /// Node-clock ms its first sample counts as heard.
-        public var startedAt: Int64
+        public var startedAt: WallTime
         /// The latest match tried with each peer.
         public var attempts: [NodeID: SoundAttempt] = [:]
     }
@@ -26,16 +26,16 @@ extension NodeMachine {
         /// `aligned`, `not enough sound`, `ambiguous`, … (the matcher's words).
         public var verdict: String
         /// How much later the peer heard the same sound, µs of the two node clocks, when aligned.
-        public var lagMicros: Int64?
+        public var lag: TimeSpan?
         /// The match's standard score.
         public var confidence: Double
         /// The match as a `heard` event's body, when aligned.
         public var heard: HeardMatch?
 
-        public init(peer: NodeID, verdict: String, lagMicros: Int64?, confidence: Double, heard: HeardMatch?) {
+        public init(peer: NodeID, verdict: String, lag: TimeSpan?, confidence: Double, heard: HeardMatch?) {
             self.peer = peer
             self.verdict = verdict
-            self.lagMicros = lagMicros
+            self.lag = lag
             self.confidence = confidence
             self.heard = heard
         }
@@ -53,7 +53,7 @@ extension NodeMachine {
     }
 
     /// The source started: its first sample counts as heard at `at` (node-clock ms).
-    public mutating func listeningStarted(source: String, at: Int64, now: NodeTime) {
+    public mutating func listeningStarted(source: String, at: WallTime, now: NodeTime) {
         listening = Listening(source: source, startedAt: at)
         show(.listening(source: source, startedAt: at))
     }
@@ -69,7 +69,7 @@ extension NodeMachine {
 
     /// The next 2 s of what this node heard (frames from `start`, node-clock ms): signed and
     /// sent to the live peers of every joined room but direct ones, each along its route.
-    public mutating func heardOwnSound(start: Int64, bits: [UInt32], loud: [Bool], now: NodeTime) {
+    public mutating func heardOwnSound(start: WallTime, bits: [UInt32], loud: [Bool], now: NodeTime) {
         guard listening != nil, bits.count == loud.count, !bits.isEmpty else { return }
         for room in joined where directs[room] == nil {
             let peers = roomPeers(room)

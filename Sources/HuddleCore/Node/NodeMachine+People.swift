@@ -41,23 +41,25 @@ extension NodeMachine {
 
     // MARK: Pause
 
-    public mutating func pause(at: Int64, now: NodeTime) {
+    public mutating func pause(at: WallTime, now: NodeTime) {
         if let pausedAt {
             return showNotice(
-                "already paused, for \(HumanFormat.elapsed(milliseconds: at - pausedAt)); /resume when your stream plays")
+                "already paused, for \(HumanFormat.elapsed(at - pausedAt)); /resume when your stream plays")
         }
         pausedAt = at
         for room in Array(rooms.keys) { rooms[room]?.pause() }
         showNotice("paused: nothing new is shown until you /resume (Ctrl-Q on the console)")
     }
 
-    public mutating func resume(at: Int64, now: NodeTime) {
+    public mutating func resume(at: WallTime, now: NodeTime) {
         guard let pausedAt else { return showNotice("not paused") }
-        let span = max(0, at - pausedAt)
+        let span = max(.zero, at - pausedAt)
         self.pausedAt = nil
         var nudged: [String] = []
         for room in joined where directs[room] == nil && rooms[room]?.calibration.isCalibrated(identity.id) == true {
-            if originate(.delayNudge(milliseconds: span), in: room, at: at, now: now) != nil { nudged.append(name(of: room)) }
+            if originate(.delayNudge(milliseconds: span.milliseconds), in: room, at: at, now: now) != nil {
+                nudged.append(name(of: room))
+            }
         }
         for room in rooms.keys.sorted() {
             let outputs = withRoom(room, now: now) { $0.resume(now: now.wall) }
@@ -66,7 +68,7 @@ extension NodeMachine {
         let added =
             nudged.isEmpty
             ? "not calibrated anywhere, so no offset changed"
-            : "your offset grew by \(HumanFormat.duration(milliseconds: span)) in \(nudged.joined(separator: ", "))"
-        showNotice("resumed after \(HumanFormat.elapsed(milliseconds: span)): \(added)")
+            : "your offset grew by \(HumanFormat.duration(span)) in \(nudged.joined(separator: ", "))"
+        showNotice("resumed after \(HumanFormat.elapsed(span)): \(added)")
     }
 }

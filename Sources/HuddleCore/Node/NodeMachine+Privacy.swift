@@ -105,7 +105,7 @@ extension NodeMachine {
 
     /// How often, at most, a node says that someone holds another passphrase for one room:
     /// three times a minute.
-    static let passphraseMismatchWindow: Int64 = 60_000
+    static let passphraseMismatchWindow = TimeSpan.seconds(60)
     static let passphraseMismatchesPerWindow = 3
     /// Most (peer, room) pairs remembered as told.
     static let maximumPassphraseMismatches = 256

@@ -28,7 +28,7 @@ extension NodeMachine {
     /// what it shows and pushes it to the room's live peers. The event is stamped `at` (a mark:
     /// when its key arrived), or now. `nil` when the room refused it (said to the reader).
     @discardableResult
-    public mutating func originate(_ body: EventBody, in room: String, at: Int64? = nil, now: NodeTime) -> Event? {
+    public mutating func originate(_ body: EventBody, in room: String, at: WallTime? = nil, now: NodeTime) -> Event? {
         let made: (event: Event, outputs: [RoomOutput])
         let signer = identity
         do {

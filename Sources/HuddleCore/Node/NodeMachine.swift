@@ -24,8 +24,8 @@ public struct NodeMachine: Sendable {
     public let nick: String
     /// The UDP and TCP port this node listens on (announced in probes).
     public let port: UInt16
-    /// Wall ms when this run started.
-    public let startedAt: Int64
+    /// When this run started.
+    public let startedAt: WallTime
 
     public internal(set) var membership: Membership
     public internal(set) var replication: Replication
@@ -48,12 +48,12 @@ public struct NodeMachine: Sendable {
     /// The first node seen under each nick, and the later ones already warned about.
     public internal(set) var knownNicks: [String: NodeID] = [:]
     var nickConflicts: Set<NodeID> = []
-    /// When the viewer paused its stream (wall ms), while it is paused.
-    public internal(set) var pausedAt: Int64?
+    /// When the viewer paused its stream, while it is paused.
+    public internal(set) var pausedAt: WallTime?
     /// Peers already told they share no calibration with this node (once each).
     var uncalibratedDirectsTold: Set<NodeID> = []
     /// When each private room had someone reported as holding another passphrase, lately.
-    var passphraseMismatchesTold: [String: [Int64]] = [:]
+    var passphraseMismatchesTold: [String: [WallTime]] = [:]
     /// (peer, private room) pairs already reported as holding another passphrase.
     var passphraseMismatches: Set<PassphraseMismatch> = []
     public internal(set) var counters = NodeCounters()
@@ -63,9 +63,9 @@ public struct NodeMachine: Sendable {
     var heardPublishing = HeardPublishing()
     /// Once piped input ended: what this node wrote, waiting to be known held by a peer.
     public internal(set) var deliveryWait: DeliveryWait?
-    /// Monotonic µs of the next membership and replication ticks.
-    var membershipTickAt: Int64 = 0
-    var replicationTickAt: Int64 = 0
+    /// When the next membership and replication ticks are due.
+    var membershipTickAt: MonotonicTime = .start
+    var replicationTickAt: MonotonicTime = .start
     /// The vouched peers' addresses and the incarnation last told (``NodeEffect/vouchedPeers(_:incarnation:)``).
     var lastVouched: (addresses: Set<PeerAddress>, incarnation: UInt64) = ([], 0)
     /// Per room, the first seq of this node's own events whose commit is still under way (see
@@ -179,9 +179,10 @@ public struct NodeSetup: Sendable {
     public var identity: NodeIdentity
     public var nick: String
     public var port: UInt16
-    /// Wall ms when this run started.
-    public var startedAt: Int64
-    /// Told in probes; a later run has a higher one (the start time, by default).
+    /// When this run started.
+    public var startedAt: WallTime
+    /// Told in probes; a later run has a higher one (the start time in ms since the epoch, by
+    /// default).
     public var incarnation: UInt64
     public var membership: MembershipConfig
     public var replication: ReplicationConfig
@@ -189,7 +190,7 @@ public struct NodeSetup: Sendable {
     public var seed: UInt64
 
     public init(
-        identity: NodeIdentity, nick: String, port: UInt16, startedAt: Int64, incarnation: UInt64? = nil,
+        identity: NodeIdentity, nick: String, port: UInt16, startedAt: WallTime, incarnation: UInt64? = nil,
         membership: MembershipConfig = MembershipConfig(), replication: ReplicationConfig = ReplicationConfig(),
         seed: UInt64
     ) {
@@ -197,7 +198,7 @@ public struct NodeSetup: Sendable {
         self.nick = nick
         self.port = port
         self.startedAt = startedAt
-        self.incarnation = incarnation ?? UInt64(max(0, startedAt))
+        self.incarnation = incarnation ?? UInt64(max(0, startedAt.millisecondsSinceEpoch))
         self.membership = membership
         self.replication = replication
         self.seed = seed
@@ -241,23 +242,21 @@ public struct StoredRoom: Sendable {
 }
 
 /// The instant an input is handled at, on the node's two clocks: the wall clock that stamps
-/// events and hold-back times (ms since the Unix epoch, as peers compare marks on it), and a
-/// monotonic clock for membership timers and round-trip times (µs, immune to wall-clock steps).
-/// Read once per input, so everything one input causes happens at one time.
+/// events and hold-back times (as peers compare marks on it), and a monotonic clock for
+/// membership timers and round-trip times (immune to wall-clock steps). Read once per input, so
+/// everything one input causes happens at one time; the only bridge between the two clocks.
 public struct NodeTime: Sendable, Hashable {
-    /// ms since the Unix epoch.
-    public var wall: Int64
-    /// µs since an arbitrary start.
-    public var monotonic: Int64
+    public var wall: WallTime
+    public var monotonic: MonotonicTime
 
-    public init(wall: Int64, monotonic: Int64) {
+    public init(wall: WallTime, monotonic: MonotonicTime) {
         self.wall = wall
         self.monotonic = monotonic
     }
 
-    /// `milliseconds` later on both clocks.
-    public func advanced(byMilliseconds milliseconds: Int64) -> NodeTime {
-        NodeTime(wall: wall + milliseconds, monotonic: monotonic + milliseconds * 1000)
+    /// `span` later on both clocks.
+    public func advanced(by span: TimeSpan) -> NodeTime {
+        NodeTime(wall: wall + span, monotonic: monotonic + span)
     }
 }
 

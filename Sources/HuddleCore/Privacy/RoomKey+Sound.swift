@@ -37,8 +37,8 @@ extension RoomKey {
         writer.write(bytes: SoundWindow.signingDomain)
         writer.write(string: id)
         writer.write(window.from)
-        writer.write(window.sentAt)
-        writer.write(window.start)
+        writer.write(window.sentAtMilliseconds)
+        writer.write(window.startMilliseconds)
         writer.write(UInt16(truncatingIfNeeded: window.frameCount))
         return writer.bytes
     }

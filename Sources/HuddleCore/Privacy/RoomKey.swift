@@ -127,8 +127,8 @@ public struct RoomKey: Sendable {
             return nil
         }
         return Event(
-            id: event.id, room: event.room, createdAt: event.createdAt, context: event.context, body: body,
-            seal: bytes, signature: event.signature)
+            id: event.id, room: event.room, createdAtMilliseconds: event.createdAtMilliseconds, context: event.context,
+            body: body, seal: bytes, signature: event.signature)
     }
 
     /// `"huddle-seal-v1" 0x00  room:str origin:32 seq:u64`.

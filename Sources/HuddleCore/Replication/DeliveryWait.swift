@@ -10,25 +10,25 @@
 /// no mDNS): waiting would change nothing.
 ///
 /// ```swift
-/// var wait = DeliveryWait(written: ["superbowl": 3], now: 0)
-/// wait.poll(now: 0, livePeers: ["superbowl": [bob]], peersPossible: true)   // .ask([...bob...])
+/// var wait = DeliveryWait(written: ["superbowl": 3], now: t)
+/// wait.poll(now: t, livePeers: ["superbowl": [bob]], peersPossible: true)   // .ask([...bob...])
 /// wait.heard(room: "superbowl", seq: 3, from: "bob")
-/// wait.poll(now: 80, livePeers: [:], peersPossible: true)                    // .delivered(to: ["bob"])
+/// wait.poll(now: t + .milliseconds(80), livePeers: [:], peersPossible: true)   // .delivered(to: ["bob"])
 /// ```
 public struct DeliveryWait: Sendable {
-    /// How long a node waits, in ms.
-    public static let timeout: Int64 = 5_000
-    /// How often live peers are asked, in ms.
-    public static let askInterval: Int64 = 500
+    /// How long a node waits.
+    public static let timeout = TimeSpan.seconds(5)
+    /// How often live peers are asked.
+    public static let askInterval = TimeSpan.milliseconds(500)
 
     /// This node's latest event in each room it wrote in.
     public let written: [String: UInt64]
-    /// When waiting started and when it ends (the caller's clock, ms).
-    public let deadline: Int64
+    /// When waiting ends (on the caller's clock: the wall clock).
+    public let deadline: WallTime
     /// The highest of this node's seqs a peer is known to hold, per room, and who.
     private var held: [String: UInt64] = [:]
     private var holders: [String] = []
-    private var lastAsk: Int64?
+    private var lastAsk: WallTime?
 
     /// What the node should do now.
     public enum Step: Equatable, Sendable {
@@ -62,7 +62,7 @@ public struct DeliveryWait: Sendable {
     }
 
     /// Waiting for `written` (room → this node's latest seq there), from `now`.
-    public init(written: [String: UInt64], now: Int64, timeout: Int64 = Self.timeout) {
+    public init(written: [String: UInt64], now: WallTime, timeout: TimeSpan = Self.timeout) {
         self.written = written.filter { $0.value > 0 }
         deadline = now + timeout
     }
@@ -81,7 +81,7 @@ public struct DeliveryWait: Sendable {
 
     /// The next step at `now`, given each room's live peers and whether any peer can still turn
     /// up (`peersPossible`: a `--peer` seed, mDNS, or a peer already known).
-    public mutating func poll(now: Int64, livePeers: [String: [Peer]], peersPossible: Bool) -> Step {
+    public mutating func poll(now: WallTime, livePeers: [String: [Peer]], peersPossible: Bool) -> Step {
         let missing = missing
         if missing.isEmpty { return .delivered(to: holders) }
         if !peersPossible { return .giveUp(.noPeers) }

@@ -1,8 +1,8 @@
 /// When a node swaps version vectors with its peers, pushes what a peer misses, and pulls what it
 /// misses itself: the anti-entropy and repair policy of every room, as a pure state machine.
 ///
-/// Like ``Membership`` it does no I/O, reads no clock (`now` is the shell's monotonic clock, in
-/// **microseconds**) and draws its random choices from the generator it was given. The shell
+/// Like ``Membership`` it does no I/O, reads no clock (`now` is the shell's monotonic clock) and
+/// draws its random choices from the generator it was given. The shell
 /// tells it what happened (events arrived, a digest arrived, this node made an event, a peer came
 /// alive, time passed) and carries out the ``ReplicationDirective``s that come back.
 ///
@@ -10,7 +10,7 @@
 /// var replication = Replication(random: SplitMix64(seed: 7))
 /// // a push from bob left a gap in the room's log: ask bob at once
 /// replication.received(room: "superbowl", from: bobAddress, state: room, now: now)
-/// // [.sendDigest(room: "superbowl", to: bobAddress), .scheduleTick(at: now + 40_000)]
+/// // [.sendDigest(room: "superbowl", to: bobAddress), .scheduleTick(at: now + .milliseconds(40))]
 /// ```
 ///
 /// The rules:
@@ -46,7 +46,7 @@ public struct Replication: Sendable {
     public let config: ReplicationConfig
     private var random: SplitMix64
     /// When the next anti-entropy round is due.
-    private var nextRoundAt: Int64?
+    private var nextRoundAt: MonotonicTime?
     /// Rooms with a gap being repaired.
     private var repairs: [String: Repair] = [:]
     /// Rooms whose tail digests are due: when the burst ended and how many rounds went out.
@@ -54,24 +54,24 @@ public struct Replication: Sendable {
     /// The origins whose events arrived in each room since the last anti-entropy round.
     private var speakers: [String: Set<NodeID>] = [:]
     /// When each room last showed a loss: a gap, or a digest showing events this node lacks.
-    private var lossSeenAt: [String: Int64] = [:]
+    private var lossSeenAt: [String: MonotonicTime] = [:]
     /// When each peer was last sent a push in answer to its digest, per room.
-    private var lastPush: [RoomPeer: Int64] = [:]
+    private var lastPush: [RoomPeer: MonotonicTime] = [:]
     /// When each peer was last sent a digest in answer to its own, per room.
-    private var lastAnswer: [RoomPeer: Int64] = [:]
+    private var lastAnswer: [RoomPeer: MonotonicTime] = [:]
     /// Pulls running now.
     private var pulls: Set<RoomPeer> = []
     /// When each peer's copy of an origin's events was last rechecked, per room.
-    private var rechecks: [RoomPeerOrigin: Int64] = [:]
+    private var rechecks: [RoomPeerOrigin: MonotonicTime] = [:]
     /// When each peer was last pushed a proof that an origin equivocated, per room.
-    private var evidencePushed: [RoomPeerOrigin: Int64] = [:]
+    private var evidencePushed: [RoomPeerOrigin: MonotonicTime] = [:]
     /// The wake-up time last handed to the shell.
-    private var scheduledTick: Int64?
+    private var scheduledTick: MonotonicTime?
 
     private struct Repair: Sendable {
         /// Digests sent for this gap so far.
         var attempts: Int
-        var nextAt: Int64
+        var nextAt: MonotonicTime
         /// What peers' digests showed they hold: the repair lasts until this node holds it too.
         var target = VersionVector()
     }
@@ -80,15 +80,15 @@ public struct Replication: Sendable {
         /// This node's last event in the room.
         var origin: NodeID
         var seq: UInt64
-        var burstEnded: Int64
+        var burstEnded: MonotonicTime
         /// Added to each of the tail delays: three of the room's longest round trips (each at
         /// most ``ReplicationConfig/maxRoundTrip``).
-        var extraDelay: Int64
+        var extraDelay: TimeSpan
         var rounds = 0
         /// Other origins whose events' contexts cover this node's last event.
         var witnesses: Set<NodeID> = []
 
-        func due(_ config: ReplicationConfig) -> Int64 {
+        func due(_ config: ReplicationConfig) -> MonotonicTime {
             burstEnded + config.tailDelays[rounds] + extraDelay
         }
     }
@@ -140,7 +140,7 @@ public struct Replication: Sendable {
 
     /// Time passed: runs the anti-entropy round, tail digests and repair retries that are due,
     /// for the joined `rooms`.
-    public mutating func tick(now: Int64, rooms: [String: RoomState]) -> [ReplicationDirective] {
+    public mutating func tick(now: MonotonicTime, rooms: [String: RoomState]) -> [ReplicationDirective] {
         var directives: [ReplicationDirective] = []
         let names = rooms.keys.sorted()
         if nextRoundAt.map({ $0 <= now }) ?? true {
@@ -181,7 +181,7 @@ public struct Replication: Sendable {
     /// `events` for `room` arrived in a datagram from `source` (`nil`: by a pull) and the new
     /// ones were inserted; `state` is the room afterwards.
     public mutating func received(
-        room: String, events: [Event], from source: PeerAddress?, state: RoomState, now: Int64
+        room: String, events: [Event], from source: PeerAddress?, state: RoomState, now: MonotonicTime
     ) -> [ReplicationDirective] {
         if state.waiting { lossSeenAt[room] = now }
         if !events.isEmpty { speakers[room, default: []].formUnion(events.map(\.origin)) }
@@ -212,7 +212,7 @@ public struct Replication: Sendable {
     /// make this node send much more.
     public mutating func digestReceived(
         room: String, from peer: Peer, remote: VersionVector, local: VersionVector,
-        divergent: [NodeID: UInt64] = [:], evidence: [Equivocation] = [], now: Int64
+        divergent: [NodeID: UInt64] = [:], evidence: [Equivocation] = [], now: MonotonicTime
     ) -> [ReplicationDirective] {
         var directives: [ReplicationDirective] = []
         let key = RoomPeer(room: room, peer: peer.id)
@@ -256,8 +256,8 @@ public struct Replication: Sendable {
 
     /// This node made `event` (and pushed it); `state` is its room afterwards. Its tail digests
     /// are due a little later, unless the room speaks after it.
-    public mutating func originated(_ event: Event, state: RoomState, now: Int64) -> [ReplicationDirective] {
-        let longestRoundTrip = state.peers.compactMap(\.rtt).max() ?? 0
+    public mutating func originated(_ event: Event, state: RoomState, now: MonotonicTime) -> [ReplicationDirective] {
+        let longestRoundTrip = state.peers.compactMap(\.rtt).max() ?? .zero
         tails[event.room] = Tail(
             origin: event.origin, seq: event.seq, burstEnded: now,
             extraDelay: 3 * min(longestRoundTrip, config.maxRoundTrip))
@@ -292,12 +292,12 @@ public struct Replication: Sendable {
     // MARK: Pieces
 
     /// How long to wait after the `attempts`-th digest for a gap before the next.
-    private func repairDelay(after attempts: Int) -> Int64 {
+    private func repairDelay(after attempts: Int) -> TimeSpan {
         config.repairDelays[min(attempts, config.repairDelays.count) - 1]
     }
 
     /// Whether `room` has shown no loss for ``ReplicationConfig/lossMemory``.
-    private func isClean(_ room: String, now: Int64) -> Bool {
+    private func isClean(_ room: String, now: MonotonicTime) -> Bool {
         lossSeenAt[room].map { now - $0 >= config.lossMemory } ?? true
     }
 
@@ -307,7 +307,7 @@ public struct Replication: Sendable {
     }
 
     /// The earliest thing due, if it is earlier than what the shell was last told.
-    private mutating func schedule(now: Int64) -> [ReplicationDirective] {
+    private mutating func schedule(now: MonotonicTime) -> [ReplicationDirective] {
         var due = nextRoundAt ?? now
         for tail in tails.values { due = min(due, tail.due(config)) }
         for repair in repairs.values { due = min(due, repair.nextAt) }
@@ -333,6 +333,6 @@ public enum ReplicationDirective: Equatable, Sendable {
     case recheck(room: String, peer: NodeID, origin: NodeID, from: UInt64, address: PeerAddress)
     /// Push both events of a proof of equivocation to `to`, by UDP (one datagram if they fit).
     case pushEvidence(Equivocation, to: PeerAddress)
-    /// Call ``Replication/tick(now:rooms:)`` at this time (monotonic µs) or earlier.
-    case scheduleTick(at: Int64)
+    /// Call ``Replication/tick(now:rooms:)`` at this time (on the monotonic clock) or earlier.
+    case scheduleTick(at: MonotonicTime)
 }

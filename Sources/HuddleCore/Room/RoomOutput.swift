@@ -10,7 +10,7 @@ public enum RoomOutput: Equatable, Sendable {
     /// Someone proposed a calibration event: a prompt to mark it (`/now LABEL`).
     case calibrationEvent(label: String, by: Member)
     /// Someone marked a calibration event when their clock read `at`.
-    case mark(label: String, by: Member, at: Int64)
+    case mark(label: String, by: Member, at: WallTime)
     /// Someone took back their mark of a moment (`/unmark`).
     case unmarked(label: String, by: Member)
     /// A member's mark disagrees with the rest of its marks by more than a step: set aside until
@@ -18,16 +18,16 @@ public enum RoomOutput: Equatable, Sendable {
     case markSetAside(Member, label: String)
     case joined(Member)
     case left(Member)
-    /// The room's calibration changed: each member's offset in milliseconds (`nil` when not
+    /// The room's calibration changed: each member's offset (`nil` when not
     /// calibrated) and, for those connected to this node, how far their stream is behind it.
     case offsetsChanged(OffsetReport)
     /// A member signed two different events as its event `seq`: its events from `seq` on are
     /// dropped in this room, and it can post there no more.
     case equivocated(Member, seq: UInt64)
     /// The solver found a step in a member's lag (a rebuffer, a catch-up; see
-    /// ``CalibrationSolver/stepThreshold``): its offset moved by `change` milliseconds (positive:
-    /// its stream fell further behind) and is now `offset`.
-    case lagStepped(Member, change: Int64, offset: Int64, heard: Bool = false)
+    /// ``CalibrationSolver/stepThreshold``): its offset moved by `change` (positive: its stream
+    /// fell further behind) and is now `offset`.
+    case lagStepped(Member, change: TimeSpan, offset: TimeSpan, heard: Bool = false)
     /// A score reached the reader's stream (held back like a message).
     case score(ShownScore)
     /// Someone named the two sides.
@@ -40,11 +40,11 @@ public struct ShownScore: Equatable, Sendable {
     public var from: Member
     public var home: UInt16
     public var guest: UInt16
-    public var sentAt: Int64 { event.createdAt }
-    public var shownAt: Int64
-    public var heldMillis: Int64
+    public var sentAt: WallTime { event.createdAt }
+    public var shownAt: WallTime
+    public var held: TimeSpan
     /// The score's game time (sender's clock less its offset), `nil` while it is not calibrated.
-    public var gameTime: Int64?
+    public var gameTime: WallTime?
     /// Whether a score of a later game moment stands already: this one is shown as a
     /// correction, and the standing score does not change.
     public var isCorrection: Bool
@@ -59,7 +59,7 @@ public struct Scoreboard: Equatable, Sendable {
     public var guest: UInt16
     public var by: Member
     /// The game time (or, uncalibrated, the sender's time) it stands for.
-    public var moment: Int64
+    public var moment: WallTime
     /// The sides' names, if someone named them.
     public var teams: (home: String, guest: String)?
 
@@ -97,26 +97,26 @@ public struct ShownMessage: Equatable, Sendable {
     public var event: Event
     public var from: Member
     public var text: String
-    /// The sender's clock when it sent the message (ms since the Unix epoch).
-    public var sentAt: Int64 { event.createdAt }
+    /// The sender's clock when it sent the message.
+    public var sentAt: WallTime { event.createdAt }
     /// This node's clock when it was shown.
-    public var shownAt: Int64
-    /// How long this node held it back (0 for messages shown on arrival).
-    public var heldMillis: Int64
+    public var shownAt: WallTime
+    /// How long this node held it back (zero for messages shown on arrival).
+    public var held: TimeSpan
     /// The message's game time (sender's clock less its offset), `nil` while the sender is not
     /// calibrated.
-    public var gameTime: Int64?
+    public var gameTime: WallTime?
 }
 
 /// Offsets of a room's members after a calibration change.
 public struct OffsetReport: Equatable, Sendable {
     public struct Entry: Equatable, Sendable {
         public var member: Member
-        /// Offset from the group's reference, ms (positive: behind). `nil`: not calibrated.
-        public var offset: Int64?
+        /// Offset from the group's reference (positive: behind). `nil`: not calibrated.
+        public var offset: TimeSpan?
         /// How far this member's stream is behind the reader's (negative: ahead), when both are
         /// in the same calibrated group.
-        public var behindReader: Int64?
+        public var behindReader: TimeSpan?
         /// What sound contributed to the member's offset: `nil` when it comes from marks alone.
         public var heard: Calibration.Placement.Sound? = nil
     }
@@ -129,7 +129,7 @@ public struct OffsetReport: Equatable, Sendable {
 
     /// The smallest change in how far a member is behind the reader worth a line: a tenth of a
     /// second, under what a viewer can tell, over the jitter of a refit.
-    public static let noticeableChange: Int64 = 100
+    public static let noticeableChange = TimeSpan.milliseconds(100)
 
     /// Whether `entry` is news after `told`: a member not told of yet, one calibrated or
     /// connected or no longer, or one whose lag behind the reader moved by
@@ -139,7 +139,7 @@ public struct OffsetReport: Equatable, Sendable {
         if (entry.offset == nil) != (told.offset == nil) { return true }
         switch (entry.behindReader, told.behindReader) {
         case (nil, nil): return false
-        case (let now?, let before?): return abs(now.clampedSubtracting(before)) >= noticeableChange
+        case (let now?, let before?): return (now - before).magnitude >= noticeableChange
         default: return true
         }
     }

@@ -37,7 +37,7 @@ public struct RoomSession: Sendable {
     public private(set) var tally = Tally()
     /// The score this reader's stream has reached, if anyone posted one; and the sides' names.
     public private(set) var scoreboard: Scoreboard?
-    public private(set) var teams: (home: String, guest: String, at: Int64, by: NodeID, seq: UInt64)?
+    public private(set) var teams: (home: String, guest: String, at: WallTime, by: NodeID, seq: UInt64)?
     /// Offsets taken from another room (``follow(_:now:)``), in place of this room's own marks.
     private var followed: Calibration?
     /// Events the log dropped since ``takeDiscarded()`` was last called: the shell deletes them
@@ -46,7 +46,7 @@ public struct RoomSession: Sendable {
     /// The seq of the reader's latest join here, and its time on the reader's clock (see
     /// ``isEarlier(_:)``).
     private var readerJoinSeq: UInt64 = 0
-    private var readerJoinedAt: Int64 = .min
+    private var readerJoinedAt: WallTime = .distantPast
     /// What the reader was last told of each member's offset (see ``OffsetReport/noticed``).
     private var told: [NodeID: OffsetReport.Entry] = [:]
 
@@ -92,7 +92,7 @@ public struct RoomSession: Sendable {
     public var ignoredLabels: Set<CalibrationLabel> { pendingMarks.ignored }
 
     /// The moment one key marks now on this reader's console (see ``PendingMarks``).
-    public func markOffer(now: Int64) -> PendingMarks.Offer? { pendingMarks.offer(now: now) }
+    public func markOffer(now: WallTime) -> PendingMarks.Offer? { pendingMarks.offer(now: now) }
 
     /// Whether the reader's mark of `label` counts now (marked since its latest join, not taken
     /// back): what `/unmark` can take back.
@@ -114,7 +114,7 @@ public struct RoomSession: Sendable {
 
     /// When to call ``wake(now:)`` next: a held-back message is due, or the log gives up on
     /// something that waited too long.
-    public var nextWake: Int64? {
+    public var nextWake: WallTime? {
         switch (schedule.nextWake, log.nextExpiry) {
         case (let release?, let expiry?): min(release, expiry)
         case (let release, let expiry): release ?? expiry
@@ -142,7 +142,7 @@ public struct RoomSession: Sendable {
     /// store and the peers) and what to show. Throws if the event would not be accepted on the
     /// wire (a text or label over its limit, a control character).
     public mutating func compose(
-        _ body: EventBody, now: Int64, signer: NodeIdentity
+        _ body: EventBody, now: WallTime, signer: NodeIdentity
     ) throws(WireError) -> (event: Event, outputs: [RoomOutput]) {
         let header = log.nextEventHeader(origin: reader)
         let event = signer.sign(
@@ -162,7 +162,7 @@ public struct RoomSession: Sendable {
 
     /// Applies an event from anywhere (verified by the caller) and returns what became visible.
     /// Duplicates and rejected events return nothing.
-    public mutating func receive(_ event: Event, now: Int64) -> [RoomOutput] {
+    public mutating func receive(_ event: Event, now: WallTime) -> [RoomOutput] {
         ingest(event, now: now).outputs
     }
 
@@ -170,7 +170,7 @@ public struct RoomSession: Sendable {
     /// what became visible. `aheadAllowance` caps the bytes the log may hold past gaps;
     /// `reserved` says who may take the room's reserved origin slots (``RoomLogLimits/reservedOrigins``).
     public mutating func ingest(
-        _ event: Event, now: Int64, aheadAllowance: Int = .max, reserved: (NodeID) -> Bool = { _ in true }
+        _ event: Event, now: WallTime, aheadAllowance: Int = .max, reserved: (NodeID) -> Bool = { _ in true }
     ) -> (outcome: RoomLog.InsertOutcome, outputs: [RoomOutput]) {
         let outcome = log.insert(event, now: now, aheadAllowance: aheadAllowance, reserved: reserved)
         switch outcome {
@@ -190,7 +190,7 @@ public struct RoomSession: Sendable {
     /// offsets as they stand after the batch, once (see ``isEarlier(_:)``). `aheadAllowance`
     /// and `reserved` are the batch's.
     public mutating func ingest(
-        _ events: [Event], now: Int64, aheadAllowance: Int = .max, reserved: (NodeID) -> Bool = { _ in true }
+        _ events: [Event], now: WallTime, aheadAllowance: Int = .max, reserved: (NodeID) -> Bool = { _ in true }
     ) -> (outcomes: [RoomLog.InsertOutcome], outputs: [RoomOutput]) {
         var outcomes: [RoomLog.InsertOutcome] = []
         var outputs: [RoomOutput] = []
@@ -250,18 +250,18 @@ public struct RoomSession: Sendable {
     /// are news.
     public func isEarlier(_ event: Event) -> Bool {
         event.origin != reader && event.context[reader] < readerJoinSeq
-            && event.createdAt < readerJoinedAt.clampedSubtracting(Self.earlierSlack)
+            && event.createdAt < readerJoinedAt - Self.earlierSlack
     }
 
     /// How long before the reader's join an event must have been written to be history: 5 s,
     /// beyond the skew of clocks kept by NTP, well under the span of a game.
-    public static let earlierSlack: Int64 = 5_000
+    public static let earlierSlack = TimeSpan.seconds(5)
 
     /// Loads events from the store after a restart: nothing is announced again, and chat
     /// messages in `shown` are not shown again; messages not yet shown are scheduled as usual.
     /// `faults` (proofs of equivocation kept in the store) are applied first.
     public mutating func restore(
-        _ events: [Event], faults: [Equivocation] = [], shown: Set<EventID>, now: Int64
+        _ events: [Event], faults: [Equivocation] = [], shown: Set<EventID>, now: WallTime
     ) -> [RoomOutput] {
         var delivered: [Event] = []
         // Only proofs about origins whose first event is stored count (see
@@ -284,7 +284,7 @@ public struct RoomSession: Sendable {
 
     /// Shows whatever hold-back time has come, and gives up on events that waited too long for
     /// their context (see ``RoomLog/expire(now:)``).
-    public mutating func wake(now: Int64) -> [RoomOutput] {
+    public mutating func wake(now: WallTime) -> [RoomOutput] {
         var outputs = present(schedule.releaseDue(now: now))
         if let expiry = log.nextExpiry, expiry <= now {
             let given = log.expire(now: now)
@@ -316,7 +316,7 @@ public struct RoomSession: Sendable {
     /// The reader's stream plays again: shows what is due now. Compose the paused span as this
     /// reader's delay nudge first, so held messages are re-timed by it and peers ahead keep
     /// waiting for this stream.
-    public mutating func resume(now: Int64) -> [RoomOutput] {
+    public mutating func resume(now: WallTime) -> [RoomOutput] {
         schedule.hold(false)
         return present(schedule.releaseDue(now: now))
     }
@@ -328,7 +328,7 @@ public struct RoomSession: Sendable {
 
     // MARK: Applying delivered events
 
-    private mutating func apply(_ delivered: [Event], now: Int64, announce all: Bool) -> [RoomOutput] {
+    private mutating func apply(_ delivered: [Event], now: WallTime, announce all: Bool) -> [RoomOutput] {
         var outputs: [RoomOutput] = []
         var recalibrate = false
         for event in delivered {
@@ -410,13 +410,13 @@ public struct RoomSession: Sendable {
     /// Holds this room's messages back by `calibration`, another room's offsets, from now on: a
     /// direct message between two people is held back by the offsets of a room they share.
     /// Messages already held are re-timed; marks in this room no longer count.
-    public mutating func follow(_ calibration: Calibration, now: Int64) -> [RoomOutput] {
+    public mutating func follow(_ calibration: Calibration, now: WallTime) -> [RoomOutput] {
         guard followed != calibration else { return [] }
         followed = calibration
         return recalibrate(now: now, announce: false)
     }
 
-    private mutating func recalibrate(now: Int64, announce: Bool) -> [RoomOutput] {
+    private mutating func recalibrate(now: WallTime, announce: Bool) -> [RoomOutput] {
         let updated = followed ?? CalibrationSolver.solve(calibrationEvents)
         guard updated != calibration else { return [] }
         let previous = calibration
@@ -450,7 +450,7 @@ public struct RoomSession: Sendable {
 
     /// After the log quarantined an origin: its held-back messages and calibration events from
     /// the proof's seq on are dropped too, and the reader is told.
-    private mutating func contain(_ proof: Equivocation, now: Int64, announce: Bool) -> [RoomOutput] {
+    private mutating func contain(_ proof: Equivocation, now: WallTime, announce: Bool) -> [RoomOutput] {
         let isDropped = { (event: Event) in event.origin == proof.origin && event.seq >= proof.seq }
         schedule.withdraw(where: isDropped)
         calibrationEvents.removeAll(where: isDropped)
@@ -467,7 +467,7 @@ public struct RoomSession: Sendable {
             let isCorrection = !standScore(release.event)
             return .score(ShownScore(
                 event: release.event, from: member(release.event.origin), home: home, guest: guest,
-                shownAt: release.shownAt, heldMillis: release.heldMillis, gameTime: calibration.gameTime(of: release.event),
+                shownAt: release.shownAt, held: release.held, gameTime: calibration.gameTime(of: release.event),
                 isCorrection: isCorrection, homeName: teams?.home, guestName: teams?.guest))
         }
     }
@@ -488,6 +488,6 @@ public struct RoomSession: Sendable {
         guard case .chat(let text) = release.event.body else { preconditionFailure("only chat and scores are held back") }
         return .message(ShownMessage(
             event: release.event, from: member(release.event.origin), text: text, shownAt: release.shownAt,
-            heldMillis: release.heldMillis, gameTime: calibration.gameTime(of: release.event)))
+            held: release.held, gameTime: calibration.gameTime(of: release.event)))
     }
 }

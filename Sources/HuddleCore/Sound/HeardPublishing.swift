@@ -10,12 +10,12 @@
 /// publishing.peerJoined(bob)     // bob's join reset him: the next match goes out at once
 /// ```
 public struct HeardPublishing: Sendable {
-    /// A lag that moved by more than this (µs) is published.
-    public var tolerance: Int64 = 20_000
-    /// A lag that held is published again after this long (ms).
-    public var refresh: Int64 = 300_000
-    /// At most one `heard` per peer per this long (ms).
-    public var minimumInterval: Int64 = 25_000
+    /// A lag that moved by more than this is published.
+    public var tolerance = TimeSpan.milliseconds(20)
+    /// A lag that held is published again after this long.
+    public var refresh = TimeSpan.seconds(300)
+    /// At most one `heard` per peer per this long.
+    public var minimumInterval = TimeSpan.seconds(25)
     /// The least confidence (tenths) this node publishes: above the 9 a match needs to count
     /// anywhere (``HeardMatch/minimumConfidenceTenths``), because a match can be right about the
     /// wrong sound. The TV in the next room, heard at -15 dB under one's own, matched the
@@ -23,19 +23,19 @@ public struct HeardPublishing: Sendable {
     /// matches at 30 and more.
     public var minimumConfidenceTenths: UInt16 = 150
 
-    private var last: [NodeID: (at: Int64, lagMicros: Int64)] = [:]
+    private var last: [NodeID: (at: WallTime, lag: TimeSpan)] = [:]
 
     public init() {}
 
     /// Whether to publish `match` now; if so, it is noted as the last published about its peer.
-    public mutating func shouldPublish(_ match: HeardMatch, now: Int64) -> Bool {
+    public mutating func shouldPublish(_ match: HeardMatch, now: WallTime) -> Bool {
         guard match.confidenceTenths >= max(minimumConfidenceTenths, HeardMatch.minimumConfidenceTenths) else { return false }
         if let previous = last[match.peer] {
             guard now - previous.at >= minimumInterval else { return false }
-            let moved = abs(match.lagMicros - previous.lagMicros) > tolerance
+            let moved = (match.lag - previous.lag).magnitude > tolerance
             guard moved || now - previous.at >= refresh else { return false }
         }
-        last[match.peer] = (now, match.lagMicros)
+        last[match.peer] = (now, match.lag)
         return true
     }
 

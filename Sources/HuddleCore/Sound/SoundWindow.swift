@@ -27,11 +27,21 @@ public struct SoundWindow: Hashable, Sendable {
     public var from: NodeID
     /// The room it was shared with: a public room's name or a private room's id.
     public var room: String
-    /// The sender's clock (ms) when it sent the window: a receiver compares it with its own clock
-    /// to centre its search on the two machines' clock difference.
-    public var sentAt: Int64
-    /// The sender's clock (ms) at frame 0; frame i is `start + 10·i`.
-    public var start: Int64
+    /// The sender's wall clock when it sent the window, to the ms (the wire's unit): a receiver
+    /// compares it with its own clock to centre its search on the two machines' clock difference.
+    public var sentAt: WallTime {
+        get { .milliseconds(sinceEpoch: sentAtMilliseconds) }
+        set { sentAtMilliseconds = newValue.millisecondsSinceEpoch }
+    }
+    /// The sender's wall clock at frame 0, to the ms; frame i is `start + 10 ms · i`.
+    public var start: WallTime {
+        get { .milliseconds(sinceEpoch: startMilliseconds) }
+        set { startMilliseconds = newValue.millisecondsSinceEpoch }
+    }
+    /// ``sentAt`` and ``start`` as the wire carries them and the signature covers them: ms since
+    /// the epoch, any `i64`, kept as they came (see ``Event/createdAt``).
+    var sentAtMilliseconds: Int64
+    var startMilliseconds: Int64
     /// How many frames the window holds (1 … ``WireLimits/maxSoundFrames``).
     public var frameCount: Int
     /// One sub-fingerprint per frame; empty in a private room's window not opened yet.
@@ -43,14 +53,26 @@ public struct SoundWindow: Hashable, Sendable {
     /// Ed25519 by `from` over ``signedBytes``.
     public var signature: [UInt8]
 
+    /// A window as given; its times are kept to the ms, rounded down (as the wire carries them).
     public init(
-        from: NodeID, room: String, sentAt: Int64, start: Int64, bits: [UInt32], loud: [Bool], seal: [UInt8]? = nil,
-        frameCount: Int? = nil, signature: [UInt8] = WireMessage.unsignedMembership
+        from: NodeID, room: String, sentAt: WallTime, start: WallTime, bits: [UInt32], loud: [Bool],
+        seal: [UInt8]? = nil, frameCount: Int? = nil, signature: [UInt8] = WireMessage.unsignedMembership
+    ) {
+        self.init(
+            from: from, room: room, sentAtMilliseconds: sentAt.millisecondsSinceEpoch,
+            startMilliseconds: start.millisecondsSinceEpoch, bits: bits, loud: loud, seal: seal, frameCount: frameCount,
+            signature: signature)
+    }
+
+    /// A window as the wire carries it: its times in ms since the epoch, whatever the values.
+    init(
+        from: NodeID, room: String, sentAtMilliseconds: Int64, startMilliseconds: Int64, bits: [UInt32], loud: [Bool],
+        seal: [UInt8]? = nil, frameCount: Int? = nil, signature: [UInt8] = WireMessage.unsignedMembership
     ) {
         self.from = from
         self.room = room
-        self.sentAt = sentAt
-        self.start = start
+        self.sentAtMilliseconds = sentAtMilliseconds
+        self.startMilliseconds = startMilliseconds
         self.frameCount = frameCount ?? bits.count
         self.bits = bits
         self.loud = loud
@@ -72,7 +94,7 @@ public struct SoundWindow: Hashable, Sendable {
     /// The window made and signed by `identity`: sealed with `key` in a private room (its id is
     /// `room`), plain in a public one. Quiet frames' bits are zeroed, as the wire requires.
     public static func made(
-        by identity: NodeIdentity, room: String, key: RoomKey?, sentAt: Int64, start: Int64, bits: [UInt32],
+        by identity: NodeIdentity, room: String, key: RoomKey?, sentAt: WallTime, start: WallTime, bits: [UInt32],
         loud: [Bool], nonce: [UInt8]? = nil
     ) -> SoundWindow {
         precondition(bits.count == loud.count, "one loudness flag per frame")
@@ -104,8 +126,8 @@ extension SoundWindow {
         writer.write(Self.kind)
         writer.write(from)
         writer.write(string: room)
-        writer.write(sentAt)
-        writer.write(start)
+        writer.write(sentAtMilliseconds)
+        writer.write(startMilliseconds)
         writer.write(UInt16(truncatingIfNeeded: frameCount))
         if let seal {
             writer.write(bytes: seal)
@@ -153,7 +175,7 @@ extension SoundWindow {
         let from = try reader.readNodeID()
         let room = try reader.readString(.room, maxBytes: WireLimits.maxRoomBytes)
         let sentAt = try reader.readInt64()
-        let start = try reader.readInt64()
+        let start = try reader.readInt64()  // both ms, kept as they are
         let countOffset = reader.offset
         let frames = Int(try reader.readUInt16())
         guard (1...WireLimits.maxSoundFrames).contains(frames) else {
@@ -164,13 +186,15 @@ extension SoundWindow {
             let signature = Array(try reader.readBytes(Event.signatureByteCount))
             try reader.expectEnd()
             self.init(
-                from: from, room: room, sentAt: sentAt, start: start, bits: [], loud: [], seal: seal, frameCount: frames,
-                signature: signature)
+                from: from, room: room, sentAtMilliseconds: sentAt, startMilliseconds: start, bits: [], loud: [],
+                seal: seal, frameCount: frames, signature: signature)
         } else {
             let (bits, loud) = try Self.readFrames(frames, from: &reader)
             let signature = Array(try reader.readBytes(Event.signatureByteCount))
             try reader.expectEnd()
-            self.init(from: from, room: room, sentAt: sentAt, start: start, bits: bits, loud: loud, signature: signature)
+            self.init(
+                from: from, room: room, sentAtMilliseconds: sentAt, startMilliseconds: start, bits: bits, loud: loud,
+                signature: signature)
         }
     }
 

@@ -17,21 +17,31 @@ extension Event {
     public static let signingDomain: [UInt8] = Array("huddle-event-v1".utf8) + [0]
 
     /// The bytes the origin signs for an event with these fields: ``signingDomain`` followed by
-    /// the canonical encoding of every field except the signature.
+    /// the canonical encoding of every field except the signature. `createdAt` goes as whole ms,
+    /// rounded down.
     public static func signedBytes(
-        id: EventID, room: String, createdAt: Int64, context: VersionVector, body: EventBody
+        id: EventID, room: String, createdAt: WallTime, context: VersionVector, body: EventBody
+    ) -> [UInt8] {
+        signedBytes(
+            id: id, room: room, createdAtMilliseconds: createdAt.millisecondsSinceEpoch, context: context, body: body)
+    }
+
+    static func signedBytes(
+        id: EventID, room: String, createdAtMilliseconds: Int64, context: VersionVector, body: EventBody
     ) -> [UInt8] {
         var writer = ByteWriter(
             capacity: signingDomain.count
                 + fieldsByteCount(room: room, context: context, body: body))
         writer.write(bytes: signingDomain)
-        writer.writeEventFields(id: id, room: room, createdAt: createdAt, context: context, body: body)
+        writer.writeEventFields(
+            id: id, room: room, createdAtMilliseconds: createdAtMilliseconds, context: context, body: body)
         return writer.bytes
     }
 
     /// The bytes ``signature`` must be a signature over, by ``origin``.
     public var signedBytes: [UInt8] {
-        Self.signedBytes(id: id, room: room, createdAt: createdAt, context: context, body: wireBody)
+        Self.signedBytes(
+            id: id, room: room, createdAtMilliseconds: createdAtMilliseconds, context: context, body: wireBody)
     }
 
     /// The event's wire encoding (no envelope): every field, then the 64-byte signature. Also the
@@ -164,8 +174,8 @@ extension ByteWriter {
             write(string: guest)
         case .heard(let match):
             write(match.peer)
-            write(match.at)
-            write(match.lagMicros)
+            write(match.atMilliseconds)
+            write(match.lag.microseconds)
             write(match.sigmaMicros)
             write(match.confidenceTenths)
         }
@@ -173,19 +183,20 @@ extension ByteWriter {
 
     /// Every field of an event but its signature: the part ``Event/signedBytes`` covers.
     mutating func writeEventFields(
-        id: EventID, room: String, createdAt: Int64, context: VersionVector, body: EventBody
+        id: EventID, room: String, createdAtMilliseconds: Int64, context: VersionVector, body: EventBody
     ) {
         write(id.origin)
         write(id.seq)
         write(string: room)
-        write(createdAt)
+        write(createdAtMilliseconds)
         write(context)
         write(body)
     }
 
     mutating func write(_ event: Event) {
         writeEventFields(
-            id: event.id, room: event.room, createdAt: event.createdAt, context: event.context, body: event.wireBody)
+            id: event.id, room: event.room, createdAtMilliseconds: event.createdAtMilliseconds, context: event.context,
+            body: event.wireBody)
         write(signature: event.signature)
     }
 
@@ -253,7 +264,7 @@ extension ByteReader {
         case .heard:
             return .heard(
                 HeardMatch(
-                    peer: try readNodeID(), at: try readInt64(), lagMicros: try readInt64(),
+                    peer: try readNodeID(), atMilliseconds: try readInt64(), lag: .microseconds(try readInt64()),
                     sigmaMicros: try readUInt32(), confidenceTenths: try readUInt16()))
         }
     }
@@ -263,12 +274,13 @@ extension ByteReader {
         // seq 0 decodes: the room log refuses that one event (`invalid`), not its whole datagram.
         let seq = try readUInt64()
         let room = try readString(.room, maxBytes: WireLimits.maxRoomBytes)
-        let createdAt = try readInt64()
+        let createdAtMilliseconds = try readInt64()
         let context = try readVersionVector()
         let body = try readEventBody()
         let signature = Array(try readBytes(Event.signatureByteCount))
         return Event(
-            id: EventID(origin: origin, seq: seq), room: room, createdAt: createdAt, context: context, body: body,
+            id: EventID(origin: origin, seq: seq), room: room, createdAtMilliseconds: createdAtMilliseconds,
+            context: context, body: body,
             signature: signature)
     }
 }

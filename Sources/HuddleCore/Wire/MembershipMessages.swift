@@ -12,9 +12,9 @@ public struct Probe: Hashable, Sendable {
     public var incarnation: UInt64
     /// Probe number, echoed in the ``Ack``.
     public var sequence: UInt64
-    /// The prober's monotonic clock when it sent the probe, in microseconds; echoed in the ``Ack``.
-    /// Only the prober interprets it.
-    public var sentAt: Int64
+    /// The prober's monotonic clock when it sent the probe; echoed in the ``Ack``. Only the
+    /// prober interprets it.
+    public var sentAt: MonotonicTime
     /// The port the prober listens on (UDP and TCP), since the datagram's source port may differ.
     public var port: UInt16
     /// The rooms the prober is in (at most ``WireLimits/maxRoomsPerNode``).
@@ -33,7 +33,7 @@ public struct Probe: Hashable, Sendable {
     public var signature: [UInt8]
 
     public init(
-        from: NodeID, nick: String, incarnation: UInt64, sequence: UInt64, sentAt: Int64, port: UInt16,
+        from: NodeID, nick: String, incarnation: UInt64, sequence: UInt64, sentAt: MonotonicTime, port: UInt16,
         rooms: [String], peers: [PeerRecord], agreementKey: [UInt8] = WireLimits.noAgreementKey,
         roomTags: [[UInt8]] = [], signature: [UInt8] = WireMessage.unsignedMembership
     ) {
@@ -62,7 +62,7 @@ public struct Ack: Hashable, Sendable {
     /// The ``Probe/sequence`` this answers.
     public var sequence: UInt64
     /// The ``Probe/sentAt`` this answers, unchanged: the prober's round trip is now minus this.
-    public var echoedSentAt: Int64
+    public var echoedSentAt: MonotonicTime
     /// The rooms the answering node is in (at most ``WireLimits/maxRoomsPerNode``).
     public var rooms: [String]
     /// Peers the answering node knows (at most ``WireLimits/maxPeersPerList``).
@@ -76,7 +76,7 @@ public struct Ack: Hashable, Sendable {
     public var signature: [UInt8]
 
     public init(
-        from: NodeID, nick: String, incarnation: UInt64, sequence: UInt64, echoedSentAt: Int64,
+        from: NodeID, nick: String, incarnation: UInt64, sequence: UInt64, echoedSentAt: MonotonicTime,
         rooms: [String], peers: [PeerRecord], agreementKey: [UInt8] = WireLimits.noAgreementKey,
         roomTags: [[UInt8]] = [], signature: [UInt8] = WireMessage.unsignedMembership
     ) {
@@ -155,13 +155,13 @@ public struct ProbeRequest: Hashable, Sendable {
     public var from: NodeID
     /// The node to probe.
     public var target: NodeID
-    /// The requester's monotonic clock when it asked, in microseconds: the helper's probe carries
-    /// it, the target's ack echoes it, so the requester can tell the answer is to this request.
-    public var sentAt: Int64
+    /// The requester's monotonic clock when it asked: the helper's probe carries it, the target's
+    /// ack echoes it, so the requester can tell the answer is to this request.
+    public var sentAt: MonotonicTime
     /// Ed25519 signature by `from` over ``WireMessage/membershipSignedBytes``.
     public var signature: [UInt8]
 
-    public init(from: NodeID, target: NodeID, sentAt: Int64, signature: [UInt8] = WireMessage.unsignedMembership) {
+    public init(from: NodeID, target: NodeID, sentAt: MonotonicTime, signature: [UInt8] = WireMessage.unsignedMembership) {
         self.from = from
         self.target = target
         self.sentAt = sentAt
@@ -181,11 +181,11 @@ public struct Nack: Hashable, Sendable {
     /// The node that did not answer the helper.
     public var target: NodeID
     /// The ``ProbeRequest/sentAt`` this answers, unchanged.
-    public var sentAt: Int64
+    public var sentAt: MonotonicTime
     /// Ed25519 signature by `from` over ``WireMessage/membershipSignedBytes``.
     public var signature: [UInt8]
 
-    public init(from: NodeID, target: NodeID, sentAt: Int64, signature: [UInt8] = WireMessage.unsignedMembership) {
+    public init(from: NodeID, target: NodeID, sentAt: MonotonicTime, signature: [UInt8] = WireMessage.unsignedMembership) {
         self.from = from
         self.target = target
         self.sentAt = sentAt

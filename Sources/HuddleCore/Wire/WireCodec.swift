@@ -159,7 +159,7 @@ extension WireMessage {
         case .probe:
             var probe = Probe(
                 from: try reader.readNodeID(), nick: try reader.readNick(), incarnation: try reader.readUInt64(),
-                sequence: try reader.readUInt64(), sentAt: try reader.readInt64(), port: try reader.readUInt16(),
+                sequence: try reader.readUInt64(), sentAt: try reader.readMonotonicTime(), port: try reader.readUInt16(),
                 rooms: try reader.readRooms(), peers: try reader.readPeers())
             (probe.agreementKey, probe.roomTags) = try reader.readCard(rooms: probe.rooms.count)
             probe.signature = Array(try reader.readBytes(Event.signatureByteCount))
@@ -167,7 +167,7 @@ extension WireMessage {
         case .ack:
             var ack = Ack(
                 from: try reader.readNodeID(), nick: try reader.readNick(), incarnation: try reader.readUInt64(),
-                sequence: try reader.readUInt64(), echoedSentAt: try reader.readInt64(),
+                sequence: try reader.readUInt64(), echoedSentAt: try reader.readMonotonicTime(),
                 rooms: try reader.readRooms(), peers: try reader.readPeers())
             (ack.agreementKey, ack.roomTags) = try reader.readCard(rooms: ack.rooms.count)
             ack.signature = Array(try reader.readBytes(Event.signatureByteCount))
@@ -175,12 +175,12 @@ extension WireMessage {
         case .probeRequest:
             self = .probeRequest(
                 ProbeRequest(
-                    from: try reader.readNodeID(), target: try reader.readNodeID(), sentAt: try reader.readInt64(),
+                    from: try reader.readNodeID(), target: try reader.readNodeID(), sentAt: try reader.readMonotonicTime(),
                     signature: Array(try reader.readBytes(Event.signatureByteCount))))
         case .nack:
             self = .nack(
                 Nack(
-                    from: try reader.readNodeID(), target: try reader.readNodeID(), sentAt: try reader.readInt64(),
+                    from: try reader.readNodeID(), target: try reader.readNodeID(), sentAt: try reader.readMonotonicTime(),
                     signature: Array(try reader.readBytes(Event.signatureByteCount))))
         case .leaving:
             self = .leaving(

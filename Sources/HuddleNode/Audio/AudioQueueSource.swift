@@ -2,6 +2,7 @@
 import AudioToolbox
 import Dispatch
 import Foundation
+import HuddleCore
 
 /// The default input device recorded through Audio Queue Services: what `--listen` uses on macOS,
 /// as ``PulseAudioSource`` is on Linux. It asks for 16 kHz mono floats in 10 ms buffers (Core
@@ -37,7 +38,7 @@ public final class AudioQueueSource: AudioSource, @unchecked Sendable {
             let count = Int(buffer.pointee.mAudioDataByteSize) / MemoryLayout<Float>.size
             let samples = Array(UnsafeBufferPointer(
                 start: buffer.pointee.mAudioData.assumingMemoryBound(to: Float.self), count: count))
-            if inbox.put(samples, arrivedAt: clock.wallMicros()) {
+            if inbox.put(samples, arrivedAt: clock.wall()) {
                 AudioQueueEnqueueBuffer(queue, buffer, 0, nil)
             }
         }
@@ -92,11 +93,11 @@ public final class AudioQueueSource: AudioSource, @unchecked Sendable {
         }
 
         /// Keeps a buffer's samples; `false` once closed (the buffer is not enqueued again).
-        func put(_ samples: [Float], arrivedAt arrived: Int64) -> Bool {
+        func put(_ samples: [Float], arrivedAt arrived: WallTime) -> Bool {
             ready.lock()
             defer { ready.unlock() }
             guard !closed else { return false }
-            let at = stamps.stamp(samples: samples.count, arrivedAt: arrived, latency: 0)
+            let at = stamps.stamp(samples: samples.count, arrivedAt: arrived, latency: .zero)
             blocks.append(AudioBlock(samples: samples, at: at))
             if blocks.count > 100 { blocks.removeFirst(blocks.count - 100) }
             ready.signal()

@@ -1,3 +1,5 @@
+public import HuddleCore
+
 /// Where a listening node's sound comes from: the default input device, or a WAV file played as
 /// if a microphone heard it. A source delivers mono blocks of about 10 ms, each stamped with the
 /// node-clock time its first sample counts as heard; the ``Listener`` reads it on a thread of its
@@ -29,11 +31,11 @@ public enum AudioSourceKind: String, Sendable {
 public struct AudioBlock: Sendable, Equatable {
     /// Samples in −1 … 1.
     public var samples: [Float]
-    /// Microseconds on the node's wall clock (the clock of events' `createdAt`, ×1000) at which
-    /// the first sample counts as heard.
-    public var at: Int64
+    /// When, on the node's wall clock (the clock of events' `createdAt`, to the µs here), the
+    /// first sample counts as heard.
+    public var at: WallTime
 
-    public init(samples: [Float], at: Int64) {
+    public init(samples: [Float], at: WallTime) {
         self.samples = samples
         self.at = at
     }

@@ -1,5 +1,6 @@
 import Foundation
 public import HuddleAudio
+public import HuddleCore
 import Synchronization
 
 /// Turns what an ``AudioSource`` hears into feature windows on a thread of its own (never on the
@@ -18,7 +19,7 @@ public final class Listener: Sendable {
     public enum Output: Sendable, Equatable {
         /// Listening began: the kind of source and the node-clock time (ms) its first sample
         /// counts as heard (`{"type":"listening","source":…,"started_at":…}`).
-        case started(source: AudioSourceKind, at: Int64)
+        case started(source: AudioSourceKind, at: WallTime)
         /// The features of the next stretch of sound, on the node's clock.
         case window(AudioFeatures)
         /// Listening ended: `nil` when the source ran out (a file played to its end), else why.
@@ -60,24 +61,25 @@ public final class Listener: Sendable {
             continuation.yield(.stopped(reason: error.description))
             return
         }
-        var start: Int64?  // ms of the next window's first frame
-        var expected: Int64?  // µs the next block should start at, if the sound runs on
+        var start: Int64?  // ms of the next window's first frame, as features count
+        var expected: WallTime?  // when the next block should start, if the sound runs on
         var bits: [UInt32] = []
         var loud: [Bool] = []
         do {
             while let block = try source.nextBlock() {
                 if start == nil {
-                    continuation.yield(.started(source: source.kind, at: block.at / 1000))
-                    start = block.at / 1000 + extractor.firstFrameOffset
-                } else if let expected, abs(block.at - expected) > 20_000, let begun = start {
+                    continuation.yield(.started(source: source.kind, at: block.at))
+                    start = block.at.millisecondsSinceEpoch + extractor.firstFrameOffset
+                } else if let expected, (block.at - expected).magnitude > .milliseconds(20), let begun = start {
                     // The source stalled or skipped: what is done goes out, and a new stretch
                     // starts at the block's own time (frames compare only sound that runs on).
                     if !bits.isEmpty { continuation.yield(.window(AudioFeatures(start: begun, bits: bits, loud: loud))) }
                     (bits, loud) = ([], [])
                     extractor = try AudioFeatureExtractor(sampleRate: source.sampleRate)
-                    start = block.at / 1000 + extractor.firstFrameOffset
+                    start = block.at.millisecondsSinceEpoch + extractor.firstFrameOffset
                 }
-                expected = block.at + Int64(block.samples.count) * 1_000_000 / Int64(source.sampleRate)
+                // Whole µs, rounded down, as sample counts go.
+                expected = block.at + .microseconds(Int64(block.samples.count) * 1_000_000 / Int64(source.sampleRate))
                 let (newBits, newLoud) = extractor.append(block.samples)
                 bits += newBits
                 loud += newLoud

@@ -20,8 +20,8 @@ public import HuddleCore
 /// ```
 public final class ListeningSession: Sendable {
     public enum Event: Sendable, Equatable {
-        /// Listening began; `at` is the node-clock time (ms) the first sample counts as heard.
-        case started(source: AudioSourceKind, at: Int64)
+        /// Listening began; `at` is when, on the node's wall clock, the first sample counts as heard.
+        case started(source: AudioSourceKind, at: WallTime)
         /// The next 2 s of own sound: send it to the room's peers as a ``SoundWindow``.
         case window(AudioFeatures)
         /// A match of own sound against a peer's was tried; aligned ones carry a `HeardMatch`.
@@ -65,11 +65,13 @@ public final class ListeningSession: Sendable {
     }
 
     /// A peer's window, its signature verified and (in a private room) opened by the node.
-    public func received(_ window: SoundWindow, receivedAt: Int64) {
+    public func received(_ window: SoundWindow, receivedAt: WallTime) {
         guard window.isOpen else { return }
+        // The matcher works in ms of the wall clock, as sound windows carry them.
         runner.addPeer(
-            window.from, AudioFeatures(start: window.start, bits: window.bits, loud: window.loud),
-            sentAt: window.sentAt, receivedAt: receivedAt)
+            window.from,
+            AudioFeatures(start: window.start.millisecondsSinceEpoch, bits: window.bits, loud: window.loud),
+            sentAt: window.sentAt.millisecondsSinceEpoch, receivedAt: receivedAt.millisecondsSinceEpoch)
     }
 
     /// Stops listening and matching.
@@ -81,11 +83,12 @@ public final class ListeningSession: Sendable {
 
 extension SoundWindow {
     /// `features` as a window made and signed by `identity` for `room` (sealed with `key` in a
-    /// private room), sent at `sentAt` (ms).
+    /// private room), sent at `sentAt`.
     public static func made(
-        by identity: NodeIdentity, room: String, key: RoomKey?, features: AudioFeatures, sentAt: Int64
+        by identity: NodeIdentity, room: String, key: RoomKey?, features: AudioFeatures, sentAt: WallTime
     ) -> SoundWindow {
-        made(by: identity, room: room, key: key, sentAt: sentAt, start: features.start, bits: features.bits,
-             loud: features.loud)
+        made(
+            by: identity, room: room, key: key, sentAt: sentAt, start: .milliseconds(sinceEpoch: features.start),
+            bits: features.bits, loud: features.loud)
     }
 }

@@ -127,7 +127,7 @@ public final class MatchRunner: Sendable {
     private func loop() {
         while !state.withLock({ $0.stopped }) {
             guard let work = nextDue() else {
-                clock.sleep(untilWallMicros: clock.wallMicros() + 250_000)
+                clock.sleep(until: clock.wall() + .milliseconds(250))
                 continue
             }
             var result = PairMatch.run(
@@ -144,7 +144,8 @@ public final class MatchRunner: Sendable {
                 }
             }
             if let heard = result.heard {
-                state.withLock { $0.pairs[work.peer]?.lastLag = heard.lagMicros / 1000 }
+                // The matcher's lags are whole ms (toward zero).
+                state.withLock { $0.pairs[work.peer]?.lastLag = heard.lag.microseconds / 1000 }
             }
             continuation.yield(Attempt(peer: work.peer, result: result))
         }

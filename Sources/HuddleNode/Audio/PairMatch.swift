@@ -35,7 +35,7 @@ public struct PairMatch: Sendable, Equatable {
         let to = min(
             Double(own.start) + own.duration * 1000, Double(peer.start) + peer.duration * 1000 - lagMillis)
         let heard = HeardMatch(
-            peer: peerID, at: Int64(((from + to) / 2).rounded()), lagMicros: Int64((lag * 1_000_000).rounded()),
+            peer: peerID, at: .milliseconds(sinceEpoch: Int64(((from + to) / 2).rounded())), lag: .seconds(lag),
             confidence: match.confidence)
         return PairMatch(match: match, heard: heard)
     }

@@ -1,5 +1,6 @@
 #if canImport(CPulseSimple)
 import CPulseSimple
+import HuddleCore
 import Synchronization
 
 /// The default input device (or a named source, such as a null sink's monitor), recorded through
@@ -67,12 +68,14 @@ public final class PulseAudioSource: AudioSource, @unchecked Sendable {
         var samples = [Float](repeating: 0, count: count)
         var error: Int32 = 0
         let status = samples.withUnsafeMutableBytes { pa_simple_read(stream, $0.baseAddress, $0.count, &error) }
-        let arrived = clock.wallMicros()
+        let arrived = clock.wall()
         var latency: UInt64 = 0
         if status >= 0 { latency = pa_simple_get_latency(stream, &error) }
-        let (closed, at) = state.withLock { state -> (Bool, Int64) in
+        let (closed, at) = state.withLock { state -> (Bool, WallTime) in
             state.reading = false
-            let at = state.stamps.stamp(samples: count, arrivedAt: arrived, latency: Int64(min(latency, 1_000_000)))
+            // PulseAudio says its latency in µs.
+            let at = state.stamps.stamp(
+                samples: count, arrivedAt: arrived, latency: .microseconds(min(latency, 1_000_000)))
             return (state.closed, at)
         }
         if closed {

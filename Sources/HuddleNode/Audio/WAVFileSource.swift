@@ -1,5 +1,6 @@
 import Foundation
 import HuddleAudio
+public import HuddleCore
 import Synchronization
 
 /// A WAV file played in real time from a given instant, as if the microphone heard it: the
@@ -12,14 +13,14 @@ import Synchronization
 /// node starts, in words.
 ///
 /// ```swift
-/// let source = try WAVFileSource(path: "bob.wav", start: clock.wallMicros())
+/// let source = try WAVFileSource(path: "bob.wav", start: clock.wall())
 /// source.nextBlock()   // after 10 ms: the first 10 ms of bob.wav, at == start
 /// ```
 public final class WAVFileSource: AudioSource {
     public let kind = AudioSourceKind.file
     public let sampleRate: Int
-    /// Microseconds on the node's wall clock at which the file's first sample counts as heard.
-    public let start: Int64
+    /// When, on the node's wall clock, the file's first sample counts as heard.
+    public let start: WallTime
     /// The file's length, seconds.
     public let duration: Double
     private let samples: [Float]
@@ -28,7 +29,9 @@ public final class WAVFileSource: AudioSource {
     private let state = Mutex((next: 0, closed: false))
 
     /// Reads and checks `path`; throws ``AudioSourceError`` naming the file and the problem.
-    public init(path: String, start: Int64, clock: any ListeningClock = SystemListeningClock()) throws(AudioSourceError) {
+    public init(
+        path: String, start: WallTime, clock: any ListeningClock = SystemListeningClock()
+    ) throws(AudioSourceError) {
         guard let data = FileManager.default.contents(atPath: path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
             throw AudioSourceError("\(path) \(reason)")
@@ -56,7 +59,7 @@ public final class WAVFileSource: AudioSource {
         }
         guard let first else { return nil }
         let end = min(samples.count, first + blockLength)
-        clock.sleep(untilWallMicros: time(ofSample: end))
+        clock.sleep(until: time(ofSample: end))
         guard !state.withLock({ $0.closed }) else { return nil }
         return AudioBlock(samples: Array(samples[first..<end]), at: time(ofSample: first))
     }
@@ -65,8 +68,8 @@ public final class WAVFileSource: AudioSource {
         state.withLock { $0.closed = true }
     }
 
-    /// When sample `index` counts as heard, µs on the node's wall clock.
-    func time(ofSample index: Int) -> Int64 {
-        start + Int64(index) * 1_000_000 / Int64(sampleRate)
+    /// When sample `index` counts as heard, on the node's wall clock (whole µs, rounded down).
+    func time(ofSample index: Int) -> WallTime {
+        start + .microseconds(Int64(index) * 1_000_000 / Int64(sampleRate))
     }
 }

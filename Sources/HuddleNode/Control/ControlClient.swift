@@ -148,7 +148,7 @@ public enum ControlClientError: Error, Hashable, Sendable, CustomStringConvertib
             "no Huddle node is running with data dir \(directory) (start one with `\(command)`)"
         case .timedOut(let directory, let timeout):
             "the Huddle node with data dir \(directory) did not answer within "
-                + HumanFormat.duration(milliseconds: timeout.milliseconds)
+                + HumanFormat.duration(.milliseconds(timeout.milliseconds))
         case .noAnswer(let directory):
             "the Huddle node with data dir \(directory) closed the connection without answering"
         case .badAnswer(let directory, let reason):

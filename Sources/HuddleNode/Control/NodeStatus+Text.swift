@@ -45,15 +45,19 @@ extension NodeStatus {
         let addresses = node.addresses.isEmpty ? "" : "  addresses " + node.addresses.map(safe).joined(separator: ", ")
         lines.append(
             "\(safe(node.nick))  \(short(node.id))  port \(node.port)  up "
-                + HumanFormat.duration(milliseconds: node.uptimeMs) + addresses)
+                + HumanFormat.duration(.milliseconds(node.uptimeMs)) + addresses)
         lines.append("data dir \(safe(node.dataDir))")
-        if let paused = node.pausedMs { lines.append("paused \(HumanFormat.elapsed(milliseconds: paused)): nothing new is shown until /resume") }
+        if let paused = node.pausedMs {
+            lines.append("paused \(HumanFormat.elapsed(.milliseconds(paused))): nothing new is shown until /resume")
+        }
         if let listening {
             let source = listening.source == "file" ? "an audio file" : "the default input"
-            lines.append("listening to \(source) since \(HumanFormat.clock(listening.startedAt))")
+            let since = HumanFormat.clock(.milliseconds(sinceEpoch: listening.startedAt))
+            lines.append("listening to \(source) since \(since)")
             for (nick, match) in listening.peers.sorted(by: { $0.key < $1.key }) {
                 let found = match.lagMs.map { lag in
-                    "heard \(HumanFormat.duration(milliseconds: Int64(abs(lag).rounded()))) \(lag >= 0 ? "later" : "earlier")"
+                    let amount = HumanFormat.duration(.milliseconds(Int64(abs(lag).rounded())))
+                    return "heard \(amount) \(lag >= 0 ? "later" : "earlier")"
                 } ?? match.verdict
                 lines.append("  \(safe(nick)): \(found) (confidence \(Int(match.confidence.rounded())))")
             }
@@ -70,7 +74,7 @@ extension NodeStatus {
                     safe(peer.address) + (peer.syncAddress.map { " (pulls: \(safe($0)))" } ?? "")
                         + (peer.path.map { ", \(safe($0))" } ?? ""), safe(peer.state),
                     peer.rttMs.map(Self.formatRTT) ?? "-",
-                    peer.lastSeenMs.map { HumanFormat.duration(milliseconds: $0) + " ago" } ?? "-",
+                    peer.lastSeenMs.map { HumanFormat.duration(.milliseconds($0)) + " ago" } ?? "-",
                     peer.rooms.isEmpty ? "-" : peer.rooms.map(safe).joined(separator: ","), safe(peer.foundBy),
                 ]
             }
@@ -150,7 +154,7 @@ extension NodeStatus {
         guard let offset = member.offsetMs else { return "not calibrated" }
         let ms = offset > 0 ? "+\(offset) ms" : "\(offset) ms"
         guard member.id != node.id, let lag = member.behindYouMs else { return ms }
-        return "\(ms), \(HumanFormat.lag(lag))"
+        return "\(ms), \(HumanFormat.lag(.milliseconds(lag)))"
     }
 
     private static func formatRTT(_ milliseconds: Double) -> String {

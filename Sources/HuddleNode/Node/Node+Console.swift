@@ -51,7 +51,7 @@ extension Node {
 extension Node {
     /// Runs one console line whose Enter arrived at `at`; returns `false` for `/quit`. A bad line
     /// prints an error and changes nothing.
-    func runConsoleLine(_ line: String, at: Int64) async -> Bool {
+    func runConsoleLine(_ line: String, at: WallTime) async -> Bool {
         await step { machine, now in machine.consoleLine(line, at: at, now: now) }
         return !quitRequested
     }

@@ -20,9 +20,9 @@ extension Node {
     func waitForDelivery(of written: [String: UInt64]) async -> RunOutcome {
         guard !written.isEmpty else { return .stopped }
         await step { machine, now in machine.startDeliveryWait(written, now: now) }
-        let seconds = DeliveryWait.timeout / 1000
+        let seconds = Int(DeliveryWait.timeout.seconds)
         tell(
-            renderer.delivery(state: "waiting", fields: [("timeout_ms", .int(DeliveryWait.timeout))]),
+            renderer.delivery(state: "waiting", fields: [("timeout_ms", .int(DeliveryWait.timeout.milliseconds))]),
             "waiting up to \(seconds) s for a peer to receive what you wrote…")
         while true {
             let possible = !configuration.seeds.isEmpty || (configuration.mdns && !mdnsUnavailable)
@@ -58,7 +58,7 @@ extension Node {
                 try await Task.sleep(for: .milliseconds(50))
             } catch {
                 // SIGTERM while waiting: say where things stand, once, on the next poll.
-                await self.step { machine, now in machine.startDeliveryWait(written, now: now, timeout: 0) }
+                await self.step { machine, now in machine.startDeliveryWait(written, now: now, timeout: .zero) }
             }
         }
     }

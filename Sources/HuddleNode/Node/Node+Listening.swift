@@ -15,7 +15,7 @@ extension Node {
             await startListeningToDevice()
         case .file(let path):
             do {
-                startListening(to: try WAVFileSource(path: path, start: clock.wallMillis() * 1000))
+                startListening(to: try WAVFileSource(path: path, start: clock.wall()))
             } catch {
                 showError("cannot listen: \(error); running without listening")
             }
@@ -62,15 +62,18 @@ extension Node {
         guard listening === session else { return false }
         switch event {
         case .started(let source, let at):
-            await step { machine, now in machine.listeningStarted(source: source.rawValue, at: at, now: now) }
+            await step { machine, now in
+                machine.listeningStarted(source: source.rawValue, at: at, now: now)
+            }
         case .window(let features):
             await step { machine, now in
-                machine.heardOwnSound(start: features.start, bits: features.bits, loud: features.loud, now: now)
+                machine.heardOwnSound(
+                    start: .milliseconds(sinceEpoch: features.start), bits: features.bits, loud: features.loud, now: now)
             }
         case .matched(let attempt):
             let tried = NodeMachine.SoundAttempt(
                 peer: attempt.peer, verdict: attempt.result.match.verdict.rawValue,
-                lagMicros: attempt.result.heard?.lagMicros, confidence: attempt.result.match.confidence,
+                lag: attempt.result.heard?.lag, confidence: attempt.result.match.confidence,
                 heard: attempt.result.heard)
             await step { machine, now in machine.soundMatched(tried, now: now) }
         case .stopped(let reason):

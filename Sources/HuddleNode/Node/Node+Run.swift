@@ -240,11 +240,11 @@ extension Node {
         // A flood from one address stops here, undecoded (counted as rate_limited).
         let received = DeliveryTrace.now()
         let source = DatagramEndpoint.source(of: envelope)
-        guard datagramLimits.withLock({ $0.admit(source, now: clock.monotonicMicros()) }) else { return }
+        guard datagramLimits.withLock({ $0.admit(source, now: clock.monotonic()) }) else { return }
         // Events from a stranger out of signature checks cost no decoding (counted once per
         // datagram as check_budget).
         if DatagramEndpoint.carriesEvents(envelope),
-            !datagramLimits.withLock({ $0.hasChecks(for: source, now: clock.monotonicMicros()) })
+            !datagramLimits.withLock({ $0.hasChecks(for: source, now: clock.monotonic()) })
         {
             return await countDropped(.checkBudget, "events from a sender out of signature checks", from: "\(source)")
         }
@@ -298,9 +298,9 @@ extension Node {
     func timerLoop() async {
         while !Task.isCancelled {
             let deadline = await runDueWork()
-            let delay = max(0, deadline - clock.wallMillis())
+            let delay = max(.zero, deadline - clock.wall())
             let sleep = Task {
-                do { try await Task.sleep(for: .milliseconds(delay)) } catch {}
+                do { try await Task.sleep(for: .microseconds(delay.microseconds)) } catch {}
             }
             setSleeper(sleep, until: deadline)
             await withTaskCancellationHandler {
@@ -308,7 +308,7 @@ extension Node {
             } onCancel: {
                 sleep.cancel()
             }
-            sleeperDeadline = .max
+            sleeperDeadline = .distantFuture
         }
     }
 }

@@ -26,13 +26,13 @@ extension Node {
     func status() -> NodeStatus {
         let machine = self.machine
         let membership = machine.membership
-        let wall = clock.wallMillis()
-        let monotonic = clock.monotonicMicros()
+        let wall = clock.wall()
+        let monotonic = clock.monotonic()
         let peers = membership.peers.values.sorted { ($0.nick, $0.id) < ($1.nick, $1.id) }.map { peer in
             var status = NodeStatus.Peer(
                 id: peer.id.hex, nick: peer.nick, displayName: machine.displayName(of: peer), address: "\(peer.address)",
                 syncAddress: peer.syncAddress == peer.address ? nil : "\(peer.syncAddress)", state: "\(peer.state)",
-                rttMs: peer.rtt.map { Double($0) / 1000 }, lastSeenMs: max(0, (monotonic - peer.lastSeen) / 1000),
+                rttMs: peer.rtt?.fractionalMilliseconds, lastSeenMs: max(.zero, monotonic - peer.lastSeen).milliseconds,
                 rooms: peer.rooms, foundBy: "\(peer.foundBy)")
             if membership.route(to: peer.id).relay != nil { status.path = membership.pathSummary(of: peer.id) }
             return status
@@ -43,13 +43,13 @@ extension Node {
                 let placement = session.calibration.placement(of: entry.member.id)
                 return NodeStatus.RoomMember(
                     id: entry.member.id.hex, nick: entry.member.nick, displayName: entry.member.displayName,
-                    offsetMs: entry.offset,
+                    offsetMs: entry.offset?.milliseconds,
                     calibrated: placement != nil, reference: placement?.reference.hex,
-                    behindYouMs: entry.behindReader,
+                    behindYouMs: entry.behindReader?.milliseconds,
                     heard: entry.heard.map { sound in
                         NodeStatus.Heard(
                             matches: sound.matches, confidence: (sound.confidence * 10).rounded() / 10,
-                            sigmaMs: (Double(sound.sigmaMicros) / 100).rounded() / 10)
+                            sigmaMs: (Double(sound.sigma.microseconds) / 100).rounded() / 10)
                     })
             }
             var vector: [String: UInt64] = [:]
@@ -69,7 +69,8 @@ extension Node {
         return NodeStatus(
             node: NodeStatus.Node(
                 id: identity.id.hex, nick: configuration.nick, port: port, addresses: Self.localAddresses(),
-                uptimeMs: wall - machine.startedAt, dataDir: configuration.dataDir, pausedMs: machine.pausedAt.map { wall - $0 }),
+                uptimeMs: (wall - machine.startedAt).milliseconds, dataDir: configuration.dataDir,
+                pausedMs: machine.pausedAt.map { (wall - $0).milliseconds }),
             peers: peers, rooms: roomStatuses,
             counters: countersStatus(),
             listening: machine.listening.map { listening in
@@ -77,10 +78,11 @@ extension Node {
                 for (peer, attempt) in listening.attempts {
                     let nick = membership.peers[peer].map(machine.displayName(of:)) ?? peer.description
                     matches[nick] = NodeStatus.Match(
-                        verdict: attempt.verdict, lagMs: attempt.lagMicros.map { Double($0) / 1000 },
+                        verdict: attempt.verdict, lagMs: attempt.lag?.fractionalMilliseconds,
                         confidence: (attempt.confidence * 10).rounded() / 10)
                 }
-                return NodeStatus.Listening(source: listening.source, startedAt: listening.startedAt, peers: matches)
+                return NodeStatus.Listening(
+                    source: listening.source, startedAt: listening.startedAt.millisecondsSinceEpoch, peers: matches)
             })
     }
 

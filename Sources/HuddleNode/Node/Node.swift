@@ -62,7 +62,7 @@ public actor Node {
 
     /// The timer loop's current sleep and when it ends (wall ms), so earlier work can cut it short.
     var sleeper: Task<Void, Never>?
-    var sleeperDeadline: Int64 = .max
+    var sleeperDeadline: WallTime = .distantFuture
 
     /// A node on sockets already bound to `port` (see ``bind(host:port:on:)``). Output goes to
     /// `sink`, or the console, or stdout; time comes from `clock`. The machine starts from what
@@ -88,14 +88,14 @@ public actor Node {
         self.clock = clock
         machine = NodeMachine(
             NodeSetup(
-                identity: identity, nick: configuration.nick, port: UInt16(port), startedAt: clock.wallMillis(),
+                identity: identity, nick: configuration.nick, port: UInt16(port), startedAt: clock.wall(),
                 seed: UInt64.random(in: .min ... .max)),
             restore: try store.restore())
         (pullRequests, pullRequestSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
     /// The instant an input is handled at: both clocks, read once.
-    var now: NodeTime { NodeTime(wall: clock.wallMillis(), monotonic: clock.monotonicMicros()) }
+    var now: NodeTime { NodeTime(wall: clock.wall(), monotonic: clock.monotonic()) }
 
     // MARK: Carrying out what the machine asks
 
@@ -336,7 +336,7 @@ public actor Node {
     // MARK: Timers
 
     /// Runs whatever is due and returns the wall-clock time of the next deadline.
-    func runDueWork() async -> Int64 {
+    func runDueWork() async -> WallTime {
         await step(waiting: false) { machine, now in
             machine.tick(now: now)
             return machine.nextDeadline(now: now)
@@ -348,7 +348,7 @@ public actor Node {
         if machine.nextDeadline(now: now) < sleeperDeadline { sleeper?.cancel() }
     }
 
-    func setSleeper(_ task: Task<Void, Never>, until deadline: Int64) {
+    func setSleeper(_ task: Task<Void, Never>, until deadline: WallTime) {
         sleeper = task
         sleeperDeadline = deadline
     }
@@ -361,12 +361,12 @@ struct RateLimitedChecks: SignatureBudget {
 
     mutating func allow(_ count: Int) -> Int {
         guard count > 0 else { return 0 }
-        let now = node.clock.monotonicMicros()
+        let now = node.clock.monotonic()
         return node.datagramLimits.withLock { $0.checks(count, from: sender, now: now) }
     }
 
     mutating func penalize(_ count: Int) {
-        let now = node.clock.monotonicMicros()
+        let now = node.clock.monotonic()
         node.datagramLimits.withLock { $0.penalize(count, from: sender, now: now) }
     }
 }

@@ -20,7 +20,7 @@ enum StandardInputLines {
                 let count = buffer.withUnsafeMutableBytes { read(fileDescriptor, $0.baseAddress, $0.count) }
                 if count < 0, errno == EINTR { continue }
                 guard count > 0 else { break }
-                let readAt = clock.wallMillis()
+                let readAt = clock.wall()
                 for byte in buffer[..<count] {
                     if byte == UInt8(ascii: "\n") {
                         if skipping > 0 {
@@ -43,7 +43,7 @@ enum StandardInputLines {
             if skipping > 0 {
                 continuation.yield(.tooLong(bytes: skipping))
             } else if !line.isEmpty {
-                continuation.yield(.line(String(decoding: line, as: UTF8.self), at: clock.wallMillis()))
+                continuation.yield(.line(String(decoding: line, as: UTF8.self), at: clock.wall()))
             }
             continuation.finish()
         }

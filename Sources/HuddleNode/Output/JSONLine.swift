@@ -1,3 +1,5 @@
+import HuddleCore
+
 /// A JSON value for the `--json` output: objects keep their keys in the order given (so `"type"`
 /// comes first), and ``render()`` writes everything on one line.
 ///
@@ -93,4 +95,8 @@ extension JSONLine: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Exp
     static func int(_ value: Int64?) -> JSONLine { value.map { .int($0) } ?? .null }
     /// A string, or `null`.
     static func string(_ value: String?) -> JSONLine { value.map { .string($0) } ?? .null }
+    /// A moment as the JSON lines carry it: ms since the epoch, rounded down; or `null`.
+    static func milliseconds(_ moment: WallTime?) -> JSONLine { .int(moment?.millisecondsSinceEpoch) }
+    /// A span as the JSON lines carry it: whole ms, rounded down; or `null`.
+    static func milliseconds(_ span: TimeSpan?) -> JSONLine { .int(span?.milliseconds) }
 }

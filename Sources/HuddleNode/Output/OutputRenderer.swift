@@ -93,24 +93,24 @@ public struct OutputRenderer: Sendable {
     /// - Parameters:
     ///   - member: the sender (its nick from its latest join; people see ``Member/displayName``).
     ///   - gameTime: the message's game time, `nil` while its sender is not calibrated.
-    public func history(_ event: Event, from member: Member, gameTime: Int64?, room: String) -> String? {
+    public func history(_ event: Event, from member: Member, gameTime: WallTime?, room: String) -> String? {
         guard case .chat(let text) = event.body else { return nil }
         if json {
             return JSONLine.object([
                 ("type", "message"), ("room", .string(room)), ("id", .string(Self.eventID(event.id))),
                 ("from", .string(event.origin.hex)), ("nick", .string(member.nick)), ("text", .string(text)),
-                ("sent_at", .int(event.createdAt)), ("game_ms", .int(gameTime)),
+                ("sent_at", .milliseconds(event.createdAt)), ("game_ms", .milliseconds(gameTime)),
             ]).render()
         }
         return messageLine(
             time: gameTime ?? event.createdAt, calibrated: gameTime != nil, from: member,
-            text: text, isReader: false, held: 0)
+            text: text, isReader: false, held: .zero)
     }
 
     /// Where a member's stream is relative to the reader's, in words: "2.0 s behind you",
     /// "1.5 s ahead of you", "in step with you", or "not calibrated with you yet" when `nil`.
     /// With a nick, a sentence: "bob is 2.0 s behind you".
-    public static func describeLag(nick: String?, behindReader: Int64?) -> String {
+    public static func describeLag(nick: String?, behindReader: TimeSpan?) -> String {
         let words = behindReader.map(HumanFormat.lag) ?? "not calibrated with you yet"
         guard let nick else { return words }
         return "\(TerminalText.escaped(nick)) is \(words)"
@@ -131,10 +131,11 @@ public struct OutputRenderer: Sendable {
     }
 
     /// Listening began: `{"type":"listening","source":"file","started_at":MS}`, or a line saying so.
-    public func listening(source: String, startedAt: Int64) -> String {
+    public func listening(source: String, startedAt: WallTime) -> String {
         if json {
-            return JSONLine.object([("type", "listening"), ("source", .string(source)), ("started_at", .int(startedAt))])
-                .render()
+            return JSONLine.object([
+                ("type", "listening"), ("source", .string(source)), ("started_at", .milliseconds(startedAt)),
+            ]).render()
         }
         let what = source == "file" ? "the audio file (as if heard from \(HumanFormat.clock(startedAt)))" : "the default input"
         return starred("listening to \(what); only features of the sound leave this machine")
@@ -241,8 +242,9 @@ public struct OutputRenderer: Sendable {
             var fields: [(String, JSONLine)] = [
                 ("type", "message"), ("room", room), ("id", .string(Self.eventID(shown.event.id))),
                 ("from", .string(shown.from.id.hex)), ("nick", .string(shown.from.nick)),
-                ("text", .string(shown.text)), ("sent_at", .int(shown.sentAt)), ("shown_at", .int(shown.shownAt)),
-                ("held_ms", .int(shown.heldMillis)), ("game_ms", .int(shown.gameTime)),
+                ("text", .string(shown.text)), ("sent_at", .milliseconds(shown.sentAt)),
+                ("shown_at", .milliseconds(shown.shownAt)), ("held_ms", .milliseconds(shown.held)),
+                ("game_ms", .milliseconds(shown.gameTime)),
             ]
             if let directTo { fields += [("direct", .bool(true)), ("to", .string(directTo))] }
             if isPrivate { fields.append(("private", .bool(true))) }
@@ -263,7 +265,7 @@ public struct OutputRenderer: Sendable {
         case .mark(let label, let by, let at):
             fields = [
                 ("type", "mark"), ("room", room), ("label", .string(label)), ("nick", .string(by.nick)),
-                ("id", .string(by.id.hex)), ("at", .int(at)),
+                ("id", .string(by.id.hex)), ("at", .milliseconds(at)),
             ]
         case .unmarked(let label, let by):
             fields = [
@@ -287,7 +289,8 @@ public struct OutputRenderer: Sendable {
                         report.entries.map { entry in
                             var member: [(String, JSONLine)] = [
                                 ("id", .string(entry.member.id.hex)), ("nick", .string(entry.member.nick)),
-                                ("offset_ms", .int(entry.offset)), ("behind_you_ms", .int(entry.behindReader)),
+                                ("offset_ms", .milliseconds(entry.offset)),
+                                ("behind_you_ms", .milliseconds(entry.behindReader)),
                             ]
                             if let heard = entry.heard { member.append(("heard", Self.heard(heard))) }
                             return .object(member)
@@ -297,8 +300,9 @@ public struct OutputRenderer: Sendable {
         case .score(let score):
             fields = [
                 ("type", "score"), ("room", room), ("home", .int(Int64(score.home))), ("guest", .int(Int64(score.guest))),
-                ("by", .string(score.from.nick)), ("by_id", .string(score.from.id.hex)), ("sent_at", .int(score.sentAt)),
-                ("shown_at", .int(score.shownAt)), ("held_ms", .int(score.heldMillis)), ("game_ms", .int(score.gameTime)),
+                ("by", .string(score.from.nick)), ("by_id", .string(score.from.id.hex)),
+                ("sent_at", .milliseconds(score.sentAt)), ("shown_at", .milliseconds(score.shownAt)),
+                ("held_ms", .milliseconds(score.held)), ("game_ms", .milliseconds(score.gameTime)),
                 ("correction", .bool(score.isCorrection)),
             ]
             if let home = score.homeName, let guest = score.guestName {
@@ -312,7 +316,7 @@ public struct OutputRenderer: Sendable {
         case .lagStepped(let member, let change, let offset, let heard):
             fields = [
                 ("type", "step"), ("room", room), ("nick", .string(member.nick)), ("id", .string(member.id.hex)),
-                ("change_ms", .int(change)), ("offset_ms", .int(offset)), ("heard", .bool(heard)),
+                ("change_ms", .milliseconds(change)), ("offset_ms", .milliseconds(offset)), ("heard", .bool(heard)),
             ]
         case .equivocated(let member, let seq):
             fields = [
@@ -327,7 +331,7 @@ public struct OutputRenderer: Sendable {
     static func heard(_ sound: Calibration.Placement.Sound) -> JSONLine {
         .object([
             ("matches", .int(Int64(sound.matches))), ("confidence", .double((sound.confidence * 10).rounded() / 10)),
-            ("sigma_ms", .double((Double(sound.sigmaMicros) / 100).rounded() / 10)),
+            ("sigma_ms", .double((Double(sound.sigma.microseconds) / 100).rounded() / 10)),
         ])
     }
 
@@ -339,7 +343,7 @@ public struct OutputRenderer: Sendable {
         return report.entries.map { entry in
             let nick = entry.member.nick
             let key = counts[nick, default: 0] > 1 ? "\(nick)#\(entry.member.id)" : nick
-            return (key, .int(entry.offset))
+            return (key, .milliseconds(entry.offset))
         }
     }
 
@@ -390,13 +394,13 @@ public struct OutputRenderer: Sendable {
             let time = score.gameTime ?? score.sentAt
             var line = "\(style(HumanFormat.clock(time), .dim)) \(nickText(score.from, reader: reader)): score \(safe(board))"
             if score.isCorrection { line += "  (an earlier moment: the score stays as it was)" }
-            if score.heldMillis > 0 { line += style("  (held \(HumanFormat.duration(milliseconds: score.heldMillis)))", .dim) }
+            if score.held > .zero { line += style("  (held \(HumanFormat.duration(score.held)))", .dim) }
             lines = [line]
         case .teamsNamed(let home, let guest, let by):
             lines = [starred("\(by.id == reader ? "you" : nickText(by, reader: reader)) named the sides: \(safe(home)) v \(safe(guest))")]
         case .lagStepped(let member, let change, _, let heard):
-            let amount = HumanFormat.duration(milliseconds: change)
-            let words = change >= 0 ? "fell \(amount) further behind" : "caught up \(amount)"
+            let amount = HumanFormat.duration(change)
+            let words = change >= .zero ? "fell \(amount) further behind" : "caught up \(amount)"
             let who = member.id == reader ? "your stream" : nickText(member, reader: reader)
             lines = [starred("\(who) \(words) \(heard ? "(heard)" : "(a step in the marks: offsets follow it)")")]
         case .equivocated(let member, let seq):
@@ -413,15 +417,15 @@ public struct OutputRenderer: Sendable {
     private func messageLine(_ shown: ShownMessage, reader: NodeID) -> String {
         messageLine(
             time: shown.gameTime ?? shown.sentAt, calibrated: shown.gameTime != nil, from: shown.from,
-            text: shown.text, isReader: shown.from.id == reader, held: shown.heldMillis)
+            text: shown.text, isReader: shown.from.id == reader, held: shown.held)
     }
 
     private func messageLine(
-        time: Int64, calibrated: Bool, from: Member, text: String, isReader: Bool, held: Int64
+        time: WallTime, calibrated: Bool, from: Member, text: String, isReader: Bool, held: TimeSpan
     ) -> String {
         let clock = (calibrated ? "" : "~") + HumanFormat.clock(time, timeZone: timeZone)
         var line = "\(style(clock, .dim)) \(nickText(from, reader: isReader ? from.id : nil)): \(safe(text))"
-        if held > 0 { line += "  " + style("(held \(HumanFormat.duration(milliseconds: held)))", .dim) }
+        if held > .zero { line += "  " + style("(held \(HumanFormat.duration(held)))", .dim) }
         return line
     }
 

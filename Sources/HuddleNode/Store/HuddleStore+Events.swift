@@ -42,7 +42,8 @@ extension HuddleStore {
         for event in events {
             let (kind, text) = Self.summary(of: event.wireBody)
             try statement.execute(arguments: [
-                event.room, Data(event.origin.bytes), Int64(bitPattern: event.seq), event.createdAt,
+                event.room, Data(event.origin.bytes), Int64(bitPattern: event.seq),
+                event.createdAt.millisecondsSinceEpoch,
                 kind, text, Data(event.encoded()),
             ])
             inserted += db.changesCount
@@ -81,12 +82,14 @@ extension HuddleStore {
     /// already marked keeps its first time; an id that is not stored is ignored, so store an
     /// event before showing it.
     @discardableResult
-    public func markShown(_ ids: some Collection<EventID>, room: String, at: Int64) throws -> Int {
+    public func markShown(_ ids: some Collection<EventID>, room: String, at: WallTime) throws -> Int {
         guard !ids.isEmpty else { return 0 }
         return try write { db in try Self.markShown(ids, room: room, at: at, in: db) }
     }
 
-    static func markShown(_ ids: some Collection<EventID>, room: String, at: Int64, in db: Database) throws -> Int {
+    static func markShown(
+        _ ids: some Collection<EventID>, room: String, at: WallTime, in db: Database
+    ) throws -> Int {
         let statement = try db.cachedStatement(
             sql: """
                 UPDATE event SET shown_at = ?
@@ -94,7 +97,8 @@ extension HuddleStore {
                 """)
         var marked = 0
         for id in ids {
-            try statement.execute(arguments: [at, room, Data(id.origin.bytes), Int64(bitPattern: id.seq)])
+            try statement.execute(
+                arguments: [at.millisecondsSinceEpoch, room, Data(id.origin.bytes), Int64(bitPattern: id.seq)])
             marked += db.changesCount
         }
         return marked
@@ -164,7 +168,7 @@ extension HuddleStore {
         case .sealed: ("sealed", nil)
         case .score(let home, let guest): ("score", "\(home)-\(guest)")
         case .teams(let home, let guest): ("teams", "\(home) v \(guest)")
-        case .heard(let match): ("heard", "\(match.peer) \(match.lagMicros) µs ± \(match.sigmaMicros)")
+        case .heard(let match): ("heard", "\(match.peer) \(match.lag.microseconds) µs ± \(match.sigma.microseconds)")
         }
     }
 }

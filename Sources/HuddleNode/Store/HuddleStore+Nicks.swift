@@ -24,18 +24,18 @@ extension HuddleStore {
     /// Remembers `id` as the node called `nick` unless another node was seen under it first.
     /// Returns the id remembered for `nick` (the first one).
     @discardableResult
-    public func rememberNick(_ nick: String, id: NodeID, at: Int64) throws -> NodeID {
+    public func rememberNick(_ nick: String, id: NodeID, at: WallTime) throws -> NodeID {
         try write { db in try Self.rememberNick(nick, id: id, at: at, in: db) }
     }
 
     @discardableResult
-    static func rememberNick(_ nick: String, id: NodeID, at: Int64, in db: Database) throws -> NodeID {
+    static func rememberNick(_ nick: String, id: NodeID, at: WallTime, in db: Database) throws -> NodeID {
         try db.execute(
             sql: """
                 INSERT OR IGNORE INTO known_nick (nick, node_id, first_seen)
                 SELECT ?, ?, ? WHERE (SELECT COUNT(*) FROM known_nick) < ?
                 """,
-            arguments: [nick, Data(id.bytes), at, Self.maximumKnownNicks])
+            arguments: [nick, Data(id.bytes), at.millisecondsSinceEpoch, Self.maximumKnownNicks])
         let stored = try Data.fetchOne(db, sql: "SELECT node_id FROM known_nick WHERE nick = ?", arguments: [nick])
         return stored.flatMap { NodeID(bytes: $0) } ?? id
     }

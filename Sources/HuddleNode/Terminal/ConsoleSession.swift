@@ -119,7 +119,7 @@ struct ConsoleSession: Sendable {
     }
 
     /// Applies keys that arrived when the clock read `at`, up to a quit or a suspend.
-    mutating func handle(_ keys: [TerminalKey], at: Int64) -> Reaction {
+    mutating func handle(_ keys: [TerminalKey], at: WallTime) -> Reaction {
         var reaction = Reaction()
         for key in keys {
             handle(key, at: at, into: &reaction)
@@ -128,7 +128,7 @@ struct ConsoleSession: Sendable {
         return reaction
     }
 
-    private mutating func handle(_ key: TerminalKey, at: Int64, into reaction: inout Reaction) {
+    private mutating func handle(_ key: TerminalKey, at: WallTime, into reaction: inout Reaction) {
         if secret != nil { return handleSecret(key, at: at, into: &reaction) }
         if offered != nil { return handleOffer(key, at: at, into: &reaction) }
         let action = editor.handle(key, at: at)
@@ -213,7 +213,7 @@ struct ConsoleSession: Sendable {
 
     /// A key while a long paste is offered: Enter sends its parts (and empties the line they
     /// include), Escape or Ctrl-C puts it away and leaves the line as it was; other keys ring.
-    private mutating func handleOffer(_ key: TerminalKey, at: Int64, into reaction: inout Reaction) {
+    private mutating func handleOffer(_ key: TerminalKey, at: WallTime, into reaction: inout Reaction) {
         switch key {
         case .enter:
             let lines = offered ?? []
@@ -235,7 +235,7 @@ struct ConsoleSession: Sendable {
 
     /// A key at the hidden prompt: editing works, nothing is shown, Enter hands the text over,
     /// and Ctrl-C, Escape or Enter on nothing give up (Ctrl-C does not quit here).
-    private mutating func handleSecret(_ key: TerminalKey, at: Int64, into reaction: inout Reaction) {
+    private mutating func handleSecret(_ key: TerminalKey, at: WallTime, into reaction: inout Reaction) {
         var answer: ConsoleInput?
         switch key {
         case .control("c"), .escape:

@@ -202,12 +202,12 @@ public final class InteractiveConsole: LineOutput {
             }
             if descriptors[1].revents != 0 { return }
             if ready == 0 {
-                guard apply(decoder.flush(), at: clock.wallMillis()) else { return }
+                guard apply(decoder.flush(), at: clock.wall()) else { return }
                 continue
             }
             let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
             // The time the key arrived, taken before anything else happens to it.
-            let at = clock.wallMillis()
+            let at = clock.wall()
             if count < 0, errno == EINTR || errno == EAGAIN { continue }
             guard count > 0 else {  // the terminal went away
                 continuation.yield(.quit)
@@ -218,7 +218,7 @@ public final class InteractiveConsole: LineOutput {
     }
 
     /// Applies keys that arrived at `at`; `false` once they asked to quit.
-    private func apply(_ keys: [TerminalKey], at: Int64) -> Bool {
+    private func apply(_ keys: [TerminalKey], at: WallTime) -> Bool {
         var pending = keys[...]
         while !pending.isEmpty {
             let reaction = state.withLock { state in

@@ -18,15 +18,15 @@ import HuddleCore
 ///
 /// ```swift
 /// var editor = LineEditor()
-/// editor.handle(.text("what a catc"), at: 0)   // .none
-/// editor.handle(.backspace, at: 0)             // .none; text "what a cat"
-/// editor.handle(.enter, at: 0)                 // .submit("what a cat")
-/// editor.handle(.enter, at: 5_000)             // .markOffered: Enter on an empty line
+/// editor.handle(.text("what a catc"), at: t)           // .none
+/// editor.handle(.backspace, at: t)                     // .none; text "what a cat"
+/// editor.handle(.enter, at: t)                         // .submit("what a cat")
+/// editor.handle(.enter, at: t + .seconds(5))           // .markOffered: Enter on an empty line
 /// ```
 struct LineEditor: Equatable, Sendable {
     /// An Enter on an empty line this soon after sending a line is taken for a double press, not
     /// a mark: marking by accident is worse than pressing Enter again.
-    static let doublePressWindow: Int64 = 400
+    static let doublePressWindow = TimeSpan.milliseconds(400)
 
     /// What the console does after a key.
     enum Action: Equatable, Sendable {
@@ -71,7 +71,7 @@ struct LineEditor: Equatable, Sendable {
     /// What the last kill removed, for Ctrl-Y.
     private var killed = ""
     /// When a line was last submitted (the caller's clock, ms).
-    private var lastSubmit: Int64 = .min / 2
+    private var lastSubmit = WallTime.distantPast
 
     init(history: InputHistory = InputHistory()) {
         self.history = history
@@ -89,8 +89,8 @@ struct LineEditor: Equatable, Sendable {
     /// Bytes of the message this line would send.
     var messageBytes: Int { MessageBudget.messageBytes(lineBytes: byteCount, prefixBytes: commandPrefixBytes) }
 
-    /// Applies one key typed when the caller's clock read `now` (ms).
-    mutating func handle(_ key: TerminalKey, at now: Int64) -> Action {
+    /// Applies one key typed when the caller's clock read `now`.
+    mutating func handle(_ key: TerminalKey, at now: WallTime) -> Action {
         switch key {
         case .text(let typed):
             let printable = Self.printable(typed)
@@ -179,7 +179,7 @@ struct LineEditor: Equatable, Sendable {
 
     /// The line went out some other way at `now` (a long paste's parts): empties it, and an
     /// Enter right after is a double press, not a mark.
-    mutating func sent(at now: Int64) {
+    mutating func sent(at now: WallTime) {
         clear()
         lastSubmit = now
     }

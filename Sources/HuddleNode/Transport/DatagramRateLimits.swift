@@ -23,7 +23,7 @@ import HuddleCore
 /// (``penalize(_:from:now:)``). Past it, the events are dropped unchecked (`check_budget`). Live
 /// peers are exempt here too; a pull is answered by a peer this node chose, and is not charged.
 ///
-/// Pure: time is passed in (monotonic microseconds). At most ``maximumTracked`` buckets are kept
+/// Pure: time is passed in (the monotonic clock). At most ``maximumTracked`` buckets are kept
 /// per kind; idle (full) ones are forgotten first.
 struct DatagramRateLimits: Sendable {
     struct Rate: Sendable {
@@ -44,7 +44,7 @@ struct DatagramRateLimits: Sendable {
 
     private struct Bucket: Sendable {
         var tokens: Double
-        var updated: Int64
+        var updated: MonotonicTime
     }
 
     /// Senders never limited: the node's live peers.
@@ -61,7 +61,7 @@ struct DatagramRateLimits: Sendable {
 
     /// How many of `count` events from `source` may have their signatures checked at `now`
     /// (the first ones of the datagram); takes as many checks from the budgets.
-    mutating func checks(_ count: Int, from source: PeerAddress, now: Int64) -> Int {
+    mutating func checks(_ count: Int, from source: PeerAddress, now: MonotonicTime) -> Int {
         guard !exempt.contains(source), count > 0 else { return count }
         var host = Self.refill(checkHosts[source.host], rate: checksPerHost, now: now)
         var all = Self.refill(strangerChecks, rate: checksForStrangers, now: now)
@@ -75,7 +75,7 @@ struct DatagramRateLimits: Sendable {
 
     /// Whether `source` has any signature checks left at `now`: events from a sender that has
     /// none are dropped before they are even decoded.
-    func hasChecks(for source: PeerAddress, now: Int64) -> Bool {
+    func hasChecks(for source: PeerAddress, now: MonotonicTime) -> Bool {
         guard !exempt.contains(source) else { return true }
         return Self.refill(checkHosts[source.host], rate: checksPerHost, now: now).tokens >= 1
             && Self.refill(strangerChecks, rate: checksForStrangers, now: now).tokens >= 1
@@ -83,7 +83,7 @@ struct DatagramRateLimits: Sendable {
 
     /// `count` signatures from `source` did not verify: each costs its host
     /// ``badSignatureCost`` checks in all (one was taken already).
-    mutating func penalize(_ count: Int, from source: PeerAddress, now: Int64) {
+    mutating func penalize(_ count: Int, from source: PeerAddress, now: MonotonicTime) {
         guard !exempt.contains(source), count > 0 else { return }
         var host = Self.refill(checkHosts[source.host], rate: checksPerHost, now: now)
         host.tokens -= Double(count) * (Self.badSignatureCost - 1)
@@ -91,7 +91,7 @@ struct DatagramRateLimits: Sendable {
     }
 
     /// Whether a datagram from `source` arriving at `now` may be read; takes a token if so.
-    mutating func admit(_ source: PeerAddress, now: Int64) -> Bool {
+    mutating func admit(_ source: PeerAddress, now: MonotonicTime) -> Bool {
         if exempt.contains(source) { return true }
         var host = Self.refill(hosts[source.host], rate: perHost, now: now)
         var sender = Self.refill(senders[source], rate: perSender, now: now)
@@ -107,9 +107,9 @@ struct DatagramRateLimits: Sendable {
         return admitted
     }
 
-    private static func refill(_ bucket: Bucket?, rate: Rate, now: Int64) -> Bucket {
+    private static func refill(_ bucket: Bucket?, rate: Rate, now: MonotonicTime) -> Bucket {
         guard var bucket else { return Bucket(tokens: rate.burst, updated: now) }
-        let elapsed = Double(max(0, now - bucket.updated)) / 1_000_000
+        let elapsed = max(.zero, now - bucket.updated).seconds
         bucket.tokens = min(rate.burst, bucket.tokens + elapsed * rate.perSecond)
         bucket.updated = now
         return bucket
@@ -118,7 +118,7 @@ struct DatagramRateLimits: Sendable {
     /// Keeps `bucket`; past ``maximumTracked``, first forgets every bucket that has refilled
     /// (an idle sender starts full anyway), then, under a spray of forged addresses, all of them.
     private static func store<Key: Hashable>(
-        _ bucket: Bucket, at key: Key, in buckets: inout [Key: Bucket], rate: Rate, now: Int64
+        _ bucket: Bucket, at key: Key, in buckets: inout [Key: Bucket], rate: Rate, now: MonotonicTime
     ) {
         if buckets[key] == nil, buckets.count >= maximumTracked {
             buckets = buckets.filter { refill($0.value, rate: rate, now: now).tokens < rate.burst }

@@ -52,7 +52,7 @@ struct MachineLAN {
     /// Whether writes wait for ``commit(_:)`` (a slow disk), rather than landing as they are made.
     var holdCommits = false
 
-    init(now: NodeTime = NodeTime(wall: 1_700_000_000_000, monotonic: 5_000_000)) {
+    init(now: NodeTime = NodeTime(wall: .milliseconds(sinceEpoch: 1_700_000_000_000), monotonic: .start + .seconds(5))) {
         self.now = now
     }
 
@@ -99,7 +99,7 @@ struct MachineLAN {
             }
         }
         deliverAll()
-        for _ in 0..<4 { advance(ms: 1_000) }
+        for _ in 0..<4 { advance(.seconds(1)) }
     }
 
     /// alice, bob and carol in the room and introduced, alice and carol unable to reach each other
@@ -158,9 +158,9 @@ struct MachineLAN {
         on(target) { machine, now in machine.receive(decoded, from: source, now: now, checks: &checks) }
     }
 
-    /// Moves the clock on by `milliseconds` and runs what fell due on every node.
-    mutating func advance(ms milliseconds: Int64, deliver: Bool = true) {
-        now = now.advanced(byMilliseconds: milliseconds)
+    /// Moves the clock on by `span` and runs what fell due on every node.
+    mutating func advance(_ span: TimeSpan, deliver: Bool = true) {
+        now = now.advanced(by: span)
         for index in hosts.indices { on(index) { machine, now in machine.tick(now: now) } }
         if deliver { deliverAll() }
     }

@@ -12,7 +12,7 @@ struct RelayNetwork {
     }
 
     struct InFlight {
-        var at: Int64
+        var at: MonotonicTime
         var order: Int
         var from: Int
         var to: Int
@@ -21,17 +21,17 @@ struct RelayNetwork {
 
     var nodes: [Membership]
     var addresses: [PeerAddress]
-    /// One-way delay between two nodes, µs (symmetric), by unordered pair.
-    var delay: [Set<Int>: Int64] = [:]
-    var defaultDelay: Int64 = 1_000
+    /// One-way delay between two nodes (symmetric), by unordered pair.
+    var delay: [Set<Int>: TimeSpan] = [:]
+    var defaultDelay = TimeSpan.milliseconds(1)
     /// Pairs that cannot reach each other in either direction.
     var blocked: Set<Set<Int>> = []
     /// The share of datagrams lost at random on every link (0 ... 1), drawn from `random`.
     var loss = 0.0
     var random = SplitMix64(seed: 0x22)
-    var wakeAt: [Int64?]
+    var wakeAt: [MonotonicTime?]
     var inFlight: [InFlight] = []
-    var now: Int64 = 0
+    var now = MonotonicTime.start
     var order = 0
     /// Everything each node was told about routes, in order.
     var routeChanges: [[(id: NodeID, route: Route)]]
@@ -49,7 +49,7 @@ struct RelayNetwork {
             node.rooms = rooms
             return node
         }
-        wakeAt = Array(repeating: 0, count: count)
+        wakeAt = Array(repeating: .start, count: count)
         routeChanges = Array(repeating: [], count: count)
         eventsReceived = Array(repeating: [], count: count)
         refused = Array(repeating: [], count: count)
@@ -59,7 +59,7 @@ struct RelayNetwork {
     func id(_ node: Int) -> NodeID { nodes[node].me }
     func index(of address: PeerAddress) -> Int? { addresses.firstIndex(of: address) }
 
-    mutating func setDelay(_ a: Int, _ b: Int, micros: Int64) { delay[[a, b]] = micros }
+    mutating func setDelay(_ a: Int, _ b: Int, _ oneWay: TimeSpan) { delay[[a, b]] = oneWay }
 
     mutating func send(_ datagram: Datagram, from: Int, to address: PeerAddress) {
         guard let to = index(of: address), to != from, !blocked.contains([from, to]) else { return }
@@ -144,11 +144,11 @@ struct RelayNetwork {
     }
 
     /// Runs until `until`: deliveries in arrival order, ticks when due.
-    mutating func run(until end: Int64) {
+    mutating func run(until end: MonotonicTime) {
         while true {
             let nextFlight = inFlight.min { ($0.at, $0.order) < ($1.at, $1.order) }
             let nextWake = wakeAt.enumerated().compactMap { i, at in at.map { (i, $0) } }.min { ($0.1, $0.0) < ($1.1, $1.0) }
-            let at = min(nextFlight?.at ?? .max, nextWake?.1 ?? .max)
+            let at = min(nextFlight?.at ?? .distantFuture, nextWake?.1 ?? .distantFuture)
             guard at <= end else { break }
             now = max(now, at)
             if let flight = nextFlight, flight.at == at {
@@ -162,5 +162,5 @@ struct RelayNetwork {
         now = end
     }
 
-    mutating func run(for duration: Int64) { run(until: now + duration) }
+    mutating func run(for duration: TimeSpan) { run(until: now + duration) }
 }

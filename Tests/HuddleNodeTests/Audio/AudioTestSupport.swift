@@ -8,10 +8,10 @@ import Synchronization
 /// A clock that never waits: sleeping moves it to the deadline, so a source paced by it runs as
 /// fast as the machine can, with the times a real one would have.
 final class SteppingClock: ListeningClock {
-    private let now: Mutex<Int64>
-    init(_ start: Int64) { now = Mutex(start) }
-    func wallMicros() -> Int64 { now.withLock { $0 } }
-    func sleep(untilWallMicros deadline: Int64) { now.withLock { $0 = max($0, deadline) } }
+    private let now: Mutex<WallTime>
+    init(_ start: WallTime) { now = Mutex(start) }
+    func wall() -> WallTime { now.withLock { $0 } }
+    func sleep(until deadline: WallTime) { now.withLock { $0 = max($0, deadline) } }
 }
 
 /// Test sound made here: a "broadcast" of noise bursts whose loudness changes every 50–300 ms

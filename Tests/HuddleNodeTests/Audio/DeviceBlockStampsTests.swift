@@ -1,3 +1,4 @@
+import HuddleCore
 import Testing
 
 @testable import HuddleNode
@@ -9,25 +10,25 @@ import Testing
     var stamps = DeviceBlockStamps(sampleRate: 16_000)
 
     @Test mutating func theFirstBlockWasHeardItsLengthAndTheLatencyBeforeItArrived() {
-        #expect(stamps.stamp(samples: 160, arrivedAt: 1_000_000, latency: 20_000) == 970_000)
+        #expect(stamps.stamp(samples: 160, arrivedAt: .epoch + .seconds(1), latency: .milliseconds(20)) == .epoch + .milliseconds(970))
     }
 
     @Test mutating func laterBlocksFollowByCountWhateverTheSchedulingJitter() {
-        _ = stamps.stamp(samples: 160, arrivedAt: 1_000_000, latency: 0)
+        _ = stamps.stamp(samples: 160, arrivedAt: .epoch + .seconds(1), latency: .zero)
         // Arrivals 7 ms, 13 ms and 40 ms apart: the samples are still 10 ms apart.
-        #expect(stamps.stamp(samples: 160, arrivedAt: 1_007_000, latency: 0) == 1_000_000)
-        #expect(stamps.stamp(samples: 160, arrivedAt: 1_020_000, latency: 0) == 1_010_000)
-        #expect(stamps.stamp(samples: 160, arrivedAt: 1_060_000, latency: 0) == 1_020_000)
+        #expect(stamps.stamp(samples: 160, arrivedAt: .epoch + .milliseconds(1_007), latency: .zero) == .epoch + .seconds(1))
+        #expect(stamps.stamp(samples: 160, arrivedAt: .epoch + .milliseconds(1_020), latency: .zero) == .epoch + .milliseconds(1_010))
+        #expect(stamps.stamp(samples: 160, arrivedAt: .epoch + .milliseconds(1_060), latency: .zero) == .epoch + .milliseconds(1_020))
     }
 
     @Test mutating func aStallStartsANewStretchAtTheBlocksArrival() {
-        _ = stamps.stamp(samples: 160, arrivedAt: 1_000_000, latency: 0)
-        // Nothing for two seconds (a monitor of a silent sink): the count would say 1_000_000.
-        #expect(stamps.stamp(samples: 160, arrivedAt: 3_010_000, latency: 0) == 3_000_000)
-        #expect(stamps.stamp(samples: 160, arrivedAt: 3_020_000, latency: 0) == 3_010_000)
+        _ = stamps.stamp(samples: 160, arrivedAt: .epoch + .seconds(1), latency: .zero)
+        // Nothing for two seconds (a monitor of a silent sink): the count would say 1 s.
+        #expect(stamps.stamp(samples: 160, arrivedAt: .epoch + .milliseconds(3_010), latency: .zero) == .epoch + .seconds(3))
+        #expect(stamps.stamp(samples: 160, arrivedAt: .epoch + .milliseconds(3_020), latency: .zero) == .epoch + .milliseconds(3_010))
     }
 
     @Test mutating func aLatencyOfMoreThanASecondIsNotBelieved() {
-        #expect(stamps.stamp(samples: 160, arrivedAt: 10_000_000, latency: 5_000_000) == 8_990_000)
+        #expect(stamps.stamp(samples: 160, arrivedAt: .epoch + .seconds(10), latency: .seconds(5)) == .epoch + .milliseconds(8_990))
     }
 }

@@ -8,20 +8,20 @@ import Testing
 /// The listening path off the node's actor: a source, the extractor on the listener's thread,
 /// windows on the node's clock, and matches between two viewers' sound.
 @Suite struct ListenerTests {
-    let start: Int64 = 1_764_000_000_000_000
+    let start = WallTime(microsecondsSinceEpoch: 1_764_000_000_000_000)
     let bob = NodeID(bytes: [UInt8](repeating: 2, count: 32))!
 
     @Test func aFileIsHeardAsWindowsOnTheNodesClock() async throws {
         let path = try TestSound.wavFile(TestSound.broadcast(seconds: 5))
         let source = try WAVFileSource(path: path, start: start, clock: SteppingClock(start))
         let outputs = await TestSound.collect(Listener(source: source))
-        #expect(outputs.first == .started(source: .file, at: start / 1000))
+        #expect(outputs.first == .started(source: .file, at: start))
         #expect(outputs.last == .stopped(reason: nil))
         let windows = outputs.compactMap { output -> AudioFeatures? in
             if case .window(let features) = output { features } else { nil }
         }
         #expect(windows.count == 3, "2 s, 2 s and what is left")
-        #expect(windows.map(\.start) == [start / 1000 + 10, start / 1000 + 2_010, start / 1000 + 4_010])
+        #expect(windows.map(\.start) == [10, 2_010, 4_010].map { start.millisecondsSinceEpoch + $0 })  // features count ms
         #expect(windows.prefix(2).allSatisfy { $0.count == 200 })
         #expect(windows.allSatisfy { $0.loudDuration > 0.5 * $0.duration }, "the broadcast is loud")
     }
@@ -40,10 +40,12 @@ import Testing
         let theirs = try #require(TestSound.joined(await heardByBob))
         let found = PairMatch.run(own: own, peer: theirs, peerID: self.bob, centre: 0, reach: 120)
         let heard = try #require(found.heard, "\(found.match)")
-        #expect(abs(heard.lagMicros - 3_200_000) <= 10_000, "lag \(heard.lagMicros) µs")
+        #expect((heard.lag - .milliseconds(3_200)).magnitude <= .milliseconds(10), "lag \(heard.lag)")
         #expect(heard.peer == self.bob && heard.confidence >= 9)
         // The moment is the middle of the sound both heard: alice's 0–20 s.
-        #expect(abs(heard.at - (start / 1000 + 10_000)) <= 100, "at \(heard.at - start / 1000) ms")
+        #expect(
+            (heard.at - (start + .seconds(10))).magnitude <= .milliseconds(100),
+            "at \(heard.at - start)")
     }
 
     @Test func aSearchCentredOnTheClocksDifferenceFindsStreamsWhateverTheClocksSay() throws {
@@ -55,9 +57,9 @@ import Testing
         let blind = PairMatch.run(own: features, peer: theirs, peerID: bob, centre: 0, reach: 120)
         #expect(blind.heard == nil, "10 minutes is outside ±120 s")
         let centred = PairMatch.run(own: features, peer: theirs, peerID: bob, centre: 600_020, reach: 120)
-        #expect(abs((centred.heard?.lagMicros ?? 0) - 601_500_000) <= 5_000, "\(centred.match)")
+        #expect(((centred.heard?.lag ?? .zero) - .milliseconds(601_500)).magnitude <= .milliseconds(5), "\(centred.match)")
         let narrow = PairMatch.run(own: features, peer: theirs, peerID: bob, centre: 601_480, reach: 5)
-        #expect(abs((narrow.heard?.lagMicros ?? 0) - 601_500_000) <= 5_000, "\(narrow.match)")
+        #expect(((narrow.heard?.lag ?? .zero) - .milliseconds(601_500)).magnitude <= .milliseconds(5), "\(narrow.match)")
     }
 
     @Test func theRunnerMatchesAPairOnceThereIsSoundAndSaysWhatItFound() async throws {
@@ -72,7 +74,9 @@ import Testing
         var attempts = runner.matches.makeAsyncIterator()
         let attempt = try #require(await attempts.next())
         #expect(attempt.peer == bob)
-        #expect(abs((attempt.result.heard?.lagMicros ?? 0) - 2_500_000) <= 5_000, "\(attempt.result.match)")
+        #expect(
+            ((attempt.result.heard?.lag ?? .zero) - .milliseconds(2_500)).magnitude <= .milliseconds(5),
+            "\(attempt.result.match)")
     }
 
     @Test func aTimelineKeepsTheLastSecondsInOrderWithGapsQuiet() {

@@ -105,7 +105,7 @@ final class PulseAudioBed {
         let listener = Listener(source: source)
         let clock = SystemListeningClock()
         try await Task.sleep(for: .milliseconds(300))
-        let playedAt = clock.wallMicros() / 1000
+        let playedAt = clock.wall().millisecondsSinceEpoch
         let player = try bed.play(path)
         // A monitor delivers nothing once nothing plays, so the listener is not waited for: its
         // outputs are collected until the file has played and a little more.
@@ -128,10 +128,10 @@ final class PulseAudioBed {
         let match = try #require(found.heard, "the monitor's sound does not match the file: \(found.match)")
         // paplay takes a moment to start (about 2 s here: it looks for a session bus first) and the
         // server buffers: the monitor hears the file after paplay was started, never before.
-        #expect(match.lagMicros > -50_000 && match.lagMicros < 5_000_000, "heard \(match.lagMicros) µs after playing")
+        #expect(match.lag > .milliseconds(-50) && match.lag < .seconds(5), "heard \(match.lag) after playing")
         #expect(match.confidence >= 9)
         #expect(found.match.overlap >= 5, "\(found.match.overlap) s of the 8 s compared")
-        print("capture: heard \(match.lagMicros / 1000) ms after paplay started, confidence \(match.confidence)")
+        print("capture: heard \(match.lag.microseconds / 1000) ms after paplay started, confidence \(match.confidence)")
     }
 }
 #endif

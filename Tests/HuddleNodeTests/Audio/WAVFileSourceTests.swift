@@ -1,5 +1,6 @@
 import Foundation
 import HuddleAudio
+import HuddleCore
 import Testing
 
 @testable import HuddleNode
@@ -7,37 +8,39 @@ import Testing
 /// `--audio-file`: a WAV file heard in real time from a given instant, and refused in words
 /// when it is not one Huddle can play.
 @Suite struct WAVFileSourceTests {
-    let start: Int64 = 1_764_000_000_000_000  // µs on the node's wall clock
+    let start = WallTime(microsecondsSinceEpoch: 1_764_000_000_000_000)  // on the node's wall clock
 
     @Test func theFirstSampleCountsAsHeardAtTheStartAndEachBlockWaitsUntilItIsOver() throws {
         let path = try TestSound.wavFile(TestSound.broadcast(seconds: 1, rate: 44_100), rate: 44_100)
-        let clock = SteppingClock(start - 5_000_000)
+        let clock = SteppingClock(start - .seconds(5))
         let source = try WAVFileSource(path: path, start: start, clock: clock)
         let first = try #require(try source.nextBlock())
         #expect(first.at == start && first.samples.count == 441)
-        #expect(clock.wallMicros() == start + 10_000, "handed over once its last sample was heard")
+        #expect(clock.wall() == start + .milliseconds(10), "handed over once its last sample was heard")
         let second = try #require(try source.nextBlock())
-        #expect(second.at == start + 10_000 && clock.wallMicros() == start + 20_000)
+        #expect(second.at == start + .milliseconds(10) && clock.wall() == start + .milliseconds(20))
         var blocks = 2
         while let block = try source.nextBlock() {
             blocks += 1
-            #expect(block.at == start + Int64(blocks - 1) * 10_000)
+            #expect(block.at == start + TimeSpan.milliseconds(10) * Int64(blocks - 1))
         }
-        #expect(blocks == 100 && clock.wallMicros() == start + 1_000_000)
+        #expect(blocks == 100 && clock.wall() == start + .seconds(1))
     }
 
     @Test func inRealTimeItPlaysNoFasterThanSoundIsHeard() throws {
         let path = try TestSound.wavFile(TestSound.broadcast(seconds: 1))
         let clock = SystemListeningClock()
-        let begin = clock.wallMicros() + 100_000
+        let begin = clock.wall() + .milliseconds(100)
         let source = try WAVFileSource(path: path, start: begin)
         let first = try #require(try source.nextBlock())
-        let handed = clock.wallMicros()
+        let handed = clock.wall()
         #expect(first.at == begin)
-        #expect(handed >= begin + 10_000 && handed < begin + 80_000, "first block \(handed - begin) µs after the start")
+        #expect(
+            handed >= begin + .milliseconds(10) && handed < begin + .milliseconds(80),
+            "first block \(handed - begin) after the start")
         for _ in 0..<49 { _ = try source.nextBlock() }
-        let half = clock.wallMicros() - begin
-        #expect(half >= 500_000 && half < 700_000, "50 blocks in \(half) µs")
+        let half = clock.wall() - begin
+        #expect(half >= .milliseconds(500) && half < .milliseconds(700), "50 blocks in \(half)")
         source.close()
         #expect(try source.nextBlock() == nil, "a closed source hands out nothing more")
     }

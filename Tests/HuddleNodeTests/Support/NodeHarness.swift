@@ -7,22 +7,19 @@ import Synchronization
 
 @testable import HuddleNode
 
-/// A clock a test moves by hand: wall ms and monotonic µs, advanced together.
+/// A clock a test moves by hand: both clocks advanced together.
 final class ManualClock: NodeClock {
-    private let now: Mutex<(wall: Int64, monotonic: Int64)>
+    private let now: Mutex<NodeTime>
 
-    init(wall: Int64 = 1_700_000_000_000) {
-        now = Mutex((wall, 1_000_000))
+    init(wall: WallTime = .milliseconds(sinceEpoch: 1_700_000_000_000)) {
+        now = Mutex(NodeTime(wall: wall, monotonic: .start + .seconds(1)))
     }
 
-    func wallMillis() -> Int64 { now.withLock { $0.wall } }
-    func monotonicMicros() -> Int64 { now.withLock { $0.monotonic } }
+    func wall() -> WallTime { now.withLock { $0.wall } }
+    func monotonic() -> MonotonicTime { now.withLock { $0.monotonic } }
 
-    func advance(ms: Int64) {
-        now.withLock {
-            $0.wall += ms
-            $0.monotonic += ms * 1000
-        }
+    func advance(_ span: TimeSpan) {
+        now.withLock { $0 = $0.advanced(by: span) }
     }
 }
 
@@ -159,8 +156,8 @@ struct NodeHarness {
     }
 
     /// Moves the clock on and runs what fell due.
-    func advance(ms: Int64) async {
-        clock.advance(ms: ms)
+    func advance(_ span: TimeSpan) async {
+        clock.advance(span)
         _ = await node.runDueWork()
     }
 
