@@ -6,11 +6,14 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import time
 
 import pytest
 
+from huddletest.bench.attacks import fresh_key
 from huddletest.terminal_pane import TerminalPane
+from huddletest.wire import Event, Join, Mark, VersionVector, encode_events, now_ms, sign_event
 
 
 @pytest.fixture
@@ -234,3 +237,25 @@ def test_ctrl_s_pauses_and_ctrl_q_resumes_with_the_line_kept(lan, pane):
     shown = int(minutes) * 60 + int(seconds)
     assert int(pressing_resume - paused_seen) <= shown <= int(resumed_seen - pressing_pause), line
     assert "paused" not in rows[-2] and rows[-1] == "superbowl> half a li", rows
+
+
+def test_a_mark_signed_at_the_beginning_of_time_crashes_no_console(lan, pane):
+    """A room member may sign any i64 ms as an event's time. mallory joins and marks "kickoff" at
+    the earliest moment the wire can name (-2^63 ms), sending only to bob; alice gets it from bob.
+    Before times were types, the console's status line asked what was on offer to mark,
+    subtracted that time from the clock and trapped (signal 4): one signed datagram took down
+    every reader at a terminal. Now the mark is long over and nothing is offered."""
+    bob, alice = bob_and_alice_at_a_terminal(lan, pane)
+    key, origin = fresh_key()
+    join = sign_event(Event(origin, 1, "superbowl", now_ms(), VersionVector({}), Join("mallory")), key)
+    ancient = sign_event(Event(origin, 2, "superbowl", -(1 << 63), VersionVector({origin: 1}), Mark("kickoff")), key)
+    host, port = bob.address.rsplit(":", 1)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        udp.sendto(encode_events([join, ancient]), (host, int(port)))
+    alice.wait_for_text("mallory joined superbowl")
+    alice.type("still standing")
+    alice.press("Enter")
+    bob.message("still standing")
+    rows = alice.wait_for_text("alice: still standing")
+    assert not alice.exited(), alice.transcript()
+    assert not any("kickoff" in row for row in rows[-2:]), rows
