@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HuddleCore
 import HuddleNode
 
@@ -9,7 +10,10 @@ extension Huddle {
             abstract: "Print a room's messages in game-time order, from the node's store.",
             discussion: """
                 Reads the store read-only, so it works while the node is running and while it is \
-                not. A message's time is its game time (local HH:MM:SS); while its sender was \
+                not. It lists what the node has shown, and, for messages it has not, only those \
+                whose moment your stream has reached by now (held back as the node holds them, \
+                with the default shield for writers you are not placed with): a message still \
+                held for your stream is not listed, so history never spoils. A message's time is its game time (local HH:MM:SS); while its sender was \
                 not calibrated it is the time it was sent, marked with ~. With --json, one object \
                 per line: type, room, id, from, nick, text, sent_at, game_ms (null if not calibrated).
 
@@ -56,7 +60,10 @@ extension Huddle {
             // Nicks told apart as the node tells them: alice#3f9a0c1e for a new key calling
             // itself alice.
             session.knownNicks = try store.knownNicks()
-            _ = session.restore(events, shown: Set(events.map(\.id)), now: .epoch)
+            // What the node showed stands; what it has not is held back as the node would hold
+            // it now, and listed only if it is due.
+            let now = WallTime(microsecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1_000_000))
+            _ = session.restore(events, shown: try store.shownIDs(room: key?.id ?? room), now: now)
             let messages = session.history(last: limit ?? .max)
             let renderer = OutputRenderer(json: json, colors: !json && OutputSink.standardOutputWantsColors)
             if messages.isEmpty, !json {

@@ -97,8 +97,27 @@ extension Huddle {
                 valueName: "PATH"))
         var audioFile: String?
 
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Until you are placed with a writer (by marks or sound), their messages wait this many seconds after they were written, so that none can spoil your stream (streams of one broadcast differ by up to 90 s). 'off' shows them at once: only if your stream is ahead of everyone's. (In the console: /shield.)",
+                valueName: "SECONDS|off"))
+        var shield: String = "90"
+
+        @Flag(
+            name: .customLong("show-waiting"),
+            help: "Count the messages held back for your stream on the status line (a count that jumps tells that a big play is coming).")
+        var showWaiting = false
+
         @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "LEVEL"))
         var logLevel: String = "notice"
+
+        /// `--shield` as a span, `nil` for off; a bad value is `validate()`'s error.
+        var shieldSpan: TimeSpan?? {
+            if shield.lowercased() == "off" { return .some(nil) }
+            guard let seconds = Int(shield), (1...ConsoleCommand.maximumShieldSeconds).contains(seconds) else { return nil }
+            return .some(.seconds(Int64(seconds)))
+        }
 
         func validate() throws {
             // The rules the console and every other command keep (see NickName, RoomName).
@@ -128,6 +147,10 @@ extension Huddle {
                     throw ValidationError("--audio-file: \(error)")
                 }
             }
+            if shieldSpan == nil {
+                throw ValidationError(
+                    "--shield must be whole seconds from 1 to \(ConsoleCommand.maximumShieldSeconds), or off")
+            }
             guard Logger.Level(rawValue: logLevel) != nil else {
                 throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
             }
@@ -140,11 +163,13 @@ extension Huddle {
 
         func run() async throws {
             let level = Logger.Level(rawValue: logLevel) ?? .notice
-            let configuration = NodeConfiguration(
+            var configuration = NodeConfiguration(
                 nick: name, room: room, passphrase: try passphraseFile.map(Passphrase.read(from:)), dataDir: DataDirectory.resolve(explicit: dataDir, nick: name), port: port ?? 0,
                 seeds: peers, mdns: !noMDNS, json: json, console: !noConsole,
                 colors: !json && OutputSink.standardOutputWantsColors,
                 listen: audioFile.map { .file($0) } ?? (listen ? .device : nil))
+            configuration.shield = shieldSpan ?? HoldBackSchedule.defaultShield
+            configuration.showWaiting = showWaiting
             // The interactive console when a person is at a terminal; scripts get lines.
             let console =
                 configuration.console && !json && !plain && InteractiveConsole.isAvailable

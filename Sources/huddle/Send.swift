@@ -1,28 +1,41 @@
 import ArgumentParser
+import Foundation
 import HuddleNode
 
 extension Huddle {
-    /// `huddle send`: a chat message through the running node.
+    /// `huddle send`: a chat message, or a console command, through the running node.
     struct Send: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Send a chat message to a room, or a direct message to one peer, through the running node.",
+            abstract: "Send a message, or run a console command, through the running node.",
             discussion: """
                 The node must be running and in the room (--room), or know the peer (--to NICK, \
-                or NICK#IDPREFIX when two share a nick). Prints the message's event id \
-                (ORIGIN#SEQ). Readers see it held back to their stream, as if typed in the console; \
-                a direct message only its recipient can read.
+                or NICK#IDPREFIX when two share a nick). Readers see a message held back to their \
+                stream, as if typed in the console; a direct message only its recipient can read. \
+                Says where it went: "sent to superbowl; pushed to bob and carol" (the live peers it \
+                went to at once; the rest get it when they pull).
+
+                TEXT starting with / is a console command run in --room as if typed at the node's \
+                console there: /now kickoff, /event "two minute warning", /unmark kickoff, \
+                /delay +1, /score 7-3, /msg bob psst, /shield off, /history 5, /who. It prints \
+                what the console would say. /quit and /private need the console itself.
+
+                With --json: {"id":"ORIGIN#SEQ","room","pushed_to":[NICK...]} for a message, the \
+                node's JSON lines for a command.
                 """
         )
 
         @OptionGroup var location: NodeLocationOptions
 
-        @Option(name: .long, help: ArgumentHelp("The room to send to.", valueName: "ROOM"))
+        @Option(name: .long, help: ArgumentHelp("The room to send to (or to run the command in).", valueName: "ROOM"))
         var room: String?
 
         @Option(name: .long, help: ArgumentHelp("Send a direct message to this peer instead.", valueName: "NICK"))
         var to: String?
 
-        @Argument(help: ArgumentHelp("The message (words are joined with spaces).", valueName: "TEXT"))
+        @Flag(name: .long, help: "Print JSON: the message's id and where it went, or the command's JSON lines.")
+        var json = false
+
+        @Argument(help: ArgumentHelp("The message or /command (words are joined with spaces).", valueName: "TEXT"))
         var text: [String]
 
         func validate() throws {
@@ -30,16 +43,54 @@ extension Huddle {
             guard room?.allSatisfy(\.isWhitespace) != true else { throw ValidationError("--room cannot be blank") }
             guard to?.allSatisfy(\.isWhitespace) != true else { throw ValidationError("--to cannot be blank") }
             guard !message.allSatisfy(\.isWhitespace) else { throw ValidationError("nothing to send") }
+            if to != nil, isCommand {
+                throw ValidationError("a command runs in a room: give --room ROOM (to write to one peer: /msg NICK TEXT)")
+            }
         }
 
         var message: String { text.joined(separator: " ") }
+        var isCommand: Bool { message.drop { $0.isWhitespace }.first == "/" }
 
         func run() async throws {
             let request: ControlRequest =
-                if let to { .sendDirect(to: to, text: message) } else { .send(room: room ?? "", text: message) }
-            let response = try await location.ask(request)
-            guard case .sent(let id) = response else { throw CommandFailure(unexpected: response) }
-            print(id)
+                if let to {
+                    .sendDirect(to: to, text: message)
+                } else if isCommand {
+                    .command(room: room ?? "", line: message, json: json)
+                } else {
+                    .send(room: room ?? "", text: message)
+                }
+            switch try await location.ask(request) {
+            case .said(let lines):
+                for line in lines { print(line) }
+            case .sent(let id, let room, let pushedTo):
+                print(json ? Self.json(id: id, room: room, pushedTo: pushedTo ?? []) : Self.words(room: room, pushedTo: pushedTo))
+            case let response:
+                throw CommandFailure(unexpected: response)
+            }
+        }
+
+        /// "sent to superbowl; pushed to bob and carol".
+        static func words(room: String?, pushedTo: [String]?) -> String {
+            let sent = "sent" + (room.map { " to \(TerminalText.escaped($0))" } ?? "")
+            guard let pushedTo else { return sent }
+            guard !pushedTo.isEmpty else { return sent + "; no peer is here yet: it goes out when one is" }
+            let names = pushedTo.map(TerminalText.escaped)
+            let list = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + names.last!
+            return sent + "; pushed to " + list
+        }
+
+        /// One JSON object: `{"id","pushed_to","room"}`.
+        static func json(id: String, room: String?, pushedTo: [String]) -> String {
+            struct Sent: Encodable {
+                let id: String
+                let room: String?
+                let pushed_to: [String]
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let data = (try? encoder.encode(Sent(id: id, room: room, pushed_to: pushedTo))) ?? Data()
+            return String(decoding: data, as: UTF8.self)
         }
     }
 }

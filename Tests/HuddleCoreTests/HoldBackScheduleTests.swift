@@ -109,19 +109,19 @@ import Testing
         #expect(schedule.pendingCount == 0)
     }
 
-    @Test func messagesBetweenUnconnectedNodesAreShownAtOnce() {
+    @Test func withTheShieldOffMessagesBetweenUnconnectedNodesAreShownAtOnce() {
         let twoGroups = Calibration(placements: [
             n1: .init(reference: n1, offset: .zero), n2: .init(reference: n1, offset: .seconds(3)),
             n3: .init(reference: n3, offset: .zero), n9: .init(reference: n3, offset: .milliseconds(200)),
         ])
-        var onNode2 = HoldBackSchedule(reader: n2, calibration: twoGroups)
+        var onNode2 = HoldBackSchedule(reader: n2, calibration: twoGroups, shield: nil)
         let fromOtherGroup = chat(n9, 1, at: .epoch + .seconds(10))
         #expect(onNode2.admit(fromOtherGroup, now: .epoch + .milliseconds(10_050)).map(\.releaseAt) == [.epoch + .milliseconds(10_050)])
         let fromOwnGroup = chat(n1, 1, at: .epoch + .seconds(10))
         #expect(onNode2.admit(fromOwnGroup, now: .epoch + .milliseconds(10_050)).isEmpty)
         #expect(onNode2.nextWake == .epoch + .seconds(13))
 
-        var uncalibratedReader = HoldBackSchedule(reader: n9, calibration: example)
+        var uncalibratedReader = HoldBackSchedule(reader: n9, calibration: example, shield: nil)
         #expect(uncalibratedReader.admit(chat(n2, 1, at: .epoch + .seconds(10)), now: .epoch + .milliseconds(10_010)).count == 1)
     }
 
@@ -166,9 +166,9 @@ import Testing
         #expect(schedule.calibration == with([n1: .zero, n2: .milliseconds(500)]))
     }
 
-    @Test func losingCalibrationKeepsHeldMessagesHeldUntilTheirLastKnownTime() {
+    @Test func withTheShieldOffLosingCalibrationKeepsHeldMessagesHeldUntilTheirLastKnownTime() {
         // Node 3 is 2 s ahead of reader node 1 and 4 s ahead of node 2 (the worked example).
-        var schedule = HoldBackSchedule(reader: n2, calibration: example)
+        var schedule = HoldBackSchedule(reader: n2, calibration: example, shield: nil)
         let a = chat(n1, 1, at: .epoch + .seconds(10))  // due at 12 000
         let b = chat(n3, 1, at: .epoch + .seconds(9))  // due at 13 000
         for message in [a, b] { _ = schedule.admit(message, now: .epoch + .milliseconds(10_100)) }
@@ -178,8 +178,66 @@ import Testing
         #expect(schedule.nextWake == .epoch + .seconds(12))
         #expect(schedule.releaseDue(now: .epoch + .seconds(12)).map(\.event) == [a])
         #expect(schedule.releaseDue(now: .epoch + .seconds(13)).map(\.event) == [b])
-        // A message arriving while disconnected is shown at once, as DESIGN.md says.
+        // With the shield off, a message arriving while disconnected is shown at once.
         #expect(schedule.admit(chat(n3, 2, at: .epoch + .milliseconds(13_500)), now: .epoch + .milliseconds(13_600)).count == 1)
+    }
+
+    // MARK: The shield
+
+    @Test func aMessageFromSomeoneTheReaderIsNotPlacedWithWaitsTheShieldFromWhenItWasWritten() {
+        let twoGroups = Calibration(placements: [
+            n1: .init(reference: n1, offset: .zero), n2: .init(reference: n1, offset: .seconds(3)),
+            n3: .init(reference: n3, offset: .zero), n9: .init(reference: n3, offset: .milliseconds(200)),
+        ])
+        var onNode2 = HoldBackSchedule(reader: n2, calibration: twoGroups)
+        #expect(onNode2.shield == .seconds(90))
+        // From another group: 90 s after it was written (its writer's clock), not after it arrived.
+        #expect(onNode2.admit(chat(n9, 1, at: .epoch + .seconds(10)), now: .epoch + .seconds(12)).isEmpty)
+        #expect(onNode2.nextWake == .epoch + .seconds(100))
+        // From its own group: the calibrated time, as ever.
+        #expect(onNode2.admit(chat(n1, 1, at: .epoch + .seconds(10)), now: .epoch + .seconds(12)).isEmpty)
+        #expect(onNode2.nextWake == .epoch + .seconds(13))
+        #expect(onNode2.releaseDue(now: .epoch + .milliseconds(99_999)).map(\.event.origin) == [n1])
+        #expect(onNode2.releaseDue(now: .epoch + .seconds(100)).map(\.event.origin) == [n9])
+        // An unplaced reader waits for everyone, its own words excepted; something written more
+        // than the shield ago is past on every stream and shows at once.
+        var unplaced = HoldBackSchedule(reader: n9, calibration: example, shield: .seconds(30))
+        #expect(unplaced.admit(chat(n2, 1, at: .epoch + .seconds(10)), now: .epoch + .milliseconds(10_010)).isEmpty)
+        #expect(unplaced.admit(chat(n9, 1, at: .epoch + .seconds(11)), now: .epoch + .seconds(11)).count == 1)
+        #expect(unplaced.admit(chat(n1, 1, at: .epoch), now: .epoch + .seconds(31)).map(\.event.origin) == [n1])
+        #expect(unplaced.nextWake == .epoch + .seconds(40))
+    }
+
+    @Test func aWritersClockAheadOfTheReadersHoldsItsMessageNoLongerThanTheShieldFromArrival() {
+        var unplaced = HoldBackSchedule(reader: n9, calibration: .none, shield: .seconds(90))
+        // Written "an hour from now" by a clock far ahead: 90 s from when it arrived.
+        _ = unplaced.admit(chat(n1, 1, at: .epoch + .seconds(3_600)), now: .epoch + .seconds(10))
+        #expect(unplaced.nextWake == .epoch + .seconds(100))
+    }
+
+    @Test func losingCalibrationPutsTheShieldUpAtOnce() {
+        // Node 3 is 2 s ahead of reader node 1 and 4 s ahead of node 2 (the worked example).
+        var schedule = HoldBackSchedule(reader: n2, calibration: example, shield: .seconds(90))
+        let a = chat(n1, 1, at: .epoch + .seconds(10))  // due at 12 000
+        for message in [a] { _ = schedule.admit(message, now: .epoch + .milliseconds(10_100)) }
+        // The reader takes its mark back: no calibration. a now waits the shield, not 2 s.
+        #expect(schedule.recalibrate(.none, now: .epoch + .milliseconds(10_200)).isEmpty)
+        #expect(schedule.nextWake == .epoch + .seconds(100))
+        // And so does what arrives now.
+        #expect(schedule.admit(chat(n3, 2, at: .epoch + .seconds(13)), now: .epoch + .seconds(13)).isEmpty)
+        #expect(schedule.releaseDue(now: .epoch + .seconds(100)).map(\.event) == [a])
+        // Placed again: the exact rule takes over and what is past on the reader's stream goes.
+        #expect(schedule.recalibrate(example, now: .epoch + .seconds(101)).map(\.event.origin) == [n3])
+    }
+
+    @Test func theShieldCanBeLoweredOrTurnedOffAndWaitingMessagesFollow() {
+        var schedule = HoldBackSchedule(reader: n9, calibration: .none)
+        _ = schedule.admit(chat(n1, 1, at: .epoch + .seconds(10)), now: .epoch + .seconds(10))
+        _ = schedule.admit(chat(n2, 1, at: .epoch + .seconds(20)), now: .epoch + .seconds(20))
+        #expect(schedule.setShield(.seconds(15), now: .epoch + .seconds(26)).map(\.event.origin) == [n1])
+        #expect(schedule.nextWake == .epoch + .seconds(35))
+        #expect(schedule.setShield(nil, now: .epoch + .seconds(27)).map(\.event.origin) == [n2])
+        #expect(schedule.shield == nil)
     }
 
     // MARK: Ordering

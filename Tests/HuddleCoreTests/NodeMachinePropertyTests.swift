@@ -29,7 +29,7 @@ import Testing
             lan[node].outputs.flatMap { output -> [ShownMessage] in
                 switch output {
                 case .room(.message(let message), _): [message]
-                case .room(.earlier(let messages), _): messages
+                case .room(.earlier(let items), _): items.compactMap { if case .message(let message) = $0 { message } else { nil } }
                 default: []
                 }
             }

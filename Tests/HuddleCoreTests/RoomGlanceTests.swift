@@ -24,14 +24,19 @@ import Testing
         return room
     }
 
-    @Test func theStatusLineSaysWhereTheStreamStandsAndWhatWaits() throws {
-        let view = RoomGlance.View(session: try bobsRoom(), label: "superbowl", alivePeers: 1)
+    @Test func theStatusLineSaysWhereTheStreamStandsAndCountsNoSpoilers() throws {
+        var view = RoomGlance.View(session: try bobsRoom(), label: "superbowl", alivePeers: 1)
+        // alice's cheer is held: nothing on the line says so, or when it comes.
         #expect(RoomGlance.statusLine(of: view, pausedAt: nil, now: base + .milliseconds(10_500))
-            == "superbowl · 1 peer · you: 3.0 s behind alice · 1 waiting, next in 3 s")
+            == "superbowl · 1 peer · you: 3.0 s behind alice")
         var paused = view
         paused.pausedAt = base + .milliseconds(8_500)
         #expect(RoomGlance.statusLine(of: paused, pausedAt: paused.pausedAt, now: base + .milliseconds(10_500))
-            == "superbowl · 1 peer · you: 3.0 s behind alice · paused 0:02 · 1 waiting, next in 3 s")
+            == "superbowl · 1 peer · you: 3.0 s behind alice · paused 0:02")
+        // Unless the viewer asked for the count (--show-waiting).
+        view.showWaiting = true
+        #expect(RoomGlance.statusLine(of: view, pausedAt: nil, now: base + .milliseconds(10_500))
+            == "superbowl · 1 peer · you: 3.0 s behind alice · 1 waiting, next in 3 s")
         #expect(RoomGlance.statusLine(of: nil, pausedAt: nil, now: base) == "not in a room: /join ROOM")
     }
 

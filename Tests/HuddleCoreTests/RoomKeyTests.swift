@@ -83,7 +83,7 @@ import Testing
 
     @Test func twoMembersChatInAPrivateRoomAndAWrongKeyReadsNothing() throws {
         var aliceRoom = RoomSession(room: key.id, reader: alice.id, key: key)
-        var bobRoom = RoomSession(room: key.id, reader: bob.id, key: key)
+        var bobRoom = RoomSession(room: key.id, reader: bob.id, key: key, shield: nil)
         let outsiderKey = Self.wrongPassphrase
         let guessed = RoomKey(name: "superbowl", master: Array(repeating: 7, count: 32))
         let outsider = RoomSession(room: guessed.id, reader: bob.id, key: guessed)

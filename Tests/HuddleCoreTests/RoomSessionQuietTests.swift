@@ -37,7 +37,10 @@ import Testing
         _ = try carolRoom.compose(.join(nick: "carol"), now: now, signer: carol)
         // The pull brings the room's history in one batch, in causal order.
         let (_, outputs) = carolRoom.ingest(history.log.delivered, now: now + .milliseconds(50))
-        let blocks = outputs.compactMap { if case .earlier(let messages) = $0 { messages } else { nil } }
+        let blocks = outputs.compactMap { output -> [ShownMessage]? in
+            guard case .earlier(let items) = output else { return nil }
+            return items.compactMap { if case .message(let message) = $0 { message } else { nil } }
+        }
         #expect(blocks.count == 1)
         #expect(blocks.first?.count == 10)
         // Ordered as they were shown to carol: by game time on her (uncalibrated) reading.
@@ -53,7 +56,8 @@ import Testing
 
     @Test func aMessageWrittenAfterTheWriterSawTheJoinIsNews() throws {
         var room = try busyRoom()
-        var carolRoom = RoomSession(room: "superbowl", reader: carol.id)
+        // The shield off: carol is not placed, and this is about which words are news.
+        var carolRoom = RoomSession(room: "superbowl", reader: carol.id, shield: nil)
         let (join, _) = try carolRoom.compose(.join(nick: "carol"), now: base + .seconds(60), signer: carol)
         _ = carolRoom.ingest(room.log.delivered, now: base + .milliseconds(60_050))
         _ = room.receive(join, now: base + .milliseconds(60_010))

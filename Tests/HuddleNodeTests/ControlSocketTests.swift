@@ -66,6 +66,8 @@ struct TemporaryDirectory: ~Copyable {
         return .error("you are not in room \"\(room)\"")
     case .sendDirect(let to, _):
         return .error("nobody called \(to) is here")
+    case .command(_, let line, _):
+        return .said(["* ran \(line)"])
     }
 }
 

@@ -235,14 +235,21 @@ private func object(_ line: String?) throws -> [String: Any] {
 
     @Test func aLateJoinersBlockAStrayMarkAndATakenBackMark() throws {
         guard case .message(let shown) = message(held: .zero) else { Issue.record("not a message"); return }
-        let block = try #require(plain.render(.earlier([shown, shown]), room: "superbowl", reader: alice.id))
+        let score = ShownScore(
+            event: shown.event, from: bob, home: 7, guest: 3, shownAt: shown.shownAt, held: .zero,
+            gameTime: shown.gameTime, isCorrection: false)
+        let items: [ShownItem] = [.message(shown), .score(score), .message(shown)]
+        let block = try #require(plain.render(.earlier(items), room: "superbowl", reader: alice.id))
+        // The header counts every line that follows it, scores too, in the block's order.
         #expect(block.split(separator: "\n") == [
-            "* 2 messages from before you joined superbowl, by game time:", "23:30:05 bob: what a catch",
-            "23:30:05 bob: what a catch",
+            "* 2 messages and 1 score from before you joined superbowl, by game time:", "23:30:05 bob: what a catch",
+            "23:30:05 bob: score 7–3", "23:30:05 bob: what a catch",
         ])
-        let lines = try #require(json.render(.earlier([shown, shown]), room: "superbowl", reader: alice.id))
-        #expect(lines.split(separator: "\n").count == 2)
+        let lines = try #require(json.render(.earlier(items), room: "superbowl", reader: alice.id))
+        #expect(lines.split(separator: "\n").count == 3)
         #expect(try object(String(lines.split(separator: "\n")[0]))["earlier"] as? Bool == true)
+        #expect(try object(String(lines.split(separator: "\n")[1]))["type"] as? String == "score")
+        #expect(try object(String(lines.split(separator: "\n")[1]))["earlier"] as? Bool == true)
         #expect(
             plain.render(.markSetAside(bob, label: "first down"), room: "superbowl", reader: alice.id)
                 == "* bob's mark of \"first down\" does not fit the other marks: set aside until a mark of another moment confirms it")

@@ -76,6 +76,9 @@ public struct PendingMarks: Equatable, Sendable {
     /// Every label proposed in the room (marked, ignored or not).
     public var labels: Set<CalibrationLabel> { Set(proposals.keys) }
 
+    /// When `label` was proposed (made, or arrived here if that was earlier), if it was.
+    public func proposedAt(_ label: CalibrationLabel) -> WallTime? { proposals[label]?.since }
+
     /// A calibration event or a mark with `label`, made at `madeAt` (its origin's clock), was
     /// delivered when this node's clock read `at`.
     /// `byReader`: the reader proposed it (never offered); `earlier`: written before the reader

@@ -46,12 +46,16 @@ public enum ConsoleCommand: Hashable, Sendable {
     /// Hear the screen through the default input to find offsets without a tap (`/listen`),
     /// or stop (`/listen off`).
     case listen(Bool)
+    /// The shield for writers the reader is not placed with (``HoldBackSchedule/shield``):
+    /// `/shield` says how it stands, `/shield off`, `/shield on` (as it was before off, or the
+    /// default), `/shield 60` (seconds).
+    case shield(ShieldCommand)
     case help
     case quit
 
     /// Every command's name, as typed, for completion.
     public static let names = [
-        "/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/status", "/leave", "/rooms", "/who", "/event", "/now", "/unmark", "/ignore", "/delay", "/history", "/listen", "/help", "/quit",
+        "/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/status", "/leave", "/rooms", "/who", "/event", "/now", "/unmark", "/ignore", "/delay", "/history", "/listen", "/shield", "/help", "/quit",
     ]
 
     /// Default number of messages `/history` shows.
@@ -59,6 +63,15 @@ public enum ConsoleCommand: Hashable, Sendable {
 
     /// The longest `/delay` accepted, in seconds either way.
     public static let maximumDelaySeconds = 600.0
+
+    /// The longest shield accepted: ten minutes, far past any stream's lag.
+    public static let maximumShieldSeconds = 600
+
+    /// What `/shield` asks for.
+    public enum ShieldCommand: Hashable, Sendable {
+        case show, on, off
+        case seconds(Int)
+    }
 
     /// Parses one console line (without its newline).
     public init(parsing line: String) throws(ConsoleCommandError) {
@@ -134,6 +147,19 @@ public enum ConsoleCommand: Hashable, Sendable {
             case "off": self = .listen(false)
             default: throw .invalidArgument(command: "/listen", argument: argument, expected: "\"off\" (/listen alone starts listening)")
             }
+        case "/shield":
+            switch argument.lowercased() {
+            case "": self = .shield(.show)
+            case "off": self = .shield(.off)
+            case "on": self = .shield(.on)
+            default:
+                guard let seconds = Int(argument), (1...Self.maximumShieldSeconds).contains(seconds) else {
+                    throw .invalidArgument(
+                        command: "/shield", argument: argument,
+                        expected: "on, off or whole seconds from 1 to \(Self.maximumShieldSeconds)")
+                }
+                self = .shield(.seconds(seconds))
+            }
         case "/help": self = .help
         case "/quit", "/exit": try none(); self = .quit
         default: throw .unknownCommand(String(name))
@@ -181,6 +207,8 @@ public enum ConsoleCommand: Hashable, Sendable {
           /history [N]     the last N messages (default 20), ordered by game time
           /listen [off]    hear your screen through the microphone to find offsets without a tap
                            (only features of the sound leave this machine, never the sound)
+          /shield [off|on|S]  until you are placed, others' words wait 90 s (S) so none can spoil;
+                           off if you know your stream is ahead of everyone's
           /help            this list
           /quit            leave the console (end of input does the same, once a peer has what
                            you wrote, or after 5 s: then it exits 3, the message stored, not sent)

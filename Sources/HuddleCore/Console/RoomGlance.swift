@@ -5,8 +5,12 @@
 ///
 /// ```swift
 /// RoomGlance.statusLine(of: view, now: now)
-/// // "superbowl · 2 peers · you: 3.0 s behind alice · 2 waiting, next in 4 s"
+/// // "superbowl · 2 peers · you: 3.0 s behind alice"
+/// // "superbowl · 2 peers · not placed: others wait 90 s"
 /// ```
+///
+/// Neither says how many messages are held back or when the next is due unless the viewer asked
+/// (``View/showWaiting``): a count that jumps tells that a big play is coming.
 public enum RoomGlance {
     /// One room as the node sees it now.
     public struct View {
@@ -22,6 +26,8 @@ public enum RoomGlance {
         public var peerStates: [NodeID: PeerState] = [:]
         /// While the node listens: how many peers its sound is aligned with.
         public var heardPeers: Int?
+        /// Whether the viewer asked to see how many messages wait (`--show-waiting`).
+        public var showWaiting = false
 
         public init(
             session: RoomSession, label: String, alivePeers: Int, pausedAt: WallTime? = nil,
@@ -56,13 +62,15 @@ public enum RoomGlance {
                     : "\(HumanFormat.duration(offset)) \(offset > .zero ? "behind" : "ahead of") \(reference)"
                 parts.append("you: " + words)
             }
+        } else if let shield = session.shield {
+            parts.append("not placed: others wait \(HumanFormat.seconds(shield))")
         } else {
-            parts.append("not calibrated")
+            parts.append("not placed · shield off")
         }
         if let heard = view.heardPeers { parts.append(heard > 0 ? "listening: \(heard) heard" : "listening") }
         if let board = session.scoreboard { parts.append(HumanFormat.score(board)) }
         if let pausedAt = view.pausedAt { parts.append("paused \(HumanFormat.elapsed(now - pausedAt))") }
-        if session.heldBackCount > 0 {
+        if view.showWaiting, session.heldBackCount > 0 {
             var waiting = "\(session.heldBackCount) waiting"
             if let wake = session.nextWake {
                 // Whole seconds, the nearest (halves up).
@@ -87,7 +95,7 @@ public enum RoomGlance {
             let name = entry.member.id == reader ? "\(entry.member.nick) (you)" : entry.member.displayName
             let standing: String
             if entry.member.id == reader {
-                standing = session.calibration.isCalibrated(reader) ? "calibrated" : "not calibrated yet"
+                standing = session.calibration.isCalibrated(reader) ? "calibrated" : "not placed yet"
             } else if let behind = entry.behindReader {
                 let heard = entry.heard.map { " (heard, confidence \(Int($0.confidence.rounded())))" } ?? ""
                 standing = HumanFormat.lag(behind) + heard

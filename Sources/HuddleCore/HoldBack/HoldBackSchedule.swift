@@ -7,8 +7,17 @@
 /// `t − offset(S, at t) + offset(R)` (on R's clock) when S and R are connected in the
 /// ``Calibration``: its game moment, with the sender's offset when it wrote it, on the reader's
 /// stream as it runs now (see ``Calibration/dueTime(of:for:)``).
-/// It is shown at once when that moment is already past, when S and R are not connected, and
-/// when S is the reader itself.
+/// It is shown at once when that moment is already past, and when S is the reader itself.
+///
+/// **The shield.** When S and R are not connected (either has no offset yet, or they are in
+/// groups no mark joins), nobody knows where the message's moment lies on R's stream. It then
+/// waits ``shield`` (90 s by default: the widest spread measured between streams of one
+/// broadcast) from when it was written, so that no stream up to that far behind the writer's is
+/// spoiled: due at `min(written, arrived) + shield`. The writer's clock is trusted to within
+/// seconds, as on any network kept by NTP; a message whose writing time lies ahead of the
+/// reader's clock counts from its arrival, so a clock far ahead cannot hide it for longer than
+/// the shield. With the shield off (`nil`, a reader who knows it is ahead of everyone), such a
+/// message is shown at once.
 ///
 /// ```swift
 /// // bob's stream is 2 s behind alice's; alice wrote `aliceSaysGoal` when her clock read t.
@@ -60,15 +69,26 @@ public struct HoldBackSchedule: Sendable {
     /// While the reader's stream is paused nothing is released: its stream does not move, so
     /// no moment anyone wrote about comes due (the reader's own messages still show at once).
     public private(set) var isHolding = false
+    /// How long a message from a writer the reader is not connected to waits after it was
+    /// written; `nil`: it is shown at once (see the shield, above).
+    public private(set) var shield: TimeSpan?
+
+    /// The shield a reader has unless it says otherwise: 90 s, the widest spread measured between
+    /// streams of one broadcast (Super Bowl streams ran 26–87 s behind the stadium).
+    public static let defaultShield: TimeSpan? = .seconds(90)
 
     /// An empty schedule for `reader`.
-    public init(reader: NodeID, calibration: Calibration = .none) {
+    public init(reader: NodeID, calibration: Calibration = .none, shield: TimeSpan? = defaultShield) {
         self.reader = reader
         self.calibration = calibration
+        self.shield = shield
     }
 
     /// Number of messages waiting.
     public var pendingCount: Int { heap.count }
+
+    /// Whether the message is waiting (not shown yet).
+    public func isPending(_ id: EventID) -> Bool { pendingIDs.contains(id) }
 
     /// The waiting messages, in the order they will be released.
     public var pending: [Pending] {
@@ -89,17 +109,24 @@ public struct HoldBackSchedule: Sendable {
     }
 
     /// When the reader should show `event` given the current calibration, if it arrives at `now`:
-    /// `now` for its own messages and for senders it is not connected to, otherwise
-    /// ``Calibration/dueTime(of:for:)`` (which may be in the past).
+    /// `now` for its own messages, ``Calibration/dueTime(of:for:)`` (which may be in the past)
+    /// for a sender it is connected to, and the shield's time for any other sender.
     public func releaseTime(of event: Event, now: WallTime) -> WallTime {
-        Self.releaseTime(of: event, now: now, reader: reader, calibration: calibration)
+        Self.releaseTime(of: event, now: now, reader: reader, calibration: calibration, shield: shield)
     }
 
     private static func releaseTime(
-        of event: Event, now: WallTime, reader: NodeID, calibration: Calibration
+        of event: Event, now: WallTime, reader: NodeID, calibration: Calibration, shield: TimeSpan?
     ) -> WallTime {
-        guard event.origin != reader, let due = calibration.dueTime(of: event, for: reader) else { return now }
-        return due
+        if event.origin == reader { return now }
+        if let due = calibration.dueTime(of: event, for: reader) { return due }
+        return shielded(event, arrivedAt: now, shield: shield) ?? now
+    }
+
+    /// When the shield lets a message from an unconnected sender go: `shield` after it was
+    /// written, or after it arrived if its writer's clock is ahead of ours. `nil` with no shield.
+    private static func shielded(_ event: Event, arrivedAt: WallTime, shield: TimeSpan?) -> WallTime? {
+        shield.map { min(event.createdAt, arrivedAt) + $0 }
     }
 
     /// Takes in a message that arrived at `now` and returns everything due by `now`, this message
@@ -134,19 +161,37 @@ public struct HoldBackSchedule: Sendable {
     /// Switches to a new calibration at `now`: recomputes the release time of every waiting
     /// message whose sender is still connected to the reader, and returns those now due.
     ///
-    /// A message whose sender is no longer connected (someone left or re-joined, and with them
-    /// went the marks that linked the two) keeps the release time it had: it was held back
-    /// because it is ahead of the reader's stream, and losing the link does not make it safe
-    /// to show. Releasing it at once would spoil exactly the play it is about.
+    /// A message whose sender is no longer connected (someone left, re-joined or took a mark
+    /// back, and with them went the marks that linked the two) keeps the release time it had,
+    /// or the shield's if that is later: it was held back because it is ahead of the reader's
+    /// stream, and losing the link does not make it safe to show. Releasing it at once would
+    /// spoil exactly the play it is about.
     public mutating func recalibrate(_ calibration: Calibration, now: WallTime) -> [Release] {
         self.calibration = calibration
-        let reader = reader  // the heap is being changed: nothing else of self may be read
+        let (reader, shield) = (reader, shield)  // the heap is being changed: nothing else of self may be read
         heap.updateEach { entry in
             let event = entry.event
             if event.origin == reader || calibration.areConnected(event.origin, reader) {
-                entry.releaseAt = Self.releaseTime(of: event, now: now, reader: reader, calibration: calibration)
-                entry.historyKey = calibration.historyKey(of: event)
+                entry.releaseAt = Self.releaseTime(
+                    of: event, now: now, reader: reader, calibration: calibration, shield: shield)
+            } else if let shielded = Self.shielded(event, arrivedAt: entry.arrivedAt, shield: shield) {
+                entry.releaseAt = max(entry.releaseAt, shielded)
             }
+            entry.historyKey = calibration.historyKey(of: event)
+        }
+        return releaseDue(now: now)
+    }
+
+    /// Sets the shield (`nil`: off) at `now`: every waiting message from a sender the reader is
+    /// not connected to is re-timed by it (shown at once with the shield off), and those now
+    /// due are returned.
+    public mutating func setShield(_ shield: TimeSpan?, now: WallTime) -> [Release] {
+        self.shield = shield
+        let (reader, calibration) = (reader, calibration)
+        heap.updateEach { entry in
+            let event = entry.event
+            guard event.origin != reader, !calibration.areConnected(event.origin, reader) else { return }
+            entry.releaseAt = Self.shielded(event, arrivedAt: entry.arrivedAt, shield: shield) ?? now
         }
         return releaseDue(now: now)
     }

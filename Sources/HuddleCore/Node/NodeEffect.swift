@@ -103,6 +103,12 @@ public enum NodeOutput: Sendable, Equatable {
     case listening(source: String, startedAt: WallTime)
     /// Listening ended; `reason` is `nil` when a file played to its end.
     case listeningStopped(reason: String?)
+    /// The shield as it stands (`nil`: off); `changed`: the reader just set it.
+    case shield(TimeSpan?, changed: Bool)
+    /// A mark that would move the reader far was not made: the reader is asked to press again
+    /// (see ``WildMark``). `room` as people name it; `proposedAgo`: how long ago the moment was
+    /// proposed, when it was.
+    case confirmMark(WildMark, room: String, proposedAgo: TimeSpan?)
 }
 
 /// How a room's output names the room for the reader.

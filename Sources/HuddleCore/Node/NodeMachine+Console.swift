@@ -81,6 +81,27 @@ extension NodeMachine {
             }
         case .history(let count):
             inCurrentRoom { machine, room in machine.history(count, in: room) }
+        case .shield(let command):
+            shieldCommand(command, now: now)
+        }
+    }
+
+    /// `/shield`, `/shield off`, `/shield on`, `/shield S`: sets how long messages from writers
+    /// the reader is not placed with wait, in every room (held ones are re-timed), and says so.
+    mutating func shieldCommand(_ command: ConsoleCommand.ShieldCommand, now: NodeTime) {
+        switch command {
+        case .show: return show(.shield(shield, changed: false))
+        case .off: shield = nil
+        case .on: shield = shieldWhenOn
+        case .seconds(let seconds):
+            shield = .seconds(Int64(seconds))
+            shieldWhenOn = .seconds(Int64(seconds))
+        }
+        show(.shield(shield, changed: true))
+        let shield = shield
+        for room in rooms.keys.sorted() {
+            let outputs = withRoom(room, now: now) { $0.setShield(shield, now: now.wall) }
+            show(outputs, room: room, now: now)
         }
     }
 
@@ -106,9 +127,47 @@ extension NodeMachine {
         return .success(event)
     }
 
-    /// Marks `label` at `at`, creating the calibration event first if nobody has proposed it.
+    /// A console line sent through the control socket (`huddle send --room R "/now kickoff"`): run
+    /// in the joined room people call `name` as if typed at the console there, timed at `at`.
+    /// The console stays in the room it was in, unless the line moved it (`/join`). What the
+    /// line says comes out as outputs, like the console's. Commands that need the console
+    /// itself (`/quit`, `/private`, whose passphrase is typed there) are refused.
+    public mutating func controlLine(_ line: String, inRoomNamed name: String, at: WallTime, now: NodeTime) -> SendRefusal? {
+        guard let room = joinedRoom(named: name) else { return .notInRoom(name) }
+        let command: ConsoleCommand
+        do {
+            command = try ConsoleCommand(parsing: line)
+        } catch {
+            return .invalid("\(error)")
+        }
+        switch command {
+        case .quit: return .consoleOnly("/quit stops the node from its console; stop a service with SIGTERM")
+        case .joinPrivate: return .consoleOnly("/private asks for the passphrase at the node's console")
+        default: break
+        }
+        let current = currentRoom
+        currentRoom = room
+        run(command, at: at, now: now)
+        if currentRoom == room, let current, joined.contains(current) { currentRoom = current }
+        return nil
+    }
+
+    /// Marks `label` at `at`, creating the calibration event first if nobody has proposed it. A
+    /// mark that would move the reader far (``WildMark``) is asked about first: made only when
+    /// asked for again within ``WildMark/confirmWindow``, timed at the first press.
     mutating func mark(_ raw: String, in room: String, at: WallTime, now: NodeTime) {
         guard let label = CalibrationLabel(raw) else { return showError("a label cannot be blank") }
+        var at = at
+        if let asked = wildMarkAsked, asked.room == room, asked.label == label,
+            now.wall < asked.askedAt + WildMark.confirmWindow
+        {
+            at = asked.at
+            wildMarkAsked = nil
+        } else if let wild = rooms[room]?.wildMark(label, at: at) {
+            wildMarkAsked = (room, label, at, now.wall)
+            let proposed = rooms[room]?.pendingMarks.proposedAt(label)
+            return show(.confirmMark(wild, room: name(of: room), proposedAgo: proposed.map { at - $0 }))
+        }
         if rooms[room]?.labels.contains(label) != true {
             originate(.calibrationEvent(label: label.normalized), in: room, now: now)
         }
@@ -172,6 +231,7 @@ extension NodeMachine {
             session: session, label: label, alivePeers: membership.alivePeers(inRoom: session.room).count,
             pausedAt: pausedAt, peerStates: membership.peers.mapValues(\.state))
         view.heardPeers = listening.map { $0.attempts.values.count { $0.heard != nil } }
+        view.showWaiting = showWaiting
         return view
     }
 
@@ -224,12 +284,17 @@ public enum SendRefusal: Error, Equatable, CustomStringConvertible {
     case notInRoom(String)
     case empty
     case refused
+    /// Not a command the console knows: why, in words.
+    case invalid(String)
+    /// A command only the node's own console can run: why, in words.
+    case consoleOnly(String)
 
     public var description: String {
         switch self {
         case .notInRoom(let name): "this node is not in room \(name)"
         case .empty: "nothing to send"
         case .refused: "the message was refused (too long or containing control characters)"
+        case .invalid(let why), .consoleOnly(let why): why
         }
     }
 }

@@ -118,9 +118,10 @@ extension NodeMachine {
         outputs.flatMap { output -> [RoomOutput] in
             switch output {
             case .message, .equivocated: [output]
-            case .earlier(let messages): messages.map(RoomOutput.message)
+            case .earlier(let items):
+                items.compactMap { if case .message(let message) = $0 { .message(message) } else { nil } }
             case .joined, .left, .offsetsChanged, .calibrationEvent, .mark, .unmarked, .markSetAside, .lagStepped,
-                .score, .teamsNamed:
+                .score, .teamsNamed, .unplaced:
                 []
             }
         }

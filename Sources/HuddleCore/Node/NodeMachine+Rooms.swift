@@ -4,7 +4,7 @@ extension NodeMachine {
     /// Loads a room's session (after a restart or a re-join) unless it is loaded.
     mutating func loadRoom(_ room: String, now: NodeTime) {
         guard rooms[room] == nil else { return }
-        var session = RoomSession(room: room, reader: identity.id, key: keys[room])
+        var session = RoomSession(room: room, reader: identity.id, key: keys[room], shield: shield)
         session.knownNicks = knownNicks
         if pausedAt != nil { session.pause() }
         // A direct room's stored messages wait by the offsets of a room the two share.
@@ -141,7 +141,7 @@ extension NodeMachine {
         let shownIDs = outputs.flatMap { output -> [EventID] in
             switch output {
             case .message(let message): [message.event.id]
-            case .earlier(let messages): messages.map(\.event.id)
+            case .earlier(let items): items.map(\.event.id)
             case .score(let score): [score.event.id]
             default: []
             }

@@ -50,6 +50,14 @@ public struct NodeMachine: Sendable {
     var nickConflicts: Set<NodeID> = []
     /// When the viewer paused its stream, while it is paused.
     public internal(set) var pausedAt: WallTime?
+    /// How long messages from writers this reader is not placed with wait (`nil`: off), and the
+    /// shield `/shield on` brings back.
+    public internal(set) var shield: TimeSpan?
+    var shieldWhenOn: TimeSpan
+    /// Whether the status line counts what is held back (``NodeSetup/showWaiting``).
+    public let showWaiting: Bool
+    /// A wild mark the reader was asked about (``WildMark``): made if asked for again in time.
+    var wildMarkAsked: (room: String, label: CalibrationLabel, at: WallTime, askedAt: WallTime)?
     /// Peers already told they share no calibration with this node (once each).
     var uncalibratedDirectsTold: Set<NodeID> = []
     /// When each private room had someone reported as holding another passphrase, lately.
@@ -90,6 +98,9 @@ public struct NodeMachine: Sendable {
         nick = setup.nick
         port = setup.port
         startedAt = setup.startedAt
+        shield = setup.shield
+        shieldWhenOn = setup.shield ?? HoldBackSchedule.defaultShield ?? .seconds(90)
+        showWaiting = setup.showWaiting
         // A later start has a higher incarnation, so gossip can tell a restarted node's address.
         membership = Membership(
             me: setup.identity.id, nick: setup.nick, port: setup.port, incarnation: setup.incarnation,
@@ -188,11 +199,18 @@ public struct NodeSetup: Sendable {
     public var replication: ReplicationConfig
     /// Seeds the machines' randomness (probe order, gossip fan-out): the simulator's runs repeat.
     public var seed: UInt64
+    /// How long a message from a writer this reader is not placed with waits after it was
+    /// written (`nil`: shown at once; see ``HoldBackSchedule/shield``). `--shield`.
+    public var shield: TimeSpan?
+    /// Whether the status line counts the messages held back and says when the next is due: a
+    /// burst of waiting messages tells that a big play is coming, so only on request
+    /// (`--show-waiting`).
+    public var showWaiting: Bool
 
     public init(
         identity: NodeIdentity, nick: String, port: UInt16, startedAt: WallTime, incarnation: UInt64? = nil,
         membership: MembershipConfig = MembershipConfig(), replication: ReplicationConfig = ReplicationConfig(),
-        seed: UInt64
+        seed: UInt64, shield: TimeSpan? = HoldBackSchedule.defaultShield, showWaiting: Bool = false
     ) {
         self.identity = identity
         self.nick = nick
@@ -202,6 +220,8 @@ public struct NodeSetup: Sendable {
         self.membership = membership
         self.replication = replication
         self.seed = seed
+        self.shield = shield
+        self.showWaiting = showWaiting
     }
 }
 

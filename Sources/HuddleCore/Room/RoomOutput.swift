@@ -4,9 +4,9 @@
 public enum RoomOutput: Equatable, Sendable {
     /// A chat message is shown now (after any hold-back).
     case message(ShownMessage)
-    /// Messages written before the reader joined, shown now in one block: what a late joiner
-    /// catches up on (see ``RoomSession/isEarlier(_:)``).
-    case earlier([ShownMessage])
+    /// Messages and scores written before the reader joined, shown now in one block in game
+    /// order: what a late joiner catches up on (see ``RoomSession/isEarlier(_:)``).
+    case earlier([ShownItem])
     /// Someone proposed a calibration event: a prompt to mark it (`/now LABEL`).
     case calibrationEvent(label: String, by: Member)
     /// Someone marked a calibration event when their clock read `at`.
@@ -32,6 +32,43 @@ public enum RoomOutput: Equatable, Sendable {
     case score(ShownScore)
     /// Someone named the two sides.
     case teamsNamed(home: String, guest: String, by: Member)
+    /// The reader, in the room, has no offset (it joined, or took back the mark that placed it):
+    /// what others write waits `shield` after it was written, or shows at once with the shield
+    /// off (`nil`). Said once each time the reader becomes unplaced.
+    case unplaced(shield: TimeSpan?)
+}
+
+/// A shown message or score, as a late joiner's block (``RoomOutput/earlier(_:)``) lists them.
+public enum ShownItem: Equatable, Sendable {
+    case message(ShownMessage)
+    case score(ShownScore)
+
+    public var event: Event {
+        switch self {
+        case .message(let message): message.event
+        case .score(let score): score.event
+        }
+    }
+
+    /// The item's game time, `nil` while its writer is not calibrated.
+    public var gameTime: WallTime? {
+        get {
+            switch self {
+            case .message(let message): message.gameTime
+            case .score(let score): score.gameTime
+            }
+        }
+        set {
+            switch self {
+            case .message(var message):
+                message.gameTime = newValue
+                self = .message(message)
+            case .score(var score):
+                score.gameTime = newValue
+                self = .score(score)
+            }
+        }
+    }
 }
 
 /// A score at the moment it is shown, and the score that stands after it.

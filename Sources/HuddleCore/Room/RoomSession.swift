@@ -49,6 +49,9 @@ public struct RoomSession: Sendable {
     private var readerJoinedAt: WallTime = .distantPast
     /// What the reader was last told of each member's offset (see ``OffsetReport/noticed``).
     private var told: [NodeID: OffsetReport.Entry] = [:]
+    /// Whether the reader was told it is not placed (``RoomOutput/unplaced(shield:)``) since it
+    /// last was: said once each time it becomes unplaced.
+    private var toldUnplaced = false
 
     /// Counts of what a room's log gave up on, for the node's counters.
     public struct Tally: Equatable, Sendable {
@@ -62,13 +65,18 @@ public struct RoomSession: Sendable {
     /// be opened with it (``opened(_:)``) before they are applied. `nil` for a public room.
     public let key: RoomKey?
 
-    public init(room: String, reader: NodeID, key: RoomKey? = nil) {
+    /// A session of `room` read by `reader`. `shield`: how long a message from someone the
+    /// reader is not placed with waits after it was written (``HoldBackSchedule/shield``; `nil`:
+    /// shown at once).
+    public init(
+        room: String, reader: NodeID, key: RoomKey? = nil, shield: TimeSpan? = HoldBackSchedule.defaultShield
+    ) {
         precondition(key == nil || key?.id == room, "a room key belongs to its own room")
         self.room = room
         self.reader = reader
         self.key = key
         log = RoomLog(room: room)
-        schedule = HoldBackSchedule(reader: reader)
+        schedule = HoldBackSchedule(reader: reader, shield: shield)
     }
 
     // MARK: Reading
@@ -112,6 +120,16 @@ public struct RoomSession: Sendable {
     /// Messages waiting to be shown.
     public var heldBackCount: Int { schedule.pendingCount }
 
+    /// How long a message from someone the reader is not placed with waits (`nil`: the shield is
+    /// off; see ``HoldBackSchedule/shield``).
+    public var shield: TimeSpan? { schedule.shield }
+
+    /// Sets the shield: waiting messages from writers the reader is not placed with are re-timed
+    /// by it, and those now due are shown.
+    public mutating func setShield(_ shield: TimeSpan?, now: WallTime) -> [RoomOutput] {
+        present(schedule.setShield(shield, now: now))
+    }
+
     /// When to call ``wake(now:)`` next: a held-back message is due, or the log gives up on
     /// something that waited too long.
     public var nextWake: WallTime? {
@@ -131,9 +149,32 @@ public struct RoomSession: Sendable {
         })
     }
 
-    /// The last `count` delivered chat messages, ordered by game time.
+    /// The last `count` chat messages shown to the reader, ordered by game time. A message still
+    /// held back is not history yet: listing it would spoil it as surely as showing it.
     public func history(last count: Int) -> [Event] {
-        Array(calibration.historyOrder(log.delivered.filter(\.body.isChat)).suffix(count))
+        let shown = log.delivered.filter { $0.body.isChat && !schedule.isPending($0.id) }
+        return Array(calibration.historyOrder(shown).suffix(count))
+    }
+
+    /// What the reader's mark of `label` at `at` would do to its offset, before it is made: a
+    /// mark that moves the reader far (a key pressed long after the moment) is asked about first
+    /// (see ``WildMark``). `nil` when the mark is unremarkable.
+    public func wildMark(_ label: CalibrationLabel, at: WallTime) -> WildMark? {
+        let mark = Event(
+            id: log.nextEventHeader(origin: reader).id, room: room, createdAt: at, context: VersionVector(),
+            body: .mark(label: label.normalized), signature: [])
+        let after = CalibrationSolver.solve(calibrationEvents + [mark])
+        guard let placed = after.placement(of: reader) else { return nil }
+        if let before = calibration.placement(of: reader), before.reference == placed.reference {
+            let move = placed.offset - before.offset
+            return move.magnitude > WildMark.largestMove ? WildMark(label: label, move: move, apart: nil) : nil
+        }
+        // Not placed yet: the farthest the mark would put the reader from anyone it places it with.
+        let apart = after.placements.keys.filter { $0 != reader && memberIDs.contains($0) }
+            .compactMap { peer in after.lag(of: reader, behind: peer).map { (member(peer), $0) } }
+            .max { $0.1.magnitude < $1.1.magnitude }
+        guard let apart, apart.1.magnitude > WildMark.widestSpread else { return nil }
+        return WildMark(label: label, move: nil, apart: apart)
     }
 
     // MARK: Writing
@@ -160,10 +201,11 @@ public struct RoomSession: Sendable {
         return event.seal != nil ? event : key.open(event)
     }
 
-    /// Applies an event from anywhere (verified by the caller) and returns what became visible.
+    /// Applies an event from anywhere (verified by the caller) and returns what became visible,
+    /// as a batch of one (a late joiner's catch-up comes as one block however it is released).
     /// Duplicates and rejected events return nothing.
     public mutating func receive(_ event: Event, now: WallTime) -> [RoomOutput] {
-        ingest(event, now: now).outputs
+        ingest([event], now: now).outputs
     }
 
     /// Applies an event from anywhere (verified by the caller): what the log did with it, and
@@ -199,20 +241,23 @@ public struct RoomSession: Sendable {
             outcomes.append(outcome)
             outputs += shown
         }
-        // The block as history lists it: game moments by the offsets the whole batch gave, in
-        // game order.
-        let gathered = Self.gathered(outputs).map { output -> RoomOutput in
-            guard case .earlier(let messages) = output else { return output }
-            let placed = messages.map { message in
-                var message = message
-                message.gameTime = calibration.gameTime(of: message.event)
-                return message
+        return (outcomes, placedInGameOrder(Self.gathered(outputs)))
+    }
+
+    /// The late joiner's block as history lists it: game moments by the offsets the whole batch
+    /// gave, messages and scores together in game order.
+    private func placedInGameOrder(_ outputs: [RoomOutput]) -> [RoomOutput] {
+        outputs.map { output -> RoomOutput in
+            guard case .earlier(let items) = output else { return output }
+            let placed = items.map { item in
+                var item = item
+                item.gameTime = calibration.gameTime(of: item.event)
+                return item
             }
             return .earlier(placed.sorted {
                 (calibration.historyKey(of: $0.event), $0.event.id) < (calibration.historyKey(of: $1.event), $1.event.id)
             })
         }
-        return (outcomes, gathered)
     }
 
     /// `outputs` with the messages written before the reader joined gathered into one block
@@ -400,10 +445,20 @@ public struct RoomSession: Sendable {
             }
         }
         if recalibrate { outputs += self.recalibrate(now: now, announce: all) }
-        // Messages from before the reader joined come as one block (see ``gathered(_:)``).
-        return outputs.map { output in
-            guard all, case .message(let message) = output, isEarlier(message.event) else { return output }
-            return .earlier([message])
+        outputs += unplacedNews()
+        // Messages and scores from before the reader joined come as one block (see ``gathered(_:)``).
+        return all ? earlierGathered(outputs) : outputs
+    }
+
+    /// Each shown message or score written before the reader joined as an ``RoomOutput/earlier(_:)``
+    /// of its own, for ``gathered(_:)`` to put into one block.
+    private func earlierGathered(_ outputs: [RoomOutput]) -> [RoomOutput] {
+        outputs.map { output in
+            switch output {
+            case .message(let message) where isEarlier(message.event): .earlier([.message(message)])
+            case .score(let score) where isEarlier(score.event): .earlier([.score(score)])
+            default: output
+            }
         }
     }
 
@@ -448,6 +503,18 @@ public struct RoomSession: Sendable {
         return outputs
     }
 
+    /// ``RoomOutput/unplaced(shield:)`` once each time the reader, in the room, is left with no
+    /// offset (it joined, or took back the mark that placed it).
+    private mutating func unplacedNews() -> [RoomOutput] {
+        if calibration.isCalibrated(reader) {
+            toldUnplaced = false
+            return []
+        }
+        guard !toldUnplaced, memberIDs.contains(reader), followed == nil else { return [] }
+        toldUnplaced = true
+        return [.unplaced(shield: schedule.shield)]
+    }
+
     /// After the log quarantined an origin: its held-back messages and calibration events from
     /// the proof's seq on are dropped too, and the reader is told.
     private mutating func contain(_ proof: Equivocation, now: WallTime, announce: Bool) -> [RoomOutput] {
@@ -456,6 +523,7 @@ public struct RoomSession: Sendable {
         calibrationEvents.removeAll(where: isDropped)
         var outputs: [RoomOutput] = announce ? [.equivocated(member(proof.origin), seq: proof.seq)] : []
         outputs += recalibrate(now: now, announce: announce)
+        outputs += unplacedNews()
         return outputs
     }
 

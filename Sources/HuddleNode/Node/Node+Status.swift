@@ -10,9 +10,18 @@ extension Node {
             return .status(status())
         case .send(let name, let text):
             switch await step({ machine, now in machine.say(text, inRoomNamed: name, now: now) }) {
-            case .success(let event): return .sent(id: "\(event.origin.hex)#\(event.seq)")
+            case .success(let event):
+                let pushedTo = machine.roomPeers(event.room).map(\.nick).sorted()
+                return .sent(id: "\(event.origin.hex)#\(event.seq)", room: machine.name(of: event.room), pushedTo: pushedTo)
             case .failure(let refusal): return .error(refusal.description)
             }
+        case .command(let name, let line, let json):
+            let (refusal, shown) = await stepShowing { machine, now in
+                machine.controlLine(line, inRoomNamed: name, at: now.wall, now: now)
+            }
+            if let refusal { return .error(refusal.description) }
+            let renderer = OutputRenderer(json: json, colors: false)
+            return .said(shown.compactMap { rendered($0, by: renderer) })
         case .sendDirect(let target, let text):
             let trimmed = text.trimmingWhitespace()
             guard !trimmed.isEmpty else { return .error("nothing to send") }

@@ -89,7 +89,8 @@ public actor Node {
         machine = NodeMachine(
             NodeSetup(
                 identity: identity, nick: configuration.nick, port: UInt16(port), startedAt: clock.wall(),
-                seed: UInt64.random(in: .min ... .max)),
+                seed: UInt64.random(in: .min ... .max), shield: configuration.shield,
+                showWaiting: configuration.showWaiting),
             restore: try store.restore())
         (pullRequests, pullRequestSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
@@ -110,6 +111,16 @@ public actor Node {
         let done = carryOut(machine.pollEffects())
         if waiting { await done?.value }
         return result
+    }
+
+    /// ``step(waiting:_:)`` for a person's request, and what it showed the reader: the control
+    /// socket answers a console command with the words it made.
+    func stepShowing<T>(_ body: (inout NodeMachine, NodeTime) -> T) async -> (T, [NodeOutput]) {
+        let result = body(&machine, now)
+        let effects = machine.pollEffects()
+        let shown = effects.compactMap { effect -> NodeOutput? in if case .output(let output) = effect { output } else { nil } }
+        await carryOut(effects)?.value
+        return (result, shown)
     }
 
     /// Returns once every input's effects that wait for a commit are carried out: before the
@@ -225,30 +236,41 @@ public actor Node {
 
     /// A line of the machine's, in words (or JSON).
     func show(_ output: NodeOutput) {
+        if case .peer(let id, let nick, let state, let left) = output {
+            logger.info("peer \(left ? "left" : "\(state)")", metadata: ["huddle.peer": "\(nick)", "huddle.id": "\(id)"])
+        }
+        show(rendered(output, by: renderer))
+    }
+
+    /// A line of the machine's as `renderer` writes it (`nil`: nothing to say).
+    func rendered(_ output: NodeOutput, by renderer: OutputRenderer) -> String? {
         switch output {
         case .room(let output, let line):
-            show(renderer.render(
+            renderer.render(
                 output, room: renderer.json ? line.name : line.label, reader: identity.id, inCurrentRoom: line.isCurrent,
-                directTo: line.directTo, isPrivate: line.isPrivate))
+                directTo: line.directTo, isPrivate: line.isPrivate)
         case .peer(let id, let nick, let state, let left):
-            logger.info("peer \(left ? "left" : "\(state)")", metadata: ["huddle.peer": "\(nick)", "huddle.id": "\(id)"])
-            show(renderer.peer(id: id, nick: nick, state: state, left: left))
+            renderer.peer(id: id, nick: nick, state: state, left: left)
         case .nickConflict(let member, let known):
-            show(renderer.nickConflict(member, knownID: known))
+            renderer.nickConflict(member, knownID: known)
         case .history(let event, let member, let gameTime, let room):
-            show(renderer.history(event, from: member, gameTime: gameTime, room: room))
+            renderer.history(event, from: member, gameTime: gameTime, room: room)
         case .notice(let text):
-            show(renderer.notice(text))
+            renderer.notice(text)
         case .info(let text):
-            show(renderer.info(text))
+            renderer.info(text)
         case .help:
-            show(renderer.info(ConsoleCommand.helpText + (console != nil ? "\n" + InteractiveConsole.keysHelp : "")))
+            renderer.info(ConsoleCommand.helpText + (console != nil ? "\n" + InteractiveConsole.keysHelp : ""))
         case .error(let message):
-            show(renderer.error(message))
+            renderer.error(message)
         case .listening(let source, let startedAt):
-            show(renderer.listening(source: source, startedAt: startedAt))
+            renderer.listening(source: source, startedAt: startedAt)
         case .listeningStopped(let reason):
-            show(renderer.listeningStopped(reason: reason))
+            renderer.listeningStopped(reason: reason)
+        case .shield(let shield, let changed):
+            renderer.shield(shield, changed: changed)
+        case .confirmMark(let wild, let room, let proposedAgo):
+            renderer.confirmMark(wild, room: room, proposedAgo: proposedAgo)
         }
     }
 

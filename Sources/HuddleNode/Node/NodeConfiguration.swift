@@ -1,3 +1,5 @@
+public import HuddleCore
+
 /// Everything `huddle run` was asked for.
 public struct NodeConfiguration: Sendable {
     /// The nick other viewers see.
@@ -24,6 +26,11 @@ public struct NodeConfiguration: Sendable {
     public var listenHost: String
     /// What to hear the screen through, to find offsets from the sound: nothing by default.
     public var listen: Hearing?
+    /// How long a message from a writer this viewer is not placed with waits after it was
+    /// written (`nil`: shown at once). `--shield`.
+    public var shield: TimeSpan? = HoldBackSchedule.defaultShield
+    /// Whether the status line counts held-back messages. `--show-waiting`.
+    public var showWaiting = false
 
     /// Where a listening node's sound comes from.
     public enum Hearing: Sendable, Equatable {

@@ -40,6 +40,12 @@ public import HuddleCore
 /// {"type":"listening","state":"stopped","reason"|null}
 /// {"type":"score","room","home","guest","by","by_id","sent_at","shown_at","held_ms","game_ms","correction"[,"home_team","guest_team"]}
 /// {"type":"teams","room","home","guest","by"}
+///     a message or score a late joiner catches up on (in one block) adds "earlier":true
+/// {"type":"unplaced","room","shield_seconds"|null}   (the reader has no offset in the room: others'
+///     words wait shield_seconds after they were written, or show at once with the shield off)
+/// {"type":"shield","seconds"|null,"changed"}   (/shield: as it stands, or as the reader just set it)
+/// {"type":"confirm_mark","room","label","message"[,"move_ms"][,"nick","behind_ms"][,"proposed_ago_ms"]}
+///     (a mark that would move the reader far was not made: the same mark again within 60 s makes it)
 /// ```
 ///
 /// In human mode a message's time is its game time (the reference's clock) as local `HH:MM:SS`;
@@ -180,6 +186,59 @@ public struct OutputRenderer: Sendable {
         return lines(text).joined(separator: "\n")
     }
 
+    /// The shield as it stands, or as the reader just set it (`/shield`).
+    ///
+    ///     {"type":"shield","seconds":90,"changed":true}
+    public func shield(_ shield: TimeSpan?, changed: Bool) -> String {
+        if json {
+            return JSONLine.object([("type", "shield"), ("seconds", Self.seconds(shield)), ("changed", .bool(changed))])
+                .render()
+        }
+        let text =
+            if let shield {
+                "shield on: what people you are not placed with write waits \(HumanFormat.seconds(shield)) after "
+                    + "it was written (/shield off if your stream is ahead of everyone's)"
+            } else {
+                "shield off: what people you are not placed with write shows at once, and may spoil (/shield on)"
+            }
+        return starred(text)
+    }
+
+    /// A mark that would move the reader far, not made: press again to make it.
+    ///
+    ///     {"type":"confirm_mark","room","label","message","move_ms"|"nick"+"behind_ms","proposed_ago_ms"}
+    public func confirmMark(_ wild: WildMark, room: String, proposedAgo: TimeSpan?) -> String {
+        let label = wild.label.normalized
+        var because: String
+        if let move = wild.move {
+            because = "your mark of \"\(label)\" would move you \(HumanFormat.duration(move)) "
+                + (move > .zero ? "further behind" : "ahead")
+        } else if let peer = wild.peer, let behind = wild.behindPeer {
+            because = "your mark of \"\(label)\" would put you \(HumanFormat.duration(behind)) "
+                + "\(behind >= .zero ? "behind" : "ahead of") \(safe(peer.displayName))"
+        } else {
+            because = "your mark of \"\(label)\" is far from the others"
+        }
+        if let proposedAgo, proposedAgo > WildMark.largestMove {
+            because += " (it was proposed \(HumanFormat.duration(proposedAgo)) ago)"
+        }
+        let message = because + "; Enter again (or /now \(label)) within 60 s to mark it anyway"
+        guard json else { return style("* " + safe(message), .yellow) }
+        var fields: [(String, JSONLine)] = [
+            ("type", "confirm_mark"), ("room", .string(room)), ("label", .string(label)), ("message", .string(message)),
+        ]
+        if let move = wild.move { fields.append(("move_ms", .milliseconds(move))) }
+        if let peer = wild.peer, let behind = wild.behindPeer {
+            fields += [("nick", .string(peer.nick)), ("behind_ms", .milliseconds(behind))]
+        }
+        if let proposedAgo { fields.append(("proposed_ago_ms", .milliseconds(proposedAgo))) }
+        return JSONLine.object(fields).render()
+    }
+
+    private static func seconds(_ span: TimeSpan?) -> JSONLine {
+        span.map { .int($0.milliseconds / 1000) } ?? .null
+    }
+
     /// A node joined under a nick first seen with another node: it may pass itself off as
     /// someone else. From now on it shows as `nick#abcd` (see ``Member/displayName``).
     ///
@@ -251,12 +310,30 @@ public struct OutputRenderer: Sendable {
             if earlier { fields.append(("earlier", .bool(true))) }
             return fields
         }
+        func score(_ score: ShownScore) -> [(String, JSONLine)] {
+            var fields: [(String, JSONLine)] = [
+                ("type", "score"), ("room", room), ("home", .int(Int64(score.home))), ("guest", .int(Int64(score.guest))),
+                ("by", .string(score.from.nick)), ("by_id", .string(score.from.id.hex)),
+                ("sent_at", .milliseconds(score.sentAt)), ("shown_at", .milliseconds(score.shownAt)),
+                ("held_ms", .milliseconds(score.held)), ("game_ms", .milliseconds(score.gameTime)),
+                ("correction", .bool(score.isCorrection)),
+            ]
+            if let home = score.homeName, let guest = score.guestName {
+                fields += [("home_team", .string(home)), ("guest_team", .string(guest))]
+            }
+            return fields
+        }
         switch output {
         case .message(let shown):
             fields = message(shown, earlier: false)
-        case .earlier(let messages):
-            // One line per message, as scripts read them; "earlier" says it is caught up on.
-            return messages.map { JSONLine.object(message($0, earlier: true)).render() }.joined(separator: "\n")
+        case .earlier(let items):
+            // One line per message or score, as scripts read them; "earlier" says it is caught up on.
+            return items.map { item in
+                switch item {
+                case .message(let shown): JSONLine.object(message(shown, earlier: true)).render()
+                case .score(let shown): JSONLine.object(score(shown) + [("earlier", .bool(true))]).render()
+                }
+            }.joined(separator: "\n")
         case .calibrationEvent(let label, let by):
             fields = [
                 ("type", "calibration"), ("room", room), ("label", .string(label)), ("by", .string(by.nick)),
@@ -297,17 +374,10 @@ public struct OutputRenderer: Sendable {
                         })
                 ),
             ]
-        case .score(let score):
-            fields = [
-                ("type", "score"), ("room", room), ("home", .int(Int64(score.home))), ("guest", .int(Int64(score.guest))),
-                ("by", .string(score.from.nick)), ("by_id", .string(score.from.id.hex)),
-                ("sent_at", .milliseconds(score.sentAt)), ("shown_at", .milliseconds(score.shownAt)),
-                ("held_ms", .milliseconds(score.held)), ("game_ms", .milliseconds(score.gameTime)),
-                ("correction", .bool(score.isCorrection)),
-            ]
-            if let home = score.homeName, let guest = score.guestName {
-                fields += [("home_team", .string(home)), ("guest_team", .string(guest))]
-            }
+        case .score(let shown):
+            fields = score(shown)
+        case .unplaced(let shield):
+            fields = [("type", "unplaced"), ("room", room), ("shield_seconds", Self.seconds(shield))]
         case .teamsNamed(let home, let guest, let by):
             fields = [
                 ("type", "teams"), ("room", room), ("home", .string(home)), ("guest", .string(guest)),
@@ -354,10 +424,18 @@ public struct OutputRenderer: Sendable {
         switch output {
         case .message(let shown):
             lines = [messageLine(shown, reader: reader)]
-        case .earlier(let messages):
-            let count = messages.count == 1 ? "1 message" : "\(messages.count) messages"
+        case .earlier(let items):
+            let messages = items.count { if case .message = $0 { true } else { false } }
+            let scores = items.count - messages
+            var count = messages == 1 ? "1 message" : "\(messages) messages"
+            if scores > 0 { count += scores == 1 ? " and 1 score" : " and \(scores) scores" }
             lines = [starred("\(count) from before you joined \(safe(room)), by game time:")]
-                + messages.map { messageLine($0, reader: reader) }
+                + items.map { item in
+                    switch item {
+                    case .message(let shown): messageLine(shown, reader: reader)
+                    case .score(let shown): scoreLine(shown, reader: reader)
+                    }
+                }
         case .calibrationEvent(let label, let by):
             let label = safe(label)
             if by.id == reader {
@@ -390,12 +468,20 @@ public struct OutputRenderer: Sendable {
         case .offsetsChanged(let report):
             lines = offsetLines(report, reader: reader)
         case .score(let score):
-            let board = HumanFormat.score(home: score.home, guest: score.guest, homeName: score.homeName, guestName: score.guestName)
-            let time = score.gameTime ?? score.sentAt
-            var line = "\(style(HumanFormat.clock(time), .dim)) \(nickText(score.from, reader: reader)): score \(safe(board))"
-            if score.isCorrection { line += "  (an earlier moment: the score stays as it was)" }
-            if score.held > .zero { line += style("  (held \(HumanFormat.duration(score.held)))", .dim) }
-            lines = [line]
+            lines = [scoreLine(score, reader: reader)]
+        case .unplaced(let shield):
+            let room = safe(room)
+            if let shield {
+                lines = [style(
+                    "* you are not placed in \(room) yet: what others write waits \(HumanFormat.seconds(shield)) "
+                        + "(as far as streams fall apart), so none of it can spoil your stream. "
+                        + (interactive ? "Press Enter when a proposed moment is on your screen" : "Type /now LABEL when a proposed moment is on your screen")
+                        + " or /listen to be placed; /shield off if your stream is ahead of everyone's", .yellow)]
+            } else {
+                lines = [style(
+                    "* you are not placed in \(room) yet, and the shield is off: what others write shows at once, "
+                        + "and may spoil (/shield on)", .yellow)]
+            }
         case .teamsNamed(let home, let guest, let by):
             lines = [starred("\(by.id == reader ? "you" : nickText(by, reader: reader)) named the sides: \(safe(home)) v \(safe(guest))")]
         case .lagStepped(let member, let change, _, let heard):
@@ -412,6 +498,15 @@ public struct OutputRenderer: Sendable {
         guard !prefix else { return lines.joined(separator: "\n") }
         let tag = style("[\(safe(room))]", .dim)
         return lines.map { "\(tag) \($0)" }.joined(separator: "\n")
+    }
+
+    private func scoreLine(_ score: ShownScore, reader: NodeID) -> String {
+        let board = HumanFormat.score(home: score.home, guest: score.guest, homeName: score.homeName, guestName: score.guestName)
+        let time = score.gameTime ?? score.sentAt
+        var line = "\(style(HumanFormat.clock(time), .dim)) \(nickText(score.from, reader: reader)): score \(safe(board))"
+        if score.isCorrection { line += "  (an earlier moment: the score stays as it was)" }
+        if score.held > .zero { line += style("  (held \(HumanFormat.duration(score.held)))", .dim) }
+        return line
     }
 
     private func messageLine(_ shown: ShownMessage, reader: NodeID) -> String {

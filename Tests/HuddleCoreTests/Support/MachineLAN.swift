@@ -56,15 +56,17 @@ struct MachineLAN {
         self.now = now
     }
 
-    /// Adds a node named `nick` at 10.0.0.(n+1):7400 and starts it in `room`.
+    /// Adds a node named `nick` at 10.0.0.(n+1):7400 and starts it in `room`. Its shield is off
+    /// unless given: most of these tests are of delivery, and nobody marks in them.
     @discardableResult
     mutating func add(
-        _ nick: String, room: String? = "superbowl", identity: NodeIdentity = .generate(), store: MemoryStore = MemoryStore()
+        _ nick: String, room: String? = "superbowl", identity: NodeIdentity = .generate(), store: MemoryStore = MemoryStore(),
+        shield: TimeSpan? = nil
     ) -> Int {
         let index = hosts.count
         let address = PeerAddress(host: "10.0.0.\(index + 1)", port: 7400)
         var machine = NodeMachine(
-            NodeSetup(identity: identity, nick: nick, port: 7400, startedAt: now.wall, seed: UInt64(index + 1)),
+            NodeSetup(identity: identity, nick: nick, port: 7400, startedAt: now.wall, seed: UInt64(index + 1), shield: shield),
             restore: store.restore)
         machine.start(room: room, now: now)
         hosts.append(Host(machine: machine, address: address, store: store))
@@ -234,7 +236,7 @@ struct MachineLAN {
         var machine = NodeMachine(
             NodeSetup(
                 identity: old.machine.identity, nick: old.machine.nick, port: 7400, startedAt: now.wall,
-                seed: UInt64(index + 100)),
+                seed: UInt64(index + 100), shield: old.machine.shield),
             restore: old.store.restore)
         machine.start(room: room, now: now)
         hosts[index] = Host(machine: machine, address: old.address, store: old.store)
