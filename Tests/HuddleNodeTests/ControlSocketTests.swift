@@ -106,6 +106,12 @@ private struct RunningServer: Sendable {
             .send(room: "nba", text: "hi"), socketPath: directory.socketPath, timeout: .seconds(5))
         #expect(refused == .error("you are not in room \"nba\""))
 
+        // A console command travels as one and its words come back (`huddle send "/now kickoff"`).
+        let said = try await ControlClient.request(
+            .command(room: "superbowl", line: "/now kickoff", json: false), socketPath: directory.socketPath,
+            timeout: .seconds(5))
+        #expect(said == .said(["* ran /now kickoff"]))
+
         try await running.stop()
         #expect(!FileManager.default.fileExists(atPath: directory.socketPath))
     }

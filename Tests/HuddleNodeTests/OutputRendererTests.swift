@@ -210,6 +210,29 @@ private func object(_ line: String?) throws -> [String: Any] {
         #expect(!text.contains("alice"))
     }
 
+    @Test func theShieldAndAWildMarkAreSaidInWordsAndInJSON() throws {
+        let unplaced = try #require(plain.render(.unplaced(shield: .seconds(90)), room: "superbowl", reader: alice.id))
+        #expect(unplaced.hasPrefix("* not placed in superbowl yet: others' words wait 90 s"))
+        #expect(unplaced.contains("/shield off"))
+        let off = try #require(plain.render(.unplaced(shield: nil), room: "superbowl", reader: alice.id))
+        #expect(off.contains("the shield is off"))
+        let line = try #require(json.render(.unplaced(shield: .seconds(90)), room: "superbowl", reader: alice.id))
+        #expect(try object(line)["type"] as? String == "unplaced")
+        #expect(try object(line)["shield_seconds"] as? Int == 90)
+        #expect(try object(json.shield(nil, changed: true))["seconds"] is NSNull)
+        #expect(plain.shield(.seconds(60), changed: true).hasPrefix("* shield on: what people you are not placed with write waits 60 s"))
+
+        let wild = WildMark(label: CalibrationLabel("kickoff")!, move: nil, apart: (bob, .seconds(141)))
+        #expect(
+            plain.confirmMark(wild, room: "superbowl", proposedAgo: .seconds(141))
+                == "* your mark of \"kickoff\" would put you 2 min 21 s behind bob (it was proposed 2 min 21 s ago); "
+                + "Enter again (or /now kickoff) within 60 s to mark it anyway")
+        let asked = try object(json.confirmMark(wild, room: "superbowl", proposedAgo: .seconds(141)))
+        #expect(asked["type"] as? String == "confirm_mark")
+        #expect(asked["behind_ms"] as? Int == 141_000)
+        #expect(asked["label"] as? String == "kickoff")
+    }
+
     @Test func offsetsWhenTheReaderIsNotCalibrated() throws {
         let report = RoomOutput.offsetsChanged(
             OffsetReport(entries: [
@@ -217,7 +240,8 @@ private func object(_ line: String?) throws -> [String: Any] {
             ], noticed: [bob.id]))
         let text = try #require(plain.render(report, room: "superbowl", reader: alice.id))
         #expect(text.contains("bob is calibrated; you are not yet"))
-        #expect(text.contains("you are not calibrated yet"))
+        // What to do about it is the unplaced notice's, said once.
+        #expect(!text.contains("/now LABEL"))
         let onlyMe = RoomOutput.offsetsChanged(
             OffsetReport(entries: [.init(member: alice, offset: .zero, behindReader: .zero)]))
         #expect(plain.render(onlyMe, room: "superbowl", reader: alice.id) == nil)

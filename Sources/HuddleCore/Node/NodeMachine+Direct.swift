@@ -40,8 +40,9 @@ extension NodeMachine {
         guard let room = directs.first(where: { $0.value == peer.id })?.key else { return .failure(.noKey(peer.nick)) }
         if sharedCalibrationRoom(with: peer.id) == nil, uncalibratedDirectsTold.insert(peer.id).inserted {
             showNotice(
-                "you and \(peer.nick) share no calibration yet, so \(peer.nick) sees direct messages at once; "
-                    + "mark a moment in a room you are both in to hold them back")
+                "you and \(peer.nick) share no calibration yet, so \(peer.nick)'s shield holds your direct messages "
+                    + "(90 s, unless \(peer.nick) turned it off); mark a moment in a room you are both in to hold them "
+                    + "back exactly")
         }
         enterDirect(room, now: now)
         return originate(.chat(text: text), in: room, now: now).map(Result.success) ?? .failure(.notSent)

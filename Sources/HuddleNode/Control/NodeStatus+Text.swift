@@ -116,7 +116,9 @@ extension NodeStatus {
         let events = room.eventCount == 1 ? "1 event" : "\(room.eventCount) events"
         let waiting = room.waitingCount > 0 ? ", \(room.waitingCount) waiting for earlier events" : ""
         let sealed = room.privateID != nil ? " (private)" : ""
-        lines.append("ROOM \(safe(room.name))\(sealed)\(current): \(events), \(room.heldBackCount) held back\(waiting)")
+        // How many messages are held back is not said: a count that jumps tells that a big play is
+        // coming (the JSON status keeps it for scripts).
+        lines.append("ROOM \(safe(room.name))\(sealed)\(current): \(events)\(waiting)")
         if let score = room.score {
             let board = HumanFormat.score(
                 home: UInt16(clamping: score.home), guest: UInt16(clamping: score.guest), homeName: score.homeTeam,

@@ -472,11 +472,10 @@ public struct OutputRenderer: Sendable {
         case .unplaced(let shield):
             let room = safe(room)
             if let shield {
+                let how = interactive ? "Enter when a proposed moment is on your screen" : "/now LABEL at a moment others mark"
                 lines = [style(
-                    "* you are not placed in \(room) yet: what others write waits \(HumanFormat.seconds(shield)) "
-                        + "(as far as streams fall apart), so none of it can spoil your stream. "
-                        + (interactive ? "Press Enter when a proposed moment is on your screen" : "Type /now LABEL when a proposed moment is on your screen")
-                        + " or /listen to be placed; /shield off if your stream is ahead of everyone's", .yellow)]
+                    "* not placed in \(room) yet: others' words wait \(HumanFormat.seconds(shield)) so none can spoil. "
+                        + "\(how), or /listen, places you; /shield off if you are ahead of everyone", .yellow)]
             } else {
                 lines = [style(
                     "* you are not placed in \(room) yet, and the shield is off: what others write shows at once, "
@@ -542,10 +541,7 @@ public struct OutputRenderer: Sendable {
                 lines.append(starred("\(who) is calibrated; you are not yet"))
             }
         }
-        if me != nil, !readerCalibrated, !lines.isEmpty {
-            lines.append(
-                starred("you are not calibrated yet: type /now LABEL when a proposed moment is on your screen"))
-        }
+        // What the reader can do while it is not placed is said once, by ``RoomOutput/unplaced(shield:)``.
         return lines
     }
 
