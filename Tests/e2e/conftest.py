@@ -15,7 +15,9 @@ def lan(tmp_path, binary):
     nodes: list[Node] = []
 
     def start(name: str, data_name: str | None = None, **kwargs) -> Node:
-        """`data_name` names the data dir (default: the nick): another one is another key."""
+        """`data_name` names the data dir (default: the nick): another one is another key.
+        `shield=None` starts the node with the product's shield (no flag, 90 s); by default it
+        runs with `--shield off` (huddletest.node.TEST_SHIELD says why)."""
         node = Node(binary, name, tmp_path / (data_name or name), **kwargs)
         nodes.append(node)
         return node

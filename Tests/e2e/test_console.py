@@ -12,18 +12,21 @@ import time
 import pytest
 
 from huddletest.bench.attacks import fresh_key
-from huddletest.terminal_pane import TerminalPane
+from huddletest.node import TEST_SHIELD
+from huddletest.terminal_pane import TerminalPane, console_command
 from huddletest.wire import Event, Join, Mark, VersionVector, encode_events, now_ms, sign_event
 
 
 @pytest.fixture
 def pane(tmp_path, binary):
-    """Starts `huddle run` for alice in a tmux pane; the pane and its server go at the end."""
+    """Starts `huddle run` for alice in a tmux pane; the pane and its server go at the end.
+    `shield` as for node.Node: "off" (TEST_SHIELD) unless a test of the shield asks, `None` for
+    the product's default (no flag, 90 s)."""
     panes: list[TerminalPane] = []
 
-    def start(*extra: str, name: str = "alice", env: dict[str, str] | None = None, **kwargs) -> TerminalPane:
-        command = [binary, "run", "--name", name, "--data-dir", str(tmp_path / name), "--no-mdns",
-                   "--room", "superbowl", *extra]
+    def start(*extra: str, name: str = "alice", env: dict[str, str] | None = None,
+              shield: str | float | None = TEST_SHIELD, **kwargs) -> TerminalPane:
+        command = console_command(binary, name, tmp_path / name, *extra, shield=shield)
         terminal = TerminalPane(command, tmp_path / f"{name}-pane-{len(panes)}", env=env, **kwargs)
         panes.append(terminal)
         terminal.wait_for(lambda rows: rows and rows[-1].startswith("superbowl"), what="the prompt")

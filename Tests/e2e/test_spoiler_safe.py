@@ -160,6 +160,9 @@ def test_a_stray_mark_moves_no_offset_and_can_be_taken_back(lan):
 
 
 def test_a_late_joiner_catches_up_quietly_in_a_terminal(lan, pane, binary):  # noqa: F811
+    # With the shield off (the pane's default in tests): carol, not placed, gets the whole room at
+    # once, quietly. With the product's shield she gets nothing until she is placed, then the past
+    # in one block: test_shield.py, test_a_late_joiner_at_a_terminal_gets_one_block_with_a_correct_count.
     alice = lan("alice")
     bob = lan("bob", peers=[alice.address])
     meet(alice, bob)

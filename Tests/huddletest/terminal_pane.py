@@ -10,6 +10,19 @@ import tempfile
 import time
 from pathlib import Path
 
+from .node import TEST_SHIELD, shield_flags
+
+
+def console_command(binary: str, name: str, data_dir: Path, *extra: str, room: str | None = "superbowl",
+                    shield: str | float | None = TEST_SHIELD) -> list[str]:
+    """`huddle run` for a person at the console (no --json, no mDNS), for a pane or a pty. As for
+    node.Node, `shield` is "off" unless a test of the shield asks: `None` runs the product's
+    default (no flag, 90 s), a number that many seconds (node.TEST_SHIELD says why)."""
+    command = [binary, "run", "--name", name, "--data-dir", str(data_dir), "--no-mdns"]
+    if room:
+        command += ["--room", room]
+    return command + shield_flags(shield) + list(extra)
+
 
 class TerminalPane:
     """One tmux pane running `command` through sh, kept on screen after the command exits.

@@ -3,7 +3,7 @@
     Scripts/bench            # builds the release binary, then ~75 s of measuring
     Scripts/bench --quick    # smaller counts (~40 s once built)
     Scripts/bench --only discovery   # one part (latency, holdback, ingest, serf, discovery, marks, loss, attacks, private,
-                                     # flap, console, audio, homes, machine, listening)
+                                     # flap, console, audio, homes, machine, listening, spoilers)
     HUDDLE_BIN=/path/to/huddle Scripts/bench   # skip the build, use that binary
 
 Figures (BENCHMARKS.md says how each is measured and what it does and doesn't show):
@@ -55,6 +55,14 @@ target is missed (marked MISSED), and non-zero only when a measurement could not
  16. listening nodes: three nodes on viewers' copies of one broadcast (--audio-file, nobody marks) and one
      not listening; seconds of sound until placed, hold-back error (p50/p99/max), CPU and RSS of a
      listening node against the one that does not listen, bytes a second of sound windows per peer
+ 17. spoiler audit (issue 29): a scripted game (10 minutes; --quick 2; HUDDLE_BENCH_SPOILER_SECONDS=N) with
+     four viewers lagging 0, 3, 8 and 45 s on the default shield, a late joiner, an unmark, a pause, a
+     5 s rebuffer and history asked at random moments; every line any reader could see before its
+     moment on that reader's stream (target 0, by cause; the rebuffered viewer's lines before his step
+     is found apart), and how long lines waited past their moment (p50/p99), placed and shielded
+
+Every node of every part but 17 runs with --shield off (huddletest.node.TEST_SHIELD): those parts
+measure delivery between viewers who are not placed, which the default shield would hold 90 s.
 """
 
 from __future__ import annotations
@@ -85,6 +93,7 @@ from .machine import bench_machine
 from .loss import bench_loss
 from .marks import bench_marks
 from .serf import bench_serf
+from .spoilers import bench_spoilers
 from .strangers import bench_strangers
 
 
@@ -115,7 +124,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="smaller counts (latency 50, hold-back 30, ingest 2,000)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dirs (node logs, stores) for a look")
     parser.add_argument("--only", choices=["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
-                                           "flap", "console", "audio", "homes", "machine", "listening"],
+                                           "flap", "console", "audio", "homes", "machine", "listening", "spoilers"],
                         action="append",
                         help="run only these parts (repeatable); the Serf comparison needs latency for Huddle's side")
     args = parser.parse_args()
@@ -137,9 +146,10 @@ def main() -> int:
     loss_stream, loss_lone = (50, 10) if quick else (100, 30)
     flap_seconds = float(os.environ.get("HUDDLE_BENCH_FLAP_SECONDS", 60 if quick else 300))
     audio_n = int(os.environ.get("HUDDLE_BENCH_AUDIO_TRIALS", 10 if quick else 50))
+    spoiler_seconds = float(os.environ.get("HUDDLE_BENCH_SPOILER_SECONDS", 120 if quick else 600))
     homes_n = 20 if quick else 50
     parts = args.only or ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
-                          "flap", "console", "audio", "homes", "listening"]
+                          "flap", "console", "audio", "homes", "listening", "spoilers"]
     console_rounds = 5 if quick else 20
 
     table = Table()
@@ -163,11 +173,12 @@ def main() -> int:
         "audio": ("13. offsets from sound", lambda: bench_audio(binary, audio_n, table)),
         "homes": ("14. friends in two homes", lambda: bench_homes(binary, homes_n, table)),
         "listening": ("16. listening nodes", lambda: bench_listening(binary, 20 if quick else 40, table)),
+        "spoilers": ("17. spoiler audit", lambda: bench_spoilers(binary, spoiler_seconds, table)),
         "machine": ("15. the node machine, before and after",
                     lambda: bench_machine(binary, os.environ.get("HUDDLE_BIN_BEFORE"), latency_n, ingest_n, table)),
     }
     for key in ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private", "flap",
-                "console", "audio", "homes", "machine", "listening"]:
+                "console", "audio", "homes", "machine", "listening", "spoilers"]:
         if key not in parts:
             continue
         title, run = runs[key]

@@ -11,6 +11,7 @@ import subprocess
 import threading
 import time
 
+from ..node import TEST_SHIELD, shield_flags
 from ..processes import stop_process
 from ..wire import Ack, WireClient
 from .harness import LIVE_PROCS, ROOM, BenchNode, Table, log, pct, stop_node, temp_dir, wait_until
@@ -40,9 +41,10 @@ class PtyConsole:
             fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
         self.master = master
+        # The shield off, as for every bench node but the spoiler audit's (node.TEST_SHIELD).
         self.process = subprocess.Popen(
             [binary, "run", "--name", "carol", "--data-dir", str(base / "carol"), "--no-mdns", "--room", ROOM,
-             "--peer", peer], stdin=slave, stdout=slave, stderr=slave, preexec_fn=own_terminal,
+             "--peer", peer, *shield_flags(TEST_SHIELD)], stdin=slave, stdout=slave, stderr=slave, preexec_fn=own_terminal,
             env={**os.environ, "LANG": "C.UTF-8", "TERM": "xterm-256color"})
         LIVE_PROCS.append(self.process)
         os.close(slave)
