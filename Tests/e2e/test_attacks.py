@@ -8,6 +8,8 @@ counts what the node dropped and why.
 
 from __future__ import annotations
 
+import pytest
+
 import socket
 import threading
 import time
@@ -218,6 +220,7 @@ DATA_DIR_BOUND_MB = 5
 FRESH_SPACING = 0.002
 
 
+@pytest.mark.serial  # measures the node's RSS under a flood
 def test_fresh_keys_sending_seqs_without_a_join_stay_within_budget(lan):
     """8 fresh keys each send seqs 2..500 (4 KB chats, no join) to bob as fast as the socket
     takes them. Bob holds at most 32 events / 128 KiB of each (strangers: their join is not held)

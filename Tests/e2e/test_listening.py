@@ -28,7 +28,7 @@ TOLERANCE_MS = 50
 @pytest.fixture(scope="module")
 def files(tmp_path_factory) -> dict[str, tuple[Path, corpus.Viewer | None]]:
     if not corpus.have_tools():
-        cannot_run_here("needs sox and espeak-ng (Scripts/bootstrap installs them)")
+        cannot_run_here("needs sox and espeak-ng (Scripts/bootstrap installs them)", "sound")
     out = tmp_path_factory.mktemp("audio")
     length = PRE_ROLL + SECONDS + 2
     game = corpus.broadcast(out / "broadcast.wav", length, bed_seed=3)
@@ -65,6 +65,7 @@ def heard_lag(node, nick: str) -> int | None:
     return None
 
 
+@pytest.mark.serial  # three nodes matching sound in real time, held to 50 ms
 def test_three_viewers_calibrate_from_their_screens_sound_and_a_stall_is_found(lan, files, binary, tmp_path):
     alice = lan("alice", extra=["--audio-file", str(files["alice"][0])])
     seeds = [alice.address]
@@ -149,12 +150,13 @@ def test_listen_without_a_sound_server_says_so_once_and_the_node_runs_on(lan, tm
     assert sum(1 for o in alice.outputs if o["type"] == "error") == 1
 
 
+@pytest.mark.serial  # a real sound server, timed to the block
 def test_listen_hears_the_default_input_of_a_real_sound_server(lan, files, tmp_path, monkeypatch):
     # bob's node records the default input of its own PulseAudio server, a null sink's monitor,
     # while paplay plays his copy of the broadcast into that sink: the microphone path, end to end.
     pulseaudio, paplay = shutil.which("pulseaudio"), shutil.which("paplay")
     if not pulseaudio or not paplay:
-        cannot_run_here("needs pulseaudio and paplay (Scripts/bootstrap installs pulseaudio, pulseaudio-utils)")
+        cannot_run_here("needs pulseaudio and paplay (Scripts/bootstrap installs pulseaudio, pulseaudio-utils)", "sound")
     runtime = tmp_path / "pulse"
     runtime.mkdir()
     socket = runtime / "native"

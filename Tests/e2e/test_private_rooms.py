@@ -119,7 +119,7 @@ def _capture(tmp_path):
     from huddletest.skips import cannot_run_here
 
     if shutil.which("tcpdump") is None or os.geteuid() != 0:
-        cannot_run_here("needs tcpdump and root (Scripts/bootstrap installs tcpdump; CI runs as root)")
+        cannot_run_here("needs tcpdump and root (Scripts/bootstrap installs tcpdump; CI runs as root)", "capture")
     path = tmp_path / "lo.pcap"
     process = subprocess.Popen(["tcpdump", "-i", "lo", "-U", "-s", "0", "-w", str(path)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

@@ -2,6 +2,7 @@
 written from docs/PROTOCOL.md: big frames on the sync port, proofs about keys that never
 joined, and a direct-message key anyone could read with."""
 
+import pytest
 import os
 import socket
 import struct
@@ -137,6 +138,7 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+@pytest.mark.serial  # measures the node's CPU and chat latency under a flood
 def test_a_flood_of_bad_signatures_costs_the_node_a_small_budget_and_chat_goes_on(lan):
     """From one stranger's port, ~47 datagrams a second of 372 well-formed joins with wrong
     signatures (under the 400-datagram rate, so only the budget of checks stands in the way):
