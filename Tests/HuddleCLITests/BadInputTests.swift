@@ -41,9 +41,9 @@ import Testing
     ]
 
     @Test(arguments: 0..<cases.count)
-    func saysWhatHappenedAndExitsNonZero(_ index: Int) throws {
+    func saysWhatHappenedAndExitsNonZero(_ index: Int) async throws {
         let (arguments, says) = Self.cases[index]
-        let plain = try HuddleBinary.run(arguments)
+        let plain = try await HuddleBinary.run(arguments)
         #expect(plain.status != 0, "\(arguments)")
         #expect(plain.stderr.contains(says), "\(arguments): \(plain.stderr)")
         #expect(plain.stdout.isEmpty, "\(arguments): \(plain.stdout)")
@@ -51,7 +51,7 @@ import Testing
             #expect(!plain.stderr.contains(implementation), "\(arguments): \(plain.stderr)")
         }
 
-        let json = try HuddleBinary.run(arguments + ["--json"])
+        let json = try await HuddleBinary.run(arguments + ["--json"])
         #expect(json.status == plain.status, "\(arguments)")
         let lines = json.stdout.split(separator: "\n")
         #expect(lines.count == 1, "\(arguments): \(json.stdout)")
@@ -61,9 +61,9 @@ import Testing
         #expect((object["message"] as? String)?.contains(says) == true, "\(arguments): \(json.stdout)")
     }
 
-    @Test func aPortInUseNamesThePortAndWhatToDo() throws {
+    @Test func aPortInUseNamesThePortAndWhatToDo() async throws {
         let socket = try BoundPort()
-        let result = try HuddleBinary.run([
+        let result = try await HuddleBinary.run([
             "run", "--name", "bob", "--no-mdns", "--no-console", "--port", "\(socket.port)",
             "--data-dir", Self.scratch.appendingPathComponent("port").path,
         ])

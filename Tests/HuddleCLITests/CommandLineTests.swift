@@ -7,23 +7,23 @@ import Testing
 @Suite struct CommandLineTests {
     init() { BrokenPipes.ignored }
 
-    @Test func versionNamesReleaseAndWireProtocol() throws {
-        let result = try HuddleBinary.run(["--version"])
+    @Test func versionNamesReleaseAndWireProtocol() async throws {
+        let result = try await HuddleBinary.run(["--version"])
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("huddle 0."))
         #expect(result.stdout.contains("wire protocol \(WireProtocol.version)"))
     }
 
-    @Test func helpExplainsWhatHuddleIs() throws {
-        let result = try HuddleBinary.run(["--help"])
+    @Test func helpExplainsWhatHuddleIs() async throws {
+        let result = try await HuddleBinary.run(["--help"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("USAGE: huddle"))
         #expect(result.stdout.contains("friends watching the same game"))
         #expect(result.stdout.contains("--version"))
     }
 
-    @Test func unknownOptionIsAClearErrorAndNonZeroExit() throws {
-        let result = try HuddleBinary.run(["--frobnicate"])
+    @Test func unknownOptionIsAClearErrorAndNonZeroExit() async throws {
+        let result = try await HuddleBinary.run(["--frobnicate"])
         #expect(result.status != 0)
         #expect(result.stderr.contains("Unknown option '--frobnicate'"))
     }

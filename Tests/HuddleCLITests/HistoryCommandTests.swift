@@ -6,26 +6,26 @@ import Testing
 @Suite struct HistoryCommandTests {
     init() { BrokenPipes.ignored }
 
-    @Test func missingDataDirIsAClearError() throws {
+    @Test func missingDataDirIsAClearError() async throws {
         let directory = try ScratchDirectory()
         let missing = directory.path + "/nobody"
-        let result = try HuddleBinary.run(["history", "--data-dir", missing, "--room", "superbowl"])
+        let result = try await HuddleBinary.run(["history", "--data-dir", missing, "--room", "superbowl"])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr == "Error: no Huddle data in \(missing) (start a node with this data dir first)\n")
         #expect(!FileManager.default.fileExists(atPath: missing))  // read-only: nothing created
     }
 
-    @Test func optionsAreChecked() throws {
-        let noRoom = try HuddleBinary.run(["history", "--name", "alice"])
+    @Test func optionsAreChecked() async throws {
+        let noRoom = try await HuddleBinary.run(["history", "--name", "alice"])
         #expect(noRoom.status == 64)
         #expect(noRoom.stderr.contains("--room"))
 
-        let badLimit = try HuddleBinary.run(["history", "--name", "alice", "--room", "r", "--limit", "0"])
+        let badLimit = try await HuddleBinary.run(["history", "--name", "alice", "--room", "r", "--limit", "0"])
         #expect(badLimit.status == 64)
         #expect(badLimit.stderr.contains("--limit must be a positive number"))
 
-        let nowhere = try HuddleBinary.run(["history", "--room", "r"])
+        let nowhere = try await HuddleBinary.run(["history", "--room", "r"])
         #expect(nowhere.status == 64)
         #expect(nowhere.stderr.contains("give --name NICK or --data-dir DIR"))
     }

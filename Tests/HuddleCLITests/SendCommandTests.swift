@@ -6,9 +6,9 @@ import Testing
 @Suite struct SendCommandTests {
     init() { BrokenPipes.ignored }
 
-    @Test func noNodeIsAClearErrorAndExitStatus1() throws {
+    @Test func noNodeIsAClearErrorAndExitStatus1() async throws {
         let directory = try ScratchDirectory()
-        let result = try HuddleBinary.run([
+        let result = try await HuddleBinary.run([
             "send", "--data-dir", directory.path, "--room", "superbowl", "what", "a", "catch",
         ])
         #expect(result.status == 1)
@@ -16,20 +16,20 @@ import Testing
         #expect(result.stderr.contains("no Huddle node is running with data dir \(directory.path)"))
     }
 
-    @Test func needsARoomAndText() throws {
-        let noRoom = try HuddleBinary.run(["send", "--name", "alice", "hi"])
+    @Test func needsARoomAndText() async throws {
+        let noRoom = try await HuddleBinary.run(["send", "--name", "alice", "hi"])
         #expect(noRoom.status == 64)
         #expect(noRoom.stderr.contains("give either --room ROOM or --to NICK"))
 
-        let noText = try HuddleBinary.run(["send", "--name", "alice", "--room", "superbowl"])
+        let noText = try await HuddleBinary.run(["send", "--name", "alice", "--room", "superbowl"])
         #expect(noText.status == 64)
         #expect(noText.stderr.contains("<TEXT>"))
 
-        let blank = try HuddleBinary.run(["send", "--name", "alice", "--room", "superbowl", "  "])
+        let blank = try await HuddleBinary.run(["send", "--name", "alice", "--room", "superbowl", "  "])
         #expect(blank.status == 64)
         #expect(blank.stderr.contains("nothing to send"))
 
-        let nowhere = try HuddleBinary.run(["send", "--room", "superbowl", "hi"])
+        let nowhere = try await HuddleBinary.run(["send", "--room", "superbowl", "hi"])
         #expect(nowhere.status == 64)
         #expect(nowhere.stderr.contains("give --name NICK or --data-dir DIR"))
     }

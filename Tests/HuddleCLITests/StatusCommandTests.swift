@@ -19,9 +19,9 @@ struct ScratchDirectory: ~Copyable {
 @Suite struct StatusCommandTests {
     init() { BrokenPipes.ignored }
 
-    @Test func noNodeIsOneClearLineAndExitStatus1() throws {
+    @Test func noNodeIsOneClearLineAndExitStatus1() async throws {
         let directory = try ScratchDirectory()
-        let result = try HuddleBinary.run(["status", "--name", "nobody-here", "--data-dir", directory.path])
+        let result = try await HuddleBinary.run(["status", "--name", "nobody-here", "--data-dir", directory.path])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         #expect(
@@ -30,26 +30,26 @@ struct ScratchDirectory: ~Copyable {
                 + "(start one with `huddle run --name nobody-here --data-dir \(directory.path)`)\n")
     }
 
-    @Test func staleSocketFileIsNoNodeToo() throws {
+    @Test func staleSocketFileIsNoNodeToo() async throws {
         let directory = try ScratchDirectory()
         try leaveStaleSocket(at: directory.path + "/control.sock")
-        let result = try HuddleBinary.run(["status", "--json", "--data-dir", directory.path])
+        let result = try await HuddleBinary.run(["status", "--json", "--data-dir", directory.path])
         #expect(result.status == 1)
         // With --json the error is JSON on stdout, where a script reads.
         #expect(result.stdout.hasPrefix(#"{"type":"error","message":"no Huddle node is running with data dir "#))
         #expect(result.stdout.contains("huddle run --name NICK --data-dir \(directory.path)"))
     }
 
-    @Test func nameAloneFindsTheDefaultDataDir() throws {
+    @Test func nameAloneFindsTheDefaultDataDir() async throws {
         let home = try ScratchDirectory()
-        let result = try HuddleBinary.run(["status", "--name", "alice"], environment: ["XDG_DATA_HOME": home.path])
+        let result = try await HuddleBinary.run(["status", "--name", "alice"], environment: ["XDG_DATA_HOME": home.path])
         #expect(result.status == 1)
         #expect(
             result.stderr.contains("data dir \(home.path)/huddle/alice (start one with `huddle run --name alice`)"))
     }
 
-    @Test func neitherNameNorDataDirIsAUsageError() throws {
-        let result = try HuddleBinary.run(["status"])
+    @Test func neitherNameNorDataDirIsAUsageError() async throws {
+        let result = try await HuddleBinary.run(["status"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("give --name NICK or --data-dir DIR"))
         #expect(result.stderr.contains("Usage: huddle status"))
@@ -67,8 +67,8 @@ struct ScratchDirectory: ~Copyable {
         #expect(odd.location.startCommand == #"huddle run --name 'bo b' --data-dir '/tmp/it'\''s'"#)
     }
 
-    @Test func helpListsTheSubcommands() throws {
-        let result = try HuddleBinary.run(["--help"])
+    @Test func helpListsTheSubcommands() async throws {
+        let result = try await HuddleBinary.run(["--help"])
         for name in ["status", "send", "history"] { #expect(result.stdout.contains("  \(name) ")) }
     }
 }

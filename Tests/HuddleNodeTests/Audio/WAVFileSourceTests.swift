@@ -35,12 +35,14 @@ import Testing
         let first = try #require(try source.nextBlock())
         let handed = clock.wall()
         #expect(first.at == begin)
-        #expect(
-            handed >= begin + .milliseconds(10) && handed < begin + .milliseconds(80),
-            "first block \(handed - begin) after the start")
+        // Never faster than sound is heard: that is the property. How much later a block comes is
+        // the machine's business (a busy test process runs late), so the upper bounds only catch
+        // a source that does not pace at all or stalls, not a slow scheduler.
+        #expect(handed >= begin + .milliseconds(10), "first block \(handed - begin) after the start")
+        #expect(handed < begin + .seconds(2), "first block \(handed - begin) after the start")
         for _ in 0..<49 { _ = try source.nextBlock() }
         let half = clock.wall() - begin
-        #expect(half >= .milliseconds(500) && half < .milliseconds(700), "50 blocks in \(half)")
+        #expect(half >= .milliseconds(500) && half < .seconds(5), "50 blocks in \(half)")
         source.close()
         #expect(try source.nextBlock() == nil, "a closed source hands out nothing more")
     }
