@@ -6,6 +6,11 @@ let strictness: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+// The pure core, the sound work and the simulator are optimized in debug builds too: the tests
+// spend most of their time in them (the simulator's runs of 25 nodes, the matcher's searches),
+// ten times slower unoptimized, and so do the e2e nodes. Safety checks stay (-O, not -Ounchecked).
+let optimizedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "huddle",
     platforms: [.macOS(.v15)],
@@ -32,11 +37,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
-            swiftSettings: strictness
+            swiftSettings: strictness + optimizedInDebug
         ),
         // Pure sound work: WAV bytes to samples, resampling, FFT, fingerprints, matching.
         // Depends on nothing; no files, no devices, no clock.
-        .target(name: "HuddleAudio", swiftSettings: strictness),
+        .target(name: "HuddleAudio", swiftSettings: strictness + optimizedInDebug),
         // dns_sd.h: Avahi's compat library on Linux, the SDK's on macOS. No `pkgConfig:` on
         // purpose: avahi-compat-libdns_sd.pc adds -D_REENTRANT, which SwiftPM rejects with a
         // warning on every build; shim.h finds the header instead.
@@ -82,7 +87,7 @@ let package = Package(
         .target(
             name: "HuddleSimulation",
             dependencies: ["HuddleCore", .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: strictness
+            swiftSettings: strictness + optimizedInDebug
         ),
         .executableTarget(
             name: "huddle-simulate",
