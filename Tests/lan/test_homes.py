@@ -11,6 +11,10 @@ from huddletest.binary import huddle_binary
 from huddletest.homes import Homes
 from huddletest.node import Node, kill_all
 
+# Scripts/lan-test runs Tests/lan in two workers, a group each: its bed (namespaces huddle-hm-*)
+# is the one test_two_homes.py brings up, one at a time.
+pytestmark = pytest.mark.xdist_group("homes")
+
 
 @pytest.fixture
 def homes(tmp_path):

@@ -27,6 +27,10 @@ from huddletest.node import Node, kill_all
 from huddletest.polling import poll
 from huddletest.skips import cannot_run_here
 
+# Scripts/lan-test runs Tests/lan in two workers, a group each: its bed (namespaces huddle-hm-*)
+# is the one test_homes.py brings up, one at a time.
+pytestmark = pytest.mark.xdist_group("homes")
+
 NAMES = {"a1": "alice", "a2": "anna", "b1": "bob", "b2": "bea"}
 MODES = ["route", "nat", "strict"]
 
