@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from huddletest.bench.attacks import AmplificationFlood, Slowloris, fresh_key
+from huddletest.node import alive_to_each_other, dealt_with_datagrams, handled, holds_all_of
 from huddletest.polling import poll
 from huddletest.wire import (VERSION, Chat, Event, Join, VersionVector, WireClient, encode_event, encode_events,
                              encode_sync_request, now_ms, sign_event)
@@ -65,11 +66,11 @@ def chat_both_ways(a, b, tag: str, timeout: float = 10) -> None:
 
 def late_joiner(lan, seed, texts: list[str], name: str = "carol", timeout: float = 15):
     """A node started now, seeded with `seed`, shows every one of `texts` within `timeout` s
-    (and each once)."""
+    (and each once, checked once it holds all `seed` holds and has dealt with it)."""
     late = lan(name, peers=[seed.address])
     for text in texts:
         late.message(text, timeout=timeout)
-    time.sleep(0.5)
+    holds_all_of(late, [seed])
     shown = late.shown_texts()
     assert all(shown.count(t) == 1 for t in texts), shown
     return late
@@ -349,14 +350,15 @@ def test_fresh_keys_joins_fill_the_open_origin_slots_and_a_real_newcomer_still_g
             key, origin = fresh_key()
             join = sign_event(Event(origin, 1, ROOM, now_ms(), VersionVector({}), Join(f"key{i}")), key)
             udp.sendto(encode_events([join]), (host, int(port)))
-            time.sleep(0.002)
-    poll(lambda: delta(counters(bob), before, "too_many_origins") >= extra, timeout=15,
-         what=f"{extra} first events counted as too_many_origins")
-    time.sleep(0.5)  # anything still on its way would be counted by now
+            if i % 16 == 15:  # a batch bob's socket holds however busy he is, then until he took it
+                dealt_with_datagrams(bob, lambda data: udp.sendto(data, (host, int(port))))
+        # Every join above dealt with: a count checked now can still be too high.
+        dealt_with_datagrams(bob, lambda data: udp.sendto(data, (host, int(port))))
     assert delta(counters(bob), before, "too_many_origins") == extra
     members = room_of(bob)["members"]
     assert len(members) == open_slots, [m["nick"] for m in members]
     assert {"alice", "bob"} <= {m["nick"] for m in members}
+    handled(bob)  # and printed
     joined = [o for o in bob.outputs if o["type"] == "join" and o["nick"].startswith("key")]
     assert len(joined) == open_slots - 2
 
@@ -368,8 +370,11 @@ def test_fresh_keys_joins_fill_the_open_origin_slots_and_a_real_newcomer_still_g
     assert time.monotonic() - started < 4
     assert delta(counters(bob), before, "too_many_origins") == extra, "carol's join took a reserved slot"
     assert bob.quit() == 0
+    since = len(carol.outputs)
     bob = lan("bob", peers=[alice.address, carol.address])
-    time.sleep(1)
+    alive_to_each_other(bob, carol)  # bob sees carol alive; and carol sees him alive again:
+    poll(lambda: any(o["type"] == "peer" and o["id"] == bob.id and o["state"] == "alive"
+                     for o in list(carol.outputs)[since:]), timeout=10, what="carol seeing bob back")
     chat_both_ways(bob, carol, "after bob's restart", timeout=5)
 
 
@@ -429,6 +434,9 @@ def test_datagrams_of_copies_cost_one_check_and_a_bad_signature_drops_only_itsel
         chat_both_ways(alice, bob, "during the flood", timeout=5)
         print(f"chat both ways during the flood took {time.monotonic() - started:.2f} s")
         flood.wait(timeout=20)
+        # From the flood's own socket, after its last datagram: once this is counted, every copy
+        # and bad signature that reached bob has been counted too.
+        dealt_with_datagrams(bob, lambda data: flood._sock.sendto(data, flood.target))
     texts = bob.shown_texts()
 
     def settled():
@@ -438,7 +446,6 @@ def test_datagrams_of_copies_cost_one_check_and_a_bad_signature_drops_only_itsel
         return (bad, dups) if bad > 0 and dups >= bad * flood.copies - 1 else None
 
     poll(settled, timeout=10, what="bob counting the flood")
-    time.sleep(1)
     after = counters(bob)
     bad = delta(after, before, "bad_signature")
     dups = after["duplicates"] - before["duplicates"]
@@ -467,7 +474,9 @@ def test_every_silent_drop_is_counted_by_why(lan):
         join = mallory.make_event(ROOM, Join("mallory"))
         mallory.send_events(bob.address, [join])
         bob.wait_for(lambda o: o["type"] == "join" and o["id"] == mallory.id_hex, what="mallory's join")
-        time.sleep(0.5)
+        # Whatever mallory sent so far is dealt with before counting starts (the malformed
+        # datagram this sends is in `before`).
+        dealt_with_datagrams(bob, lambda data: mallory.send_raw(bob.address, data))
         before = counters(bob)
         m = mallory.id
 
@@ -499,13 +508,14 @@ def test_every_silent_drop_is_counted_by_why(lan):
         mallory.send_events(bob.address, [join])
         mallory.send_events(bob.address, [join, join])
 
+        # The copies went last: once they are counted, every datagram before them has been dealt
+        # with (one socket, read in order), and a reason counted twice would show.
         def all_counted():
             c = counters(bob)
-            return c if all(delta(c, before, reason) >= 1 for reason in sent) else None
+            return c if (all(delta(c, before, reason) >= 1 for reason in sent)
+                         and c["duplicates"] - before["duplicates"] >= 3) else None
 
-        after = poll(all_counted, timeout=10, what=f"bob counting each of {sorted(sent)}")
-        time.sleep(0.5)
-        after = counters(bob)
+        after = poll(all_counted, timeout=10, what=f"bob counting each of {sorted(sent)} and the copies")
         print(f"bob's counters: drops {after['drops']}, duplicates {after['duplicates']}, rejected {after['rejected']}")
         for reason in sent:
             assert delta(after, before, reason) == 1, (reason, before["drops"], after["drops"])
@@ -530,7 +540,7 @@ def test_forged_probes_and_gossip_cannot_move_or_bury_a_peer(lan):
     2^64 - 1". Before probes were signed, the first moved bob's address to mallory; the last
     would have kept bob gone for good, since no incarnation is above it. Now none changes
     anything: bob stays alive at his address on alice, and the two chat on."""
-    from huddletest.wire import STATE_GONE, PeerRecord, Probe, encode_probe, monotonic_us
+    from huddletest.wire import STATE_GONE, Ack, PeerRecord, Probe, encode_probe, monotonic_us
 
     alice, bob = pair(lan)
     bob_id = bytes.fromhex(bob.id)
@@ -560,9 +570,11 @@ def test_forged_probes_and_gossip_cannot_move_or_bury_a_peer(lan):
             sniffer.close()
 
         # Gossip: bob gone at the highest incarnation there is.
-        mallory.probe(alice.address, peers=[PeerRecord(bob_id, "bob", "127.0.0.1", bob.port,
-                                                      STATE_GONE, 2**64 - 1)])
-        time.sleep(2)
+        gossip = mallory.probe(alice.address, peers=[PeerRecord(bob_id, "bob", "127.0.0.1", bob.port,
+                                                               STATE_GONE, 2**64 - 1)])
+        # alice acks the probe once she has dealt with it, and with the replay and the forgeries
+        # before it (one socket of mallory's, read in order).
+        mallory.recv(timeout=10, kind=Ack, predicate=lambda g: g.message.sequence == gossip)
         after = bob_on_alice()
         assert after["state"] == "alive", after
         assert after["address"] == before["address"], after

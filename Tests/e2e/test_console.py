@@ -230,7 +230,7 @@ def test_ctrl_s_pauses_and_ctrl_q_resumes_with_the_line_kept(lan, pane):
     rows = alice.wait_for(lambda rows: "paused 0:0" in rows[-2], what="paused in the status line")
     paused_seen = time.monotonic()
     assert rows[-1] == "superbowl> half a li", rows
-    time.sleep(1.2)
+    time.sleep(1.2)  # the scenario: paused for over a second, so the span shown is at least 1 s
     pressing_resume = time.monotonic()
     alice.press("C-q")
     rows = alice.wait_for_text("resumed after ")

@@ -3,7 +3,7 @@
 import subprocess
 import time
 
-from huddletest.node import TIMING_TOLERANCE_MS, calibrate
+from huddletest.node import TIMING_TOLERANCE_MS, alive_to_each_other, calibrate, heard_since, holds_all_of
 
 
 def meet(*nodes):
@@ -18,7 +18,7 @@ def alice_and_bob(lan):
     alice = lan("alice")
     bob = lan("bob", peers=[alice.address])
     meet(alice, bob)
-    time.sleep(1)
+    alive_to_each_other(alice, bob)
     return alice, bob
 
 
@@ -35,7 +35,7 @@ def test_a_direct_message_reaches_only_its_recipient_and_is_held_back(lan):
 
     # Bob's stream is 2 s behind alice's: he marks kickoff 2 s after her.
     behind = calibrate(alice, bob, 2)
-    time.sleep(1)  # probes carry the agreement keys
+    alive_to_each_other(alice, bob)  # probes carry the agreement keys
 
     alice.say("/msg bob psst, the play is coming")
     mine = direct(alice, "psst, the play is coming")
@@ -48,8 +48,12 @@ def test_a_direct_message_reaches_only_its_recipient_and_is_held_back(lan):
     back = direct(alice, "thanks")
     assert back["held_ms"] < 300 and back["to"] == "alice"
 
-    time.sleep(1.5)
-    assert not [o for o in carol.outputs if o["type"] == "message"]
+    # Each then says something in the room: carol shows it, and with it everything either sent
+    # her before (one socket each, read in order). She has shown nothing of the direct messages.
+    for node in (alice, bob):
+        node.say(f"{node.name} in the room")
+        carol.message(f"{node.name} in the room")
+    assert [o["text"] for o in carol.outputs if o["type"] == "message"] == ["alice in the room", "bob in the room"]
     # The third node is not in either direct room and counts nothing it could read.
     assert all(not r["name"].startswith("@") for r in carol.status()["rooms"])
     assert {r["name"] for r in bob.status()["rooms"]} == {"superbowl", "@alice"}
@@ -83,10 +87,11 @@ def test_direct_history_comes_back_after_a_restart(lan):
 
     again = lan("bob", peers=[alice.address])
     again.wait_for(lambda o: o["type"] == "peer" and o["nick"] == "alice" and o["state"] == "alive")
-    time.sleep(1)
+    alive_to_each_other(alice, again)
     alice.say("/msg bob after the restart")
     direct(again, "after the restart")
-    time.sleep(1)
+    # The direct room's history came back (bob holds all alice holds of it), not shown again.
+    holds_all_of(again, [alice], room="@alice", their_room="@bob")
     assert "before the restart" not in again.shown_texts()
     [dm] = [r for r in again.status()["rooms"] if r["name"] == "@alice"]
     assert dm["event_count"] >= 4  # both joins and both messages
@@ -110,7 +115,8 @@ def test_a_bare_nick_never_reaches_an_impostor_and_direct_rooms_are_not_advertis
     alice.say("/msg bob are you there?")
     error = alice.wait_for(lambda o: o["type"] == "error" and "is not the bob you met first" in o["message"])
     assert f"bob#{mallory.id[:8]}" in error["message"]
-    time.sleep(1)
+    # mallory has heard from alice since she was refused: nothing of hers is on its way.
+    heard_since(mallory, [alice], time.monotonic())
     assert not [o for o in mallory.outputs if o["type"] == "message"]
     # Named by id, it goes.
     alice.say(f"/msg bob#{mallory.id[:8]} who are you?")

@@ -4,6 +4,8 @@ import json
 import subprocess
 import time
 
+from huddletest.node import heard_since
+
 
 def peer_state(node, nick, state, timeout):
     return node.wait_for(lambda o: o["type"] == "peer" and o["nick"] == nick and o["state"] == state,
@@ -118,7 +120,8 @@ def test_leave_is_seen_by_the_peers_and_takes_the_member_out_of_the_room(lan):
     # The room goes on without him: what is said there now is not his to see.
     alice.say("after bob left")
     carol.message("after bob left")
-    time.sleep(1)
+    # bob has heard from alice and carol since: had either pushed him the line, he had it.
+    heard_since(bob, [alice, carol], time.monotonic())
     assert "after bob left" not in bob.shown_texts()
 
     # Joining again brings him back, and the room's history with him.

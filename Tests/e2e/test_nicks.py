@@ -3,6 +3,8 @@
 import subprocess
 import time
 
+from huddletest.node import alive_to_each_other, heard_since
+
 
 def test_a_second_node_calling_itself_alice_is_shown_apart_and_flagged(lan):
     alice = lan("alice")
@@ -21,8 +23,9 @@ def test_a_second_node_calling_itself_alice_is_shown_apart_and_flagged(lan):
     who = bob.wait_for(lambda o: o["type"] == "info" and o["message"].startswith("in superbowl"))["message"]
     assert f"alice#{mallory.id[:8]}" in who and f"alice#{alice.id[:8]}" in who
 
-    # Warned once, and remembered across a restart of bob.
-    time.sleep(1)
+    # Warned once (bob has heard from both since, and dealt with it), and remembered across a
+    # restart of bob.
+    heard_since(bob, [alice, mallory], time.monotonic())
     assert len([o for o in bob.outputs if o["type"] == "nick_conflict"]) == 1
     assert bob.quit() == 0
     again = lan("bob", peers=[alice.address])
@@ -53,7 +56,7 @@ def test_a_new_key_under_a_known_nick_is_told_apart_in_status_history_and_direct
                              capture_output=True, text=True, timeout=30)
     assert f"{shown_as}: i am bob, honest" in history.stdout, history.stdout
 
-    time.sleep(1)  # probes carry the agreement keys
+    alive_to_each_other(alice, mallory)  # probes carry the agreement keys
     mallory.say("/msg alice psst")
     dm = alice.wait_for(lambda o: o["type"] == "message" and o["text"] == "psst" and o.get("direct"))
     assert dm["room"] == f"@{shown_as}", dm

@@ -4,6 +4,7 @@ import sqlite3
 import subprocess
 import time
 
+from huddletest.node import heard_since
 from huddletest.polling import poll
 
 
@@ -29,7 +30,14 @@ def test_the_same_passphrase_chats_and_others_see_nothing(lan):
     bob.say("keep it quiet")
     alice.message("keep it quiet")
     public.say("anyone here?")
-    time.sleep(2)
+    public.message("anyone here?")
+    # Each has heard from the others since all three lines were written (each node reads its
+    # socket in order): what it has not shown by then, it was not going to show.
+    said = time.monotonic()
+    for outsider in (wrong, public):
+        heard_since(outsider, [alice, bob], said)
+    for member in (alice, bob):
+        heard_since(member, [public], said)
 
     for outsider in (wrong, public):
         assert outsider.shown_texts() == (["anyone here?"] if outsider is public else [])
@@ -89,7 +97,9 @@ def test_the_store_keeps_private_events_sealed_and_a_restart_needs_the_passphras
     assert "sealed at rest" not in again.shown_texts()
     [room] = again.status()["rooms"]
     assert room["name"] == "superbowl" and room["event_count"] >= 4
-    time.sleep(1)
+    # A line from bob now: alice shows his events in order, so a new join would come first.
+    again.say("back with the passphrase")
+    alice.message("back with the passphrase")
     assert not [o for o in alice.outputs if o["type"] == "join" and o["nick"] == "bob"][1:]
 
 
@@ -156,7 +166,10 @@ def test_a_packet_capture_holds_no_plaintext_of_a_private_room(lan, tmp_path):
         joined(other, "public")
         public.say("in the clear on purpose")
         other.message("in the clear on purpose")
-        time.sleep(1)
+        # tcpdump writes each packet as it takes it (-U), in order: once the last line sent is in
+        # the file, everything sent before it is too.
+        poll(lambda: b"in the clear on purpose" in pcap.read_bytes(), timeout=10, interval=0.1,
+             what="the last line in the capture")
     finally:
         _stop(capture)
     # Only this test's nodes' traffic: other nodes on this machine's loopback (another test run,

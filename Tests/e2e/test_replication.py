@@ -3,6 +3,8 @@
 import socket
 import time
 
+from huddletest.node import holds_all_of
+
 
 def texts(node):
     return node.shown_texts()
@@ -23,7 +25,7 @@ def test_a_late_joiner_receives_the_whole_history_in_causal_order(lan):
 
     late = lan("late", peers=[two.address])
     late.message(conversation[-1])
-    time.sleep(1.5)
+    holds_all_of(late, [one, two])  # everything either holds, dealt with: nothing more to come
     assert texts(late) == conversation
 
 
@@ -46,7 +48,7 @@ def test_kill_9_and_restart_loses_and_duplicates_nothing(lan, binary):
     # The restarted node kept its seq numbers: one accepts its new message (a reused seq would
     # be dropped as a duplicate).
     one.message("back again")
-    time.sleep(2)
+    holds_all_of(again, [one])  # all one holds, dealt with: nothing more to come
     assert texts(again).count("before the crash") == 0
     assert texts(again).count("while two was down") == 1
     assert texts(again).count("back again") == 1
@@ -59,7 +61,7 @@ def test_a_node_stopped_for_a_while_catches_up(lan):
     assert two.quit() == 0
     for i in range(3):
         one.say(f"missed {i}")
-    time.sleep(1)
+        one.message(f"missed {i}")  # written (own lines show at once) before two comes back
     back = lan("two", peers=[one.address])
     for i in range(3):
         back.message(f"missed {i}", timeout=20)

@@ -6,7 +6,8 @@ import json
 import subprocess
 import time
 
-from huddletest.node import calibrate
+from huddletest.node import alive_to_each_other, calibrate, handled
+from huddletest.polling import poll
 from test_console import pane  # noqa: F401  (the tmux pane fixture)
 
 
@@ -44,7 +45,7 @@ def test_a_direct_message_is_held_by_the_room_where_the_two_are_calibrated(lan):
     meet(alice, bob)
     for node in (alice, bob):
         enter_private(node, "vip", "blue 42")
-    time.sleep(1)  # probes carry the agreement keys
+    alive_to_each_other(alice, bob)  # probes carry the agreement keys
 
     # Nobody is calibrated: the sender is told once, and the message shows at once.
     alice.say("/msg bob before kickoff")
@@ -63,7 +64,8 @@ def test_a_direct_message_is_held_by_the_room_where_the_two_are_calibrated(lan):
     lag = lag_behind(bob, "alice", "bob")
     for node in (alice, bob):
         node.say("/join vip")
-    time.sleep(0.3)
+    for node in (alice, bob):
+        assert handled(node)["message"].startswith("in vip"), "vip is not the current room"
     alice.say("/msg bob second dm")
     got = bob.wait_for(lambda o: o["type"] == "message" and o["text"] == "second dm" and o.get("direct"),
                        timeout=lag / 1000 + 10)
@@ -101,14 +103,14 @@ def test_history_keeps_its_order_after_a_pause_a_nudge_and_a_step(lan, binary):
     # stream steps 3 s further behind, confirmed by two marks.
     bob.say("/pause")
     bob.wait_for(lambda o: o["type"] == "info" and o["message"].startswith("paused"))
-    time.sleep(2)
+    time.sleep(2)  # the scenario: a pause of 2 s
     bob.say("/resume")
     bob.wait_for(lambda o: o["type"] == "info" and o["message"].startswith("resumed"))
     bob.say("/delay +1")
     for label in ("first down", "field goal"):
         alice.say(f"/now {label}")
         bob.wait_for(lambda o, label=label: o["type"] == "mark" and o["label"] == label and o["nick"] == "alice")
-        time.sleep(lag / 1000 + 3)
+        time.sleep(lag / 1000 + 3)  # the scenario: bob marks it 3 s later than his stream was
         bob.say(f"/now {label}")
         alice.wait_for(lambda o, label=label: o["type"] == "mark" and o["label"] == label and o["nick"] == "bob")
     alice.wait_for(lambda o: o["type"] == "step" and o["nick"] == "bob", timeout=10)
@@ -133,10 +135,10 @@ def test_a_stray_mark_moves_no_offset_and_can_be_taken_back(lan):
     # A second moment, marked the same way (it may refit the offsets by a millisecond, or not).
     alice.say("/now end of q1")
     bob.wait_for(lambda o: o["type"] == "mark" and o["label"] == "end of q1" and o["nick"] == "alice")
-    time.sleep(2)
+    time.sleep(2)  # the scenario: bob marks it 2 s after alice, as at kickoff
     bob.say("/now end of q1")
     alice.wait_for(lambda o: o["type"] == "mark" and o["label"] == "end of q1" and o["nick"] == "bob")
-    time.sleep(0.3)
+    handled(alice)  # any refit of the offsets that bob's mark brings is done
     lag = lag_behind(alice, "alice", "bob")
 
     # bob presses a key on "first down" long before it is on his screen; alice marks it when it
@@ -144,11 +146,11 @@ def test_a_stray_mark_moves_no_offset_and_can_be_taken_back(lan):
     alice.say("/event first down")
     bob.wait_for(lambda o: o["type"] == "calibration" and o["label"] == "first down")
     bob.say("/now first down")
-    time.sleep(6)
+    time.sleep(6)  # the scenario: alice's stream reaches it 6 s after bob pressed
     alice.say("/now first down")
     for node in (alice, bob):
         node.wait_for(lambda o: o["type"] == "mark_set_aside" and o["nick"] == "bob" and o["label"] == "first down")
-    time.sleep(0.5)
+        handled(node)  # and whatever else alice's mark brings is done
     assert abs(offset_of(alice, "bob") - lag) < 100
     assert abs(offset_of(bob, "bob") - lag) < 100
 
@@ -159,7 +161,7 @@ def test_a_stray_mark_moves_no_offset_and_can_be_taken_back(lan):
     bob.wait_for(lambda o: o["type"] == "error" and "no mark of \"first down\"" in o["message"])
 
 
-def test_a_late_joiner_catches_up_quietly_in_a_terminal(lan, pane, binary):  # noqa: F811
+def test_a_late_joiner_catches_up_quietly_in_a_terminal(lan, pane, binary, tmp_path):  # noqa: F811
     # With the shield off (the pane's default in tests): carol, not placed, gets the whole room at
     # once, quietly. With the product's shield she gets nothing until she is placed, then the past
     # in one block: test_shield.py, test_a_late_joiner_at_a_terminal_gets_one_block_with_a_correct_count.
@@ -177,7 +179,22 @@ def test_a_late_joiner_catches_up_quietly_in_a_terminal(lan, pane, binary):  # n
 
     carol = pane("--peer", alice.address, name="carol", columns=100, rows=40)
     carol.wait_for_text("play 11", timeout=20)
-    time.sleep(1)
+    # carol holds every event alice and bob hold, and has drawn all of it once /who is answered
+    # below it: anything shown twice or out of order would be in the transcript by then.
+    def vector(data_dir):
+        out = subprocess.run([binary, "status", "--json", "--data-dir", str(data_dir)], capture_output=True,
+                             text=True, timeout=15)
+        assert out.returncode == 0, out.stderr
+        return next(r["version_vector"] for r in json.loads(out.stdout)["rooms"] if r["name"] == "superbowl")
+    wanted = {}
+    for node in (alice, bob):
+        for origin, seq in vector(node.data_dir).items():
+            wanted[origin] = max(wanted.get(origin, 0), seq)
+    poll(lambda: all(vector(tmp_path / "carol").get(o, 0) >= s for o, s in wanted.items()), timeout=20,
+         what="carol holding the whole room")
+    carol.type("/who")
+    carol.press("Enter")
+    carol.wait_for_text("carol (you)")
     transcript = carol.transcript()
     assert transcript.count("12 messages from before you joined superbowl") == 1, transcript
     assert "is calibrated; you are not yet" in transcript  # the offsets as they stand...

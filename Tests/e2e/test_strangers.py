@@ -13,6 +13,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from huddletest.bench.harness import rss_kb
+from huddletest.node import handled
 from huddletest.polling import poll
 from huddletest.wire import (Chat, Event, Join, Limits, RoomKey, VersionVector, WireClient, encode_event,
                              encode_events, encode_sync_request, now_ms, sign_event)
@@ -81,14 +82,14 @@ def test_a_direct_message_key_of_small_order_gives_no_direct_room(lan):
         alice.wait_for(lambda o: o["type"] == "error" and "anyone could read" in o["message"])
         # Said once, however often it probes.
         for _ in range(3):
-            mallory.meet(alice.address)
-        time.sleep(0.5)
+            mallory.meet(alice.address)  # acked: alice has read each card
+        handled(alice)
         errors = [o for o in alice.outputs if o["type"] == "error" and "anyone could read" in o["message"]]
         assert len(errors) == 1
         assert drops(alice).get("weak_agreement_key") == 1
         alice.say("/msg mallory are you there?")
         alice.wait_for(lambda o: o["type"] == "error" and "mallory" in o["message"])
-        time.sleep(0.5)
+        handled(alice)
         assert not [o for o in alice.outputs if o["type"] == "message" and o.get("direct")]
 
 
@@ -125,7 +126,8 @@ def test_proofs_about_strangers_are_not_kept_or_forwarded(lan):
     # A restart loads no proof either.
     assert alice.quit() == 0
     again = lan("alice", peers=[bob.address])
-    time.sleep(1)
+    again.wait_for(lambda o: o["type"] == "peer" and o["id"] == bob.id and o["state"] == "alive", timeout=10,
+                   what="bob alive to alice again")
     assert all(not r["quarantined"] for r in again.status()["rooms"])
     again.say("after the restart")
     bob.message("after the restart", timeout=2)
@@ -197,8 +199,8 @@ def test_fresh_keys_that_guessed_a_private_rooms_name_cannot_fill_the_screen(lan
     wrong = RoomKey("superbowl", "field goal")
     for n in range(12):
         with WireClient(f"guess{n}", keys=[wrong]) as guesser:
-            guesser.meet(alice.address)
-    time.sleep(1)
+            guesser.meet(alice.address)  # acked: alice has read its card
+    handled(alice)
     lines = [o for o in alice.outputs if "passphrase for superbowl" in o.get("message", "")]
     assert 1 <= len(lines) <= 3, lines
 

@@ -9,7 +9,8 @@ node that is off."""
 import re
 import time
 
-from huddletest.node import TIMING_TOLERANCE_MS, answered, calibrate, mark, within
+from huddletest.node import TIMING_TOLERANCE_MS, answered, calibrate, handled, mark, within
+from huddletest.polling import poll
 
 
 def connect_three(lan):
@@ -112,11 +113,15 @@ def test_a_pause_holds_everything_and_adds_its_span_to_the_offset(lan):
     pause, _ = answered(bob, "/pause", lambda o: o["type"] == "info" and o["message"].startswith("paused"))
     assert bob.status()["node"]["paused_ms"] >= 0
     alice.say("during the pause")
-    time.sleep(1.1)
+    # bob has it, and holds it (so "not shown" below is a check that can fail).
+    poll(lambda: bob.status()["rooms"][0]["held_back_count"] >= 1, timeout=5, interval=0.05,
+         what="bob holding alice's line")
+    time.sleep(max(0, pause.seen + 1.1 - time.monotonic()))  # the scenario: paused over a second before /status
     status, line = answered(bob, "/status", lambda o: o["type"] == "info" and o["message"].startswith("superbowl · "))
     assert int(status.typed - pause.seen) <= elapsed_shown(line["message"], "paused") \
         <= int(status.seen - pause.typed), line
-    time.sleep(max(0, pause.seen + 3 - time.monotonic()))
+    time.sleep(max(0, pause.seen + 3 - time.monotonic()))  # the scenario: a pause of 3 s
+    handled(bob)
     assert "during the pause" not in bob.shown_texts()
     resume, resumed = answered(bob, "/resume", lambda o: o["type"] == "info" and o["message"].startswith("resumed"))
     span = resume - pause  # ms, at least and at most
@@ -151,8 +156,12 @@ def test_a_score_from_a_stream_ahead_reaches_a_viewer_behind_at_its_own_moment(l
     sent = alice.wait_for(lambda o: o["type"] == "score")
     sent_seen = time.monotonic()
     assert sent["held_ms"] == 0 and [sent["home"], sent["guest"]] == [7, 0]
+    # bob has the score and holds it (so "not shown" below is a check that can fail).
+    poll(lambda: bob.status()["rooms"][0]["held_back_count"] >= 1, timeout=behind[0] / 2000, interval=0.05,
+         what="bob holding alice's score")
     time.sleep(max(0, sent_seen + behind[0] / 2000 - time.monotonic()))
     # Half-way: bob's stream has not reached the touchdown yet; neither has his scoreboard.
+    handled(bob)
     assert not [o for o in bob.outputs if o["type"] == "score"]
     assert bob.status()["rooms"][0].get("score") is None
     got = bob.wait_for(lambda o: o["type"] == "score", timeout=10)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .binary import huddle_binary
+from .polling import poll
 
 # The shield (issue 29): a reader with no offset to a writer holds the writer's words for 90 s by
 # default. Tests of other features (delivery, replication, membership, the console, the tools)
@@ -225,3 +226,100 @@ def calibrate(ahead: Node, behind: Node, seconds: float, label: str = "kickoff")
         found = offsets[behind.name] - offsets[ahead.name]
         assert within(found, set_up), f"{node.name} found {found} ms, set up {set_up[0]:.0f}..{set_up[1]:.0f} ms"
     return set_up
+
+
+# ---------------------------------------------------------------------------------------------
+# Proofs that a node got somewhere: what a negative check ("X was not shown", "nothing more was
+# counted") waits for instead of a sleep. Each returns once the node has provably dealt with
+# everything before a point; a check made then can fail.
+
+def handled(node: Node, timeout: float = 15) -> dict:
+    """Types `/who` into `node` and waits for its answer. A node deals with typed lines, datagrams
+    and timers one at a time and prints in order, so once the answer is out, every line typed
+    before it has been dealt with and everything the node printed before is in `node.outputs`.
+    Returns the answer (an `info` line, "in ROOM: ...", or, in no room, the `error` saying so)."""
+    since = len(node.outputs)
+    node.say("/who")
+
+    def is_answer(o: dict) -> bool:
+        return ((o["type"] == "info" and o["message"].startswith("in "))
+                or (o["type"] == "error" and o["message"].startswith("you are not in a room")))
+
+    answer = poll(lambda: next((o for o in list(node.outputs)[since:] if is_answer(o)), None),
+                  timeout=timeout, interval=0.02, what=f"{node.name}'s answer to /who")
+    node.wait_for(lambda o: o is answer, timeout=timeout, what="the answer to /who")  # taken: no later wait sees it
+    return answer
+
+
+def room_vector(node: Node, room: str = "superbowl") -> dict[str, int]:
+    """`node`'s version vector of `room` (by its name), from its status: what it holds."""
+    return next((r["version_vector"] for r in node.status()["rooms"] if r["name"] == room), {})
+
+
+def holds_all_of(node: Node, others: Iterable[Node], room: str = "superbowl", timeout: float = 20,
+                 their_room: str | None = None) -> None:
+    """Waits until `node` holds every event of `room` that each of `others` holds now (its version
+    vector covers theirs), then until it has dealt with all of it (`handled`): whatever it would
+    show of them is shown by then. `their_room` is the room's name on the others, if it differs
+    (a direct room is `@bob` on alice and `@alice` on bob)."""
+    others = list(others)
+    wanted: dict[str, int] = {}
+    for other in others:
+        for origin, seq in room_vector(other, their_room or room).items():
+            wanted[origin] = max(wanted.get(origin, 0), seq)
+
+    def covered() -> bool:
+        have = room_vector(node, room)
+        return all(have.get(origin, 0) >= seq for origin, seq in wanted.items())
+
+    poll(covered, timeout=timeout, interval=0.1, what=f"{node.name} holding every event of {room} "
+         f"that {', '.join(o.name for o in others)} hold")
+    handled(node)
+
+
+def heard_since(node: Node, others: Iterable[Node], since: float, timeout: float = 15) -> None:
+    """Waits until `node` has heard from each of `others` directly (a probe or an ack: its status
+    says how long ago) after `since` (time.monotonic(); the node's clock is CLOCK_MONOTONIC too).
+    A node reads its UDP socket in order, so a datagram they sent it well before `since` has been
+    dealt with by then; then waits for `handled`. For a node that cannot show what they send
+    (another room, no passphrase), the proof it has had its chance to."""
+    def heard_all() -> bool:
+        asked = time.monotonic()  # the node answers later: what it says is at least this late
+        peers = {p["id"]: p for p in node.status()["peers"]}
+        for other in others:
+            seen_ms = peers.get(other.id, {}).get("last_seen_ms")
+            if seen_ms is None or asked - seen_ms / 1000 <= since:
+                return False
+        return True
+
+    poll(heard_all, timeout=timeout, interval=0.1,
+         what=f"{node.name} hearing from {', '.join(o.name for o in others)} again")
+    handled(node)
+
+
+def alive_to_each_other(*nodes: Node, timeout: float = 15) -> None:
+    """Waits until each of `nodes` has printed each other one alive (a `peer` line, in
+    `node.outputs`). Membership admits a peer from its own signed probe or ack, and the node reads
+    the key for direct messages on that card in the same step: from then on /msg works both ways."""
+    for node in nodes:
+        for other in nodes:
+            if other is not node:
+                poll(lambda n=node, o=other: any(x["type"] == "peer" and x["id"] == o.id and x["state"] == "alive"
+                                                 for x in list(n.outputs)),
+                     timeout=timeout, interval=0.05, what=f"{node.name} seeing {other.name} alive")
+
+
+# Not a Huddle datagram: counted under drops["malformed"] and nothing else.
+NOT_HUDDLE = b"GET / HTTP/1.1\r\n\r\n"
+
+
+def dealt_with_datagrams(node: Node, send, timeout: float = 15) -> None:
+    """Sends `node`, with `send(data)` (the socket the datagrams under test went out of), one
+    datagram it drops as malformed, and waits until it has counted it. Loopback keeps one
+    socket's datagrams in order and a node reads its socket in order: every datagram sent before
+    it has been dealt with. (The node's counters then hold one more malformed drop and one more
+    rejected datagram.)"""
+    before = node.status()["counters"]["drops"].get("malformed", 0)
+    send(NOT_HUDDLE)
+    poll(lambda: node.status()["counters"]["drops"].get("malformed", 0) > before, timeout=timeout, interval=0.05,
+         what=f"{node.name} counting the last datagram sent")

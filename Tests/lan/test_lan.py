@@ -5,11 +5,17 @@ import subprocess
 import threading
 import time
 
+import pytest
+
 from huddletest.binary import huddle_binary
-from huddletest.node import TIMING_TOLERANCE_MS, mark, within
+from huddletest.node import TIMING_TOLERANCE_MS, heard_since, holds_all_of, mark, within
 from huddletest.polling import poll
 from huddletest.processes import stop_process
 from huddletest.wire import VERSION as PROTOCOL_VERSION
+
+# Scripts/lan-test runs Tests/lan in two workers, a group each: one Scripts/lan bed (huddle-lt-*)
+# for the whole file.
+pytestmark = pytest.mark.xdist_group("lan")
 
 NAMES = {"h1": "alice", "h2": "bob", "h3": "carol"}
 
@@ -180,8 +186,9 @@ def test_a_cut_host_goes_suspect_then_gone_and_everything_arrives_once_after(hos
     carol.message("while carol was away", timeout=20)
     alice.message("alone on my island", timeout=20)
     bob.message("alone on my island", timeout=20)
-    time.sleep(2)
     for node in (alice, bob, carol):
+        # All the others hold, dealt with: nothing more to come, a second copy included.
+        holds_all_of(node, [other for other in (alice, bob, carol) if other is not node], timeout=30)
         texts = node.shown_texts()
         assert texts.count("while carol was away") == 1, (node.name, texts)
         assert texts.count("alone on my island") == 1, (node.name, texts)
@@ -205,7 +212,8 @@ def test_a_lossy_lan_loses_nothing_and_shows_nothing_twice(hosts, bed):
             node.message(sent[-1], timeout=30)
         for node in (alice, bob):
             node.message("carol was here", timeout=30)
-        time.sleep(2)
+        for node in (bob, carol):
+            holds_all_of(node, [alice, bob, carol], timeout=30)  # nothing more to come
         for node in (bob, carol):
             shown = [t for t in node.shown_texts() if t.startswith("play ")]
             assert shown == sent, (node.name, shown)
@@ -218,7 +226,7 @@ def test_a_daemon_that_goes_away_and_comes_back_is_picked_up(hosts, bed):
     alice = hosts("h1", "alice")
     bed.run("avahi-stop", "h2")
     bob = hosts("h2", "bob")   # starts with no mDNS daemon: says so and carries on
-    time.sleep(2)
+    poll(lambda: "discovery is off" in bob.stderr_path.read_text(), timeout=10, what="bob saying discovery is off")
     bed.run("avahi-start", "h2")
     bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice", timeout=30, what="alice over mDNS")
     alice.wait_for(lambda o: o["type"] == "join" and o["nick"] == "bob", timeout=30, what="bob over mDNS")
@@ -241,7 +249,7 @@ def test_a_private_room_is_found_over_mdns_and_shows_no_name_to_the_network(host
     assert "alice" in error["message"] or "bob" in error["message"]
     alice.say("still secret")
     bob.message("still secret")
-    time.sleep(1)
+    heard_since(carol, [alice, bob], time.monotonic())  # whatever they sent her before, dealt with
     assert carol.shown_texts() == []
 
     # The network sees ids, never the name: avahi-browse on a fourth host, and huddle rooms.
