@@ -43,26 +43,39 @@ extension NodeMachine {
 
     // MARK: Starting and stopping
 
-    /// `/listen` or `/listen off`.
+    /// `/listen` or `/listen off`. What the reader asked last is what the node ends up doing,
+    /// however quickly the commands come: a source takes a while to open, so the machine goes by
+    /// what was asked (``listenWanted``), not only by what has started, and the shell carries
+    /// the requests out in the order they were made.
     mutating func listenCommand(_ on: Bool) {
-        switch (on, listening) {
-        case (true, let now?): showInfo("already listening (\(now.source))")
-        case (false, nil): showInfo("not listening")
-        default: emit(.listen(on))
+        switch (on, listenWanted, listening) {
+        case (true, true, let now?): showInfo("already listening (\(now.source))")
+        case (true, true, nil): showInfo("already starting to listen")
+        case (false, false, nil): showInfo("not listening")
+        default:
+            listenWanted = on
+            emit(.listen(on))
         }
     }
 
     /// The source started: its first sample counts as heard at `at` (node-clock ms).
     public mutating func listeningStarted(source: String, at: WallTime, now: NodeTime) {
         listening = Listening(source: source, startedAt: at)
+        listenWanted = true
         show(.listening(source: source, startedAt: at))
     }
 
     /// The source stopped: `reason` says why (`nil`: a file played to its end).
     public mutating func listeningStopped(reason: String?, now: NodeTime) {
+        listenWanted = false
         guard listening != nil else { return }
         listening = nil
         show(.listeningStopped(reason: reason))
+    }
+
+    /// The source asked for could not start (the shell said why): nothing is listening.
+    public mutating func listeningFailed() {
+        listenWanted = false
     }
 
     // MARK: Own sound

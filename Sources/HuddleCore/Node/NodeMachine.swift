@@ -67,6 +67,9 @@ public struct NodeMachine: Sendable {
     public internal(set) var counters = NodeCounters()
     /// While this node listens: its source and the latest match with each peer.
     public internal(set) var listening: Listening?
+    /// Whether the reader's latest word was to listen (`/listen`, `--listen`) rather than not:
+    /// a source takes a while to start, and what was asked last is what counts.
+    var listenWanted = false
     /// When an aligned match is news enough to become a `heard` event.
     var heardPublishing = HeardPublishing()
     /// Once piped input ended: what this node wrote, waiting to be known held by a peer.

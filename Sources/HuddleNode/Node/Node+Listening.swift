@@ -31,7 +31,9 @@ extension Node {
         }.value
         switch connected {
         case .success(let source): startListening(to: source)
-        case .failure(let error): showError("cannot listen: \(error); running without listening")
+        case .failure(let error):
+            showError("cannot listen: \(error); running without listening")
+            await step { machine, _ in machine.listeningFailed() }
         }
     }
 
@@ -85,8 +87,12 @@ extension Node {
     }
 
     /// What the machine asked of listening.
+    /// Each request waits for the one before it: `/listen` then `/listen off` typed at once must
+    /// end with the device closed, though opening it takes a while (up to seconds).
     func carryOutListening(_ on: Bool) {
-        Task {
+        let previous = listeningRequests
+        listeningRequests = Task {
+            await previous?.value
             if on {
                 await startListeningToDevice()
             } else {

@@ -42,6 +42,8 @@ public actor Node {
     /// What the node hears, while it listens (`--listen`, `--audio-file`, `/listen`).
     var listening: ListeningSession?
     var listeningTask: Task<Void, Never>?
+    /// The latest `/listen` or `/listen off` being carried out; the next waits for it.
+    var listeningRequests: Task<Void, Never>?
 
     /// mDNS advertisement and browsing, unless `--no-mdns`.
     var discovery: ServiceDiscovery?
