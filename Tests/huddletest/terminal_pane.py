@@ -67,6 +67,16 @@ class TerminalPane:
             os.unlink(file.name)
         self._tmux("paste-buffer", "-p", "-d", "-b", "huddle-test")
 
+    def record(self, path: Path) -> None:
+        """From now on, appends every byte the pane's program writes to its terminal (and the
+        terminal's echo of what is typed) to `path`, as written, escapes and all: what a screen
+        reader or a log would get, rather than what tmux renders (tmux pipe-pane)."""
+        self._tmux("pipe-pane", "-o", f"cat >> {shlex.quote(str(path))}")
+
+    def tty(self) -> str:
+        """The pane's terminal device (/dev/pts/N): `stty -F` reads its modes from outside."""
+        return self._tmux("display-message", "-p", "#{pane_tty}").strip()
+
     def press(self, *keys: str) -> None:
         """Presses named keys: Enter, Left, Up, BSpace, Tab, C-c, C-d, C-t..."""
         self._tmux("send-keys", *keys)
