@@ -13,7 +13,8 @@ extension Huddle {
                 not. It lists what the node has shown, and, for messages it has not, only those \
                 whose moment your stream has reached by now (held back as the node holds them, \
                 with the default shield for writers you are not placed with): a message still \
-                held for your stream is not listed, so history never spoils. A message's time is its game time (local HH:MM:SS); while its sender was \
+                held for your stream is not listed, so history never spoils. A message's time is \
+                its game time (local HH:MM:SS); while its sender was \
                 not calibrated it is the time it was sent, marked with ~. With --json, one object \
                 per line: type, room, id, from, nick, text, sent_at, game_ms (null if not calibrated).
 

@@ -112,11 +112,14 @@ extension Huddle {
         @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "LEVEL"))
         var logLevel: String = "notice"
 
-        /// `--shield` as a span, `nil` for off; a bad value is `validate()`'s error.
-        var shieldSpan: TimeSpan?? {
-            if shield.lowercased() == "off" { return .some(nil) }
-            guard let seconds = Int(shield), (1...ConsoleCommand.maximumShieldSeconds).contains(seconds) else { return nil }
-            return .some(.seconds(Int64(seconds)))
+        /// `--shield` as a span, `nil` for off.
+        func shieldSpan() throws -> TimeSpan? {
+            if shield.lowercased() == "off" { return nil }
+            guard let seconds = Int(shield), (1...ConsoleCommand.maximumShieldSeconds).contains(seconds) else {
+                throw ValidationError(
+                    "--shield must be whole seconds from 1 to \(ConsoleCommand.maximumShieldSeconds), or off")
+            }
+            return .seconds(Int64(seconds))
         }
 
         func validate() throws {
@@ -147,10 +150,7 @@ extension Huddle {
                     throw ValidationError("--audio-file: \(error)")
                 }
             }
-            if shieldSpan == nil {
-                throw ValidationError(
-                    "--shield must be whole seconds from 1 to \(ConsoleCommand.maximumShieldSeconds), or off")
-            }
+            _ = try shieldSpan()
             guard Logger.Level(rawValue: logLevel) != nil else {
                 throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
             }
@@ -168,7 +168,7 @@ extension Huddle {
                 seeds: peers, mdns: !noMDNS, json: json, console: !noConsole,
                 colors: !json && OutputSink.standardOutputWantsColors,
                 listen: audioFile.map { .file($0) } ?? (listen ? .device : nil))
-            configuration.shield = shieldSpan ?? HoldBackSchedule.defaultShield
+            configuration.shield = try shieldSpan()
             configuration.showWaiting = showWaiting
             // The interactive console when a person is at a terminal; scripts get lines.
             let console =

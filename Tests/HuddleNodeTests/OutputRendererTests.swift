@@ -222,7 +222,7 @@ private func object(_ line: String?) throws -> [String: Any] {
         #expect(try object(json.shield(nil, changed: true))["seconds"] is NSNull)
         #expect(plain.shield(.seconds(60), changed: true).hasPrefix("* shield on: what people you are not placed with write waits 60 s"))
 
-        let wild = WildMark(label: CalibrationLabel("kickoff")!, move: nil, apart: (bob, .seconds(141)))
+        let wild = WildMark(label: CalibrationLabel("kickoff")!, reach: .apart(from: bob, behind: .seconds(141)))
         #expect(
             plain.confirmMark(wild, room: "superbowl", proposedAgo: .seconds(141))
                 == "* your mark of \"kickoff\" would put you 2 min 21 s behind bob (it was proposed 2 min 21 s ago); "

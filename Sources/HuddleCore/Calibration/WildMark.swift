@@ -7,17 +7,29 @@
 /// broadcast were measured that far apart.
 ///
 /// ```swift
-/// room.wildMark(kickoff, at: now)   // WildMark(label: kickoff, move: nil, peer: alice, behindPeer: 141 s)
+/// room.wildMark(kickoff, at: now)   // WildMark(label: kickoff, reach: .apart(from: alice, behind: 141 s))
 /// ```
 public struct WildMark: Equatable, Sendable {
     /// The label the mark is of.
     public let label: CalibrationLabel
-    /// How far the reader's offset would move (positive: further behind), when it has one.
-    public let move: TimeSpan?
+    /// How far the mark would take the reader.
+    public let reach: Reach
+
+    /// How far a wild mark would take the reader.
+    public enum Reach: Equatable, Sendable {
+        /// A placed reader's offset would move by this much (positive: further behind).
+        case move(TimeSpan)
+        /// A reader with no offset yet would be this far behind `peer` (negative: ahead), the
+        /// farthest of those it would be placed with.
+        case apart(from: Member, behind: TimeSpan)
+    }
+
+    /// How far the reader's offset would move, when it has one.
+    public var move: TimeSpan? { if case .move(let move) = reach { move } else { nil } }
     /// With no offset yet: the peer the mark would put the reader farthest from...
-    public let peer: Member?
-    /// ...and how far behind that peer (negative: ahead).
-    public let behindPeer: TimeSpan?
+    public var peer: Member? { if case .apart(let peer, _) = reach { peer } else { nil } }
+    /// ...and how far behind that peer.
+    public var behindPeer: TimeSpan? { if case .apart(_, let behind) = reach { behind } else { nil } }
 
     /// The most a single mark moves a placed reader's offset without asking: 30 s, far beyond a
     /// thumb's error (σ ≈ 200 ms) or a rebuffer, far below a wrong moment.
@@ -28,10 +40,8 @@ public struct WildMark: Equatable, Sendable {
     /// How long the question stands: the same mark asked again within it is made.
     public static let confirmWindow = TimeSpan.seconds(60)
 
-    public init(label: CalibrationLabel, move: TimeSpan?, apart: (peer: Member, behind: TimeSpan)?) {
+    public init(label: CalibrationLabel, reach: Reach) {
         self.label = label
-        self.move = move
-        peer = apart?.peer
-        behindPeer = apart?.behind
+        self.reach = reach
     }
 }

@@ -10,14 +10,14 @@ public import Foundation
 /// HumanFormat.elapsed(.milliseconds(42_300))  // "0:42"
 /// ```
 public enum HumanFormat {
-    /// A length of time: milliseconds under a second, seconds to a tenth under a minute, then
-    /// minutes and seconds, then hours and minutes; whole ms, rounded toward zero. The sign is
-    /// dropped.
     /// A span in whole seconds, as a setting is given: "90 s".
     public static func seconds(_ span: TimeSpan) -> String {
         "\(span.milliseconds / 1000) s"
     }
 
+    /// A length of time: milliseconds under a second, seconds to a tenth under a minute, then
+    /// minutes and seconds, then hours and minutes; whole ms, rounded toward zero. The sign is
+    /// dropped.
     public static func duration(_ span: TimeSpan) -> String {
         let ms = span.magnitude.milliseconds
         if ms < 1000 { return "\(ms) ms" }

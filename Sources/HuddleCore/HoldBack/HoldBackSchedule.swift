@@ -75,7 +75,7 @@ public struct HoldBackSchedule: Sendable {
 
     /// The shield a reader has unless it says otherwise: 90 s, the widest spread measured between
     /// streams of one broadcast (Super Bowl streams ran 26–87 s behind the stadium).
-    public static let defaultShield: TimeSpan? = .seconds(90)
+    public static let defaultShield = TimeSpan.seconds(90)
 
     /// An empty schedule for `reader`.
     public init(reader: NodeID, calibration: Calibration = .none, shield: TimeSpan? = defaultShield) {

@@ -102,7 +102,7 @@ public struct NodeMachine: Sendable {
         port = setup.port
         startedAt = setup.startedAt
         shield = setup.shield
-        shieldWhenOn = setup.shield ?? HoldBackSchedule.defaultShield ?? .seconds(90)
+        shieldWhenOn = setup.shield ?? HoldBackSchedule.defaultShield
         showWaiting = setup.showWaiting
         // A later start has a higher incarnation, so gossip can tell a restarted node's address.
         membership = Membership(

@@ -167,14 +167,14 @@ public struct RoomSession: Sendable {
         guard let placed = after.placement(of: reader) else { return nil }
         if let before = calibration.placement(of: reader), before.reference == placed.reference {
             let move = placed.offset - before.offset
-            return move.magnitude > WildMark.largestMove ? WildMark(label: label, move: move, apart: nil) : nil
+            return move.magnitude > WildMark.largestMove ? WildMark(label: label, reach: .move(move)) : nil
         }
         // Not placed yet: the farthest the mark would put the reader from anyone it places it with.
         let apart = after.placements.keys.filter { $0 != reader && memberIDs.contains($0) }
             .compactMap { peer in after.lag(of: reader, behind: peer).map { (member(peer), $0) } }
             .max { $0.1.magnitude < $1.1.magnitude }
         guard let apart, apart.1.magnitude > WildMark.widestSpread else { return nil }
-        return WildMark(label: label, move: nil, apart: apart)
+        return WildMark(label: label, reach: .apart(from: apart.0, behind: apart.1))
     }
 
     // MARK: Writing

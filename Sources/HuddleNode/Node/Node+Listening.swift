@@ -86,8 +86,7 @@ extension Node {
         return true
     }
 
-    /// What the machine asked of listening.
-    /// Each request waits for the one before it: `/listen` then `/listen off` typed at once must
+    /// What the machine asked of listening. Each request waits for the one before it: `/listen` then `/listen off` typed at once must
     /// end with the device closed, though opening it takes a while (up to seconds).
     func carryOutListening(_ on: Bool) {
         let previous = listeningRequests

@@ -210,27 +210,24 @@ public struct OutputRenderer: Sendable {
     public func confirmMark(_ wild: WildMark, room: String, proposedAgo: TimeSpan?) -> String {
         let label = wild.label.normalized
         var because: String
-        if let move = wild.move {
+        var fields: [(String, JSONLine)] = [("type", "confirm_mark"), ("room", .string(room)), ("label", .string(label))]
+        switch wild.reach {
+        case .move(let move):
             because = "your mark of \"\(label)\" would move you \(HumanFormat.duration(move)) "
                 + (move > .zero ? "further behind" : "ahead")
-        } else if let peer = wild.peer, let behind = wild.behindPeer {
+            fields.append(("move_ms", .milliseconds(move)))
+        case .apart(let peer, let behind):
             because = "your mark of \"\(label)\" would put you \(HumanFormat.duration(behind)) "
                 + "\(behind >= .zero ? "behind" : "ahead of") \(safe(peer.displayName))"
-        } else {
-            because = "your mark of \"\(label)\" is far from the others"
+            fields += [("nick", .string(peer.nick)), ("behind_ms", .milliseconds(behind))]
         }
         if let proposedAgo, proposedAgo > WildMark.largestMove {
             because += " (it was proposed \(HumanFormat.duration(proposedAgo)) ago)"
         }
-        let message = because + "; Enter again (or /now \(label)) within 60 s to mark it anyway"
+        let message = because
+            + "; Enter again (or /now \(label)) within \(HumanFormat.seconds(WildMark.confirmWindow)) to mark it anyway"
         guard json else { return style("* " + safe(message), .yellow) }
-        var fields: [(String, JSONLine)] = [
-            ("type", "confirm_mark"), ("room", .string(room)), ("label", .string(label)), ("message", .string(message)),
-        ]
-        if let move = wild.move { fields.append(("move_ms", .milliseconds(move))) }
-        if let peer = wild.peer, let behind = wild.behindPeer {
-            fields += [("nick", .string(peer.nick)), ("behind_ms", .milliseconds(behind))]
-        }
+        fields.insert(("message", .string(message)), at: 3)
         if let proposedAgo { fields.append(("proposed_ago_ms", .milliseconds(proposedAgo))) }
         return JSONLine.object(fields).render()
     }
