@@ -7,21 +7,6 @@ import Testing
 @Suite struct NodeMachineTests {
     let room = "superbowl"
 
-    /// Bob's side of the room, written by hand: his events, signed by him.
-    struct Writer {
-        var session: RoomSession
-        let identity: NodeIdentity
-
-        init(_ identity: NodeIdentity = .generate(), room: String = "superbowl") {
-            self.identity = identity
-            session = RoomSession(room: room, reader: identity.id)
-        }
-
-        mutating func make(_ body: EventBody, at now: WallTime) throws -> Event {
-            try session.compose(body, now: now, signer: identity).event
-        }
-    }
-
     func pushes(_ host: MachineLAN.Host, to address: PeerAddress) -> [Event] {
         host.sent.flatMap { sent -> [Event] in
             guard sent.to == address, case .events(let events) = sent.message else { return [] }

@@ -13,19 +13,7 @@ import Testing
 
     /// alice's room with bob calibrated 3 s behind her and a few messages.
     func busyRoom() throws -> RoomSession {
-        var room = RoomSession(room: "superbowl", reader: alice.id)
-        _ = try room.compose(.join(nick: "alice"), now: base, signer: alice)
-        _ = room.receive(bob.event(1, .join(nick: "bob"), at: base, for: room), now: base)
-        _ = try room.compose(.calibrationEvent(label: "kickoff"), now: base + .seconds(1), signer: alice)
-        _ = try room.compose(.mark(label: "kickoff"), now: base + .seconds(2), signer: alice)
-        _ = room.receive(bob.event(2, .mark(label: "kickoff"), at: base + .seconds(5), for: room), now: base + .seconds(5))
-        for i in 0..<5 {
-            _ = try room.compose(.chat(text: "alice \(i)"), now: base + .seconds(10) + Int64(i) * .seconds(1), signer: alice)
-            _ = room.receive(
-                bob.event(UInt64(3 + i), .chat(text: "bob \(i)"), at: base + .milliseconds(13_500) + Int64(i) * .seconds(1), for: room),
-                now: base + .milliseconds(13_500) + Int64(i) * .seconds(1))
-        }
-        return room
+        try RoomSession.busy(alice: alice, bob: bob, base: base)
     }
 
     @Test func aLateJoinerCatchesUpInOneBlockWithTheOffsetsOnce() throws {

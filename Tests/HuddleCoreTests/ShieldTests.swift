@@ -11,19 +11,10 @@ import Testing
     let carol = NodeIdentity.generate()
     let base = WallTime.milliseconds(sinceEpoch: 1_700_000_000_000)
 
-    /// alice's room: bob 3 s behind her by kickoff, five messages each, and a score from alice.
+    /// alice's room (``RoomSession/busy(alice:bob:base:)``: bob 3 s behind her by kickoff, five
+    /// messages each), and a score from alice.
     func busyRoom() throws -> RoomSession {
-        var room = RoomSession(room: "superbowl", reader: alice.id)
-        _ = try room.compose(.join(nick: "alice"), now: base, signer: alice)
-        _ = room.receive(bob.event(1, .join(nick: "bob"), at: base, for: room), now: base)
-        _ = try room.compose(.mark(label: "kickoff"), now: base + .seconds(2), signer: alice)
-        _ = room.receive(bob.event(2, .mark(label: "kickoff"), at: base + .seconds(5), for: room), now: base + .seconds(5))
-        for i in 0..<5 {
-            _ = try room.compose(.chat(text: "alice \(i)"), now: base + .seconds(10 + Int64(i)), signer: alice)
-            _ = room.receive(
-                bob.event(UInt64(3 + i), .chat(text: "bob \(i)"), at: base + .milliseconds(13_500 + 1_000 * Int64(i)), for: room),
-                now: base + .milliseconds(13_500 + 1_000 * Int64(i)))
-        }
+        var room = try RoomSession.busy(alice: alice, bob: bob, base: base)
         _ = try room.compose(.score(home: 7, guest: 0), now: base + .milliseconds(12_200), signer: alice)
         return room
     }
@@ -84,15 +75,12 @@ import Testing
     @Test func historyListsOnlyWhatTheReaderHasBeenShown() throws {
         // bob, 3 s behind alice; alice cheers at 10 s: due on bob's stream at 13 s.
         var room = RoomSession(room: "superbowl", reader: bob.id)
-        var alices = RoomSession(room: "superbowl", reader: alice.id)
-        func aliceSays(_ body: EventBody, at: WallTime) throws -> [RoomOutput] {
-            room.receive(try alices.compose(body, now: at, signer: alice).event, now: at)
-        }
-        _ = try aliceSays(.join(nick: "alice"), at: base)
+        var alices = Writer(alice)
+        try alices.says(.join(nick: "alice"), at: base, to: &room)
         _ = try room.compose(.join(nick: "bob"), now: base, signer: bob)
-        _ = try aliceSays(.mark(label: "kickoff"), at: base + .seconds(1))
+        try alices.says(.mark(label: "kickoff"), at: base + .seconds(1), to: &room)
         _ = try room.compose(.mark(label: "kickoff"), now: base + .seconds(4), signer: bob)
-        #expect(try aliceSays(.chat(text: "SAFETY! 2 points"), at: base + .seconds(10)).isEmpty)
+        #expect(try alices.says(.chat(text: "SAFETY! 2 points"), at: base + .seconds(10), to: &room).isEmpty)
         #expect(room.history(last: 1).isEmpty)
         #expect(shownTexts(room.wake(now: base + .seconds(13))) == ["SAFETY! 2 points"])
         #expect(room.history(last: 1).map(\.body) == [.chat(text: "SAFETY! 2 points")])
@@ -100,36 +88,30 @@ import Testing
 
     @Test func takingBackTheMarkThatPlacedTheReaderPutsTheShieldUpAtOnceAndSaysSoOnce() throws {
         var room = RoomSession(room: "superbowl", reader: carol.id, shield: .seconds(90))
-        var alices = RoomSession(room: "superbowl", reader: alice.id)
-        func aliceSays(_ body: EventBody, at: WallTime) throws -> [RoomOutput] {
-            room.receive(try alices.compose(body, now: at, signer: alice).event, now: at)
-        }
-        _ = try aliceSays(.join(nick: "alice"), at: base)
+        var alices = Writer(alice)
+        try alices.says(.join(nick: "alice"), at: base, to: &room)
         #expect(unplacedCount(try room.compose(.join(nick: "carol"), now: base, signer: carol).outputs) == 1)
-        _ = try aliceSays(.mark(label: "kickoff"), at: base + .seconds(1))
+        try alices.says(.mark(label: "kickoff"), at: base + .seconds(1), to: &room)
         let placed = try room.compose(.mark(label: "kickoff"), now: base + .seconds(9), signer: carol).outputs
         #expect(unplacedCount(placed) == 0)
-        #expect(try aliceSays(.chat(text: "TD, 7-0"), at: base + .seconds(20)).isEmpty)
+        #expect(try alices.says(.chat(text: "TD, 7-0"), at: base + .seconds(20), to: &room).isEmpty)
         #expect(shownTexts(room.wake(now: base + .seconds(28))) == ["TD, 7-0"], "8 s behind: exact")
 
         let unmarked = try room.compose(.unmark(label: "kickoff"), now: base + .seconds(30), signer: carol).outputs
         #expect(unplacedCount(unmarked) == 1)
         // alice's next line would have been due 8 s after she wrote it; now it waits the shield.
-        #expect(try aliceSays(.chat(text: "another TD, 17-0"), at: base + .seconds(40)).isEmpty)
+        #expect(try alices.says(.chat(text: "another TD, 17-0"), at: base + .seconds(40), to: &room).isEmpty)
         #expect(room.wake(now: base + .seconds(48)).isEmpty)
         #expect(room.nextWake == base + .seconds(130))
-        #expect(unplacedCount(try aliceSays(.chat(text: "and again"), at: base + .seconds(41))) == 0, "once")
+        #expect(unplacedCount(try alices.says(.chat(text: "and again"), at: base + .seconds(41), to: &room)) == 0, "once")
     }
 
     @Test func aMarkThatWouldMoveTheReaderFarIsWild() throws {
         var room = RoomSession(room: "superbowl", reader: carol.id)
-        var alices = RoomSession(room: "superbowl", reader: alice.id)
-        func aliceSays(_ body: EventBody, at: WallTime) throws {
-            _ = room.receive(try alices.compose(body, now: at, signer: alice).event, now: at)
-        }
-        try aliceSays(.join(nick: "alice"), at: base)
+        var alices = Writer(alice)
+        try alices.says(.join(nick: "alice"), at: base, to: &room)
         _ = try room.compose(.join(nick: "carol"), now: base, signer: carol)
-        try aliceSays(.mark(label: "kickoff"), at: base + .seconds(1))
+        try alices.says(.mark(label: "kickoff"), at: base + .seconds(1), to: &room)
         let kickoff = CalibrationLabel("kickoff")!
         // Not placed yet: 8 s behind alice is a stream; 2 min 21 s is a key pressed late.
         #expect(room.wildMark(kickoff, at: base + .seconds(9)) == nil)
@@ -138,11 +120,11 @@ import Testing
         // Placed 8 s behind. One mark 45 s off moves nothing (it is set aside as a stray key);
         // a second that confirms it would move her 45 s at once: that is asked about.
         _ = try room.compose(.mark(label: "kickoff"), now: base + .seconds(9), signer: carol)
-        try aliceSays(.mark(label: "q2"), at: base + .seconds(100))
+        try alices.says(.mark(label: "q2"), at: base + .seconds(100), to: &room)
         #expect(room.wildMark(CalibrationLabel("q2")!, at: base + .seconds(153)) == nil)
         _ = try room.compose(.mark(label: "q2"), now: base + .seconds(153), signer: carol)
         #expect(room.calibration.offset(of: carol.id) == .seconds(8))
-        try aliceSays(.mark(label: "q3"), at: base + .seconds(200))
+        try alices.says(.mark(label: "q3"), at: base + .seconds(200), to: &room)
         let wild = try #require(room.wildMark(CalibrationLabel("q3")!, at: base + .seconds(253)))
         #expect(wild.move.map { $0 > .seconds(30) } == true)
         // A stall of 10 s, confirmed the same way, is a stream that fell behind: no question.

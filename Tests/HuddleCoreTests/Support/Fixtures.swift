@@ -53,3 +53,46 @@ extension NodeIdentity {
         return sign(id: EventID(origin: id, seq: seq), room: session.room, createdAt: createdAt, context: context, body: body)
     }
 }
+
+/// A peer's side of a room, written by hand: its events, signed by it, each in the context of
+/// what it has written before.
+struct Writer {
+    var session: RoomSession
+    let identity: NodeIdentity
+
+    init(_ identity: NodeIdentity = .generate(), room: String = "superbowl") {
+        self.identity = identity
+        session = RoomSession(room: room, reader: identity.id)
+    }
+
+    mutating func make(_ body: EventBody, at now: WallTime) throws -> Event {
+        try session.compose(body, now: now, signer: identity).event
+    }
+
+    /// Makes the event and hands it to `reader`'s session at the same instant: what it shows.
+    @discardableResult
+    mutating func says(_ body: EventBody, at now: WallTime, to reader: inout RoomSession) throws -> [RoomOutput] {
+        reader.receive(try make(body, at: now), now: now)
+    }
+}
+
+extension RoomSession {
+    /// alice's room as a late joiner finds it: alice proposes kickoff at `base` + 1 s and marks it
+    /// at + 2 s, bob marks it at + 5 s on his clock (3 s behind her); then five messages each,
+    /// alice's at + 10…14 s and bob's at + 13.5…17.5 s on his clock (half a second after hers in
+    /// game time).
+    static func busy(alice: NodeIdentity, bob: NodeIdentity, base: WallTime) throws -> RoomSession {
+        var room = RoomSession(room: "superbowl", reader: alice.id)
+        _ = try room.compose(.join(nick: "alice"), now: base, signer: alice)
+        _ = room.receive(bob.event(1, .join(nick: "bob"), at: base, for: room), now: base)
+        _ = try room.compose(.calibrationEvent(label: "kickoff"), now: base + .seconds(1), signer: alice)
+        _ = try room.compose(.mark(label: "kickoff"), now: base + .seconds(2), signer: alice)
+        _ = room.receive(bob.event(2, .mark(label: "kickoff"), at: base + .seconds(5), for: room), now: base + .seconds(5))
+        for i in 0..<5 {
+            _ = try room.compose(.chat(text: "alice \(i)"), now: base + .seconds(10) + Int64(i) * .seconds(1), signer: alice)
+            let at = base + .milliseconds(13_500) + Int64(i) * .seconds(1)
+            _ = room.receive(bob.event(UInt64(3 + i), .chat(text: "bob \(i)"), at: at, for: room), now: at)
+        }
+        return room
+    }
+}
