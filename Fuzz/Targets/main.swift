@@ -4,10 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// libFuzzer's driver, called from our own `main` (SwiftPM gives every executable one, so
-/// libFuzzer's cannot be used): it parses libFuzzer's flags and feeds each input to the target
-/// `HUDDLE_FUZZ_TARGET` names: `wire` (the default, ``wireDecoderFuzz(_:_:)``), `frames`
-/// (``frameSplitterFuzz(_:_:)``) or `control` (``controlLinesFuzz(_:_:)``).
+/// libFuzzer's driver, called from our own `main`: it parses libFuzzer's flags and feeds each
+/// input to the callback.
 @_silgen_name("LLVMFuzzerRunDriver")
 func runFuzzerDriver(
     _ argc: UnsafeMutablePointer<CInt>,
@@ -17,11 +15,5 @@ func runFuzzerDriver(
 
 var argumentCount = CommandLine.argc
 var arguments = CommandLine.unsafeArgv
-switch getenv("HUDDLE_FUZZ_TARGET").map({ String(cString: $0) }) ?? "wire" {
-case "wire": exit(runFuzzerDriver(&argumentCount, &arguments) { data, size in wireDecoderFuzz(data, size) })
-case "frames": exit(runFuzzerDriver(&argumentCount, &arguments) { data, size in frameSplitterFuzz(data, size) })
-case "control": exit(runFuzzerDriver(&argumentCount, &arguments) { data, size in controlLinesFuzz(data, size) })
-case let other:
-    print("huddle-fuzz: no target \"\(other)\" (wire, frames or control)")
-    exit(2)
-}
+_ = fuzzTarget  // an unknown target is refused before libFuzzer starts
+exit(runFuzzerDriver(&argumentCount, &arguments) { data, size in fuzzOneInput(data, size) })

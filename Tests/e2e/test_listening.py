@@ -65,7 +65,7 @@ def heard_lag(node, nick: str) -> int | None:
     return None
 
 
-@pytest.mark.serial  # three nodes matching sound in real time, held to 50 ms
+@pytest.mark.realtime  # three nodes matching sound in real time, held to 50 ms
 def test_three_viewers_calibrate_from_their_screens_sound_and_a_stall_is_found(lan, files, binary, tmp_path):
     alice = lan("alice", extra=["--audio-file", str(files["alice"][0])])
     seeds = [alice.address]
@@ -150,7 +150,7 @@ def test_listen_without_a_sound_server_says_so_once_and_the_node_runs_on(lan, tm
     assert sum(1 for o in alice.outputs if o["type"] == "error") == 1
 
 
-@pytest.mark.serial  # a real sound server, timed to the block
+@pytest.mark.realtime  # a real sound server, timed to the block
 def test_listen_hears_the_default_input_of_a_real_sound_server(lan, files, tmp_path, monkeypatch):
     # bob's node records the default input of its own PulseAudio server, a null sink's monitor,
     # while paplay plays his copy of the broadcast into that sink: the microphone path, end to end.
