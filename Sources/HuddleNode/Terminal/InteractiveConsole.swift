@@ -187,6 +187,12 @@ public final class InteractiveConsole: LineOutput {
     /// The reader thread: waits for keys (or the stop signal), decodes them and applies them. A
     /// lone Escape is told from the start of a sequence by 50 ms of silence.
     private func readKeys() {
+        // Ctrl-Z stops the process from this thread (see `suspend()`), which the thread that
+        // started it may have passed on blocked.
+        var stopSignal = sigset_t()
+        sigemptyset(&stopSignal)
+        sigaddset(&stopSignal, SIGTSTP)
+        pthread_sigmask(SIG_UNBLOCK, &stopSignal, nil)
         var decoder = KeyDecoder()
         var buffer = [UInt8](repeating: 0, count: 4096)
         var descriptors = [
@@ -245,7 +251,11 @@ public final class InteractiveConsole: LineOutput {
             screen.flush(timeout: .seconds(2))
             state.raw?.restore()
         }
-        kill(0, SIGTSTP)  // returns once the job is continued
+        // Sent to this thread, not the process: the stop then takes this thread before the call
+        // returns, so nothing below runs until `fg`. (`kill(0, SIGTSTP)` may be taken by another
+        // thread and returned at once, and the terminal went raw again under the shell.) If the
+        // stop is refused (an orphaned process group has no shell to return to), it returns at once.
+        pthread_kill(pthread_self(), SIGTSTP)
         state.withLock { state in
             guard !state.stopped else { return }
             try? state.raw?.resume()
