@@ -48,8 +48,8 @@ def latencies(sender: Node, receiver: Node, tag: str, count: int = 20) -> list[i
 
 def test_a_node_behind_a_nat_is_answered_where_its_packets_come_from(homes):
     """Before, a1 answered b1's probes at the port b1 announces (7400): the router had given b1
-    another, so every ack and push died there and a1 -> b1 never arrived. Now both ways are as
-    fast as one router hop, and a router that forgets every mapping (a reboot) heals at once."""
+    another, so every ack and push died there and a1 -> b1 never arrived. Now both ways go straight
+    across the router, and a router that forgets every mapping (a reboot) heals at once."""
     a1 = homes("a1", "alice")
     b1 = homes("b1", "bob", peers=[f"{a1.host_address}:7400"])
     for node, other in ((a1, "bob"), (b1, "alice")):
@@ -61,7 +61,10 @@ def test_a_node_behind_a_nat_is_answered_where_its_packets_come_from(homes):
     assert bob_on_alice["sync_address"] == "10.77.1.1:7400", "pulls go to the port bob announces"
     there, back = latencies(a1, b1, "a1 to b1"), latencies(b1, a1, "b1 to a1")
     print(f"a1 -> b1 {there}; b1 -> a1 {back}")
-    assert there[10] <= 10 and back[10] <= 10
+    # Straight across, not by repair (whose first round comes 100 ms after a message): a median
+    # well under that, on a busy machine too (these tests run beside the end-to-end tests, where
+    # it was 11 ms; about 3 ms on a quiet one, BENCHMARKS.md part 14).
+    assert there[10] <= 60 and back[10] <= 60
 
     homes.bed.flush_connections()
     started = time.monotonic()
