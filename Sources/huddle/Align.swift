@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import HuddleAudio
+import HuddleCore
+import HuddleNode
 
 extension Huddle {
     /// `huddle align A.wav B.wav`: how far apart two recordings of one broadcast are, from their
@@ -25,10 +27,17 @@ extension Huddle {
         )
 
         @Argument(help: ArgumentHelp("The first recording (the reference).", valueName: "A.wav"))
-        var first: String
+        var first: String?
 
         @Argument(help: ArgumentHelp("The second recording: the answer is how far it lags A.", valueName: "B.wav"))
-        var second: String
+        var second: String?
+
+        @Option(
+            name: .customLong("dump-features"),
+            help: ArgumentHelp(
+                "Instead of aligning: print exactly the datagrams a listening node would send one peer of a public room for this sound, in wire order, one a line in hex (2 s each; times count from the file's start, at 0; signed by a throwaway key). What an eavesdropper on the room gets.",
+                valueName: "FILE.wav"))
+        var dumpFeatures: String?
 
         @Option(name: .long, help: ArgumentHelp("Largest lag searched, either way (default 120).", valueName: "SECONDS"))
         var maxLag: Double = 120
@@ -49,6 +58,13 @@ extension Huddle {
         var json = false
 
         func validate() throws {
+            if dumpFeatures != nil {
+                guard first == nil, second == nil else {
+                    throw ValidationError("--dump-features takes one file and no A.wav B.wav")
+                }
+                return
+            }
+            guard first != nil, second != nil else { throw ValidationError("give two recordings: huddle align A.wav B.wav") }
             guard maxLag > 0, maxLag <= 600 else { throw ValidationError("--max-lag must be between 0 and 600 seconds") }
             guard from >= 0 else { throw ValidationError("--from cannot be negative") }
             if let length, length <= 0 { throw ValidationError("--for must be a positive number of seconds") }
@@ -57,6 +73,8 @@ extension Huddle {
         }
 
         func run() throws {
+            if let dumpFeatures { return try Self.dump(dumpFeatures) }
+            guard let first, let second else { return }  // validate() saw to it
             let a = try Self.read(first)
             var b = try Self.read(second)
             let skip = min(b.samples.count, Int(from * Double(b.sampleRate)))
@@ -110,6 +128,25 @@ extension Huddle {
                 let best = match.bestLag.map { String(format: "; best guess %+.3f s at confidence %@, not used", $0, confidence) } ?? ""
                 let why = match.verdict == .ambiguous ? "ambiguous: more than one lag fits" : "not enough sound"
                 print("no reliable match (\(why)\(best))")
+            }
+        }
+
+        /// `--dump-features`: the sound windows a listening node sends one peer of a public room,
+        /// made as the node makes them (the extractor fed 10 ms blocks, cut every
+        /// ``Listener/defaultWindowSeconds``, the last window shorter), one datagram a line in hex.
+        static func dump(_ path: String) throws {
+            let audio = try read(path)
+            let features = try features(of: audio, start: 0, blockMs: 10)
+            let identity = NodeIdentity.generate()
+            let perWindow = Int(Listener.defaultWindowSeconds * Double(AudioFeatures.framesPerSecond))
+            for first in stride(from: 0, to: features.bits.count, by: perWindow) {
+                let end = min(first + perWindow, features.bits.count)
+                let start = WallTime.milliseconds(sinceEpoch: features.start + Int64(first) * AudioFeatures.hopMilliseconds)
+                let window = SoundWindow.made(
+                    by: identity, room: "superbowl", key: nil,
+                    sentAt: start + .milliseconds(Int64(end - first) * AudioFeatures.hopMilliseconds),
+                    start: start, bits: Array(features.bits[first..<end]), loud: Array(features.loud[first..<end]))
+                print(window.encoded().map { String(format: "%02x", $0) }.joined())
             }
         }
 

@@ -1,8 +1,15 @@
 """Listening on the wire (protocol version 5), from the Python client written from
-docs/PROTOCOL.md: a `heard` event (tag 11) calibrates a real node as the doc says, and a sound
-window (kind 11) encodes, seals, signs and decodes as drawn there."""
+docs/PROTOCOL.md: a `heard` event (tag 11) calibrates a real node as the doc says, a sound
+window (kind 11) encodes, seals, signs and decodes as drawn there, and `huddle align
+--dump-features` prints what a listening node really sends a peer (the bench's eavesdropper
+reads that)."""
 
 from __future__ import annotations
+
+import random
+import subprocess
+import wave
+from pathlib import Path
 
 from huddletest.polling import poll
 from huddletest.wire import (Heard, RoomKey, SoundWindow, WireClient, WireError, decode_message, encode_message,
@@ -106,3 +113,41 @@ def test_windows_outside_their_one_encoding_are_refused():
             assert error.code == "lengthOutOfRange"
         else:
             raise AssertionError("accepted an empty window")
+
+
+def speechlike_wav(path: Path, seconds: float, rate: int = 16_000) -> Path:
+    """Seeded bursts of noise and silence, 16-bit mono: loud and quiet frames both."""
+    rng = random.Random(30)
+    frames = bytearray()
+    for i in range(int(seconds * rate)):
+        level = 9000 if (i // (rate // 4)) % 3 else 0
+        frames += rng.randint(-level, level).to_bytes(2, "little", signed=True)
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(rate)
+        out.writeframes(bytes(frames))
+    return path
+
+
+def test_dump_features_prints_the_windows_a_listening_node_sends_a_peer(lan, binary, tmp_path):
+    wav = speechlike_wav(tmp_path / "room.wav", 30)
+    bob = lan("bob", extra=["--audio-file", str(wav)])
+    with WireClient("eve") as eve:
+        eve.meet(bob.address)
+        eve.join(bob.address)
+        started = bob.wait_for(lambda o: o["type"] == "listening" and "source" in o, what="bob hearing his file")
+        received = []
+        while len(received) < 4:
+            received.append(eve.recv(timeout=15, kind=SoundWindow).message)
+    dumped = [decode_message(bytes.fromhex(line)) for line in
+              subprocess.run([binary, "align", "--dump-features", str(wav)], capture_output=True, text=True,
+                             check=True, timeout=60).stdout.split()]
+    assert len(dumped) == 15, "30 s of sound, a window every 2 s"
+    by_start = {window.start: window for window in dumped}
+    for window in received:
+        # The node's clock counts from when it began hearing the file; the dump's from 0.
+        twin = by_start[window.start - started["started_at"]]
+        assert (window.frames, window.bits, window.loud, window.room) == (twin.frames, twin.bits, twin.loud, twin.room)
+        assert window.sealed is None and twin.sealed is None
+        assert any(window.loud) and not all(window.loud), "a window of loud and quiet frames"

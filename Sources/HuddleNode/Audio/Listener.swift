@@ -32,8 +32,11 @@ public final class Listener: Sendable {
     private let source: any AudioSource
     private let done = Mutex(false)
 
+    /// Seconds of sound in each window a node shares.
+    public static let defaultWindowSeconds = 2.0
+
     /// Starts listening at once, on a new thread.
-    public init(source: any AudioSource, windowSeconds: Double = 2) {
+    public init(source: any AudioSource, windowSeconds: Double = defaultWindowSeconds) {
         self.source = source
         self.windowSeconds = windowSeconds
         let (stream, continuation) = AsyncStream.makeStream(of: Output.self, bufferingPolicy: .bufferingNewest(256))

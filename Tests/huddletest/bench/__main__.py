@@ -3,7 +3,7 @@
     Scripts/bench            # builds the release binary, then ~75 s of measuring
     Scripts/bench --quick    # smaller counts (~40 s once built)
     Scripts/bench --only discovery   # one part (latency, holdback, ingest, serf, discovery, marks, loss, attacks, private,
-                                     # flap, console, audio, homes, machine, listening, spoilers)
+                                     # flap, console, audio, homes, machine, listening, spoilers, privacy)
     HUDDLE_BIN=/path/to/huddle Scripts/bench   # skip the build, use that binary
 
 Figures (BENCHMARKS.md says how each is measured and what it does and doesn't show):
@@ -60,6 +60,10 @@ target is missed (marked MISSED), and non-zero only when a measurement could not
      5 s rebuffer and history asked at random moments; every line any reader could see before its
      moment on that reader's stream (target 0, by cause; the rebuffered viewer's lines before his step
      is found apart), and how long lines waited past their moment (p50/p99), placed and shielded
+ 18. what sound features reveal (issue 30): ten spoken words recognised by classifiers trained on other
+     voices, from exactly the datagrams a listening node sends a peer (`huddle align --dump-features`), in a
+     quiet room and under a TV at 10 and 0 dB (3,000 words; --quick 600; needs scikit-learn:
+     Tests/bench-requirements.txt)
 
 Every node of every part but 17 runs with --shield off (huddletest.node.TEST_SHIELD): those parts
 measure delivery between viewers who are not placed, which the default shield would hold 90 s.
@@ -93,6 +97,7 @@ from .machine import bench_machine
 from .loss import bench_loss
 from .marks import bench_marks
 from .serf import bench_serf
+from .privacy import bench_privacy
 from .spoilers import bench_spoilers
 from .strangers import bench_strangers
 
@@ -124,7 +129,8 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="smaller counts (latency 50, hold-back 30, ingest 2,000)")
     parser.add_argument("--keep", action="store_true", help="keep the temp dirs (node logs, stores) for a look")
     parser.add_argument("--only", choices=["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
-                                           "flap", "console", "audio", "homes", "machine", "listening", "spoilers"],
+                                           "flap", "console", "audio", "homes", "machine", "listening", "spoilers",
+                                           "privacy"],
                         action="append",
                         help="run only these parts (repeatable); the Serf comparison needs latency for Huddle's side")
     args = parser.parse_args()
@@ -149,7 +155,7 @@ def main() -> int:
     spoiler_seconds = float(os.environ.get("HUDDLE_BENCH_SPOILER_SECONDS", 120 if quick else 600))
     homes_n = 20 if quick else 50
     parts = args.only or ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
-                          "flap", "console", "audio", "homes", "listening", "spoilers"]
+                          "flap", "console", "audio", "homes", "listening", "spoilers", "privacy"]
     console_rounds = 5 if quick else 20
 
     table = Table()
@@ -174,11 +180,12 @@ def main() -> int:
         "homes": ("14. friends in two homes", lambda: bench_homes(binary, homes_n, table)),
         "listening": ("16. listening nodes", lambda: bench_listening(binary, 20 if quick else 40, table)),
         "spoilers": ("17. spoiler audit", lambda: bench_spoilers(binary, spoiler_seconds, table)),
+        "privacy": ("18. what sound features reveal", lambda: bench_privacy(binary, quick, table)),
         "machine": ("15. the node machine, before and after",
                     lambda: bench_machine(binary, os.environ.get("HUDDLE_BIN_BEFORE"), latency_n, ingest_n, table)),
     }
     for key in ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private", "flap",
-                "console", "audio", "homes", "machine", "listening", "spoilers"]:
+                "console", "audio", "homes", "machine", "listening", "spoilers", "privacy"]:
         if key not in parts:
             continue
         title, run = runs[key]
