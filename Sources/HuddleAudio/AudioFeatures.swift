@@ -1,7 +1,7 @@
 /// What a node keeps, and may share, of the sound it heard: one 32-bit sub-fingerprint every
 /// 10 ms and one bit saying whether the frame was loud enough to count, timestamped on the
-/// node's own clock. No samples, no levels, no spectrum: see docs/AUDIO.md for why speech
-/// cannot be rebuilt from it.
+/// node's own clock. No samples, no levels, no spectrum; but enough of how the spectrum moves to
+/// tell spoken words apart: docs/AUDIO.md measures what it reveals.
 ///
 /// Bit m of a sub-fingerprint is the sign of how the log-energy step between mel bands m and
 /// m+1 changed since the previous frame (Haitsma–Kalker's bits, on log energies so that a fixed

@@ -12,8 +12,9 @@ extension Huddle {
             abstract: "Find how far behind (or ahead of) recording A recording B is, from their sound.",
             discussion: """
                 Each file is turned into the features a listening node shares (32-bit \
-                sub-fingerprints every 10 ms, about 412 bytes a second, nothing speech could be \
-                rebuilt from) and the two are matched at every lag within --max-lag. Prints \
+                sub-fingerprints every 10 ms, about 412 bytes a second; what they reveal of words \
+                said in the room is measured in docs/AUDIO.md) and the two are matched at every \
+                lag within --max-lag. Prints \
                 "B is 3.200 s behind A (confidence 23.1)", or "no reliable match" and why: a weak \
                 match is never given as an offset. Files: WAV, 16-bit PCM, mono or stereo, \
                 8-48 kHz (sox IN -b 16 OUT.wav converts most things).

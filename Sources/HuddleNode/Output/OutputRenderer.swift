@@ -144,7 +144,10 @@ public struct OutputRenderer: Sendable {
             ]).render()
         }
         let what = source == "file" ? "the audio file (as if heard from \(HumanFormat.clock(startedAt)))" : "the default input"
-        return starred("listening to \(what); only features of the sound leave this machine")
+        return starred(
+            "listening to \(what): every 2 s, features of what it hears go to everyone in your rooms (sealed in "
+                + "private ones). Not the sound, but in a quiet room enough to tell some spoken words apart; "
+                + "/listen off stops it")
     }
 
     /// Listening ended: `reason` says why, `nil` when a file played to its end.
