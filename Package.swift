@@ -110,16 +110,24 @@ let package = Package(
     ]
 )
 
-// The libFuzzer targets (wire decoder, TCP frames, control lines), only when asked for (`Scripts/fuzz` sets HUDDLE_FUZZ=1):
-// it links libFuzzer, which only a -sanitize=fuzzer build provides.
+// The libFuzzer targets (wire decoder, TCP frames, control lines), only when asked for
+// (`Scripts/fuzz` and `Scripts/test` set HUDDLE_FUZZ=1): it links libFuzzer, which only
+// -sanitize=fuzzer gives. It compiles the core's own sources (Fuzz/Core is a link to
+// Sources/HuddleCore) into itself with coverage and AddressSanitizer, and nothing else: so it
+// builds beside everything else in the one build directory, in seconds, where a build with the
+// sanitizers everywhere needed a directory of its own and compiled swift-crypto a second time.
 if Context.environment["HUDDLE_FUZZ"] != nil {
     package.products.append(.executable(name: "huddle-fuzz", targets: ["huddle-fuzz"]))
     package.targets.append(
         .executableTarget(
             name: "huddle-fuzz",
-            dependencies: ["HuddleCore"],
-            path: "Fuzz/Targets",
-            swiftSettings: strictness,
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Fuzz",
+            sources: ["Targets", "Core"],
+            swiftSettings: strictness + [.unsafeFlags(["-sanitize=fuzzer,address"])],
             linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address", "-use-ld=lld"])]
         ))
 }

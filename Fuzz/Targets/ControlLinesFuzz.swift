@@ -1,5 +1,3 @@
-import HuddleCore
-
 /// One fuzz input of the `control` target: the bytes as a stream on the control socket, cut into
 /// chunks the first byte sizes, with a line limit the second byte sets (small, so that lines
 /// over it are common). The splitter must give exactly the lines a plain reading of the whole

@@ -1,5 +1,3 @@
-import HuddleCore
-
 /// One fuzz input of the `frames` target: the bytes as a TCP stream of the sync port, cut into
 /// chunks the first byte sizes. The splitter gives the frames the stream holds, read straight
 /// off its length prefixes (all of them, or those before the one whose length is over the

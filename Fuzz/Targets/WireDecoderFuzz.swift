@@ -1,5 +1,3 @@
-import HuddleCore
-
 /// One fuzz input of the `wire` target (`Scripts/fuzz`, through libFuzzer's driver in
 /// `main.swift`): whatever bytes a peer could send, as a datagram (a message, a relay or a sound
 /// window) or a stored event. The decoder must never trap, and what it accepts must be canonical:
