@@ -138,7 +138,7 @@ extension DiscoveryEvent {
 
         discovery.update(rooms: ["nfl"])  // harmless while off
         discovery.stop()
-        #expect(await recorder.waitUntilFinished(for: .seconds(2)))
+        #expect(await recorder.waitUntilFinished(for: .seconds(10)))
         #expect(recorder.events.count == 1)
         discovery.stop()  // idempotent
     }
@@ -147,7 +147,7 @@ extension DiscoveryEvent {
     func browseOnlyWithoutADaemon() async {
         let discovery = ServiceDiscovery(logger: DiscoveryLogCapture().logger())
         let recorder = DiscoveryEventRecorder(discovery.start(advertising: nil))
-        #expect(await recorder.wait(for: .seconds(5)) { !$0.isEmpty })
+        #expect(await recorder.wait(for: .seconds(15)) { !$0.isEmpty })
         guard case .unavailable(let message) = recorder.events.first else {
             Issue.record("expected .unavailable, got \(recorder.events)")
             discovery.stop()
@@ -155,7 +155,7 @@ extension DiscoveryEvent {
         }
         #expect(message.contains("avahi-daemon"))
         discovery.stop()
-        #expect(await recorder.waitUntilFinished(for: .seconds(2)))
+        #expect(await recorder.waitUntilFinished(for: .seconds(10)))
     }
 
     @Test func stopBeforeStartGivesAFinishedStream() async {
@@ -172,7 +172,7 @@ extension DiscoveryEvent {
         let recorder = DiscoveryEventRecorder(discovery.start(advertising: nil))
         var second = discovery.start(advertising: nil).makeAsyncIterator()
         #expect(await second.next() == nil)
-        #expect(await recorder.wait(for: .seconds(5)) { $0.first?.isUnavailable == true })
+        #expect(await recorder.wait(for: .seconds(15)) { $0.first?.isUnavailable == true })
         discovery.stop()
     }
 
@@ -181,12 +181,12 @@ extension DiscoveryEvent {
         let logs = DiscoveryLogCapture()
         let discovery = ServiceDiscovery(logger: logs.logger(), configuration: shortRetry)
         let recorder = DiscoveryEventRecorder(discovery.start(advertising: nil))
-        #expect(await recorder.wait(for: .seconds(5)) { !$0.isEmpty })
+        #expect(await recorder.wait(for: .seconds(15)) { !$0.isEmpty })
         recorder.cancel()
-        #expect(await recorder.waitUntilFinished(for: .seconds(2)))
+        #expect(await recorder.waitUntilFinished(for: .seconds(10)))
         let stopped = ContinuousClock.now
         func threadEnded() -> Bool { logs.messages.contains { $0.message == "discovery stopped" } }
-        while ContinuousClock.now - stopped < .seconds(2), !threadEnded() {
+        while ContinuousClock.now - stopped < .seconds(10), !threadEnded() {
             try? await Task.sleep(for: .milliseconds(20))
         }
         #expect(threadEnded())
