@@ -15,11 +15,11 @@ from __future__ import annotations
 import random
 import shutil
 import subprocess
-import wave
 from pathlib import Path
 
 import pytest
 
+from huddletest.audio_corpus import write_pcm16
 from huddletest.polling import poll
 from huddletest.skips import cannot_run_here
 
@@ -71,15 +71,7 @@ def sound(tmp_path, monkeypatch):
 def noise_wav(path: Path, seconds: float, rate: int = 16_000) -> Path:
     """Seeded white noise, 16-bit mono: a sound that sends windows, made without any tool."""
     rng = random.Random(7)
-    frames = bytearray()
-    for _ in range(int(seconds * rate)):
-        frames += rng.randint(-8000, 8000).to_bytes(2, "little", signed=True)
-    with wave.open(str(path), "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(rate)
-        out.writeframes(bytes(frames))
-    return path
+    return write_pcm16(path, (rng.randint(-8000, 8000) for _ in range(int(seconds * rate))), rate)
 
 
 @pytest.fixture

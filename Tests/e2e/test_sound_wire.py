@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import random
 import subprocess
-import wave
 from pathlib import Path
 
+from huddletest.audio_corpus import write_pcm16
 from huddletest.polling import poll
 from huddletest.wire import (Heard, RoomKey, SoundWindow, WireClient, WireError, decode_message, encode_message,
                              encode_sound_window, now_ms, verify_sound_window)
@@ -118,16 +118,8 @@ def test_windows_outside_their_one_encoding_are_refused():
 def speechlike_wav(path: Path, seconds: float, rate: int = 16_000) -> Path:
     """Seeded bursts of noise and silence, 16-bit mono: loud and quiet frames both."""
     rng = random.Random(30)
-    frames = bytearray()
-    for i in range(int(seconds * rate)):
-        level = 9000 if (i // (rate // 4)) % 3 else 0
-        frames += rng.randint(-level, level).to_bytes(2, "little", signed=True)
-    with wave.open(str(path), "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(rate)
-        out.writeframes(bytes(frames))
-    return path
+    levels = (9000 if (i // (rate // 4)) % 3 else 0 for i in range(int(seconds * rate)))
+    return write_pcm16(path, (rng.randint(-level, level) for level in levels), rate)
 
 
 def test_dump_features_prints_the_windows_a_listening_node_sends_a_peer(lan, binary, tmp_path):

@@ -32,6 +32,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import wave
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -57,6 +58,17 @@ TALK = [
     "turn it up a bit", "I can't believe he missed that", "hang on, somebody is at the door",
     "that was never a foul", "where did you put the remote", "shall we order pizza",
 ]
+
+
+def write_pcm16(path: Path, samples, rate: int) -> Path:
+    """A 16-bit mono WAV of `samples` (ints in -32768..32767) at `rate`, with no tool: the e2e
+    tests' small sounds."""
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(rate)
+        out.writeframes(array.array("h", samples).tobytes())
+    return path
 
 
 def have_tools() -> bool:
