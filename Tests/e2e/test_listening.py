@@ -67,11 +67,16 @@ def heard_lag(node, nick: str) -> int | None:
 
 @pytest.mark.realtime  # three nodes matching sound in real time, held to 50 ms
 def test_three_viewers_calibrate_from_their_screens_sound_and_a_stall_is_found(lan, files, binary, tmp_path):
-    alice = lan("alice", extra=["--audio-file", str(files["alice"][0])])
+    # Re-checks every 30 s (the default is 120: see SoundSharing) so that a 75 s file shows the
+    # stall; the three placed listeners take turns, a re-check every 10 s between them.
+    def listening(name: str) -> list[str]:
+        return ["--audio-file", str(files[name][0]), "--sound-recheck", "30"]
+
+    alice = lan("alice", extra=listening("alice"))
     seeds = [alice.address]
-    bob = lan("bob", peers=seeds, extra=["--audio-file", str(files["bob"][0])])
-    carol = lan("carol", peers=seeds, extra=["--audio-file", str(files["carol"][0])])
-    erin = lan("erin", peers=seeds, extra=["--audio-file", str(files["erin"][0])])
+    bob = lan("bob", peers=seeds, extra=listening("bob"))
+    carol = lan("carol", peers=seeds, extra=listening("carol"))
+    erin = lan("erin", peers=seeds, extra=listening("erin"))
     start = {node.name: started_at(node) for node in (alice, bob, carol, erin)}
 
     def expected_lag(name: str, at_second: float) -> float:

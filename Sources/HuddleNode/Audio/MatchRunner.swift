@@ -3,11 +3,13 @@ public import HuddleAudio
 public import HuddleCore
 import Synchronization
 
-/// Matches this node's own sound against each peer's on a thread of its own: every 5 s of own
-/// sound until a pair is aligned, over the last 120 s of each side centred on the two clocks'
-/// difference (±120 s); then every 10 s, over the last 20 s both heard, ±5 s around the last lag
-/// (so a rebuffer outweighs the sound before it, and shows, within about 20 s), and the full
-/// search again when that does not align. Aligned matches come out of
+/// Matches this node's own sound against each peer's on a thread of its own, whenever the peer
+/// sent 3 s of sound or more since the last try: every 5 s of own sound until a pair is aligned,
+/// over the last 120 s of each side centred on the two clocks' difference (±120 s); then every
+/// 10 s, over the last 20 s both heard, ±5 s around the last lag (so a rebuffer outweighs the
+/// sound before it), and the peer's same recent sound against the last 120 s of own when that
+/// does not align. Once a pair is placed a peer sends only brief re-checks (``SoundSharing``):
+/// each is matched on its own, never summed with the older ones. Aligned matches come out of
 /// ``matches`` as `HeardMatch`es for the node to publish (through ``HeardPublishing``).
 ///
 /// ```swift
@@ -50,6 +52,9 @@ public final class MatchRunner: Sendable {
         var clockDifferences: [(at: Int64, difference: Int64)] = []
         /// Own sound's end (ms) at the last attempt.
         var lastAttempt: Int64?
+        /// Frames of the peer's that came since the last attempt: the next waits for 3 s of them
+        /// (a re-check of 4 s comes in two windows, and is matched once both are in).
+        var newFrames = 0
         /// The last aligned lag, ms of the node clocks.
         var lastLag: Int64?
     }
@@ -81,6 +86,7 @@ public final class MatchRunner: Sendable {
         state.withLock { state in
             var pair = state.pairs[peer] ?? Pair(timeline: FeatureTimeline(seconds: cadence.kept))
             pair.timeline.add(features)
+            pair.newFrames += features.count
             pair.clockDifferences.append((receivedAt, receivedAt &- sentAt))
             pair.clockDifferences.removeAll { $0.at < receivedAt - 60_000 }
             state.pairs[peer] = pair
@@ -102,7 +108,8 @@ public final class MatchRunner: Sendable {
         state.withLock { state in
             let ownEnd = state.own.end
             var due: (NodeID, Int64)?
-            for (peer, pair) in state.pairs where pair.timeline.count >= 3 * AudioFeatures.framesPerSecond {
+            let enough = 3 * AudioFeatures.framesPerSecond
+            for (peer, pair) in state.pairs where pair.timeline.count >= enough && pair.newFrames >= enough {
                 let every = Int64((pair.lastLag == nil ? cadence.untilAligned : cadence.afterAligned) * 1000)
                 let since = pair.lastAttempt.map { ownEnd - $0 } ?? .max
                 guard state.own.count >= 3 * AudioFeatures.framesPerSecond, since >= every else { continue }
@@ -110,6 +117,7 @@ public final class MatchRunner: Sendable {
             }
             guard let (peer, _) = due, let pair = state.pairs[peer] else { return nil }
             state.pairs[peer]?.lastAttempt = ownEnd
+            state.pairs[peer]?.newFrames = 0
             let difference = pair.clockDifferences.map(\.difference).min() ?? 0
             guard let lastLag = pair.lastLag else {
                 return (peer, state.own.last(seconds: cadence.window), pair.timeline.last(seconds: cadence.window),
@@ -133,15 +141,13 @@ public final class MatchRunner: Sendable {
             var result = PairMatch.run(
                 own: work.own, peer: work.theirs, peerID: work.peer, centre: work.centre, reach: work.narrow ? 5 : 120)
             if work.narrow, result.heard == nil {
-                // Not there any more: the full search, over the full window.
-                let (difference, own, theirs) = state.withLock { state in
+                // Not there any more: the peer's same recent sound, searched in full. (Not its
+                // older sound: from before a rebuffer, it would pull toward the old lag.)
+                let (difference, own) = state.withLock { state in
                     (state.pairs[work.peer]?.clockDifferences.map(\.difference).min() ?? 0,
-                     state.own.last(seconds: cadence.window),
-                     state.pairs[work.peer]?.timeline.last(seconds: cadence.window))
+                     state.own.last(seconds: cadence.window))
                 }
-                if let theirs {
-                    result = PairMatch.run(own: own, peer: theirs, peerID: work.peer, centre: difference, reach: 120)
-                }
+                result = PairMatch.run(own: own, peer: work.theirs, peerID: work.peer, centre: difference, reach: 120)
             }
             if let heard = result.heard {
                 // The matcher's lags are whole ms (toward zero).
