@@ -36,7 +36,7 @@ extension Huddle {
         @Option(
             name: .customLong("dump-features"),
             help: ArgumentHelp(
-                "Instead of aligning: print exactly the datagrams a listening node would send one peer of a public room for this sound, in wire order, one a line in hex (2 s each; times count from the file's start, at 0; signed by a throwaway key). What an eavesdropper on the room gets.",
+                "Instead of aligning: print what a peer sent this sound reads once it opens the windows, one a line in hex, in wire order: start:i64 (ms from the file's start) frames:u16, then the frames' public form (docs/PROTOCOL.md, kind 11). Every 2 s window, as a peer being placed gets them; what the bench's eavesdropping peer reads.",
                 valueName: "FILE.wav"))
         var dumpFeatures: String?
 
@@ -132,22 +132,23 @@ extension Huddle {
             }
         }
 
-        /// `--dump-features`: the sound windows a listening node sends one peer of a public room,
-        /// made as the node makes them (the extractor fed 10 ms blocks, cut every
-        /// ``Listener/defaultWindowSeconds``, the last window shorter), one datagram a line in hex.
+        /// `--dump-features`: the sound windows a listening node sends a peer it is placing, made
+        /// as the node makes them (the extractor fed 10 ms blocks, cut every
+        /// ``Listener/defaultWindowSeconds``, the last window shorter), as the peer reads them
+        /// once opened: start, frame count and the frames' public form, one window a line in hex.
         static func dump(_ path: String) throws {
             let audio = try read(path)
             let features = try features(of: audio, start: 0, blockMs: 10)
-            let identity = NodeIdentity.generate()
+            let sender = NodeIdentity.generate().id
             let perWindow = Int(Listener.defaultWindowSeconds * Double(AudioFeatures.framesPerSecond))
             for first in stride(from: 0, to: features.bits.count, by: perWindow) {
                 let end = min(first + perWindow, features.bits.count)
                 let start = WallTime.milliseconds(sinceEpoch: features.start + Int64(first) * AudioFeatures.hopMilliseconds)
-                let window = SoundWindow.made(
-                    by: identity, room: "superbowl", key: nil,
+                let window = SoundWindow.unsealed(
+                    by: sender, room: "superbowl",
                     sentAt: start + .milliseconds(Int64(end - first) * AudioFeatures.hopMilliseconds),
                     start: start, bits: Array(features.bits[first..<end]), loud: Array(features.loud[first..<end]))
-                print(window.encoded().map { String(format: "%02x", $0) }.joined())
+                print(window.openedForm.map { String(format: "%02x", $0) }.joined())
             }
         }
 

@@ -98,6 +98,13 @@ extension Huddle {
         var audioFile: String?
 
         @Option(
+            name: .customLong("sound-recheck"),
+            help: ArgumentHelp(
+                "While listening, once your offset from a peer is known, re-check it by sound at most this often: each re-check shares 4 s of the room's sound features with your peers. Shorter finds a rebuffer sooner and shares more (120: 2 minutes an hour, a rebuffer found in about 60 s with two listeners, 30 s with four; 30: 8 minutes an hour).",
+                valueName: "SECONDS"))
+        var soundRecheck: Int = 120
+
+        @Option(
             name: .long,
             help: ArgumentHelp(
                 "Until you are placed with a writer (by marks or sound), their messages wait this many seconds after they were written, so that none can spoil your stream (streams of one broadcast differ by up to 90 s). 'off' shows them at once: only if your stream is ahead of everyone's. (In the console: /shield.)",
@@ -151,6 +158,9 @@ extension Huddle {
                 }
             }
             _ = try shieldSpan()
+            guard (10...3_600).contains(soundRecheck) else {
+                throw ValidationError("--sound-recheck must be whole seconds from 10 to 3600 (default 120)")
+            }
             guard Logger.Level(rawValue: logLevel) != nil else {
                 throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
             }
@@ -170,6 +180,7 @@ extension Huddle {
                 listen: audioFile.map { .file($0) } ?? (listen ? .device : nil))
             configuration.shield = try shieldSpan()
             configuration.showWaiting = showWaiting
+            configuration.soundSharing = SoundSharing.Rules(recheckEvery: .seconds(Int64(soundRecheck)))
             // The interactive console when a person is at a terminal; scripts get lines.
             let console =
                 configuration.console && !json && !plain && InteractiveConsole.isAvailable

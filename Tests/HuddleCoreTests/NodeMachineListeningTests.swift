@@ -66,17 +66,18 @@ import Testing
         #expect(lan[carol].machine.counters.soundWindowsIn == 1)
     }
 
-    @Test func inAPrivateRoomTheFeaturesAreSealedOnTheWire() throws {
+    @Test(arguments: [false, true])
+    func inEveryRoomTheFeaturesAreSealedForTheirOneReceiver(isPrivate: Bool) throws {
         let key = RoomKey(name: room, master: Array(repeating: 7, count: 32))
-        var (lan, alice, bob) = listeningPair(key: key)
+        var (lan, alice, bob) = listeningPair(key: isPrivate ? key : nil)
         let sound = frames(9)
         lan.on(alice) { $0.heardOwnSound(start: $1.wall - .seconds(2), bits: sound.bits, loud: sound.loud, now: $1) }
         let sent = try #require(lan.relaysInFlight.first)
         let onTheWire = try #require(try? Datagram(decoding: sent.bytes))
         guard case .sound(let window) = onTheWire else { Issue.record("not a sound window"); return }
-        #expect(window.seal != nil)
-        #expect(window.bits.isEmpty, "no frame readable without the key")
-        #expect(window.room == key.id)
+        #expect(!window.seal.isEmpty && window.bits.isEmpty, "no frame readable on the wire")
+        #expect(window.room == (isPrivate ? key.id : room))
+        #expect(key.open(window, for: lan[bob].machine.identity.id) == nil, "not even with the room's key")
         lan.deliverAll()
         #expect(try #require(lan[bob].heard.first).bits == sound.bits)
     }
@@ -85,10 +86,13 @@ import Testing
         var (lan, alice, bob) = listeningPair()
         let sound = frames(3)
         let aliceID = lan[alice].machine.identity
+        let bobID = lan[bob].machine.identity
         let at = lan.now.wall
         func window(from identity: NodeIdentity, room: String = "superbowl") -> SoundWindow {
-            SoundWindow.made(
-                by: identity, room: room, key: nil, sentAt: at, start: at - .seconds(2), bits: sound.bits, loud: sound.loud)
+            let key = identity.directKey(with: bobID.id, peerAgreementKey: bobID.agreementPublicKey, name: "@bob")!
+            return SoundWindow.made(
+                by: identity, room: room, for: bobID.id, pairKey: key, sentAt: at, start: at - .seconds(2),
+                bits: sound.bits, loud: sound.loud)
         }
         var checks = UnlimitedChecks()
         let source = lan[alice].address

@@ -81,8 +81,10 @@ import Testing
 
     @Test func aSoundWindowTravelsInARelayAndItsSenderIsItsSigner() throws {
         let alice = NodeIdentity.generate(), bob = NodeID.fixture(2)
+        let pairKey = RoomKey(name: "@bob", master: [UInt8](repeating: 5, count: 32))
         let window = SoundWindow.made(
-            by: alice, room: "superbowl", key: nil, sentAt: .epoch + .seconds(1), start: .epoch, bits: [1, 2, 3], loud: [true, true, false])
+            by: alice, room: "superbowl", for: bob, pairKey: pairKey, sentAt: .epoch + .seconds(1), start: .epoch,
+            bits: [1, 2, 3], loud: [true, true, false])
         let relay = try #require(RelayMessage(from: alice.id, to: bob, payload: window.encoded()))
         let decoded = try RelayMessage(decoding: relay.encoded())
         #expect(decoded.content == .sound(window) && decoded.message == nil)

@@ -59,11 +59,16 @@ import Testing
         return (bits, loud)
     }
 
-    @Test func aPublicWindowIsTheDocumentedBytesAndVerifies() throws {
+    /// The pair key alice and bob share (their direct-message key).
+    var pairKey: RoomKey {
+        alice.directKey(with: bob.id, peerAgreementKey: bob.agreementPublicKey, name: "@bob")!
+    }
+
+    @Test func aWindowIsTheDocumentedBytesAndOnlyItsReceiverReadsIt() throws {
         let (bits, loud) = frames(10)
         let window = SoundWindow.made(
-            by: alice, room: "ab", key: nil, sentAt: .epoch + .seconds(2), start: .epoch + .seconds(1), bits: bits,
-            loud: loud)
+            by: alice, room: "ab", for: bob.id, pairKey: pairKey, sentAt: .epoch + .seconds(2),
+            start: .epoch + .seconds(1), bits: bits, loud: loud)
         let bytes = window.encoded()
         #expect(Array(bytes.prefix(4)) == [0x48, 0x44, 5, 11])
         #expect(Array(bytes[4..<36]) == alice.id.bytes)
@@ -71,56 +76,56 @@ import Testing
         #expect(Array(bytes[40..<48]) == [0, 0, 0, 0, 0, 0, 0x07, 0xD0])
         #expect(Array(bytes[48..<56]) == [0, 0, 0, 0, 0, 0, 0x03, 0xE8])
         #expect(Array(bytes[56..<58]) == [0, 10])
-        // Frame 1's bits, big-endian; quiet frames 0 and 5 carry none.
-        #expect(Array(bytes[58..<62]) == [0, 0, 0, 0])
-        #expect(Array(bytes[62..<66]) == [0x9E, 0x37, 0x79, 0xB1])
-        // Loudness: frames 1–4, 6–7 in the first byte, 8–9 in the second.
-        #expect(Array(bytes[98..<100]) == [0b1101_1110, 0b0000_0011])
-        #expect(bytes.count == 100 + 64 && window.encodedByteCount == bytes.count)
-        let back = try SoundWindow(decoding: bytes)
-        #expect(back == window && back.hasValidSignature && back.isOpen)
-        var forged = back
-        forged.start += .milliseconds(10)
-        #expect(!forged.hasValidSignature)
+        // nonce 12, the 42 bytes of the public form sealed, tag 16, signature 64.
+        #expect(bytes.count == 58 + 12 + 42 + 16 + 64 && window.encodedByteCount == bytes.count)
+        #expect(!bytes.windowContains([0x9E, 0x37, 0x79, 0xB1]), "frame 1's bits are not on the wire")
+        let received = try SoundWindow(decoding: bytes)
+        #expect(received == window && received.hasValidSignature && !received.isOpen)
         #expect(try Datagram(decoding: bytes) == .sound(window))
         #expect(try Datagram(decoding: WireSamples.messages[0].encoded()) == .message(WireSamples.messages[0]))
-    }
 
-    @Test func aPrivateWindowTravelsSealedAndOpensOnlyWithItsKey() throws {
-        let key = RoomKey(name: "superbowl", master: [UInt8](repeating: 7, count: 32))
-        let other = RoomKey(name: "superbowl", master: [UInt8](repeating: 8, count: 32))
-        let (bits, loud) = frames(1_000)
-        let window = SoundWindow.made(
-            by: alice, room: key.id, key: key, sentAt: .epoch + .seconds(2), start: .epoch + .seconds(1), bits: bits,
-            loud: loud)
-        let bytes = window.encoded()
-        #expect(bytes.count == 4 + 32 + 27 + 8 + 8 + 2 + 4_125 + 28 + 64)
-        let received = try SoundWindow(decoding: bytes)
-        #expect(!received.isOpen && received.hasValidSignature)
-        #expect(!bytes.windowContains(bits[1...4].flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * $0)) } }))
-        let opened = try #require(key.open(received))
+        // Bob opens it; the public form inside is as drawn: bits big-endian, quiet frames 0.
+        let opened = try #require(pairKey.open(received, for: bob.id))
         #expect(opened.bits == zip(bits, loud).map { $1 ? $0 : 0 } && opened.loud == loud)
-        #expect(opened.encoded() == bytes)
-        #expect(other.open(received) == nil)
+        #expect(opened.encoded() == bytes, "the seal is kept: it encodes and verifies as it travelled")
+        let form = opened.openedForm
+        #expect(Array(form[0..<8]) == [0, 0, 0, 0, 0, 0, 0x03, 0xE8] && Array(form[8..<10]) == [0, 10])
+        #expect(Array(form[10..<14]) == [0, 0, 0, 0] && Array(form[14..<18]) == [0x9E, 0x37, 0x79, 0xB1])
+        // Loudness: frames 1–4, 6–7 in the first byte, 8–9 in the second.
+        #expect(Array(form[50..<52]) == [0b1101_1110, 0b0000_0011] && form.count == 52)
+
+        // Nobody else: not the sender's key for another receiver, not another pair, not moved.
+        #expect(pairKey.open(received, for: alice.id) == nil, "sealed for bob, not for whoever asks")
+        let carol = NodeIdentity.generate()
+        let carolsKey = try #require(alice.directKey(with: carol.id, peerAgreementKey: carol.agreementPublicKey, name: "@carol"))
+        #expect(carolsKey.open(received, for: carol.id) == nil)
         var moved = received
         moved.sentAt += .milliseconds(1)
-        #expect(key.open(moved) == nil, "the seal binds the times")
+        #expect(pairKey.open(moved, for: bob.id) == nil, "the seal binds the times")
+        moved = received
+        moved.room = "ac"
+        #expect(pairKey.open(moved, for: bob.id) == nil, "and the room")
+    }
+
+    @Test func aLongWindowIsOneDatagramOfTheDocumentedSize() throws {
+        let (bits, loud) = frames(1_000)
+        let bytes = SoundWindow.made(
+            by: alice, room: "superbowl", for: bob.id, pairKey: pairKey, sentAt: .epoch, start: .epoch, bits: bits,
+            loud: loud
+        ).encoded()
+        #expect(bytes.count == 4 + 32 + 11 + 8 + 8 + 2 + 4_125 + 28 + 64)
+        #expect(try pairKey.open(SoundWindow(decoding: bytes), for: bob.id)?.bits.count == 1_000)
     }
 
     @Test func windowsOutsideTheirOneEncodingAreRefused() throws {
         let (bits, loud) = frames(10)
-        let bytes = SoundWindow.made(by: alice, room: "ab", key: nil, sentAt: .epoch, start: .epoch, bits: bits, loud: loud)
-            .encoded()
+        let window = SoundWindow.made(
+            by: alice, room: "ab", for: bob.id, pairKey: pairKey, sentAt: .epoch, start: .epoch, bits: bits, loud: loud)
+        let bytes = window.encoded()
         func error(_ bytes: [UInt8]) -> WireError? {
             do { _ = try SoundWindow(decoding: bytes) } catch { return error }
             return nil
         }
-        var quietWithBits = bytes
-        quietWithBits[61] = 1  // frame 0 is quiet
-        #expect(error(quietWithBits) == .nonCanonicalSound(offset: 58))
-        var padding = bytes
-        padding[99] |= 0b0100  // frame 10 does not exist
-        #expect(error(padding) == .nonCanonicalSound(offset: 99))
         var none = bytes
         none[56...57] = [0, 0]
         #expect(error(none) == .lengthOutOfRange(.soundFrames, length: 0, min: 1, max: 1_000, offset: 56))
@@ -134,17 +139,27 @@ import Testing
         #expect(error(older) == .unsupportedVersion(4))
         #expect(throws: WireError.unknownMessageKind(11)) { try WireMessage(decoding: bytes) }
         for cut in 0..<bytes.count { #expect(error(Array(bytes.prefix(cut))) != nil) }
+        // Inside the seal, too, the frames have one form: a sender that seals a quiet frame with
+        // bits, or a flag past the last frame, is not read.
+        var quietWithBits = SoundWindow(from: alice.id, room: "ab", sentAt: .epoch, start: .epoch, bits: bits, loud: loud)
+        quietWithBits.seal = pairKey.seal(quietWithBits, for: bob.id)
+        #expect(pairKey.open(quietWithBits, for: bob.id) == nil, "frame 0 is quiet and has bits")
+        let canonical = SoundWindow.unsealed(by: alice.id, room: "ab", sentAt: .epoch, start: .epoch, bits: bits, loud: loud)
+        var sealed = canonical
+        sealed.seal = pairKey.seal(canonical, for: bob.id)
+        #expect(pairKey.open(sealed, for: bob.id)?.bits == canonical.bits)
     }
 
     @Test(arguments: [UInt64(31), 32])
     func mutatedWindowsNeverTrapAndWhatDecodesIsCanonical(seed: UInt64) {
         var rng = SplitMix64(seed: seed)
         let (bits, loud) = frames(40)
-        let key = RoomKey(name: "superbowl", master: [UInt8](repeating: 7, count: 32))
-        let windows = [
-            SoundWindow.made(by: alice, room: "superbowl", key: nil, sentAt: .epoch + .milliseconds(1), start: .epoch + .milliseconds(2), bits: bits, loud: loud),
-            SoundWindow.made(by: alice, room: key.id, key: key, sentAt: .epoch + .milliseconds(1), start: .epoch + .milliseconds(2), bits: bits, loud: loud),
-        ].map { $0.encoded() }
+        let windows = ["superbowl", "~aaaaaaaaaaaaaaaaaaaaaaaa"].map { room in
+            SoundWindow.made(
+                by: alice, room: room, for: bob.id, pairKey: pairKey, sentAt: .epoch + .milliseconds(1),
+                start: .epoch + .milliseconds(2), bits: bits, loud: loud
+            ).encoded()
+        }
         var accepted = 0
         for _ in 0..<3_000 {
             var bytes = windows[Int(rng.next() % 2)]

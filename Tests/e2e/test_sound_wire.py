@@ -1,19 +1,24 @@
 """Listening on the wire (protocol version 5), from the Python client written from
 docs/PROTOCOL.md: a `heard` event (tag 11) calibrates a real node as the doc says, a sound
-window (kind 11) encodes, seals, signs and decodes as drawn there, and `huddle align
---dump-features` prints what a listening node really sends a peer (the bench's eavesdropper
-reads that)."""
+window (kind 11) encodes, seals for its one receiver, signs and decodes as drawn there, `huddle
+align --dump-features` prints what a peer being placed really reads (the bench's eavesdropper
+reads that), and what leaves a listening node is readable by that peer alone, and sent to it
+only while it needs it."""
 
 from __future__ import annotations
 
 import random
 import subprocess
+import time
 from pathlib import Path
+
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
 from huddletest.audio_corpus import write_pcm16
 from huddletest.polling import poll
-from huddletest.wire import (Heard, RoomKey, SoundWindow, WireClient, WireError, decode_message, encode_message,
-                             encode_sound_window, now_ms, verify_sound_window)
+from huddletest.wire import (Heard, RoomKey, SoundWindow, WireClient, WireError, decode_message, direct_key,
+                             encode_message, encode_sound_window, now_ms, read_dumped_window, sound_frames_data,
+                             verify_sound_window)
 
 ROOM = "superbowl"
 
@@ -68,47 +73,47 @@ def test_a_weak_match_calibrates_nobody(lan):
         assert not members(node)["bob"]["calibrated"]
 
 
-def test_a_sound_window_round_trips_and_is_signed():
-    with WireClient("alice") as alice:
+def test_a_sound_window_round_trips_sealed_for_its_receiver_and_signed():
+    with WireClient("alice") as alice, WireClient("bob") as bob:
+        pair = direct_key(alice.key, alice.id, bob.id, bob.agreement_key)
         bits = [0, 0x9E3779B1, 7, 0, 0xFFFFFFFF]
         loud = [False, True, True, False, True]
-        data = encode_sound_window(alice.id, ROOM, 2_000, 1_000, bits, loud, key=alice.key)
+        data = encode_sound_window(alice.id, ROOM, 2_000, 1_000, bits, loud, key=alice.key, pair_key=pair,
+                                   to_id=bob.id)
         assert data[:4] == b"HD\x05\x0b"
-        assert len(data) == 4 + 32 + 2 + len(ROOM) + 8 + 8 + 2 + 4 * 5 + 1 + 64
+        assert len(data) == 4 + 32 + 2 + len(ROOM) + 8 + 8 + 2 + 12 + 4 * 5 + 1 + 16 + 64
         window = decode_message(data)
-        assert isinstance(window, SoundWindow) and window.bits == bits and window.loud == loud
+        assert isinstance(window, SoundWindow) and window.bits == [] and window.sealed is not None
         assert encode_message(window) == data and verify_sound_window(data, alice.id)
         assert not verify_sound_window(data[:50] + bytes([data[50] ^ 1]) + data[51:], alice.id)
-
-
-def test_a_private_window_is_sealed_and_bound_to_its_fields():
-    key = RoomKey.from_master("superbowl", bytes([7]) * 32)
-    with WireClient("alice") as alice:
-        bits, loud = [1, 2, 3], [True, True, True]
-        data = encode_sound_window(alice.id, key.id, 2_000, 1_000, bits, loud, key=alice.key, room_key=key)
-        window = decode_message(data)
-        assert window.sealed is not None and window.bits == []
-        opened = key.open_sound(window)
+        opened = pair.open_sound(window, bob.id)
         assert opened.bits == bits and opened.loud == loud
+        assert pair.open_sound(window, alice.id) is None, "sealed for bob"
         moved = SoundWindow(window.from_id, window.room, window.sent_at, window.start + 10, window.frames,
                             sealed=window.sealed)
-        assert key.open_sound(moved) is None
+        assert pair.open_sound(moved, bob.id) is None, "bound to its times"
+        private = decode_message(encode_sound_window(alice.id, "~" + "a" * 24, 2_000, 1_000, bits, loud,
+                                                     key=alice.key, pair_key=pair, to_id=bob.id))
+        assert pair.open_sound(private, bob.id).bits == bits, "a private room's the same way"
 
 
 def test_windows_outside_their_one_encoding_are_refused():
+    key = RoomKey.from_master("@bob", bytes([7]) * 32)
+    bob_id = bytes(range(32))
     with WireClient("alice") as alice:
         for bits, loud in (([5], [False]), ([1] * 9, [True] * 9)):
-            data = bytearray(encode_sound_window(alice.id, ROOM, 0, 0, bits, loud, key=alice.key))
-            if len(bits) == 9:
-                data[-64 - 1] |= 0x80  # frame 15 does not exist
-            try:
-                decode_message(bytes(data))
-            except WireError as error:
-                assert error.code == "nonCanonicalSound"
-            else:
-                raise AssertionError("accepted")
+            sealed = key.seal_sound(alice.id, bob_id, ROOM, 0, 0, bits, loud)
+            if len(bits) == 9:  # frame 15 does not exist: reseal the public form with its flag set
+                nonce = sealed[:12]
+                plain = bytearray(sound_frames_data(bits, loud))
+                plain[-1] |= 0x80
+                ad = RoomKey.sound_associated_data(ROOM, alice.id, bob_id, 0, 0, 9)
+                sealed = nonce + ChaCha20Poly1305(key.seal_key).encrypt(nonce, bytes(plain), ad)
+            window = decode_message(encode_sound_window(alice.id, ROOM, 0, 0, bits, loud, key=alice.key,
+                                                        sealed=sealed))
+            assert key.open_sound(window, bob_id) is None, "not opened: not its one encoding"
         try:
-            decode_message(encode_sound_window(alice.id, ROOM, 0, 0, [], [], key=alice.key))
+            decode_message(encode_sound_window(alice.id, ROOM, 0, 0, [], [], key=alice.key, sealed=b""))
         except WireError as error:
             assert error.code == "lengthOutOfRange"
         else:
@@ -122,24 +127,74 @@ def speechlike_wav(path: Path, seconds: float, rate: int = 16_000) -> Path:
     return write_pcm16(path, (rng.randint(-level, level) for level in levels), rate)
 
 
-def test_dump_features_prints_the_windows_a_listening_node_sends_a_peer(lan, binary, tmp_path):
-    wav = speechlike_wav(tmp_path / "room.wav", 30)
-    bob = lan("bob", extra=["--audio-file", str(wav)])
-    with WireClient("eve") as eve:
-        eve.meet(bob.address)
-        eve.join(bob.address)
+def dumped_windows(binary, wav) -> dict[int, tuple[list[int], list[bool]]]:
+    """`huddle align --dump-features`, by window start (ms from the file's start)."""
+    out = subprocess.run([binary, "align", "--dump-features", str(wav)], capture_output=True, text=True,
+                         check=True, timeout=60).stdout.split()
+    windows = {}
+    for line in out:
+        start, frames, bits, loud = read_dumped_window(bytes.fromhex(line))
+        assert frames == len(bits) == len(loud)
+        windows[start] = (bits, loud)
+    return windows
+
+
+def test_what_leaves_a_listening_node_is_readable_by_its_one_receiver_and_only_while_it_needs_it(
+        lan, binary, tmp_path):
+    """Bob listens in a public room. Eve listens too (she sends him windows of her own), so until
+    their offsets are known he sends her every window, sealed for her: she opens each, and each is
+    exactly what `--dump-features` prints. Mallory is in the room and does not listen: after the
+    first few windows (announcing, a re-check) he gets nothing, and nothing he got or saw sent to
+    eve carries a frame's bits in the clear."""
+    wav = speechlike_wav(tmp_path / "room.wav", 60)
+    dumped = dumped_windows(binary, wav)
+    assert len(dumped) == 30, "60 s of sound, a window every 2 s"
+    with WireClient("eve") as eve, WireClient("mallory") as mallory:
+        bob = lan("bob", extra=["--audio-file", str(wav)])
+        for client in (eve, mallory):
+            client.meet(bob.address)
+            client.join(bob.address)
         started = bob.wait_for(lambda o: o["type"] == "listening" and "source" in o, what="bob hearing his file")
+        bob_id = bytes.fromhex(bob.id)
+        eve_key = poll(lambda: eve.pair_key(bob_id), timeout=10, what="eve has bob's agreement key")
+        mallory_key = poll(lambda: mallory.pair_key(bob_id), timeout=10, what="mallory has bob's agreement key")
+
         received = []
-        while len(received) < 4:
-            received.append(eve.recv(timeout=15, kind=SoundWindow).message)
-    dumped = [decode_message(bytes.fromhex(line)) for line in
-              subprocess.run([binary, "align", "--dump-features", str(wav)], capture_output=True, text=True,
-                             check=True, timeout=60).stdout.split()]
-    assert len(dumped) == 15, "30 s of sound, a window every 2 s"
-    by_start = {window.start: window for window in dumped}
-    for window in received:
-        # The node's clock counts from when it began hearing the file; the dump's from 0.
-        twin = by_start[window.start - started["started_at"]]
-        assert (window.frames, window.bits, window.loud, window.room) == (twin.frames, twin.bits, twin.loud, twin.room)
-        assert window.sealed is None and twin.sealed is None
-        assert any(window.loud) and not all(window.loud), "a window of loud and quiet frames"
+        deadline = time.monotonic() + 45
+        while len(received) < 12 and time.monotonic() < deadline:
+            # Eve's own sound, so bob knows she listens (sealed for him, as a node would).
+            now = now_ms()
+            eve.send_raw(bob.address, encode_sound_window(eve.id, ROOM, now, now - 2_000, [1] * 200, [True] * 200,
+                                                          key=eve.key, pair_key=eve_key, to_id=bob_id))
+            try:
+                received.append(eve.recv(timeout=2, kind=SoundWindow))
+            except TimeoutError:
+                pass
+        assert len(received) >= 12, f"bob sent eve {len(received)} windows in 45 s: not every window"
+        to_mallory = []
+        while True:
+            try:
+                to_mallory.append(mallory.recv(timeout=0.1, kind=SoundWindow))
+            except TimeoutError:
+                break
+        status = bob.status()
+
+    loud_words = {bits[i].to_bytes(4, "big") for bits, loud in dumped.values() for i in range(len(bits)) if loud[i]}
+    for got in received:
+        window = got.message
+        opened = eve_key.open_sound(window, eve.id)
+        assert opened is not None, "eve, the receiver, opens it"
+        twin = dumped[window.start - started["started_at"]]
+        assert (opened.bits, opened.loud) == twin, "exactly what --dump-features prints"
+        assert mallory_key.open_sound(window, mallory.id) is None, "mallory, in the room, cannot"
+        assert not any(word in got.data for word in loud_words), "no frame's bits in the clear"
+    assert any(got.message.start - started["started_at"] >= 20_000 for got in received), \
+        "eve got windows long after the announcement"
+    # Mallory, not listening, got the announcement and re-checks only: at most the first 5 of the
+    # windows eve got all of.
+    mallory_starts = sorted(got.message.start for got in to_mallory)
+    assert len(mallory_starts) <= 5, f"mallory was sent {len(mallory_starts)} windows"
+    assert all(start - started["started_at"] < 10_000 for start in mallory_starts)
+    assert not any(word in got.data for got in to_mallory for word in loud_words)
+    sharing = status["listening"]["sharing"]
+    assert sharing["shared_with"]["eve"] >= 24 and sharing["shared_with"].get("mallory", 0) <= 10

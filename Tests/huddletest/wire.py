@@ -27,7 +27,8 @@ Kinds 7 and 8 (the doc's § probeRequest and § nack) are membership's indirect 
 
 Version 5 adds listening (the doc's § Sound): the `Heard` body (tag 11), a match a node found
 between its own sound and a peer's, and the ephemeral `SoundWindow` (kind 11, `encode_sound_window`),
-sealed in a private room with `RoomKey.seal_sound` / opened with `RoomKey.open_sound`.
+sealed for its one receiver with the pair's direct key (`direct_key`): `RoomKey.seal_sound` /
+`RoomKey.open_sound`.
 """
 
 from __future__ import annotations
@@ -551,10 +552,10 @@ class Leaving:
 
 @dataclass
 class SoundWindow:
-    """from:32 room:str sentAt:i64 start:i64 frames:u16 data signature:64 -- `frames` 10-ms
-    frames heard from `start` (sender's clock, ms). In a public room `bits` (one u32 a frame)
-    and `loud` (one flag a frame) are the data; in a private room (`room` starts with "~") the
-    data is `sealed` (nonce, ciphertext of the public form, tag) until `RoomKey.open_sound`."""
+    """from:32 room:str sentAt:i64 start:i64 frames:u16 sealed signature:64 -- `frames` 10-ms
+    frames heard from `start` (sender's clock, ms), `sealed` (nonce, ciphertext of their public
+    form, tag) for one receiver with the pair's direct key; `bits` (one u32 a frame) and `loud`
+    (one flag a frame) are filled by `RoomKey.open_sound`."""
     from_id: bytes
     room: Union[str, bytes]
     sent_at: int
@@ -719,16 +720,20 @@ def sound_frames_data(bits: list[int], loud: list[bool]) -> bytes:
 
 
 def encode_sound_window(from_id: bytes, room: Union[str, bytes], sent_at: int, start: int, bits: list[int],
-                        loud: list[bool], key: Ed25519PrivateKey | None = None, room_key: "RoomKey | None" = None,
-                        nonce: bytes | None = None, frames: int | None = None, sealed: bytes | None = None,
-                        signature: bytes | None = None, trailing: bytes = b"", **env) -> bytes:
-    """kind 11, signed by `key` over SOUND_SIGNING_TAG + the message so far; in a private room
-    (`room_key`) the frames are sealed. `frames=` overrides the count, `sealed=` the data."""
+                        loud: list[bool], key: Ed25519PrivateKey | None = None, pair_key: "RoomKey | None" = None,
+                        to_id: bytes | None = None, nonce: bytes | None = None, frames: int | None = None,
+                        sealed: bytes | None = None, signature: bytes | None = None, trailing: bytes = b"",
+                        **env) -> bytes:
+    """kind 11, its frames sealed for `to_id` with `pair_key` (the two's direct key) and signed
+    by `key` over SOUND_SIGNING_TAG + the message so far. `frames=` overrides the count,
+    `sealed=` the data."""
     count = len(bits) if frames is None else frames
     head = enc_id(from_id) + enc_str(room) + enc_i64(sent_at) + enc_i64(start) + enc_u16(count)
-    if sealed is None and room_key is not None:
-        sealed = room_key.seal_sound(from_id, sent_at, start, bits, loud, nonce=nonce)
-    data = sealed if sealed is not None else sound_frames_data(bits, loud)
+    if sealed is None:
+        if pair_key is None or to_id is None:
+            raise ValueError("a sound window is sealed for its receiver: give pair_key and to_id (or sealed=)")
+        sealed = pair_key.seal_sound(from_id, to_id, room, sent_at, start, bits, loud, nonce=nonce)
+    data = sealed
     unsigned = envelope(KIND_SOUND_WINDOW, head + data, **env)
     if signature is None:
         signature = key.sign(SOUND_SIGNING_TAG + unsigned) if key is not None else bytes(64)
@@ -979,6 +984,17 @@ def read_sound_frames(r: Reader, frames: int) -> tuple[list[int], list[bool]]:
     return bits, loud
 
 
+def read_dumped_window(data: bytes) -> tuple[int, int, list[int], list[bool]]:
+    """A window as its receiver reads it once opened, as `huddle align --dump-features` prints
+    it: start:i64 frames:u16, then the frames' public form. Returns (start, frames, bits, loud)."""
+    r = Reader(data)
+    start, frames = r.i64(), r.u16()
+    bits, loud = read_sound_frames(r, frames)
+    if r.left:
+        raise WireError("trailingBytes", f"{r.left} bytes after the window")
+    return start, frames, bits, loud
+
+
 def decode_message(data: bytes) -> Message:
     """Decodes one whole message (a datagram or a frame's payload) or raises `WireError`."""
     r = Reader(data)
@@ -1028,11 +1044,7 @@ def decode_message(data: bytes) -> Message:
         if not 1 <= frames <= Limits.max_sound_frames:
             raise WireError("lengthOutOfRange", f"{frames} sound frames, allowed 1 to {Limits.max_sound_frames}")
         plain = 4 * frames + (frames + 7) // 8
-        if room.startswith(PRIVATE_PREFIX):
-            m = SoundWindow(from_id, room, sent_at, start, frames, sealed=r.take(plain + Limits.seal_overhead_bytes))
-        else:
-            bits, loud = read_sound_frames(r, frames)
-            m = SoundWindow(from_id, room, sent_at, start, frames, bits, loud)
+        m = SoundWindow(from_id, room, sent_at, start, frames, sealed=r.take(plain + Limits.seal_overhead_bytes))
         m.signature = bytes(r.take(64))
     else:
         raise WireError("unknownMessageKind", str(kind))
@@ -1113,22 +1125,27 @@ class RoomKey:
                                                        self.associated_data(origin, seq, room))
         return Sealed(nonce + box)
 
-    def sound_associated_data(self, from_id: bytes, sent_at: int, start: int, frames: int) -> bytes:
-        """"huddle-sound-v1" 0x00 room:str from:32 sentAt:i64 start:i64 frames:u16."""
-        return SOUND_SIGNING_TAG + enc_str(self.id) + enc_id(from_id) + enc_i64(sent_at) + enc_i64(start) + enc_u16(frames)
+    @staticmethod
+    def sound_associated_data(room: Union[str, bytes], from_id: bytes, to_id: bytes, sent_at: int, start: int,
+                              frames: int) -> bytes:
+        """"huddle-sound-v1" 0x00 room:str from:32 to:32 sentAt:i64 start:i64 frames:u16."""
+        return (SOUND_SIGNING_TAG + enc_str(room) + enc_id(from_id) + enc_id(to_id) + enc_i64(sent_at)
+                + enc_i64(start) + enc_u16(frames))
 
-    def seal_sound(self, from_id: bytes, sent_at: int, start: int, bits: list[int], loud: list[bool],
-                   nonce: bytes | None = None) -> bytes:
-        """A sound window's frames sealed: nonce + ChaCha20-Poly1305(public form) + tag."""
+    def seal_sound(self, from_id: bytes, to_id: bytes, room: Union[str, bytes], sent_at: int, start: int,
+                   bits: list[int], loud: list[bool], nonce: bytes | None = None) -> bytes:
+        """A sound window's frames sealed for `to_id` with this pair key: nonce +
+        ChaCha20-Poly1305(public form) + tag."""
         nonce = os.urandom(12) if nonce is None else bytes(nonce)
-        ad = self.sound_associated_data(from_id, sent_at, start, len(bits))
+        ad = self.sound_associated_data(room, from_id, to_id, sent_at, start, len(bits))
         return nonce + ChaCha20Poly1305(self.seal_key).encrypt(nonce, sound_frames_data(bits, loud), ad)
 
-    def open_sound(self, window: SoundWindow) -> SoundWindow | None:
-        """`window` with `bits` and `loud` filled from its seal, or None."""
-        if window.room != self.id or window.sealed is None:
+    def open_sound(self, window: SoundWindow, to_id: bytes) -> SoundWindow | None:
+        """`window` (sealed for `to_id` with this pair key) with `bits` and `loud` filled, or None."""
+        if window.sealed is None:
             return None
-        ad = self.sound_associated_data(window.from_id, window.sent_at, window.start, window.frames)
+        ad = self.sound_associated_data(window.room, window.from_id, to_id, window.sent_at, window.start,
+                                        window.frames)
         try:
             plain = ChaCha20Poly1305(self.seal_key).decrypt(window.sealed[:12], window.sealed[12:], ad)
             r = Reader(plain)
@@ -1524,6 +1541,12 @@ class WireClient:
         with self._lock:
             self._sequence += 1
             return self._sequence
+
+    def pair_key(self, peer_id: bytes) -> "RoomKey | None":
+        """The direct key this client shares with `peer_id` (from its card, once met): what a
+        sound window between the two is sealed with."""
+        theirs = self.peer_agreement_keys.get(bytes(peer_id))
+        return None if theirs is None else direct_key(self.key, self.id, peer_id, theirs)
 
     def meet(self, to: Union[str, Address], timeout: float = 15) -> "Ack":
         """Probes `to` until it acks (one probe a second): from then on that node knows this

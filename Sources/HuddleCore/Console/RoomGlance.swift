@@ -26,6 +26,8 @@ public enum RoomGlance {
         public var peerStates: [NodeID: PeerState] = [:]
         /// While the node listens: how many peers its sound is aligned with.
         public var heardPeers: Int?
+        /// While the node listens: whether its latest window of sound left it (``SoundSharing``).
+        public var sharingSound = false
         /// Whether the viewer asked to see how many messages wait (`--show-waiting`).
         public var showWaiting = false
 
@@ -67,7 +69,9 @@ public enum RoomGlance {
         } else {
             parts.append("not placed · shield off")
         }
-        if let heard = view.heardPeers { parts.append(heard > 0 ? "listening: \(heard) heard" : "listening") }
+        if let heard = view.heardPeers {
+            parts.append((heard > 0 ? "listening: \(heard) heard" : "listening") + (view.sharingSound ? ", sharing sound" : ""))
+        }
         if let board = session.scoreboard { parts.append(HumanFormat.score(board)) }
         if let pausedAt = view.pausedAt { parts.append("paused \(HumanFormat.elapsed(now - pausedAt))") }
         if view.showWaiting, session.heldBackCount > 0 {

@@ -231,6 +231,7 @@ extension NodeMachine {
             session: session, label: label, alivePeers: membership.alivePeers(inRoom: session.room).count,
             pausedAt: pausedAt, peerStates: membership.peers.mapValues(\.state))
         view.heardPeers = listening.map { $0.attempts.values.count { $0.heard != nil } }
+        view.sharingSound = listening.map { $0.sharing.reason != .kept } ?? false
         view.showWaiting = showWaiting
         return view
     }

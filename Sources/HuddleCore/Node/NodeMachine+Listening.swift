@@ -1,11 +1,12 @@
 /// Listening (docs/AUDIO.md): the shell owns the sound source and the matcher, which run on
 /// threads of their own; the machine decides what goes on the wire and what becomes an event.
 ///
-/// - Own sound, 2 s at a time (``heardOwnSound(start:bits:loud:now:)``), goes to each joined
-///   room's live peers as a signed ``SoundWindow`` (sealed in a private room). Direct rooms are
-///   left out: their two people share a room, and its windows serve both.
+/// - Own sound, 2 s at a time (``heardOwnSound(start:bits:loud:now:)``), goes to the peers
+///   ``SoundSharing`` names (while placing a pair, then brief re-checks), each once, as a signed
+///   ``SoundWindow`` sealed for that peer alone with the pair's key. Direct rooms are left out:
+///   their two people share a room, and its windows serve both.
 /// - A peer's window (``receive(_:from:now:checks:)``) is taken only while listening, from a live
-///   peer of the room, signed, and opened in a private room; it goes to the matcher as
+///   peer of the room, signed, and opened with the pair's key; it goes to the matcher as
 ///   ``NodeEffect/hear(_:receivedAt:)``.
 /// - A match (``soundMatched(_:now:)``) becomes a `heard` event in every room the two share,
 ///   when ``HeardPublishing`` says it is news.
@@ -18,6 +19,8 @@ extension NodeMachine {
         public var startedAt: WallTime
         /// The latest match tried with each peer.
         public var attempts: [NodeID: SoundAttempt] = [:]
+        /// What of the sound leaves the node, and to whom.
+        public var sharing: SoundSharing
     }
 
     /// One match of this node's sound against a peer's, as the matcher reports it.
@@ -60,7 +63,7 @@ extension NodeMachine {
 
     /// The source started: its first sample counts as heard at `at` (node-clock ms).
     public mutating func listeningStarted(source: String, at: WallTime, now: NodeTime) {
-        listening = Listening(source: source, startedAt: at)
+        listening = Listening(source: source, startedAt: at, sharing: SoundSharing(me: identity.id, rules: soundSharing))
         listenWanted = true
         show(.listening(source: source, startedAt: at))
     }
@@ -80,37 +83,49 @@ extension NodeMachine {
 
     // MARK: Own sound
 
-    /// The next 2 s of what this node heard (frames from `start`, node-clock ms): signed and
-    /// sent to the live peers of every joined room but direct ones, each along its route.
+    /// The next 2 s of what this node heard (frames from `start`, node-clock ms): sealed for, and
+    /// sent to, each peer ``SoundSharing`` names among the live peers of the joined rooms, once a
+    /// peer, in the first room (by id) the two share, along the peer's route. A peer with no pair
+    /// key (it offered no agreement key) is sent nothing.
     public mutating func heardOwnSound(start: WallTime, bits: [UInt32], loud: [Bool], now: NodeTime) {
-        guard listening != nil, bits.count == loud.count, !bits.isEmpty else { return }
-        for room in joined where directs[room] == nil {
-            let peers = roomPeers(room)
-            guard !peers.isEmpty else { continue }
-            let window = SoundWindow.made(
-                by: identity, room: room, key: keys[room], sentAt: now.wall, start: start, bits: bits, loud: loud)
-            let bytes = window.encoded()
-            for peer in peers {
-                // Along the peer's route: through a relay where the two cannot reach each other.
-                if case .via(_, let relay) = membership.route(to: peer.id),
-                    let wrapped = RelayMessage(from: identity.id, to: peer.id, payload: bytes)
-                {
-                    emit(.datagram(wrapped.encoded(), to: relay))
-                } else {
-                    emit(.datagram(bytes, to: peer.address))
-                }
+        guard var listening, bits.count == loud.count, !bits.isEmpty else { return }
+        let pairRooms = Dictionary(directs.map { ($0.value, $0.key) }, uniquingKeysWith: min)
+        var shared: [NodeID: (room: String, peer: Peer)] = [:]
+        for room in joined.sorted() where directs[room] == nil {
+            for peer in roomPeers(room) where shared[peer.id] == nil && pairRooms[peer.id] != nil {
+                shared[peer.id] = (room, peer)
             }
-            counters.packetsOut += peers.count
-            counters.soundWindowsOut += peers.count
         }
+        let me = identity.id
+        let placed = { (peer: NodeID) in
+            self.joined.contains { self.rooms[$0]?.calibration.areConnected(me, peer) == true }
+        }
+        let recipients = listening.sharing.recipients(
+            among: shared.keys.sorted(), placed: placed, frames: bits.count, now: now.wall)
+        self.listening = listening
+        for id in recipients {
+            guard let (room, peer) = shared[id], let key = pairRooms[id].flatMap({ keys[$0] }) else { continue }
+            let bytes = SoundWindow.made(
+                by: identity, room: room, for: id, pairKey: key, sentAt: now.wall, start: start, bits: bits, loud: loud
+            ).encoded()
+            // Along the peer's route: through a relay where the two cannot reach each other.
+            if case .via(_, let relay) = membership.route(to: id),
+                let wrapped = RelayMessage(from: identity.id, to: id, payload: bytes)
+            {
+                emit(.datagram(wrapped.encoded(), to: relay))
+            } else {
+                emit(.datagram(bytes, to: peer.address))
+            }
+        }
+        counters.packetsOut += recipients.count
+        counters.soundWindowsOut += recipients.count
     }
 
     // MARK: Peers' sound
 
     /// A peer's sound window from `source`: taken only while listening, from a live peer of a
     /// joined room whose join there was delivered, within the sender's budget of signature checks,
-    /// signed by its sender, and opened with the room's key in a private room. Anything else is
-    /// counted and dropped.
+    /// signed by its sender, and opened with the pair's key. Anything else is counted and dropped.
     public mutating func receive(
         _ window: SoundWindow, from source: PeerAddress, now: NodeTime, checks: inout some SignatureBudget
     ) {
@@ -131,15 +146,11 @@ extension NodeMachine {
             checks.penalize(1)
             return countDropped(.badSignature)
         }
-        var opened = window
-        if let key = keys[window.room] {
-            guard window.seal != nil, let plain = key.open(window) else { return countDropped(.unreadable) }
-            opened = plain
-        } else if window.seal != nil {
-            return countDropped(.unreadable)
-        }
-        guard opened.isOpen else { return countDropped(.unreadable) }
+        guard let pairRoom = directs.first(where: { $0.value == window.from })?.key,
+            let opened = keys[pairRoom]?.open(window, for: identity.id), opened.isOpen
+        else { return countDropped(.unreadable) }
         counters.soundWindowsIn += 1
+        listening?.sharing.peerWindow(from: window.from, at: now.wall)
         emit(.hear(opened, receivedAt: now.wall))
     }
 

@@ -70,6 +70,8 @@ public struct NodeMachine: Sendable {
     /// Whether the reader's latest word was to listen (`/listen`, `--listen`) rather than not:
     /// a source takes a while to start, and what was asked last is what counts.
     var listenWanted = false
+    /// How listening shares sound (``NodeSetup/soundSharing``).
+    let soundSharing: SoundSharing.Rules
     /// When an aligned match is news enough to become a `heard` event.
     var heardPublishing = HeardPublishing()
     /// Once piped input ended: what this node wrote, waiting to be known held by a peer.
@@ -104,6 +106,7 @@ public struct NodeMachine: Sendable {
         shield = setup.shield
         shieldWhenOn = setup.shield ?? HoldBackSchedule.defaultShield
         showWaiting = setup.showWaiting
+        soundSharing = setup.soundSharing
         // A later start has a higher incarnation, so gossip can tell a restarted node's address.
         membership = Membership(
             me: setup.identity.id, nick: setup.nick, port: setup.port, incarnation: setup.incarnation,
@@ -209,11 +212,15 @@ public struct NodeSetup: Sendable {
     /// burst of waiting messages tells that a big play is coming, so only on request
     /// (`--show-waiting`).
     public var showWaiting: Bool
+    /// What of its sound a listening node shares, and when (``SoundSharing``; its re-check
+    /// cadence is `--sound-recheck`).
+    public var soundSharing: SoundSharing.Rules
 
     public init(
         identity: NodeIdentity, nick: String, port: UInt16, startedAt: WallTime, incarnation: UInt64? = nil,
         membership: MembershipConfig = MembershipConfig(), replication: ReplicationConfig = ReplicationConfig(),
-        seed: UInt64, shield: TimeSpan? = HoldBackSchedule.defaultShield, showWaiting: Bool = false
+        seed: UInt64, shield: TimeSpan? = HoldBackSchedule.defaultShield, showWaiting: Bool = false,
+        soundSharing: SoundSharing.Rules = SoundSharing.Rules()
     ) {
         self.identity = identity
         self.nick = nick
@@ -225,6 +232,7 @@ public struct NodeSetup: Sendable {
         self.seed = seed
         self.shield = shield
         self.showWaiting = showWaiting
+        self.soundSharing = soundSharing
     }
 }
 

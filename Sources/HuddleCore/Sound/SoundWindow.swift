@@ -1,7 +1,8 @@
-/// A few seconds of what a listening node heard, as it shares them with a room's peers: one
-/// 32-bit sub-fingerprint and one loudness flag per 10 ms frame (docs/AUDIO.md), timestamped on
-/// the sender's clock, signed by the sender and, in a private room, sealed with the room's key.
-/// Wire kind 11 (docs/PROTOCOL.md, "11 · soundWindow").
+/// A few seconds of what a listening node heard, as it shares them with one peer: one 32-bit
+/// sub-fingerprint and one loudness flag per 10 ms frame (docs/AUDIO.md), timestamped on the
+/// sender's clock, sealed for that peer alone with the pair's key (``RoomKey/open(_:for:)``) and
+/// signed by the sender. Wire kind 11 (docs/PROTOCOL.md, "11 · soundWindow"). Which windows
+/// leave at all, and to whom, is ``SoundSharing``'s to say.
 ///
 /// Ephemeral on purpose: a window is not an event. It has no seq, is not stored, not pulled,
 /// not repaired; a receiver keeps the last couple of minutes per peer and forgets the rest. What
@@ -11,16 +12,15 @@
 ///     +------+---------+==========+-----------+-------------+-----------+======+-----------+
 ///     | env  | from:id | room:str | sentAt:i64| start:i64   | frames:u16| data | sig:64    |
 ///     +------+---------+==========+-----------+-------------+-----------+======+-----------+
-///     data, public room:  bits: u32 × frames, then loud: ⌈frames/8⌉ bytes, frame i in bit
-///                         i % 8 (lowest first) of byte i / 8, unused bits 0; a quiet frame's
-///                         bits are 0
-///     data, private room: nonce:12, the ChaCha20-Poly1305 ciphertext of the public form, tag:16
+///     data:   nonce:12, the ChaCha20-Poly1305 ciphertext of the frames' public form, tag:16
+///     public form: bits: u32 × frames, then loud: ⌈frames/8⌉ bytes, frame i in bit i % 8
+///                  (lowest first) of byte i / 8, unused bits 0; a quiet frame's bits are 0
 ///
 /// ```swift
-/// let window = SoundWindow.made(by: identity, room: "superbowl", key: nil, sentAt: now,
+/// let window = SoundWindow.made(by: identity, room: "superbowl", for: bob, pairKey: key, sentAt: now,
 ///                               start: firstFrameAt, bits: bits, loud: loud)
-/// let bytes = window.encoded()                 // one datagram: 130 + 4.125 bytes a frame
-/// let back = try SoundWindow(decoding: bytes)  // then: back.hasValidSignature
+/// let bytes = window.encoded()                 // one datagram: 158 + 4.125 bytes a frame
+/// let back = try SoundWindow(decoding: bytes)  // then: back.hasValidSignature, key.open(back, for: bob)
 /// ```
 public struct SoundWindow: Hashable, Sendable {
     /// The node that heard it (and signed it).
@@ -44,19 +44,19 @@ public struct SoundWindow: Hashable, Sendable {
     var startMilliseconds: Int64
     /// How many frames the window holds (1 … ``WireLimits/maxSoundFrames``).
     public var frameCount: Int
-    /// One sub-fingerprint per frame; empty in a private room's window not opened yet.
+    /// One sub-fingerprint per frame; empty in a window not opened yet.
     public var bits: [UInt32]
     /// Whether each frame was loud enough to compare; empty in a window not opened yet.
     public var loud: [Bool]
-    /// A private room's window as it travels: the sealed data (which the signature covers).
-    public var seal: [UInt8]?
+    /// The frames as they travel, sealed for the receiver (the signature covers them).
+    public var seal: [UInt8]
     /// Ed25519 by `from` over ``signedBytes``.
     public var signature: [UInt8]
 
     /// A window as given; its times are kept to the ms, rounded down (as the wire carries them).
     public init(
         from: NodeID, room: String, sentAt: WallTime, start: WallTime, bits: [UInt32], loud: [Bool],
-        seal: [UInt8]? = nil, frameCount: Int? = nil, signature: [UInt8] = WireMessage.unsignedMembership
+        seal: [UInt8] = [], frameCount: Int? = nil, signature: [UInt8] = WireMessage.unsignedMembership
     ) {
         self.init(
             from: from, room: room, sentAtMilliseconds: sentAt.millisecondsSinceEpoch,
@@ -67,7 +67,7 @@ public struct SoundWindow: Hashable, Sendable {
     /// A window as the wire carries it: its times in ms since the epoch, whatever the values.
     init(
         from: NodeID, room: String, sentAtMilliseconds: Int64, startMilliseconds: Int64, bits: [UInt32], loud: [Bool],
-        seal: [UInt8]? = nil, frameCount: Int? = nil, signature: [UInt8] = WireMessage.unsignedMembership
+        seal: [UInt8] = [], frameCount: Int? = nil, signature: [UInt8] = WireMessage.unsignedMembership
     ) {
         self.from = from
         self.room = room
@@ -85,24 +85,34 @@ public struct SoundWindow: Hashable, Sendable {
     /// The domain-separation tag that starts ``signedBytes``.
     public static let signingDomain: [UInt8] = Array("huddle-sound-v1".utf8) + [0]
 
-    /// Whether the frames are readable here: a public room's window, or one opened with the key.
+    /// Whether the frames are readable here: a window opened with the pair key, or not sealed yet.
     public var isOpen: Bool { bits.count == frameCount && loud.count == frameCount }
 
     /// Bytes of the public form of `frames` frames' data.
     public static func plainDataBytes(frames: Int) -> Int { 4 * frames + (frames + 7) / 8 }
 
-    /// The window made and signed by `identity`: sealed with `key` in a private room (its id is
-    /// `room`), plain in a public one. Quiet frames' bits are zeroed, as the wire requires.
+    /// The window made by `identity` for `receiver` in `room`, as it travels (and decodes): its
+    /// frames sealed with the pair's key `pairKey` (their direct-message key), signed. Quiet
+    /// frames' bits are zeroed, as the wire requires.
     public static func made(
-        by identity: NodeIdentity, room: String, key: RoomKey?, sentAt: WallTime, start: WallTime, bits: [UInt32],
-        loud: [Bool], nonce: [UInt8]? = nil
+        by identity: NodeIdentity, room: String, for receiver: NodeID, pairKey: RoomKey, sentAt: WallTime,
+        start: WallTime, bits: [UInt32], loud: [Bool], nonce: [UInt8]? = nil
+    ) -> SoundWindow {
+        var window = unsealed(by: identity.id, room: room, sentAt: sentAt, start: start, bits: bits, loud: loud)
+        window.seal = pairKey.seal(window, for: receiver, nonce: nonce)
+        (window.bits, window.loud) = ([], [])  // as it travels, and as it decodes
+        window.signature = identity.signature(for: window.signedBytes)
+        return window
+    }
+
+    /// The window's frames as the receiver reads them once opened, before sealing and signing:
+    /// what `huddle align --dump-features` prints and the privacy bench's eavesdropper reads.
+    public static func unsealed(
+        by sender: NodeID, room: String, sentAt: WallTime, start: WallTime, bits: [UInt32], loud: [Bool]
     ) -> SoundWindow {
         precondition(bits.count == loud.count, "one loudness flag per frame")
         let quietZeroed = zip(bits, loud).map { $1 ? $0 : 0 }
-        var window = SoundWindow(from: identity.id, room: room, sentAt: sentAt, start: start, bits: quietZeroed, loud: loud)
-        if let key { window.seal = key.seal(window, nonce: nonce) }
-        window.signature = identity.signature(for: window.signedBytes)
-        return window
+        return SoundWindow(from: sender, room: room, sentAt: sentAt, start: start, bits: quietZeroed, loud: loud)
     }
 
     /// `"huddle-sound-v1" 0x00` and the encoding without the signature, envelope included.
@@ -129,11 +139,7 @@ extension SoundWindow {
         writer.write(sentAtMilliseconds)
         writer.write(startMilliseconds)
         writer.write(UInt16(truncatingIfNeeded: frameCount))
-        if let seal {
-            writer.write(bytes: seal)
-        } else {
-            writer.write(bytes: plainData)
-        }
+        writer.write(bytes: seal)
         writer.write(signature: signature)
         return writer.bytes
     }
@@ -141,11 +147,12 @@ extension SoundWindow {
     /// Bytes of ``encoded()``.
     public var encodedByteCount: Int {
         WireProtocol.envelopeByteCount + NodeID.byteCount + 2 + room.utf8.count + 8 + 8 + 2
-            + (seal?.count ?? Self.plainDataBytes(frames: bits.count)) + Event.signatureByteCount
+            + seal.count + Event.signatureByteCount
     }
 
-    /// The frames' public form: bits (big-endian u32 each), then the loudness bits packed.
-    var plainData: [UInt8] {
+    /// The frames' public form: bits (big-endian u32 each), then the loudness bits packed. It
+    /// never travels as it is: only sealed (``seal``).
+    public var plainData: [UInt8] {
         var writer = ByteWriter(capacity: Self.plainDataBytes(frames: bits.count))
         for word in bits { writer.write(word) }
         var byte: UInt8 = 0
@@ -160,10 +167,19 @@ extension SoundWindow {
         return writer.bytes
     }
 
-    /// Decodes one datagram of kind 11, exactly: envelope, fields, signature, nothing after.
-    /// A private room's window (a room starting with `~`) comes back sealed: open it with
-    /// ``RoomKey/open(_:)-(SoundWindow)``. Checks the format only; verify the signature before
-    /// using it.
+    /// What the receiver reads once it opened the window, as `huddle align --dump-features`
+    /// prints it: start:i64 frames:u16, then the frames' public form.
+    public var openedForm: [UInt8] {
+        var writer = ByteWriter(capacity: 10 + Self.plainDataBytes(frames: frameCount))
+        writer.write(startMilliseconds)
+        writer.write(UInt16(truncatingIfNeeded: frameCount))
+        writer.write(bytes: plainData)
+        return writer.bytes
+    }
+
+    /// Decodes one datagram of kind 11, exactly: envelope, fields, sealed frames, signature,
+    /// nothing after. The window comes back sealed: open it with ``RoomKey/open(_:for:)``. Checks
+    /// the format only; verify the signature before using it.
     public init(decoding bytes: some Collection<UInt8>) throws(WireError) {
         var reader = ByteReader(bytes)
         let magic = try reader.readUInt16()
@@ -181,21 +197,12 @@ extension SoundWindow {
         guard (1...WireLimits.maxSoundFrames).contains(frames) else {
             throw .lengthOutOfRange(.soundFrames, length: frames, min: 1, max: WireLimits.maxSoundFrames, offset: countOffset)
         }
-        if RoomKey.isPrivate(room) {
-            let seal = Array(try reader.readBytes(Self.plainDataBytes(frames: frames) + WireLimits.sealOverheadBytes))
-            let signature = Array(try reader.readBytes(Event.signatureByteCount))
-            try reader.expectEnd()
-            self.init(
-                from: from, room: room, sentAtMilliseconds: sentAt, startMilliseconds: start, bits: [], loud: [],
-                seal: seal, frameCount: frames, signature: signature)
-        } else {
-            let (bits, loud) = try Self.readFrames(frames, from: &reader)
-            let signature = Array(try reader.readBytes(Event.signatureByteCount))
-            try reader.expectEnd()
-            self.init(
-                from: from, room: room, sentAtMilliseconds: sentAt, startMilliseconds: start, bits: bits, loud: loud,
-                signature: signature)
-        }
+        let seal = Array(try reader.readBytes(Self.plainDataBytes(frames: frames) + WireLimits.sealOverheadBytes))
+        let signature = Array(try reader.readBytes(Event.signatureByteCount))
+        try reader.expectEnd()
+        self.init(
+            from: from, room: room, sentAtMilliseconds: sentAt, startMilliseconds: start, bits: [], loud: [],
+            seal: seal, frameCount: frames, signature: signature)
     }
 
     /// Reads `frames` frames' public form, refusing anything but its one encoding: quiet frames

@@ -11,7 +11,7 @@ public import HuddleCore
 /// for await event in session.events {
 ///     switch event {
 ///     case .started(let kind, let at): say(#"{"type":"listening","source":"\#(kind)","started_at":\#(at)}"#)
-///     case .window(let features): sendToRoomPeers(features)        // SoundWindow.made(by:room:key:…)
+///     case .window(let features): machine.heardOwnSound(features)  // SoundSharing says to whom
 ///     case .matched(let attempt): if let heard = attempt.result.heard { maybePublish(heard) }
 ///     case .stopped(let reason): say(reason ?? "the file played to its end")
 ///     }
@@ -22,7 +22,7 @@ public final class ListeningSession: Sendable {
     public enum Event: Sendable, Equatable {
         /// Listening began; `at` is when, on the node's wall clock, the first sample counts as heard.
         case started(source: AudioSourceKind, at: WallTime)
-        /// The next 2 s of own sound: send it to the room's peers as a ``SoundWindow``.
+        /// The next 2 s of own sound: the machine seals it for the peers ``SoundSharing`` names.
         case window(AudioFeatures)
         /// A match of own sound against a peer's was tried; aligned ones carry a `HeardMatch`.
         case matched(MatchRunner.Attempt)
@@ -64,7 +64,7 @@ public final class ListeningSession: Sendable {
         }
     }
 
-    /// A peer's window, its signature verified and (in a private room) opened by the node.
+    /// A peer's window, its signature verified and opened with the pair's key by the node.
     public func received(_ window: SoundWindow, receivedAt: WallTime) {
         guard window.isOpen else { return }
         // The matcher works in ms of the wall clock, as sound windows carry them.
@@ -78,17 +78,5 @@ public final class ListeningSession: Sendable {
     public func stop() {
         listener.stop()
         runner.stop()
-    }
-}
-
-extension SoundWindow {
-    /// `features` as a window made and signed by `identity` for `room` (sealed with `key` in a
-    /// private room), sent at `sentAt`.
-    public static func made(
-        by identity: NodeIdentity, room: String, key: RoomKey?, features: AudioFeatures, sentAt: WallTime
-    ) -> SoundWindow {
-        made(
-            by: identity, room: room, key: key, sentAt: sentAt, start: .milliseconds(sinceEpoch: features.start),
-            bits: features.bits, loud: features.loud)
     }
 }

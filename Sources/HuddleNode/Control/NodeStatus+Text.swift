@@ -54,6 +54,11 @@ extension NodeStatus {
             let source = listening.source == "file" ? "an audio file" : "the default input"
             let since = HumanFormat.clock(.milliseconds(sinceEpoch: listening.startedAt))
             lines.append("listening to \(source) since \(since)")
+            let sharing = listening.sharing
+            let now = sharing.to.isEmpty ? "kept here" : "sent to \(sharing.to.map(safe).joined(separator: ", ")) (\(sharing.now))"
+            lines.append(
+                "  sound shared: \(Int(sharing.sharedS)) s of \(Int(sharing.heardS)) s heard, "
+                    + "sealed for each peer; the latest 2 s: \(now)")
             for (nick, match) in listening.peers.sorted(by: { $0.key < $1.key }) {
                 let found = match.lagMs.map { lag in
                     let amount = HumanFormat.duration(.milliseconds(Int64(abs(lag).rounded())))

@@ -73,6 +73,22 @@ public struct NodeStatus: Codable, Sendable, Equatable {
         public var startedAt: Int64
         /// The latest match tried with each peer, by nick.
         public var peers: [String: Match]
+        /// What of the sound left the node, and to whom (``SoundSharing``).
+        public var sharing: Sharing
+    }
+
+    /// What of a listening node's sound leaves it.
+    public struct Sharing: Codable, Sendable, Equatable {
+        /// Why the latest window went where it went: `announcing`, `placing`, `rechecking`, or
+        /// `kept` (it stayed on the machine).
+        public var now: String
+        /// Who the latest window went to, by nick.
+        public var to: [String]
+        /// Seconds of sound heard since listening started, and of those, seconds that left.
+        public var heardS: Double
+        public var sharedS: Double
+        /// Seconds sent to each peer, by nick.
+        public var sharedWith: [String: Double]
     }
 
     /// One match of this node's sound against a peer's.

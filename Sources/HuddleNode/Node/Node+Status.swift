@@ -90,8 +90,16 @@ extension Node {
                         verdict: attempt.verdict, lagMs: attempt.lag?.fractionalMilliseconds,
                         confidence: (attempt.confidence * 10).rounded() / 10)
                 }
+                let sharing = listening.sharing
+                func nick(_ peer: NodeID) -> String {
+                    membership.peers[peer].map(machine.displayName(of:)) ?? peer.description
+                }
                 return NodeStatus.Listening(
-                    source: listening.source, startedAt: listening.startedAt.millisecondsSinceEpoch, peers: matches)
+                    source: listening.source, startedAt: listening.startedAt.millisecondsSinceEpoch, peers: matches,
+                    sharing: NodeStatus.Sharing(
+                        now: sharing.reason.rawValue, to: sharing.latestPeers.map(nick), heardS: sharing.heardSeconds,
+                        sharedS: sharing.sharedSeconds,
+                        sharedWith: Dictionary(sharing.sharedWith.map { (nick($0.key), $0.value) }, uniquingKeysWith: +)))
             })
     }
 

@@ -92,7 +92,7 @@ public actor Node {
             NodeSetup(
                 identity: identity, nick: configuration.nick, port: UInt16(port), startedAt: clock.wall(),
                 seed: UInt64.random(in: .min ... .max), shield: configuration.shield,
-                showWaiting: configuration.showWaiting),
+                showWaiting: configuration.showWaiting, soundSharing: configuration.soundSharing),
             restore: try store.restore())
         (pullRequests, pullRequestSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }

@@ -31,6 +31,8 @@ public struct NodeConfiguration: Sendable {
     public var shield: TimeSpan? = HoldBackSchedule.defaultShield
     /// Whether the status line counts held-back messages. `--show-waiting`.
     public var showWaiting = false
+    /// What of its sound a listening node shares, and when. `--sound-recheck`.
+    public var soundSharing = SoundSharing.Rules()
 
     /// Where a listening node's sound comes from.
     public enum Hearing: Sendable, Equatable {

@@ -145,8 +145,9 @@ public struct OutputRenderer: Sendable {
         }
         let what = source == "file" ? "the audio file (as if heard from \(HumanFormat.clock(startedAt)))" : "the default input"
         return starred(
-            "listening to \(what): every 2 s, features of what it hears go to everyone in your rooms (sealed in "
-                + "private ones). Not the sound, but in a quiet room enough to tell some spoken words apart; "
+            "listening to \(what): features of what it hears (not the sound, but in a quiet room enough to tell "
+                + "some spoken words apart) go, sealed for each, only to peers that listen too until your offsets "
+                + "are known, then 4 s every 2 minutes to the people in your rooms; nobody else can read them. "
                 + "/listen off stops it")
     }
 

@@ -109,7 +109,7 @@ def bench_listening(binary: str, messages: int, table: Table) -> None:
     uptime = status["node"]["uptime_ms"] / 1000
     listening_for = (time.time() * 1000 - start["alice"]) / 1000
     out = status["counters"]["sound_windows_out"]
-    window = len(encode_sound_window(bytes(32), ROOM, 0, 0, [0] * 200, [True] * 200))
+    window = len(encode_sound_window(bytes(32), ROOM, 0, 0, [0] * 200, [True] * 200, sealed=bytes(825 + 28)))
     per_peer = out / 3 / listening_for  # alice's three peers: bob, carol, dave
     table.add("sound windows a second per peer (alice)", f"{per_peer:.2f} ({window} bytes each: "
               f"{per_peer * window:.0f} B/s)", "<= 1 KB/s", per_peer * window <= 1024)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .. import ROOT
 from .. import audio_corpus as corpus
-from ..wire import SoundWindow, decode_message
+from ..wire import read_dumped_window
 from .harness import Table, log, temp_dir
 
 WORDS = ["yes", "no", "up", "down", "left", "right", "on", "off", "stop", "go"]
@@ -127,18 +127,18 @@ def condition_key(name: str) -> str:
 
 
 def frames_sent(binary: str, wav: Path) -> tuple[list[int], list[bool]]:
-    """Every frame a listening node would send one peer for `wav`: the datagrams of
-    `huddle align --dump-features`, decoded, in frame order from the file's start."""
+    """Every frame a listening node would send a peer it is placing for `wav`, as that peer reads
+    them once opened: the lines of `huddle align --dump-features`, in frame order from the
+    file's start."""
     out = subprocess.run([binary, "align", "--dump-features", str(wav)], capture_output=True, text=True, check=True)
     bits: dict[int, int] = {}
     loud: dict[int, bool] = {}
     for line in out.stdout.split():
-        window = decode_message(bytes.fromhex(line))
-        assert isinstance(window, SoundWindow) and window.sealed is None, "a public room's window, readable"
-        first = window.start // 10
-        for k in range(window.frames):
-            bits[first + k] = window.bits[k]
-            loud[first + k] = window.loud[k]
+        start, frames, window_bits, window_loud = read_dumped_window(bytes.fromhex(line))
+        first = start // 10
+        for k in range(frames):
+            bits[first + k] = window_bits[k]
+            loud[first + k] = window_loud[k]
     length = max(bits) + 1 if bits else 0
     return [bits.get(i, 0) for i in range(length)], [loud.get(i, False) for i in range(length)]
 
