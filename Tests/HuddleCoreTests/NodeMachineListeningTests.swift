@@ -82,6 +82,29 @@ import Testing
         #expect(try #require(lan[bob].heard.first).bits == sound.bits)
     }
 
+    /// Bob is in the room and does not listen: alice's windows go to him only when she starts
+    /// (3) and in her re-checks (2 every 120 s); in between, nothing leaves her machine.
+    @Test func nothingLeavesWhileNoPeerNeedsIt() throws {
+        var lan = MachineLAN()
+        let alice = lan.add("alice", room: room)
+        let bob = lan.add("bob", room: room)
+        lan.introduceAll()
+        lan.deliverAll()
+        lan.on(alice) { $0.listeningStarted(source: "file", at: $1.wall, now: $1) }
+        let sound = frames(5)
+        var sent: [Int] = []
+        for index in 0..<70 {
+            let before = lan[alice].machine.counters.soundWindowsOut
+            lan.on(alice) { $0.heardOwnSound(start: $1.wall - .seconds(2), bits: sound.bits, loud: sound.loud, now: $1) }
+            if lan[alice].machine.counters.soundWindowsOut > before { sent.append(index) }
+            for _ in 0..<20 { lan.advance(.milliseconds(100)) }
+        }
+        #expect(sent == [0, 1, 2, 3, 4, 63, 64], "the announcement, then a re-check every 120 s")
+        #expect(lan[bob].heard.isEmpty, "bob does not listen: he reads none of it")
+        let sharing = try #require(lan[alice].machine.listening?.sharing)
+        #expect(sharing.sharedSeconds == 14 && sharing.heardSeconds == 140 && sharing.reason == .kept)
+    }
+
     @Test func windowsAreTakenOnlyWhileListeningFromLivePeersOfTheRoomAndSigned() throws {
         var (lan, alice, bob) = listeningPair()
         let sound = frames(3)

@@ -5,10 +5,11 @@
 /// - **announcing**: the first ``Rules/announce`` windows after listening starts go to every
 ///   peer, so that peers which listen learn that this node does;
 /// - **placing**: a peer that listens (a window of its own came within ``Rules/peerListening``)
-///   and whose offset from this node is not known yet gets every window, for at most
-///   ``Rules/placing`` (a pair that matches at all is placed within about 30 s; a peer watching
-///   something else is not sent the room's sound for ever), counted afresh when it comes back
-///   after two re-check periods without a window;
+///   and whose offset from this node is not known yet gets every window, from a budget of
+///   ``Rules/placing`` seconds a peer that refills at that much an hour (a pair that matches at
+///   all is placed within about 30 s; a peer watching something else, or one that only says it
+///   listens, is not sent the room's sound for ever, nor again each time it comes back); a run
+///   starts only with ``Rules/placingRun`` in the budget;
 /// - **re-checking**: ``Rules/recheckWindows`` windows in a row to every peer, at most once every
 ///   ``Rules/recheckEvery``, so that a rebuffer or a drift shows and a peer that started
 ///   listening unseen hears of this one. The listeners of a room take turns: a node waits until
@@ -35,8 +36,11 @@ public struct SoundSharing: Sendable, Equatable {
         public var recheckEvery: TimeSpan = .seconds(120)
         /// Windows in a re-check (4 s: the matcher needs 3 s of loud sound in common).
         public var recheckWindows = 2
-        /// How long a listening, unplaced peer is sent every window.
+        /// How long a listening, unplaced peer is sent every window: a budget per peer that
+        /// refills at this much an hour.
         public var placing: TimeSpan = .seconds(120)
+        /// The least budget a run of placing windows starts with.
+        public var placingRun: TimeSpan = .seconds(30)
         /// A peer counts as listening this long after its last window.
         public var peerListening: TimeSpan = .seconds(30)
 
@@ -71,8 +75,14 @@ public struct SoundSharing: Sendable, Equatable {
     /// When each peer's latest window came (kept for two re-check periods: the room's listeners
     /// are those that sent one since).
     private var lastWindow: [NodeID: WallTime] = [:]
-    /// Since when each listening, unplaced peer has been sent every window.
-    private var placingSince: [NodeID: WallTime] = [:]
+    /// Each peer's placing budget, when it was last topped up, where it is not full.
+    private var placingLeft: [NodeID: Budget] = [:]
+    private struct Budget: Sendable, Equatable {
+        var left: TimeSpan
+        var at: WallTime
+    }
+    /// Peers in a run of placing windows now.
+    private var placing: Set<NodeID> = []
 
     public init(me: NodeID, rules: Rules = Rules()) {
         self.me = me
@@ -107,22 +117,40 @@ public struct SoundSharing: Sendable, Equatable {
             (reason, chosen) = (.rechecking, peers)
         } else {
             chosen = peers.filter { peer in
-                if placed(peer) { placingSince[peer] = nil }
-                guard listening[peer] != nil, !placed(peer) else { return false }
-                let since = placingSince[peer] ?? now
-                placingSince[peer] = since
-                return now - since < rules.placing
+                guard listening[peer] != nil, !placed(peer) else {
+                    placing.remove(peer)
+                    return false
+                }
+                return spendPlacing(on: peer, seconds: seconds, now: now)
             }
             reason = .placing
         }
-        // A peer gone quiet for two re-check periods is placed afresh when it comes back.
-        placingSince = placingSince.filter { lastWindow[$0.key] != nil }
         (self.reason, latestPeers) = chosen.isEmpty ? (.kept, []) : (reason, chosen)
         if !chosen.isEmpty {
             sharedSeconds += seconds
             for peer in chosen { sharedWith[peer, default: 0] += seconds }
         }
         return chosen
+    }
+
+    /// Takes a window's seconds from `peer`'s placing budget (topped up first), if a run is on
+    /// or the budget holds enough to start one.
+    mutating func spendPlacing(on peer: NodeID, seconds: Double, now: WallTime) -> Bool {
+        let full = rules.placing
+        let budget = placingLeft[peer] ?? Budget(left: full, at: now)
+        var left = budget.left, at = budget.at
+        left = min(full, left + .microseconds(Int64(Double((now - at).microseconds) * (full / .seconds(3_600)))))
+        let cost = TimeSpan.microseconds(Int64(seconds * 1_000_000))
+        let goes = left >= cost && (placing.contains(peer) || left >= rules.placingRun)
+        if goes {
+            left = left - cost
+            placing.insert(peer)
+        } else {
+            placing.remove(peer)
+        }
+        at = now
+        placingLeft[peer] = left >= full ? nil : Budget(left: left, at: at)
+        return goes
     }
 
     /// Whether this node's turn to re-check has come: ``Rules/recheckEvery`` since its last, and
