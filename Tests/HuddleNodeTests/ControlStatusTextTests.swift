@@ -64,6 +64,22 @@ import Testing
         #expect(text.contains("ROOMS none"))
     }
 
+    @Test func listeningSaysWhatOfTheSoundLeftAndToWhom() {
+        var status = sampleStatus
+        status.listening = NodeStatus.Listening(
+            source: "device", startedAt: 1_795_000_000_000,
+            peers: ["bob": NodeStatus.Match(verdict: "aligned", lagMs: 3_200, confidence: 47.5)],
+            sharing: NodeStatus.Sharing(
+                now: "rechecking", to: ["bob", "carol"], heardS: 600, sharedS: 32, sharedWith: ["bob": 32, "carol": 12]))
+        var text = status.text()
+        #expect(text.contains("  sound shared: 32 s of 600 s heard, sealed for each peer; the latest 2 s: sent to bob, carol (rechecking)"))
+        #expect(text.contains("  bob: heard 3.2 s later (confidence 48)"))
+        status.listening?.sharing.to = []
+        status.listening?.sharing.now = "kept"
+        text = status.text()
+        #expect(text.contains("the latest 2 s: kept here"))
+    }
+
     @Test func jsonHasSnakeCaseKeys() throws {
         let text = try sampleStatus.jsonText()
         let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
