@@ -138,8 +138,8 @@ public struct SoundSharing: Sendable, Equatable {
     mutating func spendPlacing(on peer: NodeID, seconds: Double, now: WallTime) -> Bool {
         let full = rules.placing
         let budget = placingLeft[peer] ?? Budget(left: full, at: now)
-        var left = budget.left, at = budget.at
-        left = min(full, left + .microseconds(Int64(Double((now - at).microseconds) * (full / .seconds(3_600)))))
+        let refill = TimeSpan.microseconds(Int64(Double((now - budget.at).microseconds) * (full / .seconds(3_600))))
+        var left = min(full, budget.left + refill)
         let cost = TimeSpan.microseconds(Int64(seconds * 1_000_000))
         let goes = left >= cost && (placing.contains(peer) || left >= rules.placingRun)
         if goes {
@@ -148,8 +148,7 @@ public struct SoundSharing: Sendable, Equatable {
         } else {
             placing.remove(peer)
         }
-        at = now
-        placingLeft[peer] = left >= full ? nil : Budget(left: left, at: at)
+        placingLeft[peer] = left >= full ? nil : Budget(left: left, at: now)
         return goes
     }
 

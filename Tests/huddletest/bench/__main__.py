@@ -37,7 +37,8 @@ Figures (BENCHMARKS.md says how each is measured and what it does and doesn't sh
  13. offsets from sound: `huddle align` on viewer copies of broadcasts made on this machine (espeak-ng, sox)
      a random 0-90 s apart at 20, 10 and 5 dB with room talk, reverb, band limits, crosstalk, 44.1/48 kHz and
      +-100 ppm drift (50 trials a row; --quick 10), beside plain cross-correlation and the thumb model; false
-     matches over unrelated pairs, seconds of sound until a reliable match, CPU, bytes a second. The corpus
+     matches over unrelated pairs, seconds of sound until a reliable match, a re-check from 4 s of B's sound
+     (answered, wrong, and false matches over the unrelated pairs), CPU, bytes a second. The corpus
      is cached in .build/audio-corpus/bench (the first full run spends ~10 minutes making it)
  14. friends in two homes (root only; huddletest.homes, its own bed huddle-bh-*): four nodes in route, nat and
      strict mode; sent -> shown between the two nodes that do not bridge the homes (p50/p99/max, target p99 <=
@@ -52,18 +53,20 @@ target is missed (marked MISSED), and non-zero only when a measurement could not
  15. the node machine (issue 18), before and after in one run (HUDDLE_BIN_BEFORE=old huddle):
      delivery send -> shown among 5 nodes, quiet and busy room, on a fast disk and with every
      fsync 50 ms longer; ingest rate of each (only with --only machine)
- 16. listening nodes: three nodes on viewers' copies of one broadcast (--audio-file, nobody marks) and one
-     not listening; seconds of sound until placed, hold-back error (p50/p99/max), CPU and RSS of a
-     listening node against the one that does not listen, bytes a second of sound windows per peer
+ 16. listening nodes: three nodes on viewers' copies of one 300 s broadcast (--audio-file, nobody marks)
+     and one not listening; seconds of sound until placed, hold-back error (p50/p99/max), CPU and RSS of
+     a listening node against the one that does not listen, bytes a second of sound windows per peer;
+     with the default re-checks, how soon bob's 2 s stall at his second 150 is found, and how much room
+     sound left each node once placed (seconds an hour) and reached the one not listening
  17. spoiler audit (issue 29): a scripted game (10 minutes; --quick 2; HUDDLE_BENCH_SPOILER_SECONDS=N) with
      four viewers lagging 0, 3, 8 and 45 s on the default shield, a late joiner, an unmark, a pause, a
      5 s rebuffer and history asked at random moments; every line any reader could see before its
      moment on that reader's stream (target 0, by cause; the rebuffered viewer's lines before his step
      is found apart), and how long lines waited past their moment (p50/p99), placed and shielded
  18. what sound features reveal (issue 30): ten spoken words recognised by classifiers trained on other
-     voices, from exactly the datagrams a listening node sends a peer (`huddle align --dump-features`), in a
-     quiet room and under a TV at 10 and 0 dB (3,000 words; --quick 600; needs scikit-learn:
-     Tests/bench-requirements.txt)
+     voices, from exactly what a peer reads in a window it is sent (`huddle align --dump-features`), in a
+     quiet room and under a TV at 10 and 0 dB, and over an hour from all a room member is sent at worst
+     (3,000 words; --quick 600; needs scikit-learn: Tests/bench-requirements.txt)
 
 Every node of every part but 17 runs with --shield off (huddletest.node.TEST_SHIELD): those parts
 measure delivery between viewers who are not placed, which the default shield would hold 90 s.

@@ -30,6 +30,7 @@ ROWS = [("20 dB", 20.0, False), ("10 dB", 10.0, False), ("5 dB", 5.0, False),
         ("other commentary, 10 dB", 10.0, True)]
 TARGETS = {"20 dB": 20.0, "10 dB": 20.0, "5 dB": 50.0, "other commentary, 10 dB": 20.0}  # p99 ms
 STEPS = [3, 4, 5, 6, 8, 10, 12, 15, 20, 30]  # seconds of B's sound tried, shortest first
+RECHECK = 4  # seconds of a peer's sound in a re-check (SoundSharing.Rules.recheckWindows, 2 s each)
 
 
 def make_broadcast(name: str, bed: int, commentary: int | None = None, music_only: bool = False) -> str:
@@ -88,6 +89,9 @@ def run_trial(binary: str, trial: dict) -> dict:
     result = dict(trial)
     result["features"] = align(binary, a, b)
     result["xcorr"] = align(binary, a, b, "--method", "xcorr")
+    # A re-check once a pair is placed (SoundSharing): 4 s of B's sound against all of A's, in
+    # the full ±120 s search a node falls back to when the lag moved.
+    result["recheck"] = align(binary, a, b, "--from", f"{trial.get('sweep_from', 30.0):.3f}", "--for", str(RECHECK))
     if trial.get("sweep"):
         result["enough"] = None
         for seconds in STEPS:
@@ -223,6 +227,18 @@ def bench_audio(binary: str, count: int, table: Table) -> None:
                   f"{pct(needed, 50):.0f} / {pct(needed, 99):.0f} / {worst:.0f} s" if needed else "never",
                   f"<= 15 s; {len(swept)} pairs at 10 and 5 dB, {never} not by 30 s, {wrong} wrong",
                   worst <= 15 and never == 0 and wrong == 0)
+
+    for label, _, _ in ROWS:
+        rows = [r for r in true_results if r["row"] == label]
+        answered = [r for r in rows if r["recheck"]["offset_s"] is not None]
+        errors = [abs(r["recheck"]["offset_s"] - r["truth"]) * 1000 for r in answered]
+        wrong = sum(1 for e in errors if e > WRONG * 1000)
+        table.add(f"12. a re-check ({RECHECK} s of B), {label}: answered, wrong, error p99",
+                  f"{len(answered)}/{len(rows)}, {wrong}, " + (f"{pct(errors, 99):.1f} ms" if errors else "-"),
+                  "0 wrong (an unanswered re-check keeps the offset)", wrong == 0)
+    false_rechecks = [r for r in false_results if r["recheck"]["offset_s"] is not None]
+    table.add(f"12. false matches from a re-check ({RECHECK} s of B, +-120 s) over unrelated pairs",
+              f"{len(false_rechecks)} of {len(false_results)}", "0", not false_rechecks)
 
     false_matches = [r for r in false_results if r["features"]["offset_s"] is not None]
     base_false = [r for r in false_results if r["xcorr"]["offset_s"] is not None]

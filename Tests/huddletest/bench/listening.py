@@ -7,7 +7,9 @@ is in the room without listening: the baseline for CPU and memory.
 Figures: seconds of sound until bob and carol are placed on alice; hold-back error of alice's
 messages on bob and carol (shown - sent against the streams' true lag from the files); CPU of one
 core and RSS of a listening node against dave's over the same stretch; sound windows a second and
-bytes a second on the wire per peer.
+bytes a second on the wire per peer; then, with the default re-check cadence (issue 30,
+SoundSharing): how long after bob's stream stalls for 2 s (at his second 150) alice is told, and
+how much of the room's sound left each node once placed (seconds an hour) and reached dave.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from .. import audio_corpus as corpus
 from ..wire import encode_sound_window
 from .harness import BenchNode, Table, log, pct, temp_dir, wait_until
 
-SECONDS = 90.0
+SECONDS = 300.0
+STALL_AT = 150.0  # bob's second (from his node's start) at which his stream stalls
+STALL = 2.0
 ROOM = "superbowl"
 
 
@@ -34,14 +38,18 @@ def bench_listening(binary: str, messages: int, table: Table) -> None:
     if not corpus.have_tools():
         table.fail("16. listening nodes", "needs sox and espeak-ng (Scripts/bootstrap installs them)")
         return
-    cache = ROOT / ".build" / "audio-corpus" / "listening"
+    cache = ROOT / ".build" / "audio-corpus" / f"listening-{SECONDS:.0f}"
+    stalled = cache / f"bob-stalls-at-{STALL_AT:.0f}.wav"
     if not (cache / "manifest.json").exists():
-        log(f"making the corpus in {cache} (~20 s)")
+        log(f"making the corpus in {cache} (~1 minute)")
         corpus.demo_set(cache, seed=1, seconds=SECONDS)
+    if not stalled.exists():
+        corpus.splice_silence(cache / "bob.wav", stalled, STALL_AT, STALL)
     base = temp_dir("listening")
     alice = BenchNode(binary, "alice", base / "alice", room=ROOM, extra=["--audio-file", str(cache / "alice.wav")])
     seeds = [alice.address]
-    bob = BenchNode(binary, "bob", base / "bob", room=ROOM, peers=seeds, extra=["--audio-file", str(cache / "bob.wav")])
+    bob = BenchNode(binary, "bob", base / "bob", room=ROOM, peers=seeds,
+                    extra=["--audio-file", str(stalled)])
     carol = BenchNode(binary, "carol", base / "carol", room=ROOM, peers=seeds,
                       extra=["--audio-file", str(cache / "carol.wav")])
     dave = BenchNode(binary, "dave", base / "dave", room=ROOM, peers=seeds)
@@ -76,6 +84,7 @@ def bench_listening(binary: str, messages: int, table: Table) -> None:
                   seconds is not None and seconds <= 15)
     if len(placed_at) < 2:
         return
+    shared_when_placed = {node.name: node.status()["listening"]["sharing"] for node in listeners}
 
     # The steady stretch: CPU and memory from here, while alice writes a message a second.
     cpu_before = {node.name: cpu_seconds(node.process.pid) for node in listeners + [dave]}
@@ -114,3 +123,36 @@ def bench_listening(binary: str, messages: int, table: Table) -> None:
     table.add("sound windows a second per peer (alice)", f"{per_peer:.2f} ({window} bytes each: "
               f"{per_peer * window:.0f} B/s)", "<= 1 KB/s", per_peer * window <= 1024)
     log(f"listening: alice up {uptime:.0f} s; cpu {cpu}; rss {rss}")
+
+    # Bob's stream stalls at his second 150: found by sound, with re-checks only (120 s each). The
+    # first re-check across a pair with bob shows the step; between two matches alone it cannot
+    # be told whose stream moved (the solver names one of the two), so the next one with a third
+    # listener names bob.
+    stall_at = start["bob"] + STALL_AT * 1000
+    steps: dict[str, float] = {}
+    shared_at_end: dict[str, dict] = {}
+    deadline = stall_at / 1000 + 150
+    while "bob" not in steps and time.time() < deadline:
+        for o in alice.outputs:
+            if o.get("type") == "step" and o.get("nick") not in steps:
+                steps[o["nick"]] = time.time() - stall_at / 1000
+        for node in listeners:
+            listening = node.status().get("listening")
+            if listening:
+                shared_at_end[node.name] = listening["sharing"]
+        time.sleep(1)
+    first = min(steps.values()) if steps else None
+    table.add("bob's 2 s stall: the first step told on alice, seconds after it (re-checks every 120 s, 3 listeners)",
+              f"{first:.0f} s ({', '.join(steps)})" if first is not None else "none", "<= 60 s",
+              first is not None and first <= 60)
+    table.add("bob's 2 s stall told as bob's, seconds after it",
+              f"{steps['bob']:.0f} s" if "bob" in steps else "not within 150 s", "")
+    # What left each listening node once placed, per hour of sound, and what reached dave.
+    for node in listeners:
+        before, after = shared_when_placed[node.name], shared_at_end[node.name]
+        heard = after["heard_s"] - before["heard_s"]
+        per_hour = (after["shared_s"] - before["shared_s"]) / heard * 3600 if heard > 0 else float("nan")
+        to_dave = after["shared_with"].get("dave", 0)
+        table.add(f"{node.name}: room sound shared once placed, seconds an hour ({heard:.0f} s heard); to dave",
+                  f"{per_hour:.0f} s/h; {to_dave:.0f} s of {after['heard_s']:.0f} s",
+                  "<= 120 s/h", per_hour <= 120)
