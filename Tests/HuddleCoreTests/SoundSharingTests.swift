@@ -103,6 +103,21 @@ import Testing
         #expect(zip(crossings, crossings.dropFirst()).allSatisfy { $1 - $0 <= 32 })
     }
 
+    @Test func aStepHeardBringsTheNextRecheckForwardButNotBeforeHalfAPeriod() {
+        var sharing = SoundSharing(me: alice)
+        func window(_ index: Int) -> SoundSharing.Reason {
+            _ = sharing.recipients(among: [bob], placed: { _ in true }, frames: 200, now: Self.time(index))
+            return sharing.reason
+        }
+        for index in 0..<5 { _ = window(index) }  // the announcement, a re-check at window 3
+        sharing.stepHeard()
+        #expect((5..<33).map(window).allSatisfy { $0 == .kept }, "not within 60 s of the last")
+        #expect(window(33) == .rechecking && window(34) == .rechecking, "then at once, not at 120 s")
+        #expect(window(35) == .kept)
+        #expect((36..<93).map(window).allSatisfy { $0 == .kept }, "and the next a period after that one")
+        #expect(window(93) == .rechecking)
+    }
+
     @Test func fourListenersRecheckEveryThirtySecondsBetweenThemAndEachStillSharesFourSecondsInOneHundredTwenty() {
         let ids = (1...4).map { NodeID.fixture(UInt8($0)) }
         var room = Room(ids)

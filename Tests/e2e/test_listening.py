@@ -101,13 +101,17 @@ def test_three_viewers_calibrate_from_their_screens_sound_and_a_stall_is_found(l
         assert abs(held - want) <= TOLERANCE_MS, f"{node.name}: held {held} ms, its stream is {want:.0f} ms behind"
 
     # bob's stream stalls for 2 s at his 35th second: found as a step of his, by sound, within
-    # 30 s (even when bob is the room's reference: alice and carol still agree with each other).
+    # 45 s with re-checks every 30 s taken in turns (even when bob is the room's reference: alice
+    # and carol still agree with each other).
     stall_at = start["bob"] + SPLICE_AT * 1000
-    step = alice.wait_for(lambda o: o["type"] == "step", timeout=60, what="the stall found as a step")
+    # (A first re-check across one pair may name either of the two; the node that heard the step
+    # re-checks at once, and the others' matches name bob.)
+    step = alice.wait_for(lambda o: o["type"] == "step" and o["nick"] == "bob", timeout=60,
+                          what="the stall found as bob's step")
     found_after = time.time() * 1000 - stall_at
     assert step["nick"] == "bob" and step["heard"] is True, step
     assert abs(step["change_ms"] - SPLICE * 1000) <= TOLERANCE_MS, step
-    assert found_after <= 30_000, f"the step was told {found_after / 1000:.1f} s after the stall"
+    assert found_after <= 45_000, f"the step was told {found_after / 1000:.1f} s after the stall"
     lag = heard_lag(alice, "bob")
     want = expected_lag("bob", (time.time() * 1000 - start["alice"]) / 1000)
     assert lag is not None and abs(lag - want) <= TOLERANCE_MS, f"bob re-fitted at {lag} ms, is {want:.0f} ms behind"

@@ -21,6 +21,8 @@ extension NodeMachine {
         public var attempts: [NodeID: SoundAttempt] = [:]
         /// What of the sound leaves the node, and to whom.
         public var sharing: SoundSharing
+        /// The latest aligned lag with each peer.
+        var lags: [NodeID: TimeSpan] = [:]
     }
 
     /// One match of this node's sound against a peer's, as the matcher reports it.
@@ -163,6 +165,11 @@ extension NodeMachine {
         guard listening != nil else { return }
         listening?.attempts[attempt.peer] = attempt
         guard let heard = attempt.heard else { return }
+        if let before = listening?.lags[attempt.peer], (heard.lag - before).magnitude >= CalibrationSolver.heardStepThreshold {
+            // A step: this node's own sound, matched by the others, tells whose stream moved.
+            listening?.sharing.stepHeard()
+        }
+        listening?.lags[attempt.peer] = heard.lag
         let shared = joined.filter { room in
             directs[room] == nil && rooms[room]?.members.contains(where: { $0.id == attempt.peer }) == true
         }

@@ -1,5 +1,5 @@
-/// Which of a listening node's windows of sound leave it, and for whom (docs/AUDIO.md, "What
-/// leaves the machine"). Sound features say which words were said in the room (bench part 18: a
+/// Which of a listening node's windows of sound leave it, and for whom (docs/AUDIO.md,
+/// "Privacy"). Sound features say which words were said in the room (bench part 18: a
 /// plain classifier names 4 of 5 keywords from them), so a node shares only what matching needs:
 ///
 /// - **announcing**: the first ``Rules/announce`` windows after listening starts go to every
@@ -17,6 +17,9 @@
 ///   a peer that sent a window within two re-check periods), so with two listeners a re-check
 ///   crosses the pair about every 60 s, with four every 30 s, while each node still shares 4 s
 ///   in 120;
+///   When this node's matcher finds a peer's lag moved (``stepHeard()``), it re-checks at
+///   once if half a period has passed since its last: between two matches alone the solver
+///   cannot tell whose stream moved, and this node's sound, matched by the others, tells it;
 /// - nothing else.
 ///
 /// Once a pair is placed, at most 4 s of every 120 s leave the node: 120 s of room sound an
@@ -72,6 +75,8 @@ public struct SoundSharing: Sendable, Equatable {
     /// When this node's latest re-check began, and how many of its windows are still to go.
     public private(set) var lastRecheck: WallTime?
     private var recheckLeft = 0
+    /// A step was heard: re-check as soon as half a period allows.
+    private var recheckSoon = false
     /// When each peer's latest window came (kept for two re-check periods: the room's listeners
     /// are those that sent one since).
     private var lastWindow: [NodeID: WallTime] = [:]
@@ -108,10 +113,11 @@ public struct SoundSharing: Sendable, Equatable {
         var chosen: [NodeID]
         if windows < rules.announce {
             (reason, chosen) = (.announcing, peers)
-        } else if recheckLeft > 0 || recheckIsDue(now: now, placed: placed) {
+        } else if recheckLeft > 0 || recheckIsSoon(now: now) || recheckIsDue(now: now, placed: placed) {
             if recheckLeft == 0 {
                 lastRecheck = now
                 recheckLeft = rules.recheckWindows
+                recheckSoon = false
             }
             recheckLeft -= 1
             (reason, chosen) = (.rechecking, peers)
@@ -150,6 +156,18 @@ public struct SoundSharing: Sendable, Equatable {
         }
         placingLeft[peer] = left >= full ? nil : Budget(left: left, at: now)
         return goes
+    }
+
+    /// This node's matcher found a peer's lag moved by a step (a rebuffer, a catch-up): its next
+    /// window starts a re-check if half a period has passed since its last, else the first that
+    /// has.
+    public mutating func stepHeard() {
+        recheckSoon = true
+    }
+
+    func recheckIsSoon(now: WallTime) -> Bool {
+        guard recheckSoon else { return false }
+        return lastRecheck.map { now - $0 >= rules.recheckEvery / 2 } ?? true
     }
 
     /// Whether this node's turn to re-check has come: ``Rules/recheckEvery`` since its last, and
