@@ -325,7 +325,9 @@ def test_an_avahi_daemon_restarting_mid_run_is_picked_up_again(hosts, bed):
     wait_for_txt(bed, "h4", bob, "superbowl")
 
     bed.run("avahi-stop", "h2")
-    poll(lambda: "discovery is off" in bob.stderr_path.read_text(), timeout=20, what="bob saying discovery is off")
+    # Alone this whole test takes 15 s; once, beside the e2e workers and the fuzzing, bob had not
+    # said it within 20 s. The bound says that it is noticed, not how fast.
+    poll(lambda: "discovery is off" in bob.stderr_path.read_text(), timeout=60, what="bob saying discovery is off")
     poll(lambda: bob.id not in resolved(bed, "h4"), timeout=20, what="bob's service gone with his daemon")
     alice.say("while bob's avahi was down")
     bob.message("while bob's avahi was down")  # the nodes still talk: mDNS only finds peers
