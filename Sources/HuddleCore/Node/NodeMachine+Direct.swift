@@ -28,6 +28,11 @@ extension NodeMachine {
         directs[key.id] = peer
     }
 
+    /// The id of the direct room with `peer`, when its agreement key is known.
+    func directRoom(with peer: NodeID) -> String? {
+        directs.first(where: { $0.value == peer })?.key
+    }
+
     /// `/msg NICK TEXT` and `huddle send --to NICK`: sends a direct message, entering the direct
     /// room first. Returns the event, or why there is none for the caller to say (a message
     /// the room refused, `.notSent`, was already reported by ``originate(_:in:at:now:)``).
@@ -37,7 +42,7 @@ extension NodeMachine {
         case .success(let found): peer = found
         case .failure(let problem): return .failure(problem)
         }
-        guard let room = directs.first(where: { $0.value == peer.id })?.key else { return .failure(.noKey(peer.nick)) }
+        guard let room = directRoom(with: peer.id) else { return .failure(.noKey(peer.nick)) }
         if sharedCalibrationRoom(with: peer.id) == nil, uncalibratedDirectsTold.insert(peer.id).inserted {
             showNotice(
                 "you and \(peer.nick) share no calibration yet, so \(peer.nick)'s shield holds your direct messages "

@@ -148,7 +148,7 @@ extension NodeMachine {
             checks.penalize(1)
             return countDropped(.badSignature)
         }
-        guard let pairRoom = directs.first(where: { $0.value == window.from })?.key,
+        guard let pairRoom = directRoom(with: window.from),
             let opened = keys[pairRoom]?.open(window, for: identity.id), opened.isOpen
         else { return countDropped(.unreadable) }
         counters.soundWindowsIn += 1

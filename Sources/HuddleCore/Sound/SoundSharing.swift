@@ -73,7 +73,7 @@ public struct SoundSharing: Sendable, Equatable {
     public private(set) var reason = Reason.kept
     public private(set) var latestPeers: [NodeID] = []
     /// When this node's latest re-check began, and how many of its windows are still to go.
-    public private(set) var lastRecheck: WallTime?
+    private var lastRecheck: WallTime?
     private var recheckLeft = 0
     /// A step was heard: re-check as soon as half a period allows.
     private var recheckSoon = false

@@ -152,7 +152,7 @@ extension SoundWindow {
 
     /// The frames' public form: bits (big-endian u32 each), then the loudness bits packed. It
     /// never travels as it is: only sealed (``seal``).
-    public var plainData: [UInt8] {
+    var plainData: [UInt8] {
         var writer = ByteWriter(capacity: Self.plainDataBytes(frames: bits.count))
         for word in bits { writer.write(word) }
         var byte: UInt8 = 0

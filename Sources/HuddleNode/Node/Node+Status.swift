@@ -83,17 +83,16 @@ extension Node {
             peers: peers, rooms: roomStatuses,
             counters: countersStatus(),
             listening: machine.listening.map { listening in
+                func nick(_ peer: NodeID) -> String {
+                    membership.peers[peer].map(machine.displayName(of:)) ?? peer.description
+                }
                 var matches: [String: NodeStatus.Match] = [:]
                 for (peer, attempt) in listening.attempts {
-                    let nick = membership.peers[peer].map(machine.displayName(of:)) ?? peer.description
-                    matches[nick] = NodeStatus.Match(
+                    matches[nick(peer)] = NodeStatus.Match(
                         verdict: attempt.verdict, lagMs: attempt.lag?.fractionalMilliseconds,
                         confidence: (attempt.confidence * 10).rounded() / 10)
                 }
                 let sharing = listening.sharing
-                func nick(_ peer: NodeID) -> String {
-                    membership.peers[peer].map(machine.displayName(of:)) ?? peer.description
-                }
                 return NodeStatus.Listening(
                     source: listening.source, startedAt: listening.startedAt.millisecondsSinceEpoch, peers: matches,
                     sharing: NodeStatus.Sharing(
