@@ -49,6 +49,7 @@ import Testing
         _ = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: ["superbowl"], now: .start)
         _ = membership.receive(probe(from: carol, sequence: 1), from: carolAt, now: .start)  // reached us through a NAT
         _ = membership.receive(probe(from: dave, sequence: 1), from: daveAt, now: .start)
+        membership.proveAllForTest()
         let periods = probed(&membership, periods: 6, from: .start)
         for (n, sent) in periods.enumerated() {
             #expect(sent.contains(carolAt) && sent.contains(daveAt), "period \(n): \(sent)")
@@ -84,6 +85,7 @@ import Testing
         _ = membership.receive(probe(from: carol, sequence: 1), from: carolAt, now: .start)
         _ = membership.receive(probe(from: dave, sequence: 1), from: daveAt, now: .start)
         _ = membership.receive(probe(from: bob, sequence: 1), from: bobAt, now: .start)
+        membership.proveAllForTest()
         let periods = probed(&membership, periods: 6, from: .start)
         // The ring's peer and one kept alive per period; over six periods each peer gets at least
         // one probe every two periods.
@@ -99,6 +101,7 @@ import Testing
         var membership = aliceNode(keepAlivePeers: 0)
         _ = membership.receive(probe(from: carol, sequence: 1), from: carolAt, now: .start)
         _ = membership.receive(probe(from: dave, sequence: 1), from: daveAt, now: .start)
+        membership.proveAllForTest()
         let periods = probed(&membership, periods: 4, from: .start)
         #expect(periods.allSatisfy { $0.count == 1 }, "\(periods)")
     }

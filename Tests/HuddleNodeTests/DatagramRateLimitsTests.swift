@@ -70,10 +70,24 @@ import Testing
         limits.penalize(200, from: flooder, now: .start + .seconds(1))
         #expect(limits.checks(10, from: flooder, now: .start + .seconds(10)) == 0)
         #expect(limits.checks(10, from: flooder, now: .start + .milliseconds(11_500)) == 10)
-        // Another stranger has its own budget; a live peer has none.
+        // Another stranger has its own budget; a live peer has its own, larger one: a key that
+        // proved an address cannot take a core either (round 3: 18 898 checks a second).
         #expect(limits.checks(100, from: PeerAddress(host: "192.0.2.99", port: 1), now: .start + .milliseconds(11_500)) == 100)
         limits.exempt = [alice]
-        #expect(limits.checks(5_000, from: alice, now: .start + .milliseconds(11_500)) == 5_000)
+        #expect(limits.checks(5_000, from: alice, now: .start + .milliseconds(11_500)) == 2_000)
+        #expect(limits.checks(5_000, from: alice, now: .start + .milliseconds(12_500)) == 1_000)
+        // Its bad signatures cost it tenfold too.
+        limits.penalize(100, from: alice, now: .start + .milliseconds(12_500))
+        #expect(limits.checks(1_000, from: alice, now: .start + .milliseconds(13_400)) == 0)
+        #expect(limits.checks(1_000, from: alice, now: .start + .milliseconds(13_500)) == 100)
+    }
+
+    @Test func everyPeerTogetherHasOneBudget() {
+        var limits = DatagramRateLimits()
+        let peers = (0..<8).map { PeerAddress(host: "192.0.2.\(10 + $0)", port: 7400) }
+        limits.exempt = Set(peers)
+        let granted = peers.map { limits.checks(2_000, from: $0, now: .start) }.reduce(0, +)
+        #expect(granted == 8_000)
     }
 
     @Test func everyStrangerTogetherHasOneBudget() {

@@ -28,20 +28,35 @@ import Testing
         }
     }
 
-    /// Bob introduces himself to `alice` with a probe, as his node would, and reads her ack. A
-    /// datagram can be lost on a busy machine, so, like a node, he probes again (a new sequence
-    /// each time) until she answers.
+    /// Bob introduces himself to `alice` with a probe, as his node would, and answers hers: she
+    /// takes him for a peer only once her probe to his address is answered from there
+    /// (docs/PROTOCOL.md, "Trust"). A datagram can be lost on a busy machine, and what she sends
+    /// an address that has not proven itself is paid by what came from it, so, like a node, he
+    /// probes again (a new sequence each time) until both have happened.
     func introduce(_ peer: UDPPeer, to alice: NodeHarness) async throws {
+        var answered = false
         for sequence in 1...30 as ClosedRange<UInt64> {
             let probe = Probe(
                 from: bob.id, nick: "bob", incarnation: 1, sequence: sequence, sentAt: .start, port: peer.port,
                 rooms: [room], peers: [])
             peer.send(bob.signed(.probe(probe)), toPort: alice.port)
-            if await peer.receive(timeout: .seconds(1), where: { if case .ack = $0 { true } else { false } }) != nil {
-                return
+            await alice.advance(.milliseconds(300))  // her probe to him is due at once
+            let heard = await peer.receive(timeout: .seconds(1)) {
+                if case .probe = $0 { true } else { false }
+            }
+            if case .probe(let hers) = heard {
+                let ack = Ack(
+                    from: bob.id, nick: "bob", incarnation: 1, sequence: hers.sequence, echoedSentAt: hers.sentAt,
+                    rooms: [room], peers: [])
+                peer.send(bob.signed(.ack(ack)), toPort: alice.port)
+                answered = true
+            }
+            for _ in 0..<50 where answered {
+                if await alice.node.step({ machine, _ in machine.membership.isProven(bob.id) }) { return }
+                try await Task.sleep(for: .milliseconds(20))
             }
         }
-        Issue.record("alice did not answer bob's probes for 30 s")
+        Issue.record("alice did not take bob for a peer for 30 s")
     }
 
     @Test func aMessageMadeHereIsPushedToEveryLivePeerOfTheRoom() async throws {

@@ -46,6 +46,17 @@ public struct NodeIdentity: Sendable {
         NodeIdentity(Curve25519.Signing.PrivateKey())
     }
 
+    /// The secret this node draws its probes' nonces from (``ProbeNonces``): derived from the
+    /// signing key (HKDF-SHA256, info "huddle probe nonces") and the incarnation, so nobody else
+    /// can predict them, and a restart does not repeat them.
+    public func probeNonceKey(incarnation: UInt64) -> [UInt8] {
+        var info = Array("huddle probe nonces".utf8)
+        withUnsafeBytes(of: incarnation.bigEndian) { info += $0 }
+        let key = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: privateKey.rawRepresentation), info: info, outputByteCount: 32)
+        return key.withUnsafeBytes { Array($0) }
+    }
+
     /// The 32-byte private key seed, to be stored with owner-only permissions.
     public var privateKeyBytes: [UInt8] { [UInt8](privateKey.rawRepresentation) }
 

@@ -51,23 +51,20 @@ extension Membership {
             lastContact[id] = now
             return [.peerChanged(id: id, nick: nick, from: nil, to: .alive)]
         }
-        // A peer that stays alive at a new address moved (a NAT's new mapping); one that comes
-        // back to life is offered what it missed anyway (`.peerChanged`).
-        let moved = peer.address != address && peer.state == .alive
+        // From another address: it may have moved (a NAT's new mapping), or someone passed its
+        // datagram on. It moves only if its known address stops answering (Membership+Trust).
+        let moveChecks = address != peer.address ? checkMove(id, to: address, payer: address.host, now: now) : []
         peer.vouched = max(peer.vouched, incarnation)
         peer.nick = nick
         peer.rooms = rooms
-        if peer.address != address, announcedPort == nil { peer.announcedPort = address.port }
-        peer.address = address
         if let announcedPort { peer.announcedPort = announcedPort }
         if let sample = rttSample.map({ min($0, TimeSpan.max / 8) }) {
             peer.rtt = peer.rtt.map { ($0 * 7 + sample) / 8 } ?? sample  // TCP's SRTT; both <= max / 8
         }
         peers[id] = peer
         noteContact(id, now: now)
-        let moves: [MembershipDirective] = moved ? [.peerMoved(id: id, to: address)] : []
-        guard Self.claim(.alive, at: incarnation, beats: peer) else { return moves }
-        return setState(id, .alive, incarnation: incarnation, now: now) + moves
+        guard Self.claim(.alive, at: incarnation, beats: peer) else { return moveChecks }
+        return setState(id, .alive, incarnation: incarnation, now: now) + moveChecks
     }
 
     /// Merges a peer list gossiped by `sender`: each record is a claim about a peer, applied by
@@ -98,7 +95,9 @@ extension Membership {
             guard Self.claim(record.state, at: record.incarnation, beats: peer) else { continue }
             guard record.incarnation <= peer.vouched else {
                 probeSoon.insert(record.id)
-                if address != peer.address { hearsayAddresses[record.id] = address }
+                if address != peer.address {
+                    directives += checkMove(record.id, to: address, payer: peers[sender]?.address.host ?? address.host, now: now)
+                }
                 continue
             }
             if record.state != .alive, heardDirectly(record.id, now: now), !secondClaim(record, sentBy: sender, now: now) {
@@ -169,7 +168,8 @@ extension Membership {
         }
 
         if let recipient, let peer = peers[recipient], peer.state != .alive { _ = take(peer) }
-        let others = peers.values.filter { $0.id != recipient && $0.address != destination }
+        // A peer that has not shown it receives at its address is not named to anyone.
+        let others = peers.values.filter { $0.id != recipient && $0.address != destination && vouchesForAddress($0) }
         let fresh = others
             .compactMap { peer in changedAt[peer.id].map { (peer, $0) } }
             .filter { (now - $0.1) < config.freshGossipFor }
@@ -186,6 +186,12 @@ extension Membership {
             gossipCursor = (start + looked) % window.count
         }
         return chosen.values.sorted { $0.id < $1.id }
+    }
+
+    /// Whether `peer`'s address may be named to others: it answered there, DNS-SD announced it, or
+    /// it is reached only through relays (and answered through one).
+    func vouchesForAddress(_ peer: Peer) -> Bool {
+        peer.addressProven || peer.foundBy == .mdns || (peer.vouched > 0 && paths[peer.id]?.directLost == true)
     }
 
     /// The peer as a gossip record, or `nil` if its nick or host could not go on the wire.
@@ -221,7 +227,7 @@ extension Membership {
         rumours[evicted] = nil
         speaksIndirect.remove(evicted)
         lastProbe[evicted] = nil
-        hearsayAddresses[evicted] = nil
+        moves[evicted] = nil
         addressChecks[evicted] = nil
         keptAlive[evicted] = nil
         probeSoon.remove(evicted)

@@ -80,6 +80,8 @@ extension Membership {
             directives += probeLostPeers(now: now)
             // Peers across a NAT, maybe: kept open (Membership+KeepAlive).
             directives += keepAlive(now: now)
+            // Peers that reached us first and have not shown they receive where they say.
+            directives += proveAddresses(now: now)
             // Doubted peers are probed every period besides the ring's, directly and through
             // helpers, until they answer or are suspected.
             for id in doubts.keys.sorted() where id != period?.target {
@@ -145,15 +147,17 @@ extension Membership {
         _ address: PeerAddress, target: ProbeTarget, now: MonotonicTime, sentAt: MonotonicTime? = nil,
         relayFor: NodeID? = nil
     ) -> MembershipDirective {
-        let sequence = nextSequence
-        nextSequence &+= 1
+        let sequence = nonces.next()
         var probe = Probe(
             from: me, nick: nick, incarnation: incarnation, sequence: sequence, sentAt: sentAt ?? now, port: port,
             rooms: rooms, peers: [])
         let recipient: NodeID? = if case .peer(let id) = target { id } else { nil }
-        probe.peers = gossip(
-            to: recipient, destination: address,
-            budget: WireLimits.maxDatagramBytes - WireMessage.probe(probe).encodedByteCount, now: now)
+        // Gossip goes only to an address that has proven itself (or that this node's side named).
+        if isTrusted(address) {
+            probe.peers = gossip(
+                to: recipient, destination: address,
+                budget: WireLimits.maxDatagramBytes - WireMessage.probe(probe).encodedByteCount, now: now)
+        }
         outstanding[sequence] = OutstandingProbe(
             target: target, address: address, sentAt: sentAt ?? now, at: now, relayFor: relayFor,
             nackAt: relayFor.map { _ in now + probeTimeout })
@@ -188,7 +192,8 @@ extension Membership {
             case .gone: consider(goneProbeDue(peer.id))
             }
         }
-        if !probeSoon.isEmpty || !hearsayAddresses.isEmpty { consider(now) }
+        if !probeSoon.isEmpty { consider(now) }
+        if let settle = movesDue() { consider(settle) }
         if let heard = hearsayDue() { consider(heard) }
         for seed in seedProbes.values {
             consider(seedDue(seed))

@@ -149,8 +149,7 @@ extension Membership {
     /// Sends a probe to `id` through `relay` (queued as ``RelayDirective/sendVia(_:to:relay:)``),
     /// remembered so its ack, when it comes back through `relay`, gives that path's round trip.
     mutating func probe(via relay: Peer, to id: NodeID, now: MonotonicTime) {
-        let sequence = nextSequence
-        nextSequence &+= 1
+        let sequence = nonces.next()
         var probe = Probe(
             from: me, nick: nick, incarnation: incarnation, sequence: sequence, sentAt: now, port: port,
             rooms: rooms, peers: [])

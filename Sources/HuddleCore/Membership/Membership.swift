@@ -114,12 +114,12 @@ public struct Membership: Sendable {
     var lastTarget: NodeID?
     /// Peers to probe at the next tick, outside the ring.
     var probeSoon: Set<NodeID> = []
-    /// Addresses gossip gave for peers, other than the known ones, to probe at the next tick: a
-    /// peer moves there only if it answers from there (see ``merge(_:sentBy:now:)``).
-    var hearsayAddresses: [NodeID: PeerAddress] = [:]
-    /// When each peer's unsigned message last got an address it came from probed (see
-    /// ``heard(from:at:now:)``).
+    /// Checks of whether a peer moved to another address (`Membership+Trust`).
+    var moves: [NodeID: AddressCheck] = [:]
+    /// When each peer's last check of another address started (see ``checkMove(_:to:payer:now:)``).
     var addressChecks: [NodeID: MonotonicTime] = [:]
+    /// What may go to addresses that have not proven themselves (`Membership+Trust`).
+    public internal(set) var sendCredit = SendCredit()
     /// When each peer was last kept alive (see `Membership+KeepAlive`).
     var keptAlive: [NodeID: MonotonicTime] = [:]
     /// Nodes only gossip named, waiting to answer (see `Membership+Hearsay`).
@@ -153,7 +153,8 @@ public struct Membership: Sendable {
     var lastProbe: [NodeID: ProbeStamp] = [:]
     /// Our probes not answered yet, by sequence number.
     var outstanding: [UInt64: OutstandingProbe] = [:]
-    var nextSequence: UInt64 = 1
+    /// Our probes' sequence numbers: rising, with a nonce only this node knows.
+    var nonces: ProbeNonces
     /// Where the next rotating window starts in the id-sorted candidates, so every peer gets gossiped.
     var gossipCursor = 0
     /// The last wake-up time handed to the shell, to tell it when something falls due earlier.
@@ -168,17 +169,21 @@ public struct Membership: Sendable {
     public var relayBudget = RelayBudget()
 
     /// A node that knows nobody yet. `random` chooses the helpers of indirect probes (by default
-    /// seeded from the id and incarnation).
+    /// seeded from the id and incarnation); `nonceKey` is the secret of its probes' nonces
+    /// (``NodeIdentity/probeNonceKey(incarnation:)``; by default drawn from `random`, for tests).
     public init(
         me: NodeID, nick: String, port: UInt16, incarnation: UInt64, config: MembershipConfig = .init(),
-        random: SplitMix64? = nil
+        random: SplitMix64? = nil, nonceKey: [UInt8]? = nil
     ) {
         self.me = me
         self.nick = nick
         self.port = port
         self.incarnation = incarnation
         self.config = config
-        self.random = random ?? SplitMix64(seed: incarnation ^ UInt64(truncatingIfNeeded: me.hashValue))
+        var random = random ?? SplitMix64(seed: incarnation ^ UInt64(truncatingIfNeeded: me.hashValue))
+        let key = nonceKey ?? (0..<4).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } }
+        self.nonces = ProbeNonces(key: key)
+        self.random = random
     }
 
     /// The alive and suspect peers in `room`, by id: where the room's events are pushed.
@@ -188,10 +193,12 @@ public struct Membership: Sendable {
             .sorted { $0.id < $1.id }
     }
 
-    /// Whether node `id` is a peer that has signed a probe or ack to this node (not hearsay, not
-    /// just a key) and is not gone.
+    /// Whether node `id` is a peer with a node behind it, not gone: it signed a probe or ack to
+    /// this node and either answered a probe of ours at its own address (``isProven(_:)``) or,
+    /// reachable only through relays, answered through one. A key alone is not enough.
     public func hasVouched(_ id: NodeID) -> Bool {
-        peers[id].map { $0.vouched > 0 && $0.state != .gone } ?? false
+        guard let peer = peers[id], peer.vouched > 0, peer.state != .gone else { return false }
+        return peer.addressProven || paths[id]?.directLost == true
     }
 
     /// Adds an address to probe (from `--peer HOST:PORT`) whose node id is not known yet. It is
@@ -251,6 +258,7 @@ public struct Membership: Sendable {
         indirect = indirect.filter { (now - $0.value.at) < config.probeMemory }
         rumours = rumours.filter { (now - $0.value.since) < config.probeMemory }
         addressChecks = addressChecks.filter { (now - $0.value) < config.probeMemory }
+        directives += settleMoves(now: now)
         changedAt = changedAt.filter { (now - $0.value) < config.freshGossipFor }
         expirePaths(now: now)
 
@@ -271,11 +279,6 @@ public struct Membership: Sendable {
             guard let peer = peers[id] else { continue }
             if peer.state == .gone { goneProbedAt[id] = now }
             directives.append(probe(peer.address, target: .peer(id), now: now))
-        }
-        let hearsay = hearsayAddresses
-        hearsayAddresses = [:]
-        for (id, address) in hearsay.sorted(by: { $0.key < $1.key }) where peers[id] != nil {
-            directives.append(probe(address, target: .peer(id), now: now))
         }
         directives += probeHearsay(now: now)
         for address in seedProbes.keys.sorted() {
@@ -324,6 +327,10 @@ public struct Membership: Sendable {
         let announced = probe.port == 0 ? source.port : probe.port
         seedProbes[sender] = nil
         seedProbes[PeerAddress(host: source.host, port: announced)] = nil
+        // A known peer's probe from an address nobody has proven: its NAT's new mapping, or a
+        // stranger passing it on. Not acked there: the check of that address (a probe, which
+        // answers the peer's period as well) is what the bytes that came from there pay for.
+        let checking = peers[probe.from].map { $0.address != sender && !isTrusted(sender) } ?? false
         var changes = contact(
             probe.from, nick: probe.nick, incarnation: probe.incarnation, rooms: probe.rooms, address: sender,
             foundBy: .inbound, rttSample: nil, now: now, announcedPort: announced)
@@ -332,13 +339,24 @@ public struct Membership: Sendable {
             lastProbe[probe.from] = ProbeStamp(incarnation: probe.incarnation, sequence: probe.sequence)
         }
         changes += merge(probe.peers, sentBy: probe.from, now: now)
+        if checking { return changes + rescheduleIfEarlier(now: now) }
+        // From an address that has not proven itself, which this node has not just asked: answered
+        // with a probe of ours, which answers the sender's period (and resolves its seed) as an
+        // ack would, and asks the address to prove itself. An ack echoes nothing a stranger could
+        // not have made up; the probe's nonce it cannot (Membership+Trust).
+        if !isTrusted(sender), !outstanding.values.contains(where: { $0.address == sender }), peers[probe.from] != nil {
+            return changes + [self.probe(sender, target: .peer(probe.from), now: now)] + rescheduleIfEarlier(now: now)
+        }
 
         var ack = Ack(
             from: me, nick: nick, incarnation: incarnation, sequence: probe.sequence, echoedSentAt: probe.sentAt,
             rooms: rooms, peers: [])
-        ack.peers = gossip(
-            to: probe.from, destination: sender,
-            budget: WireLimits.maxDatagramBytes - WireMessage.ack(ack).encodedByteCount, now: now)
+        // Gossip only to an address that has proven itself: the ack to a forged source stays small.
+        if isTrusted(sender) {
+            ack.peers = gossip(
+                to: probe.from, destination: sender,
+                budget: WireLimits.maxDatagramBytes - WireMessage.ack(ack).encodedByteCount, now: now)
+        }
         return [.send(.ack(ack), to: sender)] + changes + rescheduleIfEarlier(now: now)
     }
 
@@ -398,6 +416,7 @@ public struct Membership: Sendable {
         directives += contact(
             ack.from, nick: ack.nick, incarnation: ack.incarnation, rooms: ack.rooms, address: address,
             foundBy: foundBy, rttSample: rttSample, now: now)
+        if let sent, sent.via == nil { noteAnswer(ack.from, probedAt: sent.address, from: source) }
         directives += merge(ack.peers, sentBy: ack.from, now: now)
         if let peer = peers[ack.from], peer.state != .alive { probeSoon.insert(ack.from) }
         noteRouteChanges()
@@ -415,20 +434,16 @@ public struct Membership: Sendable {
     /// A message that names its sender without a signature (a digest) from an address other than
     /// the peer's known one is a hint that the peer moved: a NAT that rebooted maps it to a new
     /// port, and what goes to the old one dies at the router. Nothing unsigned moves a peer, so
-    /// that address is probed at once (ICE's triggered check), at most once per
-    /// ``addressCheckInterval`` per peer; the peer moves there only if it answers from there
-    /// (``MembershipDirective/peerMoved(id:to:)``).
+    /// both addresses are probed at once (ICE's triggered check), at most once per
+    /// ``addressCheckInterval`` per peer; the peer moves only if the known address stays silent
+    /// and the new one answers (``checkMove(_:to:payer:now:)``).
     public mutating func heard(
         from id: NodeID, at source: PeerAddress? = nil, now: MonotonicTime
     ) -> [MembershipDirective] {
         guard id != me, let peer = peers[id] else { return [] }
         noteContact(id, now: now)
-        if let source, source != peer.address, peer.state != .gone,
-            addressChecks[id].map({ (now - $0) >= addressCheckInterval }) ?? true
-        {
-            addressChecks[id] = now
-            hearsayAddresses[id] = source
-            return rescheduleIfEarlier(now: now)
+        if let source, source != peer.address, peer.state != .gone {
+            return checkMove(id, to: source, payer: source.host, now: now) + rescheduleIfEarlier(now: now)
         }
         guard peer.state != .alive else { return [] }
         probeSoon.insert(id)

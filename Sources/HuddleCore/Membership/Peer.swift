@@ -40,6 +40,10 @@ public struct Peer: Hashable, Sendable {
     public var rtt: TimeSpan?
     /// How we first learned of it.
     public var foundBy: PeerSource
+    /// Whether it answered, with its own signed ack, a probe this node sent to ``address``, from
+    /// ``address``: it receives there (docs/PROTOCOL.md, "Trust"). Until then datagrams to it
+    /// spend credit (``SendCredit``) and it has none of a peer's privileges.
+    public var addressProven = false
 
     /// A peer as given (``Membership`` makes these; this is for tests and status output).
     public init(

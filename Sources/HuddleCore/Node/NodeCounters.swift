@@ -11,6 +11,9 @@ public struct NodeCounters: Sendable {
     /// Sound windows sent to peers and taken from them (``SoundWindow``).
     public var soundWindowsOut = 0
     public var soundWindowsIn = 0
+    /// Datagrams not sent: to an address that has not proven itself, past the credit of whoever
+    /// named it (``SendCredit``).
+    public var withheld = 0
 
     /// Everything dropped but copies of events already held (UDP gossip delivers many of those,
     /// and they cost nothing).

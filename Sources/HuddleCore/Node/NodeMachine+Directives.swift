@@ -11,8 +11,28 @@ extension NodeMachine {
 
     mutating func send(_ message: WireMessage, to addresses: [PeerAddress]) {
         guard !addresses.isEmpty else { return }
-        counters.packetsOut += addresses.count
-        emit(.send(message, to: addresses))
+        let trusted = membership.trustedAddresses()
+        var size: Int?
+        let allowed = addresses.filter { address in
+            if trusted.contains(address) { return true }
+            size = size ?? message.encodedByteCount
+            return membership.mayShip(size!, to: address)
+        }
+        counters.withheld += addresses.count - allowed.count
+        guard !allowed.isEmpty else { return }
+        counters.packetsOut += allowed.count
+        emit(.send(message, to: allowed))
+    }
+
+    /// Sends a datagram as it is (a relay's, a sound window) to `address`, unless the address has
+    /// not proven itself and nobody's credit pays for it (docs/PROTOCOL.md, "Trust").
+    mutating func transmit(_ bytes: [UInt8], to address: PeerAddress) {
+        guard membership.mayShip(bytes.count, to: address) else {
+            counters.withheld += 1
+            return
+        }
+        counters.packetsOut += 1
+        emit(.datagram(bytes, to: address))
     }
 
     /// Pushes both events of a proof of equivocation: whoever receives them proves the fault
@@ -77,10 +97,11 @@ extension NodeMachine {
         }
     }
 
-    /// The addresses of live peers that signed their own word to this node: exempt from rate
-    /// limits (a DNS-SD announcement names any address), and who a goodbye goes to.
+    /// The addresses of live peers that signed their own word to this node and answered a probe
+    /// of ours there (docs/PROTOCOL.md, "Trust"): exempt from rate limits (a DNS-SD announcement
+    /// names any address, and a signed probe only shows a key), and who a goodbye goes to.
     var vouchedAddresses: Set<PeerAddress> {
-        Set(membership.peers.values.filter { $0.state != .gone && $0.vouched > 0 }.map(\.address))
+        Set(membership.peers.values.filter { membership.isProven($0.id) }.map(\.address))
     }
 
     /// Addresses a peer was found at (mDNS, as a test or the simulator would say).

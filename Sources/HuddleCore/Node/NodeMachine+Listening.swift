@@ -114,12 +114,11 @@ extension NodeMachine {
             if case .via(_, let relay) = membership.route(to: id),
                 let wrapped = RelayMessage(from: identity.id, to: id, payload: bytes)
             {
-                emit(.datagram(wrapped.encoded(), to: relay))
+                transmit(wrapped.encoded(), to: relay)
             } else {
-                emit(.datagram(bytes, to: peer.address))
+                transmit(bytes, to: peer.address)
             }
         }
-        counters.packetsOut += recipients.count
         counters.soundWindowsOut += recipients.count
     }
 
@@ -132,6 +131,7 @@ extension NodeMachine {
         _ window: SoundWindow, from source: PeerAddress, now: NodeTime, checks: inout some SignatureBudget
     ) {
         counters.packetsIn += 1
+        membership.arrived(window.encodedByteCount, from: source)
         take(window, now: now, checks: &checks)
     }
 

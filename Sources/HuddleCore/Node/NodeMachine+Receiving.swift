@@ -12,6 +12,7 @@ extension NodeMachine {
         _ message: WireMessage, from source: PeerAddress, now: NodeTime, checks: inout some SignatureBudget
     ) {
         counters.packetsIn += 1
+        membership.arrived(message.encodedByteCount, from: source)
         if message.isMembership, !message.hasValidMembershipSignature {
             return countDropped(.badSignature)
         }

@@ -10,10 +10,10 @@ extension NodeMachine {
         checks: inout some SignatureBudget
     ) {
         counters.packetsIn += 1
+        membership.arrived(bytes.count, from: source)
         switch membership.accept(relay, from: source, now: now.monotonic) {
         case .forward(let address):
-            counters.packetsOut += 1
-            emit(.datagram(bytes, to: address))
+            transmit(bytes, to: address)
         case .refuse:
             countDropped(.relayRefused)
         case .deliver(.sound(let window), _, _):
@@ -54,8 +54,7 @@ extension NodeMachine {
                 let payload = bytes ?? message.encoded()
                 bytes = payload
                 guard let wrapped = RelayMessage(from: identity.id, to: peer.id, payload: payload) else { continue }
-                counters.packetsOut += 1
-                emit(.datagram(wrapped.encoded(), to: relay))
+                transmit(wrapped.encoded(), to: relay)
             case .none:
                 // Known but not a live peer any more (a direct room's other side, say): its last address.
                 direct.append(peer.address)
@@ -81,8 +80,7 @@ extension NodeMachine {
             case .sendVia(let message, let target, let relay):
                 let inner = identity.signed(withCard(message)).encoded()
                 guard let wrapped = RelayMessage(from: identity.id, to: target, payload: inner) else { continue }
-                counters.packetsOut += 1
-                emit(.datagram(wrapped.encoded(), to: relay))
+                transmit(wrapped.encoded(), to: relay)
             case .routeChanged(_, let nick, let route):
                 if let relay = route.relay {
                     let through = membership.peers[relay]?.nick ?? "\(relay)"

@@ -110,7 +110,8 @@ public struct NodeMachine: Sendable {
         // A later start has a higher incarnation, so gossip can tell a restarted node's address.
         membership = Membership(
             me: setup.identity.id, nick: setup.nick, port: setup.port, incarnation: setup.incarnation,
-            config: setup.membership, random: SplitMix64(seed: setup.seed ^ 0x5EED))
+            config: setup.membership, random: SplitMix64(seed: setup.seed ^ 0x5EED),
+            nonceKey: setup.identity.probeNonceKey(incarnation: setup.incarnation))
         replication = Replication(config: setup.replication, random: SplitMix64(seed: setup.seed))
         stored = restore.rooms
         privateRoomNames = restore.privateRoomNames

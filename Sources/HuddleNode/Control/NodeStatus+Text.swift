@@ -106,7 +106,8 @@ extension NodeStatus {
                 + "; events received \(counters.eventsReceived), stored \(counters.eventsStored)"
                 + ", duplicates \(counters.duplicates)"
                 + (counters.soundWindowsOut + counters.soundWindowsIn > 0
-                    ? "; sound windows out \(counters.soundWindowsOut), in \(counters.soundWindowsIn)" : ""))
+                    ? "; sound windows out \(counters.soundWindowsOut), in \(counters.soundWindowsIn)" : "")
+                + (counters.withheld > 0 ? "; withheld from unproven addresses \(counters.withheld)" : ""))
         if !counters.drops.isEmpty {
             let drops = counters.drops.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
                 .map { "\($0.key.replacingOccurrences(of: "_", with: " ")) \($0.value)" }

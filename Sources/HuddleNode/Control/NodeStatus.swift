@@ -141,6 +141,9 @@ public struct NodeStatus: Codable, Sendable, Equatable {
         /// Sound windows sent to peers and taken from them, while listening.
         public var soundWindowsOut: Int = 0
         public var soundWindowsIn: Int = 0
+        /// Datagrams not sent to an address that has not answered a probe of this node's, past the
+        /// credit of whoever named it (docs/PROTOCOL.md, "Trust").
+        public var withheld: Int = 0
         /// What was dropped, by why: "malformed", "oversized", "bad_signature", "not_joined",
         /// "invalid", "too_far_ahead", "over_budget", "too_many_origins", "quarantined",
         /// "unmet_context", "gap_expired", "sync_busy", "sync_broken", "unreadable",

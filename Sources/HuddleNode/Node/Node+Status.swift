@@ -118,7 +118,7 @@ extension Node {
             rejected: drops.values.reduce(0, +), newerProtocol: counters.newerProtocol,
             eventsReceived: counters.eventsReceived, eventsStored: writer.eventsStored,
             duplicates: counters.drops[.duplicate] ?? 0, soundWindowsOut: counters.soundWindowsOut,
-            soundWindowsIn: counters.soundWindowsIn, drops: drops)
+            soundWindowsIn: counters.soundWindowsIn, withheld: counters.withheld, drops: drops)
     }
 
     /// The IPv4 and IPv6 addresses of this host's interfaces, loopback last.

@@ -96,3 +96,17 @@ extension RoomSession {
         return room
     }
 }
+
+extension Membership {
+    /// Takes peer `id` as having answered a probe of ours at its address (what its signed ack to
+    /// one, from there, does), for a test about something else than trust.
+    mutating func proveForTest(_ id: NodeID) {
+        peers[id]?.addressProven = true
+        probeSoon.remove(id)
+    }
+
+    /// ``proveForTest(_:)`` for every peer known.
+    mutating func proveAllForTest() {
+        for id in peers.keys { proveForTest(id) }
+    }
+}

@@ -1,0 +1,154 @@
+/// Trust: which addresses have proven themselves, where a peer may move, and what this node may
+/// send to an address that has not (docs/PROTOCOL.md, "Trust").
+///
+/// - **An address proves itself by answering.** A probe's sequence carries 32 bits nobody else
+///   can predict (``ProbeNonces``), so a signed ack that echoes it and comes *from the address
+///   the probe went to* shows that the peer receives there. Such a peer's address is
+///   ``Peer/addressProven``. A key that only signed a probe proves nothing: keys are free and
+///   source addresses can be forged.
+/// - **A peer moves only when its address stops answering.** A signed probe or ack from another
+///   address, a gossip record or an unsigned digest naming one: each starts a check that probes
+///   both the known address and the new one. If the known one answers (within a probe timeout),
+///   the peer stays; only if it does not and the new one does, the peer moves there
+///   (``MembershipDirective/peerMoved(id:to:)``). A NAT that rebooted moves its peers a probe
+///   timeout later than before; a stranger who relays a peer's fresh probe to another moves nobody
+///   (it cut two nodes off from each other for good, once).
+/// - **Nothing more to an unproven address than arrived** (``SendCredit``): datagrams to an
+///   address no peer proved, no seed and no DNS-SD announcement named, spend the credit of the
+///   host they came from, or of the member that gossiped the address.
+extension Membership {
+    /// A check of whether a peer moved: both addresses probed, the known one first.
+    struct AddressCheck: Hashable, Sendable {
+        /// Where it may have moved.
+        var candidate: PeerAddress
+        var since: MonotonicTime
+        /// When the candidate was last probed.
+        var askedAt: MonotonicTime
+        /// Whose credit probes of the candidate spend: the host that named it.
+        var payer: String
+        var knownAnswered = false
+        var candidateAnswered = false
+    }
+
+    /// Whether the peer at `address` has proven it receives there, or the address came from
+    /// this node's own side (a seed the user named, a DNS-SD announcement): datagrams to it
+    /// spend no credit.
+    public func isTrusted(_ address: PeerAddress) -> Bool {
+        if seedProbes[address] != nil { return true }
+        return peers.values.contains { $0.address == address && ($0.addressProven || $0.foundBy == .mdns) }
+    }
+
+    /// Every address ``isTrusted(_:)`` holds, at once (for a push to many).
+    public func trustedAddresses() -> Set<PeerAddress> {
+        var trusted = Set(seedProbes.keys)
+        for peer in peers.values where peer.addressProven || peer.foundBy == .mdns { trusted.insert(peer.address) }
+        return trusted
+    }
+
+    /// Whether node `id` is a peer whose own address answered this node's probe, and not gone:
+    /// one whose datagrams are exempt from rate limits and whose events may take a reserved slot.
+    public func isProven(_ id: NodeID) -> Bool {
+        peers[id].map { $0.addressProven && $0.vouched > 0 && $0.state != .gone } ?? false
+    }
+
+    /// `bytes` arrived from `source`: credit for datagrams to addresses not proven yet.
+    public mutating func arrived(_ bytes: Int, from source: PeerAddress) {
+        sendCredit.earn(bytes, from: source.host)
+    }
+
+    /// Whether a datagram of `bytes` may go to `address` now: at once to a trusted address
+    /// (``isTrusted(_:)``); otherwise only from the credit of whoever named the address.
+    public mutating func mayShip(_ bytes: Int, to address: PeerAddress) -> Bool {
+        guard !isTrusted(address) else { return true }
+        return sendCredit.spend(bytes, payer: payer(for: address))
+    }
+
+    /// The host whose credit pays for datagrams to `address`: the member that gossiped it, else
+    /// the address's own host.
+    func payer(for address: PeerAddress) -> String {
+        if let check = moves.values.first(where: { $0.candidate == address }) { return check.payer }
+        if let named = hearsay.values.first(where: { $0.address == address }), let via = named.via,
+            let namer = peers[via]
+        {
+            return namer.address.host
+        }
+        return address.host
+    }
+
+    /// Starts a check of whether peer `id` moved to `candidate`, named by `payer`'s host: probes
+    /// the known address and the candidate at once. At most one check per peer runs; while it
+    /// waits for the candidate, news of the same candidate asks it again (its first probe may have
+    /// found no credit, or been lost), at most once per ``addressCheckInterval``.
+    mutating func checkMove(_ id: NodeID, to candidate: PeerAddress, payer: String, now: MonotonicTime)
+        -> [MembershipDirective]
+    {
+        guard let peer = peers[id], candidate != peer.address, !candidate.host.isEmpty, candidate.port != 0,
+            addressChecks[id].map({ (now - $0) >= addressCheckInterval }) ?? true
+        else { return [] }
+        if let check = moves[id] {
+            guard check.candidate == candidate, !check.candidateAnswered else { return [] }
+            addressChecks[id] = now
+            moves[id]?.askedAt = now
+            return [probe(candidate, target: .peer(id), now: now)]
+        }
+        addressChecks[id] = now
+        moves[id] = AddressCheck(candidate: candidate, since: now, askedAt: now, payer: payer)
+        probeSoon.remove(id)
+        return [probe(peer.address, target: .peer(id), now: now), probe(candidate, target: .peer(id), now: now)]
+    }
+
+    /// Peer `id`'s signed ack to a probe of ours sent to `address` arrived from `source`. From
+    /// the address itself, it proves the peer receives there.
+    mutating func noteAnswer(_ id: NodeID, probedAt address: PeerAddress, from source: PeerAddress) {
+        guard source == address, let peer = peers[id] else { return }
+        if address == peer.address {
+            peers[id]?.addressProven = true
+            moves[id]?.knownAnswered = true
+        }
+        if moves[id]?.candidate == address { moves[id]?.candidateAnswered = true }
+    }
+
+    /// Settles the checks that are due: a peer whose known address answered stays; one whose
+    /// known address stayed silent for a probe timeout while the candidate answered moves there;
+    /// a check whose candidate did not answer within a period of being asked is dropped.
+    mutating func settleMoves(now: MonotonicTime) -> [MembershipDirective] {
+        var directives: [MembershipDirective] = []
+        for id in moves.keys.sorted() {
+            guard let check = moves[id], var peer = peers[id], !check.knownAnswered else {
+                moves[id] = nil
+                continue
+            }
+            if check.candidateAnswered, (now - check.since) >= probeTimeout {
+                moves[id] = nil
+                peer.address = check.candidate
+                peer.addressProven = true
+                peers[id] = peer
+                directAnswered(id, now: now)
+                // Offered again what went to the dead address (one coming back to life is anyway).
+                if peer.state == .alive { directives.append(.peerMoved(id: id, to: check.candidate)) }
+            } else if (now - check.askedAt) >= periodLength {
+                moves[id] = nil
+            }
+        }
+        return directives
+    }
+
+    /// When the next check is due to settle.
+    func movesDue() -> MonotonicTime? {
+        moves.values.map { $0.candidateAnswered ? $0.since + probeTimeout : $0.askedAt + periodLength }.min()
+    }
+
+    /// Alive peers whose address has not answered a probe of ours yet (one that reached this
+    /// node first, from an address it says is its own): probed at the start of each period, at
+    /// most ``MembershipConfig/keepAlivePeers`` of them, from the credit their host earned.
+    mutating func proveAddresses(now: MonotonicTime) -> [MembershipDirective] {
+        let due = peers.values
+            .filter { peer in
+                peer.state == .alive && !peer.addressProven && peer.id != period?.target && doubts[peer.id] == nil
+                    && paths[peer.id]?.directLost != true && moves[peer.id] == nil && keptAlive[peer.id] != now
+            }
+            .sorted { $0.id < $1.id }
+            .prefix(max(config.keepAlivePeers, 1))
+        return due.map { probe($0.address, target: .peer($0.id), now: now) }
+    }
+}

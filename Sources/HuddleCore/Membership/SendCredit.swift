@@ -1,0 +1,57 @@
+/// What this node may send to addresses that have not proven themselves, by host: never more
+/// bytes than arrived from that host (docs/PROTOCOL.md, "Trust").
+///
+/// Anyone can name an address: a forged source, a gossip record, an unsigned digest. Without
+/// this, a node answered a 170-byte probe with a forged source by 90 datagrams over 30 s, and
+/// gossip naming a victim brought it 29 bytes for every byte the attacker sent. So a datagram to
+/// an address that has not answered one of this node's probes (``Peer/addressProven``) spends
+/// credit, and credit is earned only by bytes that arrived: from the address's own host, or, for
+/// an address gossip named, from the host of the member that named it. A host's credit is capped
+/// at ``cap``; at most ``maximumTracked`` hosts are kept (the smallest credits are forgotten
+/// first: a forgotten host starts again at zero, which only sends less).
+///
+/// ```swift
+/// var credit = SendCredit()
+/// credit.earn(170, from: "192.0.2.66")              // a probe arrived from there
+/// credit.spend(150, payer: "192.0.2.66")            // true: the ack may go
+/// credit.spend(150, payer: "192.0.2.66")            // false: 20 bytes left
+/// ```
+public struct SendCredit: Sendable {
+    /// The most credit one host holds, in bytes.
+    public static let cap = 64 << 10
+    /// The most hosts whose credit is kept.
+    public static let maximumTracked = 4_096
+
+    private var hosts: [String: Int] = [:]
+    /// Bytes refused so far, and datagrams.
+    public private(set) var refusedBytes = 0
+    public private(set) var refused = 0
+
+    public init() {}
+
+    /// The credit `host` holds.
+    public func balance(of host: String) -> Int { hosts[host] ?? 0 }
+
+    /// `bytes` arrived from `host`.
+    public mutating func earn(_ bytes: Int, from host: String) {
+        guard bytes > 0 else { return }
+        if hosts[host] == nil, hosts.count >= Self.maximumTracked {
+            // Keep the half with the most credit: honest peers talk all the time.
+            let kept = hosts.sorted { $0.value > $1.value }.prefix(Self.maximumTracked / 2)
+            hosts = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
+        }
+        hosts[host] = min(Self.cap, (hosts[host] ?? 0) + bytes)
+    }
+
+    /// Takes `bytes` of `payer`'s credit if it holds that much; false (and counted) if not.
+    public mutating func spend(_ bytes: Int, payer: String) -> Bool {
+        let balance = hosts[payer] ?? 0
+        guard balance >= bytes else {
+            refused += 1
+            refusedBytes += bytes
+            return false
+        }
+        hosts[payer] = balance - bytes
+        return true
+    }
+}
