@@ -64,7 +64,7 @@ private let second = TimeSpan.seconds(1)
                     changes[node].append((now, id, .gone))
                 case .scheduleTick(let at):
                     wakeAt[node] = at
-                case .peerMoved:
+                case .peerMoved, .peerProven:
                     break
                 }
             }

@@ -69,7 +69,7 @@ import Testing
                     wakeAt[node] = at
                 case .forward(let message, let address):
                     apply([.send(message, to: address)], at: node)
-                case .peerMoved:
+                case .peerMoved, .peerProven:
                     break
                 }
             }

@@ -156,6 +156,12 @@ private let second = TimeSpan.seconds(1)
         _ = membership.receive(probe(from: bob), from: PeerAddress(host: bobAt.host, port: 50_000), now: .start)
         #expect(membership.seeds == [])
         #expect(membership.peers[bob]?.foundBy == .inbound)
+        // From the seed's very address: the user's word for it, so a live peer at once.
+        var other = aliceNode()
+        other.addSeed(bobAt)
+        _ = other.receive(probe(from: bob), from: bobAt, now: .start)
+        #expect(other.peers[bob]?.foundBy == .seed)
+        #expect(other.isProven(bob))
     }
 
     @Test func oneSeedIsEnough() throws {
@@ -167,6 +173,7 @@ private let second = TimeSpan.seconds(1)
         let learned = membership.receive(answer, from: bobAt, now: .start + .microseconds(500))
         #expect(learned == [
             .peerChanged(id: bob, nick: "bob", from: nil, to: .alive),
+            .peerProven(id: bob),  // his ack came from where the probe went
             .scheduleTick(at: .start + .microseconds(500)),  // carol is to be probed at once
         ])
         // Bob's word for carol is hearsay: she is probed, and a peer only once she answers.
@@ -681,6 +688,9 @@ private let second = TimeSpan.seconds(1)
         _ = membership.receive(probe(from: bob, rooms: many), from: bobAt, now: .start)
         _ = membership.receive(probe(from: carol, nick: "carol", port: 7003, rooms: ["r1"]), from: carolAt, now: .start)
         #expect(membership.peers[bob]?.rooms == Array(many.prefix(WireLimits.maxRoomsPerNode)))
+        // Live in a room only once their addresses answered (Membership+Trust).
+        #expect(membership.alivePeers(inRoom: "r1").map(\.id) == [])
+        membership.proveAllForTest()
         #expect(membership.alivePeers(inRoom: "r1").map(\.id) == [bob, carol])
         #expect(membership.alivePeers(inRoom: "r35").map(\.id) == [])
         #expect(membership.alivePeers(inRoom: "superbowl").map(\.id) == [])

@@ -1549,13 +1549,15 @@ class WireClient:
         return None if theirs is None else direct_key(self.key, self.id, peer_id, theirs)
 
     def meet(self, to: Union[str, Address], timeout: float = 15) -> "Ack":
-        """Probes `to` until it acks (one probe a second): from then on that node knows this
-        client as a peer of its rooms. Returns the ack."""
+        """Probes `to` until it acks (a probe every 0.3 s): from then on that node knows this
+        client as a peer of its rooms. A node answers the first probe from an address that has
+        not proven itself with a probe of its own (docs/PROTOCOL.md, "Trust"), which this
+        client acks (`auto_ack`); its next probe is acked. Returns the ack."""
         deadline = time.monotonic() + timeout
         while True:
             sequence = self.probe(to)
             try:
-                return self.recv(timeout=1, kind=Ack, predicate=lambda g: g.message.sequence == sequence).message
+                return self.recv(timeout=0.3, kind=Ack, predicate=lambda g: g.message.sequence == sequence).message
             except TimeoutError:
                 if time.monotonic() > deadline:
                     raise

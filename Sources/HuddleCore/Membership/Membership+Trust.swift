@@ -35,20 +35,23 @@ extension Membership {
     /// spend no credit.
     public func isTrusted(_ address: PeerAddress) -> Bool {
         if seedProbes[address] != nil { return true }
-        return peers.values.contains { $0.address == address && ($0.addressProven || $0.foundBy == .mdns) }
+        return peers.values.contains { $0.address == address && ($0.addressProven || $0.foundBy == .mdns || $0.foundBy == .seed) }
     }
 
     /// Every address ``isTrusted(_:)`` holds, at once (for a push to many).
     public func trustedAddresses() -> Set<PeerAddress> {
         var trusted = Set(seedProbes.keys)
-        for peer in peers.values where peer.addressProven || peer.foundBy == .mdns { trusted.insert(peer.address) }
+        for peer in peers.values where peer.addressProven || peer.foundBy == .mdns || peer.foundBy == .seed {
+            trusted.insert(peer.address)
+        }
         return trusted
     }
 
-    /// Whether node `id` is a peer whose own address answered this node's probe, and not gone:
-    /// one whose datagrams are exempt from rate limits and whose events may take a reserved slot.
+    /// Whether node `id` is a live peer: not gone, it signed its own word to this node, and its
+    /// address answered a probe of this node's (or is a seed the user named, where it answered
+    /// from). Its datagrams are exempt from rate limits, and it is told when this node leaves.
     public func isProven(_ id: NodeID) -> Bool {
-        peers[id].map { $0.addressProven && $0.vouched > 0 && $0.state != .gone } ?? false
+        peers[id].map { $0.vouched > 0 && $0.state != .gone && ($0.addressProven || $0.foundBy == .seed) } ?? false
     }
 
     /// `bytes` arrived from `source`: credit for datagrams to addresses not proven yet.
@@ -98,14 +101,17 @@ extension Membership {
     }
 
     /// Peer `id`'s signed ack to a probe of ours sent to `address` arrived from `source`. From
-    /// the address itself, it proves the peer receives there.
-    mutating func noteAnswer(_ id: NodeID, probedAt address: PeerAddress, from source: PeerAddress) {
-        guard source == address, let peer = peers[id] else { return }
-        if address == peer.address {
-            peers[id]?.addressProven = true
-            moves[id]?.knownAnswered = true
-        }
+    /// the address itself, it proves the peer receives there. True if that made its address
+    /// proven (``MembershipDirective/peerProven(id:)``).
+    mutating func noteAnswer(_ id: NodeID, probedAt address: PeerAddress, from source: PeerAddress) -> Bool {
+        guard source == address, let peer = peers[id] else { return false }
         if moves[id]?.candidate == address { moves[id]?.candidateAnswered = true }
+        guard address == peer.address else { return false }
+        moves[id]?.knownAnswered = true
+        guard !peer.addressProven else { return false }
+        proofs += 1
+        peers[id]?.addressProven = true
+        return true
     }
 
     /// Settles the checks that are due: a peer whose known address answered stays; one whose
@@ -122,6 +128,7 @@ extension Membership {
                 moves[id] = nil
                 peer.address = check.candidate
                 peer.addressProven = true
+                proofs += 1
                 peers[id] = peer
                 directAnswered(id, now: now)
                 // Offered again what went to the dead address (one coming back to life is anyway).

@@ -118,6 +118,9 @@ public struct Membership: Sendable {
     var moves: [NodeID: AddressCheck] = [:]
     /// When each peer's last check of another address started (see ``checkMove(_:to:payer:now:)``).
     var addressChecks: [NodeID: MonotonicTime] = [:]
+    /// How many times a peer's address became proven (`Membership+Trust`): a shell that keeps the
+    /// set of live peers' addresses recomputes it when this changes.
+    public internal(set) var proofs = 0
     /// What may go to addresses that have not proven themselves (`Membership+Trust`).
     public internal(set) var sendCredit = SendCredit()
     /// When each peer was last kept alive (see `Membership+KeepAlive`).
@@ -189,7 +192,7 @@ public struct Membership: Sendable {
     /// The alive and suspect peers in `room`, by id: where the room's events are pushed.
     public func alivePeers(inRoom room: String) -> [Peer] {
         peers.values
-            .filter { $0.state != .gone && $0.rooms.contains(room) }
+            .filter { $0.state != .gone && $0.rooms.contains(room) && vouchesForAddress($0) }
             .sorted { $0.id < $1.id }
     }
 
@@ -325,7 +328,9 @@ public struct Membership: Sendable {
         // gave the sender another one (it keeps the port only when it is free).
         let sender = source
         let announced = probe.port == 0 ? source.port : probe.port
-        seedProbes[sender] = nil
+        // From the very address of a seed the user named: the user's word for it, as if it had
+        // answered there. (From another port, the seed is resolved, the address not vouched for.)
+        let seed = seedProbes.removeValue(forKey: sender) != nil
         seedProbes[PeerAddress(host: source.host, port: announced)] = nil
         // A known peer's probe from an address nobody has proven: its NAT's new mapping, or a
         // stranger passing it on. Not acked there: the check of that address (a probe, which
@@ -333,7 +338,7 @@ public struct Membership: Sendable {
         let checking = peers[probe.from].map { $0.address != sender && !isTrusted(sender) } ?? false
         var changes = contact(
             probe.from, nick: probe.nick, incarnation: probe.incarnation, rooms: probe.rooms, address: sender,
-            foundBy: .inbound, rttSample: nil, now: now, announcedPort: announced)
+            foundBy: seed ? .seed : .inbound, rttSample: nil, now: now, announcedPort: announced)
         // Kept for known peers only, so fresh keys cannot grow it past the peer table.
         if peers[probe.from] != nil {
             lastProbe[probe.from] = ProbeStamp(incarnation: probe.incarnation, sequence: probe.sequence)
@@ -416,7 +421,9 @@ public struct Membership: Sendable {
         directives += contact(
             ack.from, nick: ack.nick, incarnation: ack.incarnation, rooms: ack.rooms, address: address,
             foundBy: foundBy, rttSample: rttSample, now: now)
-        if let sent, sent.via == nil { noteAnswer(ack.from, probedAt: sent.address, from: source) }
+        if let sent, sent.via == nil, noteAnswer(ack.from, probedAt: sent.address, from: source) {
+            directives.append(.peerProven(id: ack.from))
+        }
         directives += merge(ack.peers, sentBy: ack.from, now: now)
         if let peer = peers[ack.from], peer.state != .alive { probeSoon.insert(ack.from) }
         noteRouteChanges()
@@ -479,6 +486,9 @@ public enum MembershipDirective: Hashable, Sendable {
     /// at `address` from now on (a NAT that rebooted gave it a new port): what was sent to the old
     /// address since it stopped working may be lost, so whatever it should hold is offered again.
     case peerMoved(id: NodeID, to: PeerAddress)
+    /// A peer's address answered a probe of this node's from there for the first time
+    /// (`Membership+Trust`): it is a live peer from now on, to push to and to offer the rooms.
+    case peerProven(id: NodeID)
     /// Call ``Membership/tick(now:)`` when the local monotonic clock reaches `at`.
     case scheduleTick(at: MonotonicTime)
     /// Send `message` to `address` exactly as it is: another node's signed ``Ack`` to a probe

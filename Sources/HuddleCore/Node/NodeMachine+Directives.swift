@@ -68,7 +68,13 @@ extension NodeMachine {
             case .peerChanged(let id, let nick, _, let to):
                 vouchedChanged = true
                 show(.peer(id: id, nick: nick, state: to, left: false))
-                if to == .alive, let peer = membership.peers[id] {
+                // Offered the rooms once it answers at its address (.peerProven), not before.
+                if to == .alive, let peer = membership.peers[id], membership.vouchesForAddress(peer) {
+                    perform(replication.peerAlive(peer, sharedRooms: joined.filter(peer.rooms.contains)), now: now)
+                }
+            case .peerProven(let id):
+                vouchedChanged = true
+                if let peer = membership.peers[id], peer.state == .alive {
                     perform(replication.peerAlive(peer, sharedRooms: joined.filter(peer.rooms.contains)), now: now)
                 }
             case .peerLeft(let id, let nick):
@@ -89,10 +95,16 @@ extension NodeMachine {
         }
         performRelayDirectives()
         // A goodbye names the incarnation that ends: the current one, also after a refutation.
-        if vouchedChanged || membership.incarnation != lastVouched.incarnation {
+        // A proof moves no state (an address that answered is no news to the reader), but makes a
+        // peer live: exempt from rate limits, and told when this node leaves.
+        if vouchedChanged || membership.incarnation != lastVouched.incarnation
+            || membership.proofs != lastVouched.proofs
+        {
             let vouched = vouchedAddresses
+            let proofs = membership.proofs
+            defer { lastVouched.proofs = proofs }
             guard vouched != lastVouched.addresses || membership.incarnation != lastVouched.incarnation else { return }
-            lastVouched = (vouched, membership.incarnation)
+            lastVouched = (vouched, membership.incarnation, proofs)
             emit(.vouchedPeers(vouched, incarnation: membership.incarnation))
         }
     }

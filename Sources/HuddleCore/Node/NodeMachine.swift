@@ -80,7 +80,7 @@ public struct NodeMachine: Sendable {
     var membershipTickAt: MonotonicTime = .start
     var replicationTickAt: MonotonicTime = .start
     /// The vouched peers' addresses and the incarnation last told (``NodeEffect/vouchedPeers(_:incarnation:)``).
-    var lastVouched: (addresses: Set<PeerAddress>, incarnation: UInt64) = ([], 0)
+    var lastVouched: (addresses: Set<PeerAddress>, incarnation: UInt64, proofs: Int) = ([], 0, 0)
     /// Per room, the first seq of this node's own events whose commit is still under way (see
     /// `NodeMachine+Commits`).
     var uncommittedFrom: [String: UInt64] = [:]

@@ -76,7 +76,7 @@ struct RelayNetwork {
                 send(.message(message), from: node, to: address)
             case .scheduleTick(let at):
                 wakeAt[node] = at
-            case .peerChanged, .peerLeft, .peerMoved:
+            case .peerChanged, .peerLeft, .peerMoved, .peerProven:
                 break
             }
         }
