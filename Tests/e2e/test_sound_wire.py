@@ -198,3 +198,35 @@ def test_what_leaves_a_listening_node_is_readable_by_its_one_receiver_and_only_w
     assert not any(word in got.data for got in to_mallory for word in loud_words)
     sharing = status["listening"]["sharing"]
     assert sharing["shared_with"]["eve"] >= 24 and sharing["shared_with"].get("mallory", 0) <= 10
+
+
+def test_a_member_flooding_sound_windows_gets_one_a_second_opened(lan, tmp_path):
+    """Round 3: 16 member identities flooding windows took a node from 2 % to 51 % of a core.
+    Now each sender's windows are budgeted (one a second, bursts of four) before any signature
+    is checked or seal opened: eve's 200 windows in 2 s cost bob 200 lookups, and he opens a
+    handful."""
+    wav = speechlike_wav(tmp_path / "room.wav", 30)
+    with WireClient("eve") as eve:
+        bob = lan("bob", extra=["--audio-file", str(wav)])
+        eve.meet(bob.address)
+        eve.join(bob.address)
+        bob.wait_for(lambda o: o["type"] == "listening" and "source" in o, what="bob hearing his file")
+        bob_id = bytes.fromhex(bob.id)
+        key = poll(lambda: eve.pair_key(bob_id), timeout=10, what="eve has bob's agreement key")
+        poll(lambda: any(m["nick"] == "eve" for m in room(bob)["members"]), timeout=10, what="eve a member on bob")
+        before = bob.status()["counters"]
+        started = time.monotonic()
+        for n in range(200):
+            now = now_ms()
+            eve.send_raw(bob.address, encode_sound_window(eve.id, ROOM, now, now - 2_000, [n + 1] * 200, [True] * 200,
+                                                          key=eve.key, pair_key=key, to_id=bob_id))
+            time.sleep(0.01)
+        elapsed = time.monotonic() - started
+        after = poll(lambda: (c := bob.status()["counters"])["drops"].get("sound_budget", 0)
+                     - before["drops"].get("sound_budget", 0) + c["sound_windows_in"] - before["sound_windows_in"] >= 200
+                     and c, timeout=10, what="bob dealt with eve's 200 windows")
+    opened = after["sound_windows_in"] - before["sound_windows_in"]
+    refused = after["drops"].get("sound_budget", 0) - before["drops"].get("sound_budget", 0)
+    print(f"eve sent 200 windows in {elapsed:.1f} s: bob opened {opened}, refused {refused} unchecked")
+    assert opened <= 4 + elapsed + 1
+    assert refused >= 200 - (4 + elapsed + 1)

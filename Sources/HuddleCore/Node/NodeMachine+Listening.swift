@@ -143,6 +143,7 @@ extension NodeMachine {
             membership.alivePeers(inRoom: window.room).contains(where: { $0.id == window.from }),
             rooms[window.room]?.members.contains(where: { $0.id == window.from }) == true
         else { return countDropped(.unknownSender) }
+        guard soundBudget.admit(from: window.from, now: now.monotonic) else { return countDropped(.soundBudget) }
         guard checks.allow(1) == 1 else { return countDropped(.checkBudget) }
         guard window.hasValidSignature else {
             checks.penalize(1)
