@@ -35,16 +35,20 @@ extension Membership {
     /// spend no credit.
     public func isTrusted(_ address: PeerAddress) -> Bool {
         if seedProbes[address] != nil { return true }
-        return peers.values.contains { $0.address == address && ($0.addressProven || $0.foundBy == .mdns || $0.foundBy == .seed) }
+        return peers.values.contains { $0.address == address && hasTrustedAddress($0) }
     }
 
     /// Every address ``isTrusted(_:)`` holds, at once (for a push to many).
     public func trustedAddresses() -> Set<PeerAddress> {
         var trusted = Set(seedProbes.keys)
-        for peer in peers.values where peer.addressProven || peer.foundBy == .mdns || peer.foundBy == .seed {
-            trusted.insert(peer.address)
-        }
+        for peer in peers.values where hasTrustedAddress(peer) { trusted.insert(peer.address) }
         return trusted
+    }
+
+    /// Whether `peer`'s address answered there, or this node's own side named it: a seed the user
+    /// named (where it answered from), a DNS-SD announcement.
+    func hasTrustedAddress(_ peer: Peer) -> Bool {
+        peer.addressProven || peer.foundBy == .mdns || peer.foundBy == .seed
     }
 
     /// Whether node `id` is a live peer: not gone, it signed its own word to this node, and its

@@ -189,7 +189,9 @@ public struct Membership: Sendable {
         self.random = random
     }
 
-    /// The alive and suspect peers in `room`, by id: where the room's events are pushed.
+    /// The live (alive or suspect) peers in `room`, by id, whose address stands (proven, named by
+    /// this node's side, or relay-only: ``vouchesForAddress(_:)``): where the room's events are
+    /// pushed.
     public func alivePeers(inRoom room: String) -> [Peer] {
         peers.values
             .filter { $0.state != .gone && $0.rooms.contains(room) && vouchesForAddress($0) }

@@ -23,14 +23,8 @@ public struct SendCredit: Sendable {
     public static let maximumTracked = 4_096
 
     private var hosts: [String: Int] = [:]
-    /// Bytes refused so far, and datagrams.
-    public private(set) var refusedBytes = 0
-    public private(set) var refused = 0
 
     public init() {}
-
-    /// The credit `host` holds.
-    public func balance(of host: String) -> Int { hosts[host] ?? 0 }
 
     /// `bytes` arrived from `host`.
     public mutating func earn(_ bytes: Int, from host: String) {
@@ -43,14 +37,10 @@ public struct SendCredit: Sendable {
         hosts[host] = min(Self.cap, (hosts[host] ?? 0) + bytes)
     }
 
-    /// Takes `bytes` of `payer`'s credit if it holds that much; false (and counted) if not.
+    /// Takes `bytes` of `payer`'s credit if it holds that much; false (nothing taken) if not.
     public mutating func spend(_ bytes: Int, payer: String) -> Bool {
         let balance = hosts[payer] ?? 0
-        guard balance >= bytes else {
-            refused += 1
-            refusedBytes += bytes
-            return false
-        }
+        guard balance >= bytes else { return false }
         hosts[payer] = balance - bytes
         return true
     }
