@@ -160,7 +160,7 @@ def test_gossip_naming_a_victim_brings_it_no_more_than_the_gossip_carried(lan):
         victim.close()
     print(f"mallory sent {sent[0]} bytes; the victim got {victim.bytes} bytes in {victim.datagrams} datagrams "
           f"({victim.bytes / sent[0]:.2f} per byte); bob withheld {withheld}")
-    assert victim.bytes <= sent[0]
+    assert victim.bytes <= sent[0] + 64  # 64 bytes of slack a host (SendCredit.slack)
     assert withheld > 0
 
 
@@ -196,7 +196,7 @@ def test_a_forged_source_is_answered_with_at_most_what_it_sent(lan):
     print(f"one forged probe of {len(probe)} bytes; the victim got {victim.bytes} bytes in "
           f"{victim.datagrams} datagrams over 12 s; bob holds the key as {peers[origin.hex()]['state']}")
     assert victim.datagrams >= 1, "the forged probe was not answered at all"
-    assert victim.bytes <= len(probe)
+    assert victim.bytes <= len(probe) + 64  # 64 bytes of slack a host (SendCredit.slack)
 
 
 @pytest.mark.serial  # measures chat latency under a flood

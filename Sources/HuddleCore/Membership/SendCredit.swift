@@ -1,12 +1,15 @@
 /// What this node may send to addresses that have not proven themselves, by host: never more
-/// bytes than arrived from that host (docs/PROTOCOL.md, "Trust").
+/// bytes than arrived from that host, but for ``slack`` (docs/PROTOCOL.md, "Trust").
 ///
 /// Anyone can name an address: a forged source, a gossip record, an unsigned digest. Without
 /// this, a node answered a 170-byte probe with a forged source by 90 datagrams over 30 s, and
 /// gossip naming a victim brought it 29 bytes for every byte the attacker sent. So a datagram to
 /// an address that has not answered one of this node's probes (``Peer/addressProven``) spends
 /// credit, and credit is earned only by bytes that arrived: from the address's own host, or, for
-/// an address gossip named, from the host of the member that named it. A host's credit is capped
+/// an address gossip named, from the host of the member that named it. A host may run at most
+/// ``slack`` bytes into debt, repaid before anything else goes to it: a newcomer's probe is
+/// answered by a probe of this node's, which is longer when this node's nick is (without it,
+/// "alice" answering "bob" waited a second for bob's next probe). A host's credit is capped
 /// at ``cap``; at most ``maximumTracked`` hosts are kept (the smallest credits are forgotten
 /// first: a forgotten host starts again at zero, which only sends less).
 ///
@@ -14,11 +17,14 @@
 /// var credit = SendCredit()
 /// credit.earn(170, from: "192.0.2.66")              // a probe arrived from there
 /// credit.spend(150, payer: "192.0.2.66")            // true: the ack may go
-/// credit.spend(150, payer: "192.0.2.66")            // false: 20 bytes left
+/// credit.spend(150, payer: "192.0.2.66")            // false: 20 bytes left, 64 of slack
 /// ```
 public struct SendCredit: Sendable {
     /// The most credit one host holds, in bytes.
     public static let cap = 64 << 10
+    /// The most a host may owe: what a probe of this node's may exceed the one it answers by (a
+    /// nick of up to 64 bytes).
+    public static let slack = 64
     /// The most hosts whose credit is kept.
     public static let maximumTracked = 4_096
 
@@ -37,10 +43,11 @@ public struct SendCredit: Sendable {
         hosts[host] = min(Self.cap, (hosts[host] ?? 0) + bytes)
     }
 
-    /// Takes `bytes` of `payer`'s credit if it holds that much; false (nothing taken) if not.
+    /// Takes `bytes` of `payer`'s credit if it holds that much, less ``slack``; false (nothing
+    /// taken) if not.
     public mutating func spend(_ bytes: Int, payer: String) -> Bool {
         let balance = hosts[payer] ?? 0
-        guard balance >= bytes else { return false }
+        guard balance - bytes >= -Self.slack else { return false }
         hosts[payer] = balance - bytes
         return true
     }
