@@ -39,12 +39,10 @@ struct DatagramRateLimits: Sendable {
 
     var perSender = Rate(perSecond: 400, burst: 800)
     var perHost = Rate(perSecond: 4_000, burst: 8_000)
-    /// Signature checks of events from one host, and from every stranger together.
-    var checksPerHost = Rate(perSecond: 200, burst: 400)
-    var checksForStrangers = Rate(perSecond: 1_000, burst: 2_000)
+    /// Signature checks of events from one stranger's host, and from every stranger together.
+    private var strangerChecks = CheckBudget(each: Rate(perSecond: 200, burst: 400), all: Rate(perSecond: 1_000, burst: 2_000))
     /// Signature checks of events from one live peer's address, and from all of them together.
-    var checksPerPeer = Rate(perSecond: 1_000, burst: 2_000)
-    var checksForPeers = Rate(perSecond: 4_000, burst: 8_000)
+    private var peerChecks = CheckBudget(each: Rate(perSecond: 1_000, burst: 2_000), all: Rate(perSecond: 4_000, burst: 8_000))
     /// What a signature that does not verify costs its sender's budget, in checks.
     static let badSignatureCost = 10.0
     static let maximumTracked = 4_096
@@ -54,68 +52,78 @@ struct DatagramRateLimits: Sendable {
         var updated: MonotonicTime
     }
 
+    /// Signature checks, per key (a stranger's host, a peer's address) and for all keys together.
+    private struct CheckBudget: Sendable {
+        let each: Rate
+        let all: Rate
+        var buckets: [String: Bucket] = [:]
+        var total: Bucket?
+
+        init(each: Rate, all: Rate) {
+            self.each = each
+            self.all = all
+        }
+
+        /// How many of `count` checks `key` may have; takes them.
+        mutating func grant(_ count: Int, to key: String, now: MonotonicTime) -> Int {
+            var own = DatagramRateLimits.refill(buckets[key], rate: each, now: now)
+            var everyone = DatagramRateLimits.refill(total, rate: all, now: now)
+            let granted = max(0, min(count, Int(own.tokens.rounded(.down)), Int(everyone.tokens.rounded(.down))))
+            own.tokens -= Double(granted)
+            everyone.tokens -= Double(granted)
+            total = everyone
+            DatagramRateLimits.store(own, at: key, in: &buckets, rate: each, now: now)
+            return granted
+        }
+
+        func has(for key: String, now: MonotonicTime) -> Bool {
+            DatagramRateLimits.refill(buckets[key], rate: each, now: now).tokens >= 1
+                && DatagramRateLimits.refill(total, rate: all, now: now).tokens >= 1
+        }
+
+        /// `count` bad signatures from `key`: each costs ``badSignatureCost`` checks in all.
+        mutating func penalize(_ count: Int, of key: String, now: MonotonicTime) {
+            var own = DatagramRateLimits.refill(buckets[key], rate: each, now: now)
+            own.tokens -= Double(count) * (DatagramRateLimits.badSignatureCost - 1)
+            DatagramRateLimits.store(own, at: key, in: &buckets, rate: each, now: now)
+        }
+    }
+
     /// Senders never limited: the node's live peers.
     var exempt: Set<PeerAddress> = []
 
     private var senders: [PeerAddress: Bucket] = [:]
     private var hosts: [String: Bucket] = [:]
-    private var checkHosts: [String: Bucket] = [:]
-    private var strangerChecks: Bucket?
-    private var peerChecks: [PeerAddress: Bucket] = [:]
-    private var allPeerChecks: Bucket?
     /// Datagrams refused so far.
     private(set) var refused = 0
     /// Buckets kept, senders and hosts together.
-    var trackedCount: Int { senders.count + hosts.count + checkHosts.count + peerChecks.count }
+    var trackedCount: Int { senders.count + hosts.count + strangerChecks.buckets.count + peerChecks.buckets.count }
 
     /// How many of `count` events from `source` may have their signatures checked at `now`
-    /// (the first ones of the datagram); takes as many checks from the budgets.
+    /// (the first ones of the datagram); takes as many checks from the budgets: a live peer's
+    /// address has its own, a stranger shares its host's.
     mutating func checks(_ count: Int, from source: PeerAddress, now: MonotonicTime) -> Int {
         guard count > 0 else { return count }
-        if exempt.contains(source) {
-            var peer = Self.refill(peerChecks[source], rate: checksPerPeer, now: now)
-            var all = Self.refill(allPeerChecks, rate: checksForPeers, now: now)
-            let granted = max(0, min(count, Int(peer.tokens.rounded(.down)), Int(all.tokens.rounded(.down))))
-            peer.tokens -= Double(granted)
-            all.tokens -= Double(granted)
-            allPeerChecks = all
-            Self.store(peer, at: source, in: &peerChecks, rate: checksPerPeer, now: now)
-            return granted
-        }
-        var host = Self.refill(checkHosts[source.host], rate: checksPerHost, now: now)
-        var all = Self.refill(strangerChecks, rate: checksForStrangers, now: now)
-        let granted = max(0, min(count, Int(host.tokens.rounded(.down)), Int(all.tokens.rounded(.down))))
-        host.tokens -= Double(granted)
-        all.tokens -= Double(granted)
-        strangerChecks = all
-        Self.store(host, at: source.host, in: &checkHosts, rate: checksPerHost, now: now)
-        return granted
+        if exempt.contains(source) { return peerChecks.grant(count, to: source.description, now: now) }
+        return strangerChecks.grant(count, to: source.host, now: now)
     }
 
     /// Whether `source` has any signature checks left at `now`: events from a sender that has
     /// none are dropped before they are even decoded.
     func hasChecks(for source: PeerAddress, now: MonotonicTime) -> Bool {
-        if exempt.contains(source) {
-            return Self.refill(peerChecks[source], rate: checksPerPeer, now: now).tokens >= 1
-                && Self.refill(allPeerChecks, rate: checksForPeers, now: now).tokens >= 1
-        }
-        return Self.refill(checkHosts[source.host], rate: checksPerHost, now: now).tokens >= 1
-            && Self.refill(strangerChecks, rate: checksForStrangers, now: now).tokens >= 1
+        exempt.contains(source)
+            ? peerChecks.has(for: source.description, now: now) : strangerChecks.has(for: source.host, now: now)
     }
 
-    /// `count` signatures from `source` did not verify: each costs its host
+    /// `count` signatures from `source` did not verify: each costs its budget
     /// ``badSignatureCost`` checks in all (one was taken already).
     mutating func penalize(_ count: Int, from source: PeerAddress, now: MonotonicTime) {
         guard count > 0 else { return }
         if exempt.contains(source) {
-            var peer = Self.refill(peerChecks[source], rate: checksPerPeer, now: now)
-            peer.tokens -= Double(count) * (Self.badSignatureCost - 1)
-            Self.store(peer, at: source, in: &peerChecks, rate: checksPerPeer, now: now)
-            return
+            peerChecks.penalize(count, of: source.description, now: now)
+        } else {
+            strangerChecks.penalize(count, of: source.host, now: now)
         }
-        var host = Self.refill(checkHosts[source.host], rate: checksPerHost, now: now)
-        host.tokens -= Double(count) * (Self.badSignatureCost - 1)
-        Self.store(host, at: source.host, in: &checkHosts, rate: checksPerHost, now: now)
     }
 
     /// Whether a datagram from `source` arriving at `now` may be read; takes a token if so.
