@@ -10,7 +10,7 @@
 ///   goodbyes signed by the requester itself (``RelayMessage/relayableKinds``);
 /// - never a relay of a relay (a relay holds no relay, and one is forwarded only from its own
 ///   sender's address), and nothing to the datagram's source;
-/// - at most ``RelayBudget`` datagrams a second per requester and in all.
+/// - at most ``relayBudget`` datagrams a second per requester and in all.
 ///
 /// In the shell (what a node does with it; the test harness `RelayNetwork` does all of it):
 ///

@@ -169,7 +169,9 @@ public struct Membership: Sendable {
     /// Relay directives waiting for the shell (``takeRelayDirectives()``).
     var relayOutbox: [RelayDirective] = []
     /// How much this node relays for others.
-    public var relayBudget = RelayBudget()
+    /// How many datagrams a second this node relays: 100 for one requester (a node pushing a
+    /// message a second to a handful of peers needs a few), 400 for everyone, bursts of 2 s.
+    public var relayBudget = RateBudget(perPeer: 100, total: 400, burst: .seconds(2))
 
     /// A node that knows nobody yet. `random` chooses the helpers of indirect probes (by default
     /// seeded from the id and incarnation); `nonceKey` is the secret of its probes' nonces

@@ -49,7 +49,7 @@ public struct NodeCounters: Sendable {
         /// A sound window from a node that is not a live peer in the window's room.
         case unknownSender = "unknown_sender"
         /// A sound window past its sender's budget (one a second, bursts of four) or everyone's
-        /// (eight a second): dropped before its signature is checked (``SoundWindowBudget``).
+        /// (eight a second): dropped before its signature is checked (``NodeMachine/soundWindowBudget``).
         case soundBudget = "sound_budget"
         /// An event of a private room this node is in that the room's key does not open: sealed
         /// with another passphrase's key, tampered with, or not sealed at all (and a sealed event

@@ -124,6 +124,13 @@ extension NodeMachine {
 
     // MARK: Peers' sound
 
+    /// How many sound windows this node opens, per sender and in all: a listening node sends a
+    /// peer at most one 2 s window every 2 s (three at once when it starts listening), so more
+    /// than one a second (bursts of four) is a flood, dropped before its signature is checked or
+    /// its seal opened (`sound_budget`); eight a second from everyone together (bursts of 16).
+    /// Round 3: 16 member identities flooding windows took a node from 2 % to 51 % of a core.
+    public static let soundWindowBudget = RateBudget(perPeer: 1, total: 8, burst: .seconds(4), totalBurst: .seconds(2))
+
     /// A peer's sound window from `source`: taken only while listening, from a live peer of a
     /// joined room whose join there was delivered, within the sender's budget of signature checks,
     /// signed by its sender, and opened with the pair's key. Anything else is counted and dropped.
@@ -143,7 +150,7 @@ extension NodeMachine {
             membership.alivePeers(inRoom: window.room).contains(where: { $0.id == window.from }),
             rooms[window.room]?.members.contains(where: { $0.id == window.from }) == true
         else { return countDropped(.unknownSender) }
-        guard soundBudget.admit(from: window.from, now: now.monotonic) else { return countDropped(.soundBudget) }
+        guard soundBudget.admit(window.from, now: now.monotonic) else { return countDropped(.soundBudget) }
         guard checks.allow(1) == 1 else { return countDropped(.checkBudget) }
         guard window.hasValidSignature else {
             checks.penalize(1)

@@ -67,8 +67,8 @@ public struct NodeMachine: Sendable {
     public internal(set) var counters = NodeCounters()
     /// While this node listens: its source and the latest match with each peer.
     public internal(set) var listening: Listening?
-    /// How many peers' sound windows are opened (``SoundWindowBudget``).
-    var soundBudget = SoundWindowBudget()
+    /// How many peers' sound windows are opened (``soundWindowBudget``).
+    var soundBudget = Self.soundWindowBudget
     /// Whether the reader's latest word was to listen (`/listen`, `--listen`) rather than not:
     /// a source takes a while to start, and what was asked last is what counts.
     var listenWanted = false
