@@ -26,11 +26,12 @@ extension NodeMachine {
         }
         keys[key.id] = key
         directs[key.id] = peer
+        currentDirects[peer] = key.id
     }
 
-    /// The id of the direct room with `peer`, when its agreement key is known.
+    /// The id of the direct room with `peer` under the agreement key it offers now, when known.
     func directRoom(with peer: NodeID) -> String? {
-        directs.first(where: { $0.value == peer })?.key
+        currentDirects[peer]
     }
 
     /// `/msg NICK TEXT` and `huddle send --to NICK`: sends a direct message, entering the direct

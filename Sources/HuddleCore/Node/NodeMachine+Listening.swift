@@ -91,10 +91,9 @@ extension NodeMachine {
     /// key (it offered no agreement key) is sent nothing.
     public mutating func heardOwnSound(start: WallTime, bits: [UInt32], loud: [Bool], now: NodeTime) {
         guard var listening, bits.count == loud.count, !bits.isEmpty else { return }
-        let pairRooms = Dictionary(directs.map { ($0.value, $0.key) }, uniquingKeysWith: min)
         var shared: [NodeID: (room: String, peer: Peer)] = [:]
         for room in joined.sorted() where directs[room] == nil {
-            for peer in roomPeers(room) where shared[peer.id] == nil && pairRooms[peer.id] != nil {
+            for peer in roomPeers(room) where shared[peer.id] == nil && directRoom(with: peer.id) != nil {
                 shared[peer.id] = (room, peer)
             }
         }
@@ -106,7 +105,7 @@ extension NodeMachine {
             among: shared.keys.sorted(), placed: placed, frames: bits.count, now: now.wall)
         self.listening = listening
         for id in recipients {
-            guard let (room, peer) = shared[id], let key = pairRooms[id].flatMap({ keys[$0] }) else { continue }
+            guard let (room, peer) = shared[id], let key = directRoom(with: id).flatMap({ keys[$0] }) else { continue }
             let bytes = SoundWindow.made(
                 by: identity, room: room, for: id, pairKey: key, sentAt: now.wall, start: start, bits: bits, loud: loud
             ).encoded()

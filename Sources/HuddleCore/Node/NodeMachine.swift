@@ -43,6 +43,9 @@ public struct NodeMachine: Sendable {
     public internal(set) var passphraseWanted: String?
     /// Direct rooms by id: the peer on the other side (see `NodeMachine+Direct`).
     public internal(set) var directs: [String: NodeID] = [:]
+    /// Each peer's direct room under the agreement key it offers now (``directRoom(with:)``): a
+    /// peer that changed its key has older rooms in ``directs`` too.
+    var currentDirects: [NodeID: String] = [:]
     /// Peers' X25519 keys for direct messages, from their signed probes and acks.
     var agreementKeys: [NodeID: [UInt8]] = [:]
     /// The first node seen under each nick, and the later ones already warned about.
