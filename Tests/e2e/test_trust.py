@@ -15,9 +15,9 @@ import time
 import pytest
 
 from huddletest.bench.attacks import fresh_key
+from huddletest.bench.strangers import BadSignatureFlood
 from huddletest.polling import poll
-from huddletest.wire import (Event, Join, PeerRecord, VersionVector, WireClient, encode_digest, encode_event,
-                             encode_events, encode_probe, monotonic_us, now_ms)
+from huddletest.wire import PeerRecord, WireClient, encode_digest, encode_probe, monotonic_us, now_ms
 
 ROOM = "superbowl"
 
@@ -206,40 +206,22 @@ def test_a_key_that_proved_its_address_floods_bad_signatures_within_a_budget(lan
     its address now has a budget of its own (1 000 a second), and a bad signature costs it ten."""
     alice, bob = pair(lan)
     mallory = WireClient("mallory", rooms=[ROOM], host="127.0.0.2")
-    stop = threading.Event()
-    floods = [0]
     try:
         mallory.meet(alice.address)
-        origins = [fresh_key()[1] for _ in range(372)]
-
-        def flood():
-            n = 0
-            while not stop.is_set():
-                n += 1
-                events = [encode_event(Event(origin, 1, ROOM, now_ms() + n, VersionVector(), Join(f"x{n}"),
-                                             signature=os.urandom(64))) for origin in origins]
-                mallory.send_raw(alice.address, encode_events(events))
-                floods[0] += 1
-                stop.wait(1 / 47)
-
-        thread = threading.Thread(target=flood, daemon=True)
-        thread.start()
+        flood = BadSignatureFlood(alice.address, room=ROOM, send=lambda data: mallory.send_raw(alice.address, data))
         started = time.monotonic()
         latencies = []
-        try:
+        with flood:
             for i in range(15):
                 bob.say(f"during the flood {i}")
                 shown = alice.message(f"during the flood {i}")
                 latencies.append(shown["shown_at"] - shown["sent_at"])
                 time.sleep(0.2)
-        finally:
-            stop.set()
-            thread.join(5)
         elapsed = time.monotonic() - started
         drops = alice.status()["counters"].get("drops", {})
     finally:
         mallory.close()
-    print(f"{floods[0]} datagrams of 372 bad signatures in {elapsed:.1f} s from a proven peer; "
+    print(f"{flood.sent} datagrams of 372 bad signatures in {elapsed:.1f} s from a proven peer; "
           f"chat p50 {sorted(latencies)[7]} ms, max {max(latencies)} ms; drops {drops}")
     assert drops.get("bad_signature", 0) <= 2_000 + 1_000 * elapsed
     assert drops.get("check_budget", 0) > 0

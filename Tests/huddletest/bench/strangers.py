@@ -32,12 +32,15 @@ def cpu_seconds(pid: int) -> float:
 
 
 class BadSignatureFlood:
-    """~47 datagrams a second from one port, each 372 joins of fresh origins, wrongly signed."""
+    """~47 datagrams a second from one port, each 372 joins of fresh origins, wrongly signed: from
+    a socket of its own, or through `send(data)` (a client's socket, say, one the node knows)."""
 
-    def __init__(self, target: str, rate: float = 47, events: int = 372):
+    def __init__(self, target: str, rate: float = 47, events: int = 372, send=None, room: str = ROOM):
         self.host, port = target.rsplit(":", 1)
+        self.room = room
         self.port = int(port)
         self.rate = rate
+        self.send = send
         self.origins = [fresh_key()[1] for _ in range(events)]
         self.sent = 0
         self._stop = threading.Event()
@@ -45,12 +48,13 @@ class BadSignatureFlood:
 
     def _run(self) -> None:
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+            send = self.send or (lambda data: udp.sendto(data, (self.host, self.port)))
             while not self._stop.is_set():
                 self.sent += 1
                 n = self.sent
-                events = [encode_event(Event(origin, 1, ROOM, now_ms() + n, VersionVector(), Join(f"x{n}"),
+                events = [encode_event(Event(origin, 1, self.room, now_ms() + n, VersionVector(), Join(f"x{n}"),
                                              signature=os.urandom(64))) for origin in self.origins]
-                udp.sendto(encode_events(events), (self.host, self.port))
+                send(encode_events(events))
                 self._stop.wait(1 / self.rate)
 
     def __enter__(self) -> "BadSignatureFlood":
