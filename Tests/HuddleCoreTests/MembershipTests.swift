@@ -196,6 +196,52 @@ private let second = TimeSpan.seconds(1)
         #expect(membership.hearsayCount == 0)
     }
 
+    /// A node learned of by gossip answers our probe with one of its own (it asks our address to
+    /// prove itself first). Our ack proves us there, and a second probe of ours, which it then
+    /// acks, proves its address here at once: within a round trip, not at the next period.
+    @Test func aNewcomerWhoAnswersWithAProbeIsProvenWithinARoundTrip() throws {
+        var membership = aliceNode()
+        membership.addSeed(bobAt)
+        let toBob = try #require(membership.tick(now: .start).probes.first?.probe)
+        _ = membership.receive(ack(toBob, from: bob, peers: [record(carol, "carol", at: carolAt)]), from: bobAt, now: .start)
+        let toCarol = try #require(membership.tick(now: .start + .microseconds(100)).probes.first)
+        #expect(toCarol.to == carolAt)
+
+        // Carol has not heard of alice: she answers with a probe. Alice acks it and probes again.
+        let asked = probe(from: carol, nick: "carol", port: 7003)
+        let answered = membership.receive(asked, from: carolAt, now: .start + .microseconds(300))
+        #expect(answered.first.map { if case .send(.ack, carolAt) = $0 { true } else { false } } == true)
+        let again = try #require(probesSent(answered, to: carolAt).first)
+        #expect(again.sequence != toCarol.probe.sequence)
+        #expect(membership.peers[carol]?.addressProven == false)
+
+        // Carol acks that one (alice's ack proved alice to her): her address is proven here.
+        let proven = membership.receive(ack(again, from: carol, nick: "carol"), from: carolAt, now: .start + .microseconds(500))
+        #expect(proven.contains(.peerProven(id: carol)))
+        #expect(membership.peers[carol]?.addressProven == true)
+
+        // A third probe from her is acked and asks nothing more: her address is proven.
+        let third = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: .start + .microseconds(700))
+        #expect(probesSent(third, to: carolAt).isEmpty)
+    }
+
+    /// A newcomer probes us first: we ask its address to prove itself (a probe), and once its ack
+    /// comes from there it is probed again at once, with the gossip a proven address gets, so it
+    /// learns who else is here within a round trip rather than at our next period.
+    @Test func aNewcomerThatProvesItselfIsToldWhoElseIsHereAtOnce() throws {
+        var membership = aliceNode()
+        _ = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: .start)
+        membership.proveForTest(carol)
+        _ = membership.tick(now: .start + .milliseconds(1))
+
+        let asked = try #require(probesSent(membership.receive(probe(from: bob), from: bobAt, now: .start + .milliseconds(2)), to: bobAt).first)
+        #expect(asked.peers == [])  // nothing for an address that has not answered
+        _ = membership.receive(ack(asked, from: bob), from: bobAt, now: .start + .milliseconds(3))
+        let told = membership.tick(now: .start + .milliseconds(3)).probes.filter { $0.to == bobAt }
+        #expect(told.count == 1)
+        #expect(told.first?.probe.peers.map(\.id).contains(carol) == true)
+    }
+
     /// Behind a NAT that gave bob another port (Linux keeps the source port only when it is
     /// free), his probes come from the router's mapping: the answer goes back there, and so does
     /// everything else, while pulls go to the port he announces (a forwarded one, if any). A first

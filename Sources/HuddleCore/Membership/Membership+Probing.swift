@@ -20,6 +20,9 @@ extension Membership {
         var nackAt: MonotonicTime? = nil
         /// For a probe sent through a relay (a ``RelayMessage``): the relay.
         var via: NodeID? = nil
+        /// Sent in answer to a probe from an address that had not proven itself: its ack is a
+        /// newcomer's first proof, after which it is told who else is here.
+        var asking = false
     }
 
     /// An unresolved seed address.
@@ -145,7 +148,7 @@ extension Membership {
     /// timeout.
     mutating func probe(
         _ address: PeerAddress, target: ProbeTarget, now: MonotonicTime, sentAt: MonotonicTime? = nil,
-        relayFor: NodeID? = nil
+        relayFor: NodeID? = nil, asking: Bool = false
     ) -> MembershipDirective {
         let sequence = nonces.next()
         var probe = Probe(
@@ -160,7 +163,7 @@ extension Membership {
         }
         outstanding[sequence] = OutstandingProbe(
             target: target, address: address, sentAt: sentAt ?? now, at: now, relayFor: relayFor,
-            nackAt: relayFor.map { _ in now + probeTimeout })
+            nackAt: relayFor.map { _ in now + probeTimeout }, asking: asking)
         return .send(.probe(probe), to: address)
     }
 

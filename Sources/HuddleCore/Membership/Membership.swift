@@ -354,7 +354,8 @@ public struct Membership: Sendable {
         // ack would, and asks the address to prove itself. An ack echoes nothing a stranger could
         // not have made up; the probe's nonce it cannot (Membership+Trust).
         if !isTrusted(sender), !outstanding.values.contains(where: { $0.address == sender }), peers[probe.from] != nil {
-            return changes + [self.probe(sender, target: .peer(probe.from), now: now)] + rescheduleIfEarlier(now: now)
+            return changes + [self.probe(sender, target: .peer(probe.from), now: now, asking: true)]
+                + rescheduleIfEarlier(now: now)
         }
 
         var ack = Ack(
@@ -366,7 +367,16 @@ public struct Membership: Sendable {
                 to: probe.from, destination: sender,
                 budget: WireLimits.maxDatagramBytes - WireMessage.ack(ack).encodedByteCount, now: now)
         }
-        return [.send(.ack(ack), to: sender)] + changes + rescheduleIfEarlier(now: now)
+        var answer: [MembershipDirective] = [.send(.ack(ack), to: sender)]
+        // It answered a probe of ours with one of its own, asking this address to prove itself:
+        // the ack does, and a second probe of ours, which it now acks, proves its address here at
+        // once, rather than next period (and so what it sends next is not held for credit).
+        if !isTrusted(sender), peers[probe.from]?.address == sender,
+            outstanding.values.filter({ $0.address == sender }).count < 2
+        {
+            answer.append(self.probe(sender, target: .peer(probe.from), now: now))
+        }
+        return answer + changes + rescheduleIfEarlier(now: now)
     }
 
     /// Handles an ack that arrived at `now` from `source`.
@@ -427,6 +437,10 @@ public struct Membership: Sendable {
             foundBy: foundBy, rttSample: rttSample, now: now)
         if let sent, sent.via == nil, noteAnswer(ack.from, probedAt: sent.address, from: source) {
             directives.append(.peerProven(id: ack.from))
+            // A newcomer that proved itself is probed again at once: gossip goes only to a proven
+            // address, so that probe is the first to tell it who else is here (a round trip after
+            // it met us, not a period).
+            if sent.asking { probeSoon.insert(ack.from) }
         }
         directives += merge(ack.peers, sentBy: ack.from, now: now)
         if let peer = peers[ack.from], peer.state != .alive { probeSoon.insert(ack.from) }
