@@ -63,6 +63,7 @@ import Testing
         var membership = aliceNode()
         _ = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: ["superbowl"], now: .start)
         _ = membership.receive(probe(from: carol, sequence: 1), from: carolAt, now: .start)
+        membership.proveForTest(carol)
         _ = membership.tick(now: .start)
         // Carol is the ring's peer every other period, and answers those; her keep-alives in bob's
         // periods go unanswered. She stays alive and undoubted.

@@ -411,6 +411,7 @@ private let second = TimeSpan.seconds(1)
     @Test func aLateTickReportsEachChangeOnce() {
         var membership = aliceNode()
         _ = membership.receive(probe(from: bob), from: bobAt, now: .start)
+        membership.proveForTest(bob)
         _ = membership.tick(now: .start)
         let late = changes(membership.tick(now: .start + 9 * second).map { (.start + 9 * second, $0) }, of: bob)
         #expect(late.map(\.2) == [.suspect])
@@ -830,6 +831,8 @@ private let second = TimeSpan.seconds(1)
         var membership = aliceNode()
         membership.addSeed(carolAt)
         _ = membership.receive(probe(from: bob), from: bobAt, now: .start)
+        membership.proveForTest(bob)
+        membership.outstanding = [:]
         let directives = membership.tick(now: .start)
         #expect(directives.filter { if case .scheduleTick = $0 { true } else { false } }.count == 1)
         #expect(directives.last == .scheduleTick(at: .start + .milliseconds(250)))  // the period's next probe
@@ -924,10 +927,58 @@ private let second = TimeSpan.seconds(1)
         #expect(gossiped.subtracting(membership.peers.keys).isEmpty)
     }
 
+    /// Keys are free: a hundred that each probe once and fall silent never enter the ring, so a
+    /// dead peer is still noticed in a few periods, and they are forgotten 5 s after their word.
+    @Test func silentFreshKeysStayOutOfTheRingAndAreForgotten() throws {
+        var membership = aliceNode()
+        _ = membership.receive(probe(from: bob), from: bobAt, now: .start)
+        membership.proveForTest(bob)
+        let sybils = (0..<100).map { NodeID.fixture(UInt8(10 + $0)) }
+        for (n, id) in sybils.enumerated() {
+            _ = membership.receive(
+                probe(from: id, nick: "key\(n)"), from: PeerAddress(host: "192.0.2.99", port: UInt16(20_000 + n)),
+                now: .start)
+        }
+        #expect(membership.peers.count == 101)
+        // Bob dies at once: suspect after his first period unanswered, gone 2.5 s later (as alone).
+        let log = run(&membership, from: .start, to: .start + 8 * second)
+        let bobChanges = changes(log, of: bob)
+        #expect(bobChanges.map(\.2) == [.suspect, .gone])
+        #expect(try #require(bobChanges.last?.0) <= .start + 5 * second)
+        // The keys, unanswered at their addresses, are gone from the table, each said once.
+        #expect(sybils.allSatisfy { membership.peers[$0] == nil })
+        #expect(sybils.allSatisfy { id in changes(log, of: id).map(\.2) == [.gone] })
+    }
+
+    /// A full table of one machine's keys (each answering at its own port) gives way to a node
+    /// from another host: the crowded host's peer seen longest ago makes room. Another key from
+    /// the crowded host is still refused.
+    @Test func aFullTableOfOneHostsKeysMakesRoomForAnotherHost() {
+        var membership = aliceNode(config: { var config = MembershipConfig.swim; config.maxPeers = 16; return config }())
+        let sybilHost = "192.0.2.99"
+        for n in 0..<16 {
+            _ = membership.receive(
+                probe(from: .fixture(UInt8(10 + n)), nick: "key\(n)"),
+                from: PeerAddress(host: sybilHost, port: UInt16(20_000 + n)), now: .start + .milliseconds(Int64(n)))
+        }
+        membership.proveAllForTest()
+        #expect(membership.peers.count == 16)
+        let another = membership.receive(
+            probe(from: .fixture(200), nick: "key16"), from: PeerAddress(host: sybilHost, port: 20_016), now: .start + second)
+        #expect(!another.contains { if case .peerChanged(_, _, nil, .alive) = $0 { true } else { false } })
+        #expect(membership.peers[.fixture(200)] == nil)
+
+        let met = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: .start + second)
+        #expect(met.contains(.peerChanged(id: carol, nick: "carol", from: nil, to: .alive)))
+        #expect(membership.peers.count == 16)
+        #expect(membership.peers[.fixture(10)] == nil)  // the key seen longest ago
+    }
+
     @Test func fullTableMakesRoomByForgettingTheLongestGone() {
         var membership = aliceNode(config: { var config = MembershipConfig.swim; config.maxPeers = 2; return config }())
         _ = membership.receive(probe(from: bob), from: bobAt, now: .start)
         _ = membership.receive(probe(from: carol, nick: "carol", port: 7003), from: carolAt, now: .start + second)
+        membership.proveAllForTest()
         let daveAt = PeerAddress(host: "192.0.2.14", port: 7004)
 
         // Full, nobody gone: dave is not taken in (he still gets his ack).

@@ -321,7 +321,7 @@ import Testing
         limits.reservedOrigins = 2
         var log = RoomLog(room: "superbowl", limits: limits)
         let live: Set<NodeID> = [alice, bob, carol]
-        let reserved = { (origin: NodeID) in live.contains(origin) }
+        let reserved = { (origin: NodeID) in live.contains(origin) ? ReservedSeat.host("192.0.2.\(origin.bytes[0])") : .refused }
         _ = log.insert(.fixture(alice, 1, .join(nick: "alice")), reserved: reserved)
         let keys = (10...20).map { NodeID.fixture(UInt8($0)) }
         let outcomes = keys.map { log.insert(.fixture($0, 1, .join(nick: "key")), reserved: reserved) }
@@ -330,7 +330,22 @@ import Testing
         #expect(log.insert(.fixture(bob, 1, .join(nick: "bob")), reserved: reserved).deliveredCount == 1)
         #expect(log.insert(.fixture(carol, 1, .join(nick: "carol")), reserved: reserved).deliveredCount == 1)
         // Full: not even a live newcomer gets a sixth slot.
-        #expect(log.rejection(of: .fixture(.fixture(99), 1, .join(nick: "dave")), reserved: { _ in true }) == .tooManyOrigins)
+        #expect(log.rejection(of: .fixture(.fixture(99), 1, .join(nick: "dave")), reserved: { _ in .unlimited }) == .tooManyOrigins)
+    }
+
+    /// One machine answers probes for many keys (each on its own port): its keys take at most
+    /// its host's share of the reserved slots, and a node from another host still gets in.
+    @Test func oneHostTakesAtMostItsShareOfTheReservedSlots() {
+        var limits = RoomLogLimits()
+        limits.maxOrigins = 12
+        limits.reservedOrigins = 8
+        limits.reservedPerHost = 3
+        var log = RoomLog(room: "superbowl", limits: limits)
+        let sybils = (10...25).map { NodeID.fixture(UInt8($0)) }
+        let reserved = { (origin: NodeID) in origin == carol ? ReservedSeat.host("192.0.2.13") : .host("192.0.2.99") }
+        let outcomes = sybils.map { log.insert(.fixture($0, 1, .join(nick: "key")), reserved: reserved) }
+        #expect(outcomes.filter { $0.deliveredCount == 1 }.count == 4 + 3)  // the open slots, then the host's share
+        #expect(log.insert(.fixture(carol, 1, .join(nick: "carol")), reserved: reserved).deliveredCount == 1)
     }
 
     /// Another node seated an origin this one did not: a member's message naming it in its

@@ -64,6 +64,8 @@ public struct RoomLog: Sendable {
     var pendingProofs: [NodeID: Equivocation] = [:]
     /// Origins whose first event found no slot (see `RoomLog+Seats`).
     var unseated = UnseatedOrigins()
+    /// The origins seated in reserved slots, by the host whose share they use (``ReservedSeat``).
+    var reservedHosts: [NodeID: String] = [:]
 
     public init(room: String, limits: RoomLogLimits = RoomLogLimits()) {
         self.room = room
@@ -211,7 +213,7 @@ public struct RoomLog: Sendable {
     /// take one of the room's last ``RoomLogLimits/reservedOrigins`` slots (by default every
     /// origin may: restoring from the store, this node's own events).
     public func rejection(
-        of event: Event, held: UInt64? = nil, aheadAllowance: Int = .max, reserved: (NodeID) -> Bool = { _ in true }
+        of event: Event, held: UInt64? = nil, aheadAllowance: Int = .max, reserved: (NodeID) -> ReservedSeat = { _ in .unlimited }
     ) -> Rejection? {
         guard event.room == room else { return .wrongRoom(event.room) }
         guard event.seq > 0 else { return .zeroSequence }
@@ -224,8 +226,7 @@ public struct RoomLog: Sendable {
         guard event.seq > held else { return nil }
         guard event.seq - held <= Self.maximumGap else { return .tooFarAhead }
         if prefix[event.origin] == nil, event.seq == held + 1 {
-            let open = limits.maxOrigins - limits.reservedOrigins
-            if originCount >= limits.maxOrigins || (originCount >= open && !reserved(event.origin)) {
+            if originCount >= limits.maxOrigins || (isPastOpenSlots && !admits(reserved(event.origin))) {
                 return .tooManyOrigins
             }
         }
@@ -238,7 +239,7 @@ public struct RoomLog: Sendable {
     /// `aheadAllowance` caps ``bufferedBytes`` for this insert (a node's budget across rooms);
     /// `reserved` is as in ``rejection(of:held:aheadAllowance:reserved:)``.
     public mutating func insert(
-        _ event: Event, now: WallTime = .epoch, aheadAllowance: Int = .max, reserved: (NodeID) -> Bool = { _ in true }
+        _ event: Event, now: WallTime = .epoch, aheadAllowance: Int = .max, reserved: (NodeID) -> ReservedSeat = { _ in .unlimited }
     ) -> InsertOutcome {
         if let held = self.event(event.id), event.room == room {
             guard let proof = Equivocation(held, event) else { return .duplicate }
@@ -259,7 +260,10 @@ public struct RoomLog: Sendable {
         }
 
         if event.seq == vector[event.origin] + 1 {
-            if event.seq == 1 { unseated.remove(event.origin) }
+            if event.seq == 1 {
+                unseated.remove(event.origin)
+                if isPastOpenSlots, case .host(let host) = reserved(event.origin) { reservedHosts[event.origin] = host }
+            }
             append(event)
             absorbAhead(of: event.origin)
             // The origin joined: a conflict seen while it was a stranger is proof now.
@@ -290,6 +294,18 @@ public struct RoomLog: Sendable {
     /// Origins whose first event is held: members, or former members. Strangers (only events
     /// past a gap) do not count; their budget is bytes (``RoomLogLimits/maxRoomAheadBytes``).
     var originCount: Int { prefix.count }
+
+    /// Whether the open origin slots are all taken: a new origin needs a reserved one.
+    var isPastOpenSlots: Bool { originCount >= limits.maxOrigins - limits.reservedOrigins }
+
+    /// Whether an origin with `seat` may take a reserved slot now.
+    func admits(_ seat: ReservedSeat) -> Bool {
+        switch seat {
+        case .refused: false
+        case .unlimited: true
+        case .host(let host): reservedHosts.values.count { $0 == host } < limits.reservedPerHost
+        }
+    }
 
     private func aheadRejection(of event: Event, held prefixEnd: UInt64, allowance: Int) -> Rejection? {
         let origin = event.origin

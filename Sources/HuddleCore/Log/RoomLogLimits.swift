@@ -10,11 +10,14 @@
 public struct RoomLogLimits: Hashable, Sendable {
     /// Most distinct origins a room holds events of. A home has a handful of viewers.
     public var maxOrigins = 128
-    /// Of those, how many the log keeps for origins with a node behind them (a node that signed
-    /// a probe or ack to this one; the shell says which, see ``RoomLog/insert(_:now:aheadAllowance:reserved:)``).
+    /// Of those, how many the log keeps for origins with a node behind them (a node whose address
+    /// answered this one's probe; the shell says which, see ``RoomLog/insert(_:now:aheadAllowance:reserved:)``).
     /// A flood of fresh keys' joins fills the other slots and stops there: a newcomer who is
     /// really there still gets in. 0: no reservation.
     public var reservedOrigins = 32
+    /// Most of the reserved slots that origins of one host may take (``ReservedSeat``): keys are
+    /// free, and one machine can answer probes for many of them.
+    public var reservedPerHost = 8
     /// Most origins remembered as refused a slot, so that nobody's event waits for them (see
     /// `RoomLog+Seats`).
     public var maxUnseatedOrigins = 4096

@@ -43,7 +43,7 @@ extension Membership {
         let rooms = Array(rooms.prefix(WireLimits.maxRoomsPerNode))
         hearsay[id] = nil
         guard var peer = peers[id] else {
-            guard makeRoom(verified: true) else { return [] }
+            guard makeRoom(verified: true, for: address) else { return [] }
             peers[id] = Peer(
                 id: id, nick: nick, address: address, rooms: rooms, state: .alive, incarnation: incarnation,
                 lastSeen: now, rtt: rttSample, foundBy: foundBy, vouched: incarnation, announcedPort: announcedPort)
@@ -207,31 +207,48 @@ extension Membership {
             incarnation: peer.incarnation)
     }
 
-    /// Whether one more peer may be added, evicting the gone peer seen longest ago if the table is
-    /// full. A node that signed its own contact (`verified`) may also take the place of a peer
-    /// that never has (one DNS-SD announced), the one seen longest ago: an announcement never
-    /// takes the place of a peer heard directly.
-    mutating func makeRoom(verified: Bool = false) -> Bool {
+    /// Whether one more peer may be added (one at `address`, if known), making room if the table
+    /// is full. Evicted first: the gone peer seen longest ago. A node that signed its own contact
+    /// (`verified`) may also take the place, seen longest ago, of a peer that never has (one
+    /// DNS-SD announced; an announcement never takes the place of a peer heard directly), then of
+    /// one whose address never answered, then of a peer of the host that holds the most entries
+    /// if that is more than an eighth of the table and not the newcomer's own: keys are free, so
+    /// one machine's many keys cannot keep everyone else out.
+    mutating func makeRoom(verified: Bool = false, for address: PeerAddress? = nil) -> Bool {
         guard peers.count >= config.maxPeers else { return true }
         func oldest(_ candidates: [Peer]) -> Peer? {
             candidates.min { ($0.lastSeen, $0.id) < ($1.lastSeen, $1.id) }
         }
-        let unheard = verified ? oldest(peers.values.filter { $0.vouched == 0 }) : nil
-        guard let evicted = (oldest(peers.values.filter { $0.state == .gone }) ?? unheard)?.id else { return false }
-        peers[evicted] = nil
-        goneProbedAt[evicted] = nil
-        changedAt[evicted] = nil
-        suspicions[evicted] = nil
-        doubts[evicted] = nil
-        lastContact[evicted] = nil
-        rumours[evicted] = nil
-        speaksIndirect.remove(evicted)
-        lastProbe[evicted] = nil
-        moves[evicted] = nil
-        addressChecks[evicted] = nil
-        keptAlive[evicted] = nil
-        probeSoon.remove(evicted)
+        var evicted = oldest(peers.values.filter { $0.state == .gone })
+        if verified {
+            evicted = evicted ?? oldest(peers.values.filter { $0.vouched == 0 })
+                ?? oldest(peers.values.filter { !isInRing($0) })
+            let crowded = Dictionary(grouping: peers.values, by: \.address.host)
+                .max { ($0.value.count, $1.key) < ($1.value.count, $0.key) }
+            if evicted == nil, let (host, held) = crowded, held.count > max(config.maxPeers / 8, 1), host != address?.host {
+                evicted = oldest(held)
+            }
+        }
+        guard let evicted else { return false }
+        forget(evicted.id)
         return true
+    }
+
+    /// Drops peer `id` and everything kept about it, saying nothing.
+    mutating func forget(_ id: NodeID) {
+        peers[id] = nil
+        goneProbedAt[id] = nil
+        changedAt[id] = nil
+        suspicions[id] = nil
+        doubts[id] = nil
+        lastContact[id] = nil
+        rumours[id] = nil
+        speaksIndirect.remove(id)
+        lastProbe[id] = nil
+        moves[id] = nil
+        addressChecks[id] = nil
+        keptAlive[id] = nil
+        probeSoon.remove(id)
     }
 
     /// `rooms` as they may go on the wire: valid, distinct, at most ``WireLimits/maxRoomsPerNode``.

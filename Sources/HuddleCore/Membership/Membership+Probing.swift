@@ -130,9 +130,10 @@ extension Membership {
         }
     }
 
-    /// The first alive or suspect peer by id after the last period's, wrapping around.
+    /// The first alive or suspect peer in the ring (``isInRing(_:)``) by id after the last
+    /// period's, wrapping around.
     private func nextTarget() -> Peer? {
-        let candidates = peers.values.filter { $0.state != .gone }
+        let candidates = peers.values.filter { $0.state != .gone && isInRing($0) }
         let after = lastTarget ?? me
         return candidates.filter { $0.id > after }.min { $0.id < $1.id }
             ?? candidates.min { $0.id < $1.id }

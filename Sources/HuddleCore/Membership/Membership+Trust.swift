@@ -149,6 +149,29 @@ extension Membership {
         moves.values.map { $0.candidateAnswered ? $0.since + probeTimeout : $0.askedAt + periodLength }.min()
     }
 
+    /// Whether `peer` is in the probe ring, and so watched for failure: its address answered,
+    /// this node's side named it, or it answers only through relays. A key that probed us and
+    /// never answered at its address is not (a hundred such keys once stretched the time to
+    /// notice a dead peer from 6 s to 96 s); it is asked to prove itself each period and
+    /// forgotten when it falls silent (``forgetUnproven(now:)``).
+    func isInRing(_ peer: Peer) -> Bool {
+        hasTrustedAddress(peer) || paths[peer.id]?.directLost == true
+    }
+
+    /// Peers outside the ring that have said nothing for ``MembershipConfig/hearsayLifetime``:
+    /// forgotten, reported gone.
+    mutating func forgetUnproven(now: MonotonicTime) -> [MembershipDirective] {
+        var directives: [MembershipDirective] = []
+        for id in peers.keys.sorted() {
+            guard let peer = peers[id], peer.state != .gone, !isInRing(peer),
+                (now - (lastContact[id] ?? peer.lastSeen)) >= config.hearsayLifetime
+            else { continue }
+            forget(id)
+            directives.append(.peerChanged(id: id, nick: peer.nick, from: peer.state, to: .gone))
+        }
+        return directives
+    }
+
     /// Alive peers whose address has not answered a probe of ours yet (one that reached this
     /// node first, from an address it says is its own): probed at the start of each period, at
     /// most ``MembershipConfig/keepAlivePeers`` of them, from the credit their host earned.

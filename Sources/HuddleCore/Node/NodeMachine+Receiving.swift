@@ -147,7 +147,7 @@ extension NodeMachine {
             allowances[event.room] = allowance
             // A first event refused a slot still gets its signature checked: the log then
             // remembers its origin as unseated, so nobody's message waits for it (RoomLog+Seats).
-            if let rejection = log.rejection(of: event, held: held, aheadAllowance: allowance, reserved: mayTakeReservedSlot),
+            if let rejection = log.rejection(of: event, held: held, aheadAllowance: allowance, reserved: reservedSeat),
                 rejection != .tooManyOrigins || log.isUnseated(event.origin)
             {
                 countDropped(NodeCounters.Drop(rejection))
@@ -160,10 +160,16 @@ extension NodeMachine {
     }
 
     /// Whether `origin` may take one of a room's reserved origin slots
-    /// (``RoomLogLimits/reservedOrigins``): there is a node behind it, this one or a peer that
-    /// signed a probe or ack to it and is not gone. A fresh key's join is not enough.
-    func mayTakeReservedSlot(_ origin: NodeID) -> Bool {
-        origin == identity.id || membership.hasVouched(origin)
+    /// (``RoomLogLimits/reservedOrigins``): there is a node behind it, this one (no share) or a
+    /// live peer whose address answered (within its host's share). A fresh key's join is not enough.
+    func reservedSeat(_ origin: NodeID) -> ReservedSeat {
+        Self.reservedSeat(origin, me: identity.id, membership: membership)
+    }
+
+    static func reservedSeat(_ origin: NodeID, me: NodeID, membership: Membership) -> ReservedSeat {
+        if origin == me { return .unlimited }
+        guard membership.hasVouched(origin), let peer = membership.peers[origin] else { return .refused }
+        return .host(peer.address.host)
     }
 
     /// How many bytes `room`'s log may hold past gaps, given what the other rooms hold.
@@ -180,7 +186,7 @@ extension NodeMachine {
     mutating func ingest(_ events: [Event], room: String, from source: PeerAddress?, now: NodeTime) -> VersionVector? {
         guard joined.contains(room) else { return nil }
         let allowance = aheadAllowance(for: room)
-        let reserved = { [membership, me = identity.id] (origin: NodeID) in origin == me || membership.hasVouched(origin) }
+        let reserved = { [membership, me = identity.id] (origin: NodeID) in Self.reservedSeat(origin, me: me, membership: membership) }
         var drops: [NodeCounters.Drop] = []
         let (fresh, proofs, outputs, vector) = withRoom(room, now: now) { session in
             var fresh: [Event] = []

@@ -212,7 +212,7 @@ public struct RoomSession: Sendable {
     /// what became visible. `aheadAllowance` caps the bytes the log may hold past gaps;
     /// `reserved` says who may take the room's reserved origin slots (``RoomLogLimits/reservedOrigins``).
     public mutating func ingest(
-        _ event: Event, now: WallTime, aheadAllowance: Int = .max, reserved: (NodeID) -> Bool = { _ in true }
+        _ event: Event, now: WallTime, aheadAllowance: Int = .max, reserved: (NodeID) -> ReservedSeat = { _ in .unlimited }
     ) -> (outcome: RoomLog.InsertOutcome, outputs: [RoomOutput]) {
         let outcome = log.insert(event, now: now, aheadAllowance: aheadAllowance, reserved: reserved)
         switch outcome {
@@ -232,7 +232,7 @@ public struct RoomSession: Sendable {
     /// offsets as they stand after the batch, once (see ``isEarlier(_:)``). `aheadAllowance`
     /// and `reserved` are the batch's.
     public mutating func ingest(
-        _ events: [Event], now: WallTime, aheadAllowance: Int = .max, reserved: (NodeID) -> Bool = { _ in true }
+        _ events: [Event], now: WallTime, aheadAllowance: Int = .max, reserved: (NodeID) -> ReservedSeat = { _ in .unlimited }
     ) -> (outcomes: [RoomLog.InsertOutcome], outputs: [RoomOutput]) {
         var outcomes: [RoomLog.InsertOutcome] = []
         var outputs: [RoomOutput] = []
