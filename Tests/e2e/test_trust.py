@@ -16,8 +16,10 @@ import pytest
 
 from huddletest.bench.attacks import fresh_key
 from huddletest.bench.strangers import BadSignatureFlood
+from huddletest.node import dealt_with_datagrams
 from huddletest.polling import poll
-from huddletest.wire import PeerRecord, WireClient, encode_digest, encode_probe, monotonic_us, now_ms
+from huddletest.wire import (Event, Join, PeerRecord, VersionVector, WireClient, encode_digest, encode_events,
+                             encode_probe, monotonic_us, now_ms, sign_event)
 
 ROOM = "superbowl"
 
@@ -226,3 +228,72 @@ def test_a_key_that_proved_its_address_floods_bad_signatures_within_a_budget(lan
     assert drops.get("bad_signature", 0) <= 2_000 + 1_000 * elapsed
     assert drops.get("check_budget", 0) > 0
     assert sorted(latencies)[7] <= 50, latencies
+
+
+def fill_open_slots(node, taken: int) -> None:
+    """Signed joins of fresh keys (strangers, from 127.0.0.1) until `node`'s room holds 96
+    origins, its open slots (`taken` of them already held)."""
+    host, port = host_port(node.address)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        for i in range(96 - taken):
+            key, origin = fresh_key()
+            udp.sendto(encode_events([sign_event(Event(origin, 1, ROOM, now_ms(), VersionVector({}), Join(f"key{i}")), key)]),
+                       (host, port))
+            if i % 16 == 15:
+                dealt_with_datagrams(node, lambda data: udp.sendto(data, (host, port)))
+        dealt_with_datagrams(node, lambda data: udp.sendto(data, (host, port)))
+
+
+def test_one_machines_keys_that_answer_probes_take_at_most_their_share_of_the_reserved_slots(lan):
+    """Round 3: 32 fresh keys that each signed a probe took the 32 origin slots kept for "an
+    origin with a node behind it", and a newcomer was locked out. Now the keys must answer at
+    their addresses, and one machine's keys (16 sockets on 127.0.0.2, each proving its own
+    address) take at most 8 of the reserved slots: carol, a real node, still joins and chats."""
+    alice, bob = pair(lan)
+    fill_open_slots(bob, taken=2)
+    drops_before = bob.status()["counters"]["drops"].get("too_many_origins", 0)
+    sybils = [WireClient(f"sybil{i}", rooms=[ROOM], host="127.0.0.2") for i in range(16)]
+    try:
+        for sybil in sybils:
+            sybil.meet(bob.address)
+            sybil.join(bob.address)
+        poll(lambda: bob.status()["counters"]["drops"].get("too_many_origins", 0) - drops_before >= 8, timeout=10,
+             what="bob refusing the sybils past their share")
+        members = {m["nick"] for m in next(r for r in bob.status()["rooms"] if r["name"] == ROOM)["members"]}
+        seated = sorted(n for n in members if n.startswith("sybil"))
+        print(f"sybils seated in reserved slots: {len(seated)} of 16")
+        assert len(seated) == 8, seated
+
+        carol = lan("carol", peers=[bob.address])
+        bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "carol", timeout=10, what="carol's join on bob")
+        print("carol to bob and back (ms):", chat_both_ways(carol, bob, "past the sybils", timeout=5))
+    finally:
+        for sybil in sybils:
+            sybil.close()
+
+
+def test_silent_fresh_keys_do_not_slow_noticing_a_dead_peer(lan):
+    """Round 3: 100 fresh keys that each sent one probe and fell silent stretched the time for
+    alice to notice bob was dead from 5.6 s to 95.6 s. They stay out of her probe ring until
+    their addresses answer, and are forgotten 5 s after their word."""
+    alice, bob = pair(lan)
+    sockets = []
+    for i in range(100):  # each key probes once from a port of its own, and never answers
+        key, origin = fresh_key()
+        udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        udp.bind(("127.0.0.2", 0))
+        udp.sendto(encode_probe(origin, f"silent{i}", 1, 1 << 32, monotonic_us(), udp.getsockname()[1], [ROOM], key=key),
+                   host_port(alice.address))
+        sockets.append(udp)
+    poll(lambda: len(alice.status()["peers"]) >= 51, timeout=5, what="alice taking the keys in")
+    for udp in sockets:
+        udp.close()
+    since = len(alice.outputs)
+    bob.kill9()
+    killed = time.monotonic()
+    poll(lambda: any(o["type"] == "peer" and o["id"] == bob.id and o["state"] == "gone"
+                     for o in list(alice.outputs)[since:]), timeout=30, what="alice noticing bob is gone")
+    noticed = time.monotonic() - killed
+    poll(lambda: len(alice.status()["peers"]) <= 1, timeout=10, what="the silent keys forgotten")
+    print(f"bob gone on alice {noticed:.1f} s after he died, with 100 silent keys about")
+    assert noticed < 15
