@@ -48,6 +48,8 @@ public struct NodeMachine: Sendable {
     var currentDirects: [NodeID: String] = [:]
     /// Peers' X25519 keys for direct messages, from their signed probes and acks.
     var agreementKeys: [NodeID: [UInt8]] = [:]
+    /// Peers already told about for offering a weak agreement key (one line each).
+    var weakKeysTold: Set<NodeID> = []
     /// The first node seen under each nick, and the later ones already warned about.
     public internal(set) var knownNicks: [String: NodeID] = [:]
     var nickConflicts: Set<NodeID> = []
