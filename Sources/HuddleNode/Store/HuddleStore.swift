@@ -106,7 +106,12 @@ public final class HuddleStore: Sendable {
         configuration.label = "huddle.store"
         // Another process (a tool, or a second node started by mistake) may hold a lock briefly.
         configuration.busyMode = .timeout(5)
-        configuration.prepareDatabase { db in try accept(StoreSchema.recognize(db)) }
+        configuration.prepareDatabase { db in
+            try accept(StoreSchema.recognize(db))
+            // The write-ahead log is cut back to 1 MiB after each checkpoint, not kept at the
+            // largest it ever grew to.
+            if !readOnly { try db.execute(sql: "PRAGMA journal_size_limit = 1048576") }
+        }
         return configuration
     }
 
@@ -128,6 +133,7 @@ public final class HuddleStore: Sendable {
                 }
             })
         try StoreSchema.migrator.migrate(pool)
+        try StoreSchema.freeDeletedPages(pool)
         return pool
     }
 

@@ -26,6 +26,17 @@ enum StoreSchema {
     /// The file name in the data dir.
     static let fileName = "huddle.sqlite"
 
+    /// Makes the file give deleted pages back (`auto_vacuum = INCREMENTAL`, then
+    /// `PRAGMA incremental_vacuum` after deletes, in ``HuddleStore/apply(_:)``). A store made
+    /// before has it set once, with a `VACUUM` that rewrites it (a fresh one is nearly empty).
+    static func freeDeletedPages(_ writer: some DatabaseWriter) throws {
+        try writer.writeWithoutTransaction { db in
+            guard try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 else { return }
+            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+            try db.execute(sql: "VACUUM")
+        }
+    }
+
     static let migrator: DatabaseMigrator = {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
