@@ -287,6 +287,25 @@ import Testing
         #expect(log.insert(.fixture(mallory, 1, .join(nick: "m"))).deliveredCount == 5)
     }
 
+    /// Throwaway keys each sending events without a join: only so many strangers are held at
+    /// once; a member's events past a gap are not counted among them, and a stranger already
+    /// held may still add to its own budget.
+    @Test func onlySoManyStrangersAreHeldAtOnce() {
+        var limits = RoomLogLimits()
+        limits.maxStrangerOrigins = 3
+        var log = RoomLog(room: "superbowl", limits: limits)
+        _ = log.insert(.fixture(alice, 1, .join(nick: "alice")))
+        #expect(log.insert(.fixture(alice, 3, .chat(text: "past a gap"))) == .accepted(delivered: []))
+        let keys = (10...15).map { NodeID.fixture(UInt8($0)) }
+        let outcomes = keys.map { log.insert(.fixture($0, 2, .chat(text: "no join"))) }
+        #expect(outcomes.prefix(3).allSatisfy { $0 == .accepted(delivered: []) })
+        #expect(outcomes.dropFirst(3).allSatisfy { if case .rejected(.overBudget) = $0 { true } else { false } })
+        #expect(log.insert(.fixture(keys[0], 3, .chat(text: "more"))) == .accepted(delivered: []))
+        // One joins: a place frees up.
+        #expect(log.insert(.fixture(keys[1], 1, .join(nick: "k"))).deliveredCount == 2)
+        #expect(log.insert(.fixture(keys[5], 2, .chat(text: "now"))) == .accepted(delivered: []))
+    }
+
     @Test func bytesPastGapsAreBoundedPerOriginPerRoomAndByTheCallersAllowance() {
         var limits = RoomLogLimits()
         limits.maxAheadBytes = 3_000

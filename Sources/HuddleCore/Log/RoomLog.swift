@@ -316,6 +316,11 @@ public struct RoomLog: Sendable {
             if held >= limits.maxStrangerEvents || heldBytes + bytes > limits.maxStrangerBytes {
                 return .overBudget("events held from an origin whose join is not held")
             }
+            // At most so many strangers at once (``ahead`` holds at most that many, and the
+            // room's origins past gaps: counting them is cheap).
+            if held == 0, ahead.keys.count(where: { prefix[$0] == nil }) >= limits.maxStrangerOrigins {
+                return .overBudget("events held from too many origins whose join is not held")
+            }
         } else if held >= limits.maxAheadEvents || heldBytes + bytes > limits.maxAheadBytes {
             return .overBudget("events held past a gap in one origin's seqs")
         }

@@ -27,6 +27,11 @@ public struct RoomLogLimits: Hashable, Sendable {
     /// The same for an origin whose first event (its join) is not held: a stranger.
     public var maxStrangerEvents = 32
     public var maxStrangerBytes = 128 << 10
+    /// Most strangers whose events are held at once (16 × 128 KiB = 2 MiB): throwaway keys'
+    /// events, held and written to the store until they expire, once filled a data dir to
+    /// 21.5 MB. A real newcomer's events outrun its join by a moment, and anti-entropy fetches
+    /// any refused again.
+    public var maxStrangerOrigins = 16
     /// Most conflicts remembered from origins that never joined, waiting for a join to prove
     /// them (see ``RoomLog/Rejection/strangerConflict``).
     public var maxPendingProofs = 64
