@@ -302,6 +302,32 @@ def test_fresh_keys_sending_seqs_without_a_join_stay_within_budget(lan):
     late_joiner(lan, bob, ["before the flood", "during the flood: alice to bob", "after the flood: bob to alice"])
 
 
+def test_many_throwaway_keys_hold_only_sixteen_strangers_worth_and_the_data_dir_stays_small(lan):
+    """Round 3: throwaway keys' events, each held until it expires and written to the store,
+    filled alice's data dir to 21.5 MB. 64 fresh keys each send seqs 2..33 (4 KB chats, no
+    join): bob holds the events of at most 16 of them (2 MiB), refuses the rest unchecked, and
+    his data dir stays under 10 MB."""
+    alice, bob = pair(lan)
+    before = counters(bob)
+    host, port = bob.address.rsplit(":", 1)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        for _ in range(64):
+            key, origin = fresh_key()
+            events = [encode_event(chat_event(key, origin, seq, FRESH_TEXT)) for seq in range(2, 34)]
+            for i in range(0, len(events), 14):
+                udp.sendto(encode_events(events[i:i + 14]), (host, int(port)))
+                time.sleep(0.01)
+        dealt_with_datagrams(bob, lambda data: udp.sendto(data, (host, int(port))))
+    after = counters(bob)
+    stored = after["events_stored"] - before["events_stored"]
+    size = dir_mb(bob.data_dir)
+    print(f"64 throwaway keys x 32 events: bob stored {stored}, data dir {size:.2f} MB, drops {after['drops']}")
+    assert stored <= 16 * 32
+    assert delta(after, before, "over_budget") >= (64 - 16) * 32 - 64  # a datagram may be lost
+    assert size < 10
+    chat_both_ways(alice, bob, "after the throwaway keys")
+
+
 def test_fresh_keys_do_not_lock_a_new_member_out_of_the_room(lan):
     """The same attack at its cheapest: 200 fresh keys each send one small event (seq 2, no
     join). A room holds events of at most 128 origins; none of these strangers can ever be
