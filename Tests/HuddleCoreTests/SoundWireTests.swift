@@ -115,6 +115,11 @@ import Testing
         ).encoded()
         #expect(bytes.count == 4 + 32 + 11 + 8 + 8 + 2 + 4_125 + 28 + 64)
         #expect(try pairKey.open(SoundWindow(decoding: bytes), for: bob.id)?.bits.count == 1_000)
+        // The largest: in a room of the longest name (docs/PROTOCOL.md says 4 337 bytes).
+        let longest = String(repeating: "r", count: WireLimits.maxRoomBytes)
+        let largest = SoundWindow.made(
+            by: alice, room: longest, for: bob.id, pairKey: pairKey, sentAt: .epoch, start: .epoch, bits: bits, loud: loud)
+        #expect(largest.encodedByteCount == 4_337)
     }
 
     @Test func windowsOutsideTheirOneEncodingAreRefused() throws {
