@@ -9,6 +9,14 @@
   how long a newcomer (carol) then takes to chat both ways with bob.
 - **Made-up peers.** A live peer's probes carrying 320 made-up alive records: carol -> bob chat
   latency meanwhile, and the size of bob's peer table.
+- **One machine's keys** (issue 31): 16 keys on 127.0.0.2, each answering at its own port, join
+  once the open slots are full: how many reserved slots they take, and a newcomer's time to chat.
+- **Throwaway keys' events**: 64 fresh keys send 32 events each without a join: what bob stores
+  and his data dir.
+- **Connection churn**: 16 threads open a sync connection, send a byte and close, for 10 s:
+  bob's heap per connection.
+- **Silent keys**: 100 keys probe bob once and fall silent, then carol dies (SIGKILL): how long
+  bob takes to say she is gone.
 """
 
 from __future__ import annotations
@@ -19,8 +27,8 @@ import struct
 import threading
 import time
 
-from ..wire import (Event, Join, Limits, PeerRecord, VersionVector, WireClient, encode_event, encode_events, now_ms,
-                    sign_event)
+from ..wire import (Chat, Event, Join, Limits, PeerRecord, VersionVector, WireClient, encode_event, encode_events,
+                    encode_probe, monotonic_us, now_ms, sign_event)
 from .attacks import fresh_key, measure_latency, start_pair
 from .harness import ROOM, BenchNode, Table, log, pct, stop_node, temp_dir
 
@@ -101,6 +109,49 @@ def big_frames(target: str, sources: int = 8, per_source: int = 4, chunks: int =
     return cut
 
 
+def heap_kb(pid: int) -> int:
+    """RssAnon: what the process allocated, without the binary and libraries mapped from disk."""
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("RssAnon:"))
+
+
+def churn(target: str, seconds: float, threads: int = 16) -> int:
+    """Sync connections opened, sent a byte and closed, from `threads` threads for `seconds`;
+    returns how many."""
+    host, port = target.rsplit(":", 1)
+    stop = time.monotonic() + seconds
+    opened = [0]
+
+    def run():
+        while time.monotonic() < stop:
+            try:
+                with socket.create_connection((host, int(port)), timeout=1) as conn:
+                    conn.send(b"\x00")
+                opened[0] += 1
+            except OSError:
+                time.sleep(0.01)
+
+    workers = [threading.Thread(target=run) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return opened[0]
+
+
+def throwaway_keys(target: str, keys: int, events: int) -> None:
+    """`keys` fresh keys each send seqs 2..events+1 (4 KB chats, no join) to `target`."""
+    host, port = target.rsplit(":", 1)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        for _ in range(keys):
+            key, origin = fresh_key()
+            chats = [encode_event(sign_event(Event(origin, seq, ROOM, now_ms(), VersionVector({origin: seq - 1}),
+                                                   Chat("t" * 4000)), key)) for seq in range(2, events + 2)]
+            for i in range(0, len(chats), 14):
+                udp.sendto(encode_events(chats[i:i + 14]), (host, int(port)))
+                time.sleep(0.01)
+
+
 def bench_strangers(binary: str, count: int, spacing: float, table: Table) -> None:
     base = temp_dir("strangers")
     alice, bob = start_pair(binary, base)
@@ -138,6 +189,29 @@ def bench_strangers(binary: str, count: int, spacing: float, table: Table) -> No
                   f"bob's room: {len(room['members'])} members, too_many_origins "
                   f"{bob.status()['counters']['drops'].get('too_many_origins', 0)}")
 
+        log("one machine's 16 keys, each proving its own port, join past the open slots")
+        sybils = [WireClient(f"sybil{i}", rooms=[ROOM], host="127.0.0.2") for i in range(16)]
+        try:
+            for sybil in sybils:
+                sybil.meet(bob.address)
+                sybil.join(bob.address)
+            time.sleep(1)
+            members = next(r for r in bob.status()["rooms"] if r["name"] == ROOM)["members"]
+            seated = sum(1 for m in members if m["nick"].startswith("sybil"))
+            started = time.monotonic()
+            dave = BenchNode(binary, "dave", base / "dave", room=ROOM, peers=[bob.address])
+            nodes.append(dave)
+            dave.say("dave is here")
+            bob.message("dave is here", timeout=30)
+            bob.say("welcome dave")
+            dave.message("welcome dave", timeout=30)
+            table.add("strangers: one machine's 16 keys (each answering at its port) seated in reserved slots; "
+                      "a newcomer's start to chatting both ways after",
+                      f"{seated} of 16; {(time.monotonic() - started) * 1000:.0f} ms", "a host's share is 8 of 32")
+        finally:
+            for sybil in sybils:
+                sybil.close()
+
         with WireClient("mallory") as mallory:
             mallory.meet(bob.address)
             for batch in range(10):
@@ -170,6 +244,39 @@ def bench_strangers(binary: str, count: int, spacing: float, table: Table) -> No
         table.add("strangers: bob's RSS before / at most during / after, 32 x 4 MiB frames, 3 rounds",
                   f"{rss_before / 1024:.0f} / {peak / 1024:.0f} / {bob.rss_kb() / 1024:.0f} MB",
                   f"{cut} of 96 connections cut at the header")
+
+        heap_before, opened = heap_kb(bob.process.pid), churn(bob.address, seconds=10)
+        grown = heap_kb(bob.process.pid) - heap_before
+        table.add("strangers: bob's heap growth per sync connection, 16 threads churning for 10 s",
+                  f"{grown * 1024 / max(opened, 1):.0f} B", f"{opened} connections; grew {grown / 1024:.2f} MB")
+
+        stored_before = bob.status()["counters"]["events_stored"]
+        throwaway_keys(bob.address, keys=64, events=32)
+        time.sleep(1)
+        stored = bob.status()["counters"]["events_stored"] - stored_before
+        size = sum(f.stat().st_size for f in bob.data_dir.rglob("*") if f.is_file()) / 1e6
+        table.add("strangers: 64 throwaway keys x 32 events without a join: events bob stored, his data dir",
+                  f"{stored}; {size:.1f} MB", "at most 16 strangers held at once (round 3: 21.5 MB)")
+
+        # Last: carol dies while 100 keys that probed bob once sit silent in his table.
+        for i in range(100):
+            key, origin = fresh_key()
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+                udp.bind(("127.0.0.3", 0))
+                udp.sendto(encode_probe(origin, f"silent{i}", 1, 1 << 32, monotonic_us(), udp.getsockname()[1],
+                                        [ROOM], key=key), (bob.address.rsplit(":", 1)[0], int(bob.address.rsplit(":", 1)[1])))
+        time.sleep(0.5)
+        since = len(bob.outputs)
+        carol.process.kill()
+        killed = time.monotonic()
+        carol_id = carol.id
+        while not any(o["type"] == "peer" and o.get("id") == carol_id and o.get("state") == "gone"
+                      for o in list(bob.outputs)[since:]):
+            if time.monotonic() - killed > 60:
+                break
+            time.sleep(0.05)
+        table.add("strangers: time for bob to say carol is gone after she died, 100 silent keys in his table",
+                  f"{time.monotonic() - killed:.1f} s", "round 3: 95.6 s (5.6 s without the keys)")
 
     finally:
         for node in nodes:
