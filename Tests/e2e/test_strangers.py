@@ -10,6 +10,7 @@ import threading
 import time
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from huddletest.bench.harness import rss_kb
@@ -94,6 +95,31 @@ def test_a_direct_message_key_of_small_order_gives_no_direct_room(lan):
         alice.wait_for(lambda o: o["type"] == "error" and "mallory" in o["message"])
         handled(alice)
         assert not [o for o in alice.outputs if o["type"] == "message" and o.get("direct")]
+
+
+def test_a_peer_flipping_direct_message_keys_is_told_about_once(lan):
+    """Round 3: each change of a peer's direct-message key was kept for good and a weak one said
+    again each flip. mallory offers 31 keys in turn, two of small order and fresh good ones:
+    alice says so once, counts each weak offer, and still sends mallory a direct message."""
+    alice = lan("alice")
+    weak = [bytes([1]) + bytes(31), bytes([0]) * 31 + bytes([0x80])]  # u = 1, and u = 2^255 (≡ 0)
+    offered_weak = 0
+    with WireClient("mallory") as mallory:
+        for i in range(31):  # the last one good
+            if i % 3:
+                mallory.agreement_key = weak[i % 2]
+                offered_weak += 1
+            else:
+                mallory.agreement_key = X25519PrivateKey.generate().public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+            mallory.meet(alice.address)  # acked: alice has read the card
+        handled(alice)
+        errors = [o for o in alice.outputs if o["type"] == "error" and "anyone could read" in o["message"]]
+        assert len(errors) == 1, errors
+        assert drops(alice).get("weak_agreement_key") == offered_weak
+        since = len(alice.outputs)
+        alice.say("/msg mallory still there?")
+        handled(alice)
+        assert not [o for o in list(alice.outputs)[since:] if o["type"] == "error"]
 
 
 def test_proofs_about_strangers_are_not_kept_or_forwarded(lan):

@@ -11,6 +11,7 @@ import socket
 import struct
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -297,3 +298,28 @@ def test_silent_fresh_keys_do_not_slow_noticing_a_dead_peer(lan):
     poll(lambda: len(alice.status()["peers"]) <= 1, timeout=10, what="the silent keys forgotten")
     print(f"bob gone on alice {noticed:.1f} s after he died, with 100 silent keys about")
     assert noticed < 15
+
+
+def test_a_peer_table_full_of_one_machines_keys_still_takes_a_newcomer(lan):
+    """Round 3: 256 fresh keys that each probed filled bob's peer table, and no newcomer was ever
+    added. 256 keys on 127.0.0.2, each answering at its own port, fill it now: carol, from
+    another host, takes the place of the crowded host's oldest key and chats both ways."""
+    alice, bob = pair(lan)
+    sybils = [WireClient(f"sybil{i}", rooms=[ROOM], host="127.0.0.2") for i in range(256)]
+    try:
+        # Met 32 at a time: bob checks strangers' probes at 200 a second per host, so some are
+        # answered only on a later try (every 0.3 s).
+        with ThreadPoolExecutor(32) as pool:
+            list(pool.map(lambda sybil: sybil.meet(bob.address), sybils))
+        poll(lambda: len(bob.status()["peers"]) >= 256, timeout=10, what="bob's table full")
+        carol = lan("carol", peers=[bob.address])
+        bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "carol", timeout=15, what="carol's join on bob")
+        print("carol to bob and back, bob's table full of one machine's keys (ms):",
+              chat_both_ways(carol, bob, "past a full table", timeout=5))
+        assert len(bob.status()["peers"]) <= 256
+    finally:
+        threads = [threading.Thread(target=sybil.close) for sybil in sybils]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
