@@ -219,16 +219,19 @@ extension Membership {
         func oldest(_ candidates: [Peer]) -> Peer? {
             candidates.min { ($0.lastSeen, $0.id) < ($1.lastSeen, $1.id) }
         }
-        var evicted = oldest(peers.values.filter { $0.state == .gone })
-        if verified {
-            evicted = evicted ?? oldest(peers.values.filter { $0.vouched == 0 })
-                ?? oldest(peers.values.filter { !isInRing($0) })
+        func ofTheCrowdedHost() -> Peer? {
             let crowded = Dictionary(grouping: peers.values, by: \.address.host)
                 .max { ($0.value.count, $1.key) < ($1.value.count, $0.key) }
-            if evicted == nil, let (host, held) = crowded, held.count > max(config.maxPeers / 8, 1), host != address?.host {
-                evicted = oldest(held)
+            guard let (host, held) = crowded, held.count > max(config.maxPeers / 8, 1), host != address?.host else {
+                return nil
             }
+            return oldest(held)
         }
+        let gone = oldest(peers.values.filter { $0.state == .gone })
+        let evicted = verified
+            ? gone ?? oldest(peers.values.filter { $0.vouched == 0 }) ?? oldest(peers.values.filter { !isInRing($0) })
+                ?? ofTheCrowdedHost()
+            : gone
         guard let evicted else { return false }
         forget(evicted.id)
         return true

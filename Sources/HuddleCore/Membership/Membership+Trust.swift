@@ -153,21 +153,26 @@ extension Membership {
     /// this node's side named it, or it answers only through relays. A key that probed us and
     /// never answered at its address is not (a hundred such keys once stretched the time to
     /// notice a dead peer from 6 s to 96 s); it is asked to prove itself each period and
-    /// forgotten when it falls silent (``forgetUnproven(now:)``).
+    /// suspected when it falls silent and forgotten once gone (``watchUnproven(now:)``).
     func isInRing(_ peer: Peer) -> Bool {
         hasTrustedAddress(peer) || paths[peer.id]?.directLost == true
     }
 
-    /// Peers outside the ring that have said nothing for ``MembershipConfig/hearsayLifetime``:
-    /// forgotten, reported gone.
-    mutating func forgetUnproven(now: MonotonicTime) -> [MembershipDirective] {
+    /// Peers outside the ring, which no period probes: one silent for
+    /// ``MembershipConfig/unprovenSilence`` is suspect (and gone a suspicion timeout later, as
+    /// any peer), and a gone one is forgotten, with nothing more said.
+    mutating func watchUnproven(now: MonotonicTime) -> [MembershipDirective] {
         var directives: [MembershipDirective] = []
         for id in peers.keys.sorted() {
-            guard let peer = peers[id], peer.state != .gone, !isInRing(peer),
-                (now - (lastContact[id] ?? peer.lastSeen)) >= config.hearsayLifetime
-            else { continue }
-            forget(id)
-            directives.append(.peerChanged(id: id, nick: peer.nick, from: peer.state, to: .gone))
+            guard let peer = peers[id], !isInRing(peer) else { continue }
+            switch peer.state {
+            case .alive where (now - (lastContact[id] ?? peer.lastSeen)) >= config.unprovenSilence:
+                directives += setState(id, .suspect, incarnation: peer.incarnation, now: now)
+            case .gone:
+                forget(id)
+            default:
+                break
+            }
         }
         return directives
     }

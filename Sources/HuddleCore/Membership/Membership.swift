@@ -266,7 +266,7 @@ public struct Membership: Sendable {
         rumours = rumours.filter { (now - $0.value.since) < config.probeMemory }
         addressChecks = addressChecks.filter { (now - $0.value) < config.probeMemory }
         directives += settleMoves(now: now)
-        directives += forgetUnproven(now: now)
+        directives += watchUnproven(now: now)
         changedAt = changedAt.filter { (now - $0.value) < config.freshGossipFor }
         expirePaths(now: now)
 

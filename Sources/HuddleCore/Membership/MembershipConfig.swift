@@ -58,6 +58,9 @@ public struct MembershipConfig: Hashable, Sendable {
     public var maxHearsay = 32
     /// How long a node known only from gossip is probed before it is forgotten (default 5 s).
     public var hearsayLifetime: TimeSpan = .seconds(5)
+    /// How long a peer whose address never answered (outside the probe ring) may say nothing
+    /// before it is suspect (default 2.5 s); gone, it is forgotten (`Membership+Trust`).
+    public var unprovenSilence: TimeSpan = .milliseconds(2_500)
     /// How long a relay's path to a peer counts after it last carried an answer (default 3 s):
     /// a peer that answers only through relays is probed through them every period, so a path
     /// silent for three is broken, and another relay is chosen.

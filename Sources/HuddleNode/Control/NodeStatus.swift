@@ -33,6 +33,9 @@ public struct NodeStatus: Codable, Sendable, Equatable {
         public var rooms: [String]
         /// How the peer was found: "seed", "gossip", "inbound" or "mdns".
         public var foundBy: String
+        /// Whether its address answered a probe of this node's, or this node's side named it (a
+        /// seed, DNS-SD): docs/PROTOCOL.md, "Trust". Until then it gets little.
+        public var trusted: Bool = false
         /// How it is reached when that is not directly (``Membership/pathSummary(of:)``):
         /// "reachable only through carol (2.3 ms)"; `nil` for a peer reached at its address.
         public var path: String? = nil

@@ -43,6 +43,7 @@ extension Node {
                 syncAddress: peer.syncAddress == peer.address ? nil : "\(peer.syncAddress)", state: "\(peer.state)",
                 rttMs: peer.rtt?.fractionalMilliseconds, lastSeenMs: max(.zero, monotonic - peer.lastSeen).milliseconds,
                 rooms: peer.rooms, foundBy: "\(peer.foundBy)")
+            status.trusted = membership.isTrusted(peer.address)
             if membership.route(to: peer.id).relay != nil { status.path = membership.pathSummary(of: peer.id) }
             return status
         }
