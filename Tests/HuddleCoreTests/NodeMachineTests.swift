@@ -291,6 +291,26 @@ extension NodeMachineTests {
         #expect(line?.directTo == "bob")
     }
 
+    /// `/delay 2` (no sign: later, as a person types it) says who is ahead or behind now, the
+    /// way the status line does; unplaced, it says when it will count.
+    @Test func aDelayNudgeSaysWhoIsAheadOfYouNow() {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        let bob = lan.add("bob")
+        lan.introduceAll()
+        lan.on(bob) { $0.consoleLine("/delay 2", at: $1.wall, now: $1) }
+        #expect(lan[bob].said.last == "delay +2.0 s in superbowl: it counts once you are placed "
+            + "(type /now LABEL when a proposed moment is on your screen)")
+        lan.on(alice) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
+        lan.deliverAll()
+        lan.advance(.seconds(1))
+        lan.on(bob) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
+        lan.deliverAll()
+        // Bob marked 1 s later and nudged 2 s: 3 s behind alice; 0.5 s less after this nudge.
+        lan.on(bob) { $0.consoleLine("/delay -0.5", at: $1.wall, now: $1) }
+        #expect(lan[bob].said.last == "delay -500 ms in superbowl: now alice 2.5 s ahead of you")
+    }
+
     @Test func aPauseHoldsEverythingAndResumingMovesTheReadersOffsetByTheSpan() throws {
         var lan = MachineLAN()
         let alice = lan.add("alice")

@@ -132,7 +132,7 @@ public enum ConsoleCommand: Hashable, Sendable {
         case "/now": self = .now(label: argument.isEmpty ? nil : argument)
         case "/ignore": self = .ignore(label: try required("a label"))
         case "/unmark": self = .unmark(label: try required("a label"))
-        case "/delay": self = .delay(try Self.parseDelay(required("+S or -S seconds, e.g. /delay +1")))
+        case "/delay": self = .delay(try Self.parseDelay(required("S, +S or -S seconds, e.g. /delay +1")))
         case "/history":
             if argument.isEmpty {
                 self = .history(count: Self.defaultHistoryCount)
@@ -166,14 +166,15 @@ public enum ConsoleCommand: Hashable, Sendable {
         }
     }
 
-    /// `+1`, `-0.5`, `+2.25`: a signed number of seconds, to whole milliseconds (a nudge's unit
-    /// on the wire).
+    /// `+1`, `-0.5`, `+2.25`, `2` (later, as `+2`): a number of seconds, to whole milliseconds
+    /// (a nudge's unit on the wire).
     private static func parseDelay(_ text: String) throws(ConsoleCommandError) -> TimeSpan {
         let invalid = ConsoleCommandError.invalidArgument(
-            command: "/delay", argument: text, expected: "+S or -S seconds, e.g. +1 or -0.5")
-        guard let sign = text.first, sign == "+" || sign == "-",
-            let seconds = Double(text.dropFirst()), seconds.isFinite, seconds >= 0,
-            text.dropFirst().allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") })
+            command: "/delay", argument: text, expected: "S, +S or -S seconds, e.g. 1, +1 or -0.5")
+        let sign = text.first == "-" ? "-" : "+"
+        let digits = text.first == "+" || text.first == "-" ? text.dropFirst() : Substring(text)
+        guard let seconds = Double(digits), seconds.isFinite, seconds >= 0,
+            digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") })
         else { throw invalid }
         guard seconds <= maximumDelaySeconds else {
             throw .invalidArgument(
@@ -198,7 +199,7 @@ public enum ConsoleCommand: Hashable, Sendable {
           /now             mark the moment the prompt offers ([Enter = LABEL]; Enter alone does it too)
           /unmark LABEL    take back your mark of LABEL (a key pressed by mistake)
           /ignore LABEL    stop being asked to mark LABEL
-          /delay +S|-S     nudge your offset by S seconds (fractions allowed)
+          /delay [+|-]S    nudge your offset by S seconds (fractions allowed; + is later)
           /score H-G       the score on your screen now (home first); others see it at their moment
           /teams A B       name the two sides for the scoreboard (home first)
           /status          where you stand: room, peers, your offset, score, paused, waiting

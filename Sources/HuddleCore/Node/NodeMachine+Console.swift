@@ -77,13 +77,29 @@ extension NodeMachine {
             inCurrentRoom { machine, room in machine.unmark(label, in: room, now: now) }
         case .delay(let nudge):
             inCurrentRoom { machine, room in
-                machine.originate(.delayNudge(milliseconds: nudge.milliseconds), in: room, now: now)
+                guard machine.originate(.delayNudge(milliseconds: nudge.milliseconds), in: room, now: now) != nil else {
+                    return
+                }
+                machine.showNotice(machine.nudged(by: nudge, in: room))
             }
         case .history(let count):
             inCurrentRoom { machine, room in machine.history(count, in: room) }
         case .shield(let command):
             shieldCommand(command, now: now)
         }
+    }
+
+    /// What a `/delay` did, as a person asks it: who is ahead of or behind this viewer now.
+    func nudged(by nudge: TimeSpan, in room: String) -> String {
+        let said = "delay \(nudge > .zero ? "+" : "-")\(HumanFormat.duration(nudge)) in \(name(of: room))"
+        guard let session = rooms[room], session.calibration.placement(of: identity.id) != nil else {
+            return "\(said): it counts once you are placed (type /now LABEL when a proposed moment is on your screen)"
+        }
+        let others = session.offsetReport.entries.compactMap { entry -> String? in
+            guard entry.member.id != identity.id, let lag = entry.behindReader else { return nil }
+            return "\(entry.member.displayName) \(HumanFormat.lag(lag))"
+        }
+        return others.isEmpty ? "\(said): nobody else is placed yet" : "\(said): now \(others.joined(separator: ", "))"
     }
 
     /// `/shield`, `/shield off`, `/shield on`, `/shield S`: sets how long messages from writers
