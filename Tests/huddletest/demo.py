@@ -135,9 +135,13 @@ def main() -> int:
     if os.geteuid() != 0:
         print("demo: needs root to create the simulated LAN (network namespaces): sudo Scripts/demo", file=sys.stderr)
         return 1
-    print("demo: building huddle and starting three simulated hosts...", flush=True)
-    subprocess.run(["swift", "build", "--product", "huddle"], cwd=ROOT, check=True, capture_output=True)
-    binary = built_binary("debug")
+    if os.environ.get("HUDDLE_BIN"):
+        binary = os.environ["HUDDLE_BIN"]
+        print(f"demo: {binary} (HUDDLE_BIN), starting three simulated hosts...", flush=True)
+    else:
+        print("demo: building huddle (HUDDLE_BIN=PATH skips it) and starting three simulated hosts...", flush=True)
+        subprocess.run(["swift", "build", "--product", "huddle"], cwd=ROOT, check=True, capture_output=True)
+        binary = built_binary("debug")
     nodes: list[Node] = []
     with tempfile.TemporaryDirectory(prefix="huddle-demo-") as tmp:
         if "--listen" in sys.argv[1:]:
