@@ -212,9 +212,12 @@ def test_history_n_shows_the_last_n_messages_again(lan, pane):
 
     alice.type("/history 2")
     alice.press("Enter")
-    # The last two, by game time, again under the conversation; the first is not repeated.
-    rows = alice.wait_for(lambda rows: sum("bob: third down" in row for row in rows) == 2, what="the history")
-    assert rows[-4].endswith("bob: second down") and rows[-3].endswith("bob: third down"), rows
+    # The last two, by game time, again under the conversation, between a header and a footer
+    # (so they are not taken for new messages); the first is not repeated.
+    rows = alice.wait_for(lambda rows: any("end of history" in row for row in rows), what="the history")
+    assert "history: the last 2 messages in superbowl" in rows[-6], rows
+    assert rows[-5].endswith("bob: second down") and rows[-4].endswith("bob: third down"), rows
+    assert "end of history" in rows[-3], rows
     assert sum("bob: second down" in row for row in rows) == 2, rows
     assert sum("bob: first down" in row for row in rows) == 1, rows
     assert rows[-1] == "superbowl>", rows

@@ -126,11 +126,15 @@ extension NodeMachine {
         guard let session = rooms[room] else { return }
         let events = session.history(last: count)
         if events.isEmpty { return showInfo("no messages in \(name(of: room)) yet") }
+        // Between a header and a footer, so the lines are not taken for new messages.
+        let what = events.count == 1 ? "the last message" : "the last \(events.count) messages"
+        showInfo("history: \(what) in \(name(of: room)), in game-time order")
         for event in events {
             show(.history(
                 event, from: session.member(event.origin), gameTime: session.calibration.gameTime(of: event),
                 room: name(of: room)))
         }
+        showInfo("end of history")
     }
 
     /// A chat line sent through the control socket (`huddle send`) into the joined room people
