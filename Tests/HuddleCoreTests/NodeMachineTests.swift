@@ -300,7 +300,7 @@ extension NodeMachineTests {
         lan.introduceAll()
         lan.on(bob) { $0.consoleLine("/delay 2", at: $1.wall, now: $1) }
         #expect(lan[bob].said.last == "delay +2.0 s in superbowl: it counts once you are placed "
-            + "(type /now LABEL when a proposed moment is on your screen)")
+            + "(/now LABEL at a moment others mark, or /listen)")
         lan.on(alice) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
         lan.deliverAll()
         lan.advance(.seconds(1))

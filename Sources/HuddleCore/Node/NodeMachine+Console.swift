@@ -93,7 +93,7 @@ extension NodeMachine {
     func nudged(by nudge: TimeSpan, in room: String) -> String {
         let said = "delay \(nudge > .zero ? "+" : "-")\(HumanFormat.duration(nudge)) in \(name(of: room))"
         guard let session = rooms[room], session.calibration.placement(of: identity.id) != nil else {
-            return "\(said): it counts once you are placed (type /now LABEL when a proposed moment is on your screen)"
+            return "\(said): it counts once you are placed (/now LABEL at a moment others mark, or /listen)"
         }
         let others = session.offsetReport.entries.compactMap { entry -> String? in
             guard entry.member.id != identity.id, let lag = entry.behindReader else { return nil }
