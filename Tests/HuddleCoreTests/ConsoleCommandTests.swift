@@ -22,7 +22,8 @@ import Testing
         ("/delay 2", .delay(.seconds(2))),  // as a person types it: later
         ("/history", .history(count: ConsoleCommand.defaultHistoryCount)),
         ("/history 5", .history(count: 5)),
-        ("/help", .help),
+        ("/help", .help(all: false)),
+        ("/help all", .help(all: true)),
         ("/quit", .quit),
         ("/exit", .quit),
     ])
@@ -51,6 +52,18 @@ import Testing
         } throws: { error in
             (error as? ConsoleCommandError)?.description == message
         }
+    }
+
+    /// `/help` fits a small terminal (24 rows) with room to spare, names every command at least
+    /// in passing, and says where the rest is.
+    @Test func theShortHelpFitsASmallTerminalAndNamesEveryCommand() {
+        let lines = ConsoleCommand.shortHelpText.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count <= 14)
+        #expect(lines.allSatisfy { $0.count <= 100 })
+        let named = Set(ConsoleCommand.shortHelpText.split(whereSeparator: { " ,[]\n".contains($0) }).map(String.init))
+        let missing = ConsoleCommand.names.filter { !named.contains($0) && !["/exit", "/help", "/unmark", "/ignore", "/teams", "/shield"].contains($0) }
+        #expect(missing.isEmpty, "\(missing)")
+        #expect(ConsoleCommand.shortHelpText.contains("/help all"))
     }
 
     @Test func helpListsEveryCommand() {

@@ -50,7 +50,9 @@ public enum ConsoleCommand: Hashable, Sendable {
     /// `/shield` says how it stands, `/shield off`, `/shield on` (as it was before off, or the
     /// default), `/shield 60` (seconds).
     case shield(ShieldCommand)
-    case help
+    /// `/help`: the commands a viewer needs most, a screen's worth; `/help all`: every command
+    /// and key.
+    case help(all: Bool)
     case quit
 
     /// Every command's name, as typed, for completion.
@@ -160,7 +162,12 @@ public enum ConsoleCommand: Hashable, Sendable {
                 }
                 self = .shield(.seconds(seconds))
             }
-        case "/help": self = .help
+        case "/help":
+            switch argument.lowercased() {
+            case "": self = .help(all: false)
+            case "all": self = .help(all: true)
+            default: throw .invalidArgument(command: "/help", argument: argument, expected: "\"all\" (/help alone is the short list)")
+            }
         case "/quit", "/exit": try none(); self = .quit
         default: throw .unknownCommand(String(name))
         }
@@ -185,7 +192,23 @@ public enum ConsoleCommand: Hashable, Sendable {
         return .milliseconds(sign == "-" ? -milliseconds : milliseconds)
     }
 
-    /// The command list `/help` prints.
+    /// What `/help` prints: the commands a viewer needs most, short enough for a small terminal
+    /// (24 rows) with the conversation's last lines still above it.
+    public static let shortHelpText = """
+        Type a line to send it to the current room. Most used:
+          /event LABEL     propose a moment (e.g. kickoff) for everyone to mark
+          /now [LABEL]     it is on your screen right now (Enter alone marks the one offered)
+          /listen [off]    find offsets by hearing your screen instead (only sound features leave)
+          /who             who is here, and how far ahead of or behind you
+          /msg NICK TEXT   a direct message, held back like any other
+          /delay [+|-]S    nudge your offset by S seconds (+ is later)
+          /pause, /resume  your stream paused (DVR) / playing again
+          /score H-G       the score on your screen now (home first)
+          /join ROOM, /private ROOM, /leave, /rooms, /history [N], /status, /quit
+        /help all lists every command and key.
+        """
+
+    /// What `/help all` prints: every command.
     public static let helpText = """
         Type a line to send it to the current room. Commands:
           /join ROOM       join ROOM and make it current

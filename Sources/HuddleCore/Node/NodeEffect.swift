@@ -95,8 +95,8 @@ public enum NodeOutput: Sendable, Equatable {
     case notice(String)
     /// An answer to a command (`/who`, `/rooms`, `/status`).
     case info(String)
-    /// `/help`.
-    case help
+    /// `/help` (the short list) or `/help all`.
+    case help(all: Bool)
     case error(String)
     /// Listening began: the source (`file` or `device`) and the node-clock time (ms) its first
     /// sample counts as heard.

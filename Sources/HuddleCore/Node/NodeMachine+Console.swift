@@ -25,8 +25,8 @@ extension NodeMachine {
         switch command {
         case .quit:
             emit(.quit)
-        case .help:
-            show(.help)
+        case .help(let all):
+            show(.help(all: all))
         case .join(let room):
             join(room, now: now)
         case .joinPrivate(let room):

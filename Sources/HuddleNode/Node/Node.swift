@@ -261,7 +261,9 @@ public actor Node {
             renderer.notice(text)
         case .info(let text):
             renderer.info(text)
-        case .help:
+        case .help(all: false):
+            renderer.info(ConsoleCommand.shortHelpText)
+        case .help(all: true):
             renderer.info(ConsoleCommand.helpText + (console != nil ? "\n" + InteractiveConsole.keysHelp : ""))
         case .error(let message):
             renderer.error(message)
