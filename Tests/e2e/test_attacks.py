@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from huddletest.bench.attacks import AmplificationFlood, Slowloris, fresh_key
+from huddletest.bench.strangers import Churn, throwaway_keys
 from huddletest.node import alive_to_each_other, dealt_with_datagrams, handled, holds_all_of
 from huddletest.polling import poll
 from huddletest.wire import (VERSION, Chat, Event, Join, VersionVector, WireClient, encode_event, encode_events,
@@ -311,19 +312,18 @@ def test_many_throwaway_keys_hold_only_sixteen_strangers_worth_and_the_data_dir_
     before = counters(bob)
     host, port = bob.address.rsplit(":", 1)
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
-        for _ in range(64):
-            key, origin = fresh_key()
-            events = [encode_event(chat_event(key, origin, seq, FRESH_TEXT)) for seq in range(2, 34)]
-            for i in range(0, len(events), 14):
-                udp.sendto(encode_events(events[i:i + 14]), (host, int(port)))
-                time.sleep(0.01)
+        throwaway_keys(lambda data: udp.sendto(data, (host, int(port))), keys=64, events=32, room=ROOM)
         dealt_with_datagrams(bob, lambda data: udp.sendto(data, (host, int(port))))
     after = counters(bob)
     stored = after["events_stored"] - before["events_stored"]
     size = dir_mb(bob.data_dir)
     print(f"64 throwaway keys x 32 events: bob stored {stored}, data dir {size:.2f} MB, drops {after['drops']}")
     assert stored <= 16 * 32
-    assert delta(after, before, "over_budget") >= (64 - 16) * 32 - 64  # a datagram may be lost
+    # Whatever reached bob (a busy machine's kernel drops some datagrams) and was not stored was
+    # refused before a signature check: over budget, or past the host's budget of checks.
+    refused = delta(after, before, "over_budget") + delta(after, before, "check_budget")
+    assert stored + refused >= 1_000
+    assert set(after["drops"]) <= {"over_budget", "check_budget", "malformed"}, after["drops"]
     assert size < 10
     chat_both_ways(alice, bob, "after the throwaway keys")
 
@@ -455,29 +455,13 @@ def test_a_churn_of_short_sync_connections_leaves_no_memory_behind(lan):
     bob's sync port, send a byte and close, for 20 s: over the last 10 s bob's heap grows by
     less than 100 bytes a connection."""
     alice, bob = pair(lan)
-    host, port = bob.address.rsplit(":", 1)
-    stop = time.monotonic() + 20
-    opened = [0]
-
-    def churn():
-        while time.monotonic() < stop:
-            try:
-                with socket.create_connection((host, int(port)), timeout=1) as conn:
-                    conn.send(b"\x00")
-                opened[0] += 1
-            except OSError:
-                time.sleep(0.01)
-
-    threads = [threading.Thread(target=churn) for _ in range(16)]
-    for thread in threads:
-        thread.start()
-    time.sleep(10)
-    half = (memory_mb(bob)["RssAnon"], opened[0])
-    for thread in threads:
-        thread.join()
+    with Churn(bob.address, threads=16) as churn:
+        time.sleep(10)
+        half = (memory_mb(bob)["RssAnon"], churn.opened)
+        time.sleep(10)
     grown_mb = memory_mb(bob)["RssAnon"] - half[0]
-    connections = opened[0] - half[1]
-    print(f"{opened[0]} connections in 20 s; over the last {connections}, bob's heap grew {grown_mb:.2f} MB "
+    connections = churn.opened - half[1]
+    print(f"{churn.opened} connections in 20 s; over the last {connections}, bob's heap grew {grown_mb:.2f} MB "
           f"({grown_mb * 1024 * 1024 / max(connections, 1):.0f} B a connection)")
     assert connections >= 500
     assert grown_mb * 1024 * 1024 / connections < 100

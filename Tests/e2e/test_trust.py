@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from huddletest.bench.attacks import fresh_key
-from huddletest.bench.strangers import BadSignatureFlood
+from huddletest.bench.strangers import BadSignatureFlood, silent_keys
 from huddletest.node import dealt_with_datagrams
 from huddletest.polling import poll
 from huddletest.wire import (Event, Join, PeerRecord, VersionVector, WireClient, encode_digest, encode_events,
@@ -280,17 +280,8 @@ def test_silent_fresh_keys_do_not_slow_noticing_a_dead_peer(lan):
     alice to notice bob was dead from 5.6 s to 95.6 s. They stay out of her probe ring until
     their addresses answer; silent, they are suspected, then gone and forgotten."""
     alice, bob = pair(lan)
-    sockets = []
-    for i in range(100):  # each key probes once from a port of its own, and never answers
-        key, origin = fresh_key()
-        udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        udp.bind(("127.0.0.2", 0))
-        udp.sendto(encode_probe(origin, f"silent{i}", 1, 1 << 32, monotonic_us(), udp.getsockname()[1], [ROOM], key=key),
-                   host_port(alice.address))
-        sockets.append(udp)
+    silent_keys(alice.address, 100, source_host="127.0.0.2", room=ROOM)
     poll(lambda: len(alice.status()["peers"]) >= 51, timeout=5, what="alice taking the keys in")
-    for udp in sockets:
-        udp.close()
     since = len(alice.outputs)
     bob.kill9()
     killed = time.monotonic()

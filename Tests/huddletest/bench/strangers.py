@@ -30,7 +30,7 @@ import time
 from ..wire import (Chat, Event, Join, Limits, PeerRecord, VersionVector, WireClient, encode_event, encode_events,
                     encode_probe, monotonic_us, now_ms, sign_event)
 from .attacks import fresh_key, measure_latency, start_pair
-from .harness import ROOM, BenchNode, Table, log, pct, stop_node, temp_dir
+from .harness import ROOM, BenchNode, Table, log, memory_kb, pct, stop_node, temp_dir
 
 
 def cpu_seconds(pid: int) -> float:
@@ -109,47 +109,71 @@ def big_frames(target: str, sources: int = 8, per_source: int = 4, chunks: int =
     return cut
 
 
-def heap_kb(pid: int) -> int:
-    """RssAnon: what the process allocated, without the binary and libraries mapped from disk."""
-    with open(f"/proc/{pid}/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith("RssAnon:"))
+class Churn:
+    """Sync connections opened, sent a byte and closed, over and over, from `threads` threads,
+    while the `with` block runs; `opened` counts them."""
 
+    def __init__(self, target: str, threads: int = 16):
+        host, port = target.rsplit(":", 1)
+        self.address = (host, int(port))
+        self.opened = 0
+        self._stop = threading.Event()
+        self._workers = [threading.Thread(target=self._run, daemon=True) for _ in range(threads)]
 
-def churn(target: str, seconds: float, threads: int = 16) -> int:
-    """Sync connections opened, sent a byte and closed, from `threads` threads for `seconds`;
-    returns how many."""
-    host, port = target.rsplit(":", 1)
-    stop = time.monotonic() + seconds
-    opened = [0]
-
-    def run():
-        while time.monotonic() < stop:
+    def _run(self):
+        while not self._stop.is_set():
             try:
-                with socket.create_connection((host, int(port)), timeout=1) as conn:
+                with socket.create_connection(self.address, timeout=1) as conn:
                     conn.send(b"\x00")
-                opened[0] += 1
+                self.opened += 1
             except OSError:
                 time.sleep(0.01)
 
-    workers = [threading.Thread(target=run) for _ in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    return opened[0]
+    def __enter__(self) -> "Churn":
+        for worker in self._workers:
+            worker.start()
+        return self
+
+    def __exit__(self, *_):
+        self._stop.set()
+        for worker in self._workers:
+            worker.join()
 
 
-def throwaway_keys(target: str, keys: int, events: int) -> None:
-    """`keys` fresh keys each send seqs 2..events+1 (4 KB chats, no join) to `target`."""
+def throwaway_keys(send, keys: int, events: int, room: str = ROOM) -> None:
+    """`keys` fresh keys each send seqs 2..events+1 of `room` (4 KB chats, no join) with
+    `send(datagram)`, 14 events a datagram."""
+    for _ in range(keys):
+        key, origin = fresh_key()
+        chats = [encode_event(sign_event(Event(origin, seq, room, now_ms(), VersionVector({origin: seq - 1}),
+                                               Chat("t" * 4000)), key)) for seq in range(2, events + 2)]
+        for i in range(0, len(chats), 14):
+            send(encode_events(chats[i:i + 14]))
+            time.sleep(0.01)
+
+
+def silent_keys(target: str, count: int, source_host: str, room: str = ROOM) -> None:
+    """`count` fresh keys in `room` each send `target` one probe from a port of their own on
+    `source_host`, then close it: they never answer."""
     host, port = target.rsplit(":", 1)
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
-        for _ in range(keys):
-            key, origin = fresh_key()
-            chats = [encode_event(sign_event(Event(origin, seq, ROOM, now_ms(), VersionVector({origin: seq - 1}),
-                                                   Chat("t" * 4000)), key)) for seq in range(2, events + 2)]
-            for i in range(0, len(chats), 14):
-                udp.sendto(encode_events(chats[i:i + 14]), (host, int(port)))
-                time.sleep(0.01)
+    for i in range(count):
+        key, origin = fresh_key()
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+            udp.bind((source_host, 0))
+            udp.sendto(encode_probe(origin, f"silent{i}", 1, 1 << 32, monotonic_us(), udp.getsockname()[1], [room],
+                                    key=key), (host, int(port)))
+
+
+def newcomer_chats(binary: str, base, name: str, seed: BenchNode) -> tuple[BenchNode, float]:
+    """A node `name` started now, seeded with `seed`, and the seconds until it and `seed` have
+    each shown a line of the other's."""
+    started = time.monotonic()
+    node = BenchNode(binary, name, base / name, room=ROOM, peers=[seed.address])
+    node.say(f"{name} is here")
+    seed.message(f"{name} is here", timeout=30)
+    seed.say(f"welcome {name}")
+    node.message(f"welcome {name}", timeout=30)
+    return node, time.monotonic() - started
 
 
 def bench_strangers(binary: str, count: int, spacing: float, table: Table) -> None:
@@ -176,16 +200,11 @@ def bench_strangers(binary: str, count: int, spacing: float, table: Table) -> No
                 udp.sendto(encode_events([join]), (host, int(port)))
                 time.sleep(0.003)
         time.sleep(1)
-        started = time.monotonic()
-        carol = BenchNode(binary, "carol", base / "carol", room=ROOM, peers=[bob.address])
+        carol, took = newcomer_chats(binary, base, "carol", bob)
         nodes.append(carol)
-        carol.say("carol is here")
-        bob.message("carol is here", timeout=30)
-        bob.say("welcome carol")
-        carol.message("welcome carol", timeout=30)
         room = next(r for r in bob.status()["rooms"] if r["name"] == ROOM)
         table.add("strangers: newcomer's start to chatting both ways, bob's open origin slots full",
-                  f"{(time.monotonic() - started) * 1000:.0f} ms",
+                  f"{took * 1000:.0f} ms",
                   f"bob's room: {len(room['members'])} members, too_many_origins "
                   f"{bob.status()['counters']['drops'].get('too_many_origins', 0)}")
 
@@ -198,16 +217,11 @@ def bench_strangers(binary: str, count: int, spacing: float, table: Table) -> No
             time.sleep(1)
             members = next(r for r in bob.status()["rooms"] if r["name"] == ROOM)["members"]
             seated = sum(1 for m in members if m["nick"].startswith("sybil"))
-            started = time.monotonic()
-            dave = BenchNode(binary, "dave", base / "dave", room=ROOM, peers=[bob.address])
+            dave, took = newcomer_chats(binary, base, "dave", bob)
             nodes.append(dave)
-            dave.say("dave is here")
-            bob.message("dave is here", timeout=30)
-            bob.say("welcome dave")
-            dave.message("welcome dave", timeout=30)
             table.add("strangers: one machine's 16 keys (each answering at its port) seated in reserved slots; "
                       "a newcomer's start to chatting both ways after",
-                      f"{seated} of 16; {(time.monotonic() - started) * 1000:.0f} ms", "a host's share is 8 of 32")
+                      f"{seated} of 16; {took * 1000:.0f} ms", "a host's share is 8 of 32")
         finally:
             for sybil in sybils:
                 sybil.close()
@@ -245,13 +259,18 @@ def bench_strangers(binary: str, count: int, spacing: float, table: Table) -> No
                   f"{rss_before / 1024:.0f} / {peak / 1024:.0f} / {bob.rss_kb() / 1024:.0f} MB",
                   f"{cut} of 96 connections cut at the header")
 
-        heap_before, opened = heap_kb(bob.process.pid), churn(bob.address, seconds=10)
-        grown = heap_kb(bob.process.pid) - heap_before
+        heap_before = memory_kb(bob.process.pid)["RssAnon"]
+        with Churn(bob.address) as churn:
+            time.sleep(10)
+        grown = memory_kb(bob.process.pid)["RssAnon"] - heap_before
         table.add("strangers: bob's heap growth per sync connection, 16 threads churning for 10 s",
-                  f"{grown * 1024 / max(opened, 1):.0f} B", f"{opened} connections; grew {grown / 1024:.2f} MB")
+                  f"{grown * 1024 / max(churn.opened, 1):.0f} B",
+                  f"{churn.opened} connections; grew {grown / 1024:.2f} MB")
 
         stored_before = bob.status()["counters"]["events_stored"]
-        throwaway_keys(bob.address, keys=64, events=32)
+        host, port = bob.address.rsplit(":", 1)
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+            throwaway_keys(lambda data: udp.sendto(data, (host, int(port))), keys=64, events=32)
         time.sleep(1)
         stored = bob.status()["counters"]["events_stored"] - stored_before
         size = sum(f.stat().st_size for f in bob.data_dir.rglob("*") if f.is_file()) / 1e6
@@ -259,12 +278,7 @@ def bench_strangers(binary: str, count: int, spacing: float, table: Table) -> No
                   f"{stored}; {size:.1f} MB", "at most 16 strangers held at once (round 3: 21.5 MB)")
 
         # Last: carol dies while 100 keys that probed bob once sit silent in his table.
-        for i in range(100):
-            key, origin = fresh_key()
-            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
-                udp.bind(("127.0.0.3", 0))
-                udp.sendto(encode_probe(origin, f"silent{i}", 1, 1 << 32, monotonic_us(), udp.getsockname()[1],
-                                        [ROOM], key=key), (bob.address.rsplit(":", 1)[0], int(bob.address.rsplit(":", 1)[1])))
+        silent_keys(bob.address, 100, source_host="127.0.0.3")
         time.sleep(0.5)
         since = len(bob.outputs)
         carol.process.kill()
