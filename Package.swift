@@ -49,20 +49,14 @@ let package = Package(
             name: "CDNSSD",
             providers: [.apt(["libavahi-compat-libdnssd-dev"])]
         ),
-        // PulseAudio's simple API, for listening to the default input on Linux (PipeWire serves it
-        // too). No `pkgConfig:` for the same reason as CDNSSD.
-        .systemLibrary(
-            name: "CPulseSimple",
-            providers: [.apt(["libpulse-dev"])]
-        ),
-        // The I/O shell around the core.
+        // The I/O shell around the core. Listening on Linux loads PulseAudio's client library when it
+        // starts (PulseSimpleLibrary), so nothing here needs sound libraries to build or to run.
         .target(
             name: "HuddleNode",
             dependencies: [
                 "HuddleCore",
                 "HuddleAudio",
                 .target(name: "CDNSSD", condition: .when(platforms: [.linux])),
-                .target(name: "CPulseSimple", condition: .when(platforms: [.linux])),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -10,7 +10,7 @@ struct AlignCommandTests {
     @Test func theCorpusToolsAreHere() {
         #expect(
             corpusToolsPresent,
-            "huddle align's tests need espeak-ng and sox: Scripts/bootstrap installs them (or run Scripts/test --without sound)")
+            "huddle align's tests need espeak-ng and sox: Scripts/bootstrap --test installs them (or run Scripts/test --without sound)")
     }
 
     /// The demo set, 25 s a file, made once for the suite in its own temp dir (about 6 s, on a

@@ -33,7 +33,7 @@ class SoundServer:
     def __init__(self, runtime: Path):
         pulseaudio, self.pactl = shutil.which("pulseaudio"), shutil.which("pactl")
         if not pulseaudio or not self.pactl:
-            cannot_run_here("needs pulseaudio and pactl (Scripts/bootstrap installs pulseaudio, pulseaudio-utils)",
+            cannot_run_here("needs pulseaudio and pactl (Scripts/bootstrap --test installs pulseaudio, pulseaudio-utils)",
                             "sound")
         runtime.mkdir()
         self.socket = runtime / "native"

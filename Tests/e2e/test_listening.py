@@ -28,7 +28,7 @@ TOLERANCE_MS = 50
 @pytest.fixture(scope="module")
 def files(tmp_path_factory) -> dict[str, tuple[Path, corpus.Viewer | None]]:
     if not corpus.have_tools():
-        cannot_run_here("needs sox and espeak-ng (Scripts/bootstrap installs them)", "sound")
+        cannot_run_here("needs sox and espeak-ng (Scripts/bootstrap --test installs them)", "sound")
     out = tmp_path_factory.mktemp("audio")
     length = PRE_ROLL + SECONDS + 2
     game = corpus.broadcast(out / "broadcast.wav", length, bed_seed=3)
@@ -159,13 +159,35 @@ def test_listen_without_a_sound_server_says_so_once_and_the_node_runs_on(lan, tm
     assert sum(1 for o in alice.outputs if o["type"] == "error") == 1
 
 
+def mapped_libraries(pid: int) -> set[str]:
+    with open(f"/proc/{pid}/maps") as maps:
+        return {Path(line.split()[-1]).name for line in maps if ".so" in line.split()[-1]}
+
+
+def test_a_node_that_does_not_listen_loads_no_sound_library_until_listen(lan, tmp_path, monkeypatch):
+    # Chatting needs no sound library: PulseAudio's client (and the codecs and X11 libraries it
+    # pulls in) is loaded when /listen starts, not at start.
+    monkeypatch.setenv("PULSE_SERVER", f"unix:{tmp_path}/no-such-server")
+    monkeypatch.setenv("PULSE_RUNTIME_PATH", str(tmp_path / "pulse"))
+    alice = lan("alice")
+    bob = lan("bob", peers=[alice.address])
+    bob.say("no sound here")
+    assert alice.message("no sound here")
+    sound = {name for name in mapped_libraries(alice.process.pid) if "pulse" in name or "sndfile" in name}
+    assert sound == set(), f"a chatting node mapped {sorted(sound)}"
+    alice.say("/listen")
+    error = alice.wait_for(lambda o: o["type"] == "error", timeout=10, what="the cannot-listen line")
+    assert "no sound server answers" in error["message"]
+    assert any(name.startswith("libpulse-simple.so.0") for name in mapped_libraries(alice.process.pid))
+
+
 @pytest.mark.realtime  # a real sound server, timed to the block
 def test_listen_hears_the_default_input_of_a_real_sound_server(lan, files, tmp_path, monkeypatch):
     # bob's node records the default input of its own PulseAudio server, a null sink's monitor,
     # while paplay plays his copy of the broadcast into that sink: the microphone path, end to end.
     pulseaudio, paplay = shutil.which("pulseaudio"), shutil.which("paplay")
     if not pulseaudio or not paplay:
-        cannot_run_here("needs pulseaudio and paplay (Scripts/bootstrap installs pulseaudio, pulseaudio-utils)", "sound")
+        cannot_run_here("needs pulseaudio and paplay (Scripts/bootstrap --test installs pulseaudio, pulseaudio-utils)", "sound")
     runtime = tmp_path / "pulse"
     runtime.mkdir()
     socket = runtime / "native"

@@ -121,7 +121,7 @@ def test_a_passphrase_file_must_say_something(binary, tmp_path):
 
 def _capture(tmp_path):
     """tcpdump on loopback into a file; returns (process, path). Needs root and tcpdump, which
-    Scripts/bootstrap installs."""
+    Scripts/bootstrap --test installs."""
     import os
     import shutil
     import subprocess
@@ -129,7 +129,7 @@ def _capture(tmp_path):
     from huddletest.skips import cannot_run_here
 
     if shutil.which("tcpdump") is None or os.geteuid() != 0:
-        cannot_run_here("needs tcpdump and root (Scripts/bootstrap installs tcpdump; CI runs as root)", "capture")
+        cannot_run_here("needs tcpdump and root (Scripts/bootstrap --test installs tcpdump; CI runs as root)", "capture")
     path = tmp_path / "lo.pcap"
     process = subprocess.Popen(["tcpdump", "-i", "lo", "-U", "-s", "0", "-w", str(path)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

@@ -13,7 +13,7 @@ fast or slow by some ppm.
 Everything is deterministic given the seeds: noise comes from Python's seeded `random` (sox's own
 noise generators share one sequence, which would make "unrelated" broadcasts related), sox runs
 with -R (repeatable dither), espeak-ng is deterministic. Needs espeak-ng and sox (Scripts/bootstrap
-installs them).
+--test installs them).
 
 Delay convention: a copy with delay d plays, at its second t, what the broadcast played at its
 second t - d + PRE_ROLL (the broadcast starts PRE_ROLL seconds before any copy can), so copy B is
@@ -78,7 +78,7 @@ def have_tools() -> bool:
 def require_tools() -> None:
     missing = [tool for tool in ("sox", "espeak-ng") if shutil.which(tool) is None]
     if missing:
-        raise SystemExit(f"audio-corpus: needs {' and '.join(missing)} (Scripts/bootstrap installs them: "
+        raise SystemExit(f"audio-corpus: needs {' and '.join(missing)} (Scripts/bootstrap --test installs them: "
                          f"apt-get install -y espeak-ng sox)")
 
 

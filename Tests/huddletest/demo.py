@@ -73,7 +73,7 @@ def main_listening(binary: str, tmp: str) -> int:
     """The demo with nobody marking: offsets from each screen's sound."""
     global start
     if not corpus.have_tools():
-        print("demo: --listen needs sox and espeak-ng (Scripts/bootstrap installs them)", file=sys.stderr)
+        print("demo: --listen needs sox and espeak-ng (Scripts/bootstrap --test installs them)", file=sys.stderr)
         return 1
     files = ROOT / ".build" / "audio-corpus" / "demo"
     if not (files / "manifest.json").exists():

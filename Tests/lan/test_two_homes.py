@@ -152,7 +152,7 @@ def test_in_strict_mode_the_far_pair_is_placed_by_sound_through_a_relay(tmp_path
     (bea's 2.5 s behind, through a TV speaker in a 10 dB room): their sound windows go through a1
     or b1 inside relays, so each places the other by ear within 30 s, to within 50 ms."""
     if not corpus.have_tools():
-        cannot_run_here("needs sox and espeak-ng (Scripts/bootstrap installs them)", "sound")
+        cannot_run_here("needs sox and espeak-ng (Scripts/bootstrap --test installs them)", "sound")
     seconds, pre_roll = 45.0, 10.0
     game = corpus.broadcast(tmp_path / "broadcast.wav", pre_roll + seconds + 2, bed_seed=5)
     viewers = {"a2": corpus.Viewer(delay=0.0, seconds=seconds, seed=51, pre_roll=pre_roll),

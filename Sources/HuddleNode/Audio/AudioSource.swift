@@ -54,7 +54,7 @@ public struct AudioSourceError: Error, Equatable, Sendable, CustomStringConverti
 /// Linux (PipeWire's pulse server answers it too), Audio Queue Services on macOS. Throws one line
 /// saying why not (no sound server, no device, no way to record on this platform).
 func openDefaultInput() throws(AudioSourceError) -> any AudioSource {
-    #if canImport(CPulseSimple)
+    #if os(Linux)
     return try PulseAudioSource()
     #elseif canImport(AudioToolbox)
     return try AudioQueueSource()

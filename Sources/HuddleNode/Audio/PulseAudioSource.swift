@@ -1,16 +1,15 @@
-#if canImport(CPulseSimple)
-import CPulseSimple
+#if os(Linux)
 import HuddleCore
 import Synchronization
 
 /// The default input device (or a named source, such as a null sink's monitor), recorded through
 /// PulseAudio's simple API, which PipeWire's pulse server answers too: what `--listen` uses on
-/// Linux. It asks the server for 16 kHz mono floats in 10 ms fragments (the server mixes and
+/// Linux. The client library is loaded when the first source opens (``PulseSimpleLibrary``). It asks the server for 16 kHz mono floats in 10 ms fragments (the server mixes and
 /// resamples), and stamps blocks by their arrival, less their length and the latency the server
 /// reports (``DeviceBlockStamps``).
 ///
-/// No server, no device, no permission: the initializer throws one line saying which, and the
-/// node runs on without listening.
+/// No client library, no server, no device, no permission: the initializer throws one line saying
+/// which, and the node runs on without listening.
 ///
 /// ```swift
 /// let source = try PulseAudioSource()                                  // the default input
@@ -25,6 +24,7 @@ public final class PulseAudioSource: AudioSource, @unchecked Sendable {
     public let server: String?
     public let device: String?
     private let clock: any ListeningClock
+    private let pulse: PulseSimpleLibrary
     private let stream: OpaquePointer
     private let state: Mutex<(closed: Bool, reading: Bool, freed: Bool, stamps: DeviceBlockStamps)>
 
@@ -39,16 +39,22 @@ public final class PulseAudioSource: AudioSource, @unchecked Sendable {
         self.sampleRate = sampleRate
         self.clock = clock
         self.state = Mutex((closed: false, reading: false, freed: false, stamps: DeviceBlockStamps(sampleRate: sampleRate)))
-        var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(sampleRate), channels: 1)
-        let fragment = UInt32(sampleRate / 100 * MemoryLayout<Float>.size)
-        var attributes = pa_buffer_attr(
-            maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max, minreq: UInt32.max, fragsize: fragment)
+        let pulse = try PulseSimpleLibrary.shared()
+        self.pulse = pulse
+        let spec = PulseSimpleLibrary.sampleSpec(
+            format: PulseSimpleLibrary.sampleFloat32LE, rate: UInt32(sampleRate), channels: 1)
+        let attributes = PulseSimpleLibrary.bufferAttributes(
+            fragmentSize: UInt32(sampleRate / 100 * MemoryLayout<Float>.size))
         var error: Int32 = 0
-        guard
-            let stream = pa_simple_new(
-                server, "huddle", PA_STREAM_RECORD, device, "listening for offsets", &spec, nil, &attributes, &error)
-        else {
-            throw Self.failure(error, server: server, device: device)
+        let opened = spec.withUnsafeBytes { spec in
+            attributes.withUnsafeBytes { attributes in
+                pulse.new(
+                    server, "huddle", PulseSimpleLibrary.streamRecord, device, "listening for offsets",
+                    spec.baseAddress, nil, attributes.baseAddress, &error)
+            }
+        }
+        guard let stream = opened else {
+            throw Self.failure(error, server: server, device: device, pulse: pulse)
         }
         self.stream = stream
     }
@@ -67,10 +73,10 @@ public final class PulseAudioSource: AudioSource, @unchecked Sendable {
         let count = sampleRate / 100
         var samples = [Float](repeating: 0, count: count)
         var error: Int32 = 0
-        let status = samples.withUnsafeMutableBytes { pa_simple_read(stream, $0.baseAddress, $0.count, &error) }
+        let status = samples.withUnsafeMutableBytes { pulse.read(stream, $0.baseAddress, $0.count, &error) }
         let arrived = clock.wall()
         var latency: UInt64 = 0
-        if status >= 0 { latency = pa_simple_get_latency(stream, &error) }
+        if status >= 0 { latency = pulse.latency(stream, &error) }
         let (closed, at) = state.withLock { state -> (Bool, WallTime) in
             state.reading = false
             // PulseAudio says its latency in µs.
@@ -83,7 +89,7 @@ public final class PulseAudioSource: AudioSource, @unchecked Sendable {
             return nil
         }
         guard status >= 0 else {
-            throw AudioSourceError("recording stopped: \(String(cString: pa_strerror(error)))")
+            throw AudioSourceError("recording stopped: \(pulse.describe(error))")
         }
         return AudioBlock(samples: samples, at: at)
     }
@@ -102,21 +108,21 @@ public final class PulseAudioSource: AudioSource, @unchecked Sendable {
             state.freed = true
             return true
         }
-        if free { pa_simple_free(stream) }
+        if free { pulse.free(stream) }
     }
 
     /// The one line for a stream that could not start.
-    static func failure(_ code: Int32, server: String?, device: String?) -> AudioSourceError {
-        let reason = String(cString: pa_strerror(code))
+    static func failure(_ code: Int32, server: String?, device: String?, pulse: PulseSimpleLibrary) -> AudioSourceError {
+        let reason = pulse.describe(code)
         let where_ = server.map { " at \($0)" } ?? ""
-        switch pa_error_code(UInt32(code)) {
-        case PA_ERR_CONNECTIONREFUSED, PA_ERR_INVALIDSERVER, PA_ERR_ACCESS, PA_ERR_AUTHKEY:
+        switch PulseSimpleLibrary.ErrorCode(rawValue: code) {
+        case .connectionRefused, .invalidServer, .access, .authKey:
             return AudioSourceError(
                 "no sound server answers\(where_) (PulseAudio or PipeWire: \(reason)); start one, or use --audio-file")
-        case PA_ERR_NOENTITY:
+        case .noEntity:
             return AudioSourceError(
                 "no input device \(device.map { "\"\($0)\"" } ?? "by default")\(where_) (\(reason))")
-        default:
+        case nil:
             return AudioSourceError("cannot record\(where_): \(reason)")
         }
     }

@@ -1,4 +1,4 @@
-#if canImport(CPulseSimple)
+#if os(Linux)
 import Foundation
 import HuddleAudio
 import HuddleCore
@@ -102,7 +102,7 @@ final class PulseAudioBed {
     @Test(.enabled(if: PulseAudioBed.whyNot == nil || !PulseAudioBed.mayBeSkipped, Comment(rawValue: "skipped by --without sound: \(PulseAudioBed.whyNot ?? "")")))
     func theMonitorOfANullSinkIsHeardAsTheFilePlayedIntoIt() async throws {
         if let whyNot = PulseAudioBed.whyNot {
-            Issue.record("no sound server can start here: \(whyNot). Scripts/bootstrap installs pulseaudio and pulseaudio-utils (or run Scripts/test --without sound)")
+            Issue.record("no sound server can start here: \(whyNot). Scripts/bootstrap --test installs pulseaudio and pulseaudio-utils (or run Scripts/test --without sound)")
             return
         }
         let bed = try PulseAudioBed()

@@ -178,7 +178,7 @@ def thumb_errors(count: int) -> list[float]:
 
 def bench_audio(binary: str, count: int, table: Table) -> None:
     if not corpus.have_tools():
-        table.add("12. offsets from sound", "skipped", "needs espeak-ng and sox (Scripts/bootstrap installs them)")
+        table.add("12. offsets from sound", "skipped", "needs espeak-ng and sox (Scripts/bootstrap --test installs them)")
         return
     workers = max(1, min(2, os.cpu_count() or 1))
     log(f"corpus in {CACHE} ({count} trials per row; cached files are reused)")

@@ -115,7 +115,7 @@ def bench_discovery(binary: str, trials: int, table: Table) -> None:
                if shutil.which(tool) is None]
     if missing:
         discovery_skip(table, f"missing {', '.join(missing)}: apt-get install -y avahi-daemon avahi-utils dbus "
-                              f"(Scripts/bootstrap installs them without starting avahi here)")
+                              f"(Scripts/bootstrap --test installs them without starting avahi here)")
         return
     base = temp_dir("discovery")
     cannot = lan_up(3)

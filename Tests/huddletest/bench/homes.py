@@ -22,7 +22,7 @@ def bench_homes(binary: str, count: int, table: Table, modes: tuple[str, ...] = 
         table.add("two homes", "skipped", "needs root (network namespaces): sudo Scripts/bench --only homes")
         return
     if shutil.which("iptables") is None or shutil.which("conntrack") is None:
-        table.add("two homes", "skipped", "needs iptables and conntrack (Scripts/bootstrap installs them)")
+        table.add("two homes", "skipped", "needs iptables and conntrack (Scripts/bootstrap --test installs them)")
         return
     for mode in modes:
         bench_mode(binary, mode, count, table)

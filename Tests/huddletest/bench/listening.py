@@ -36,7 +36,7 @@ def cpu_seconds(pid: int) -> float:
 
 def bench_listening(binary: str, messages: int, table: Table) -> None:
     if not corpus.have_tools():
-        table.fail("16. listening nodes", "needs sox and espeak-ng (Scripts/bootstrap installs them)")
+        table.fail("16. listening nodes", "needs sox and espeak-ng (Scripts/bootstrap --test installs them)")
         return
     cache = ROOT / ".build" / "audio-corpus" / f"listening-{SECONDS:.0f}"
     stalled = cache / f"bob-stalls-at-{STALL_AT:.0f}.wav"

@@ -19,7 +19,7 @@ def bench_loss(binary: str, stream_n: int, lone_n: int, table: Table, percent: i
         table.add("delivery on a lossy LAN", "skipped", "needs root (network namespaces): sudo Scripts/bench --only loss")
         return
     if shutil.which("iptables") is None:
-        table.add("delivery on a lossy LAN", "skipped", "needs iptables (Scripts/bootstrap installs it)")
+        table.add("delivery on a lossy LAN", "skipped", "needs iptables (Scripts/bootstrap --test installs it)")
         return
     base = temp_dir("loss")
     cannot = lan_up(3)

@@ -24,7 +24,7 @@ def bench_marks(binary: str, count: int, table: Table) -> None:
     taken just before `tmux send-keys Enter` is run; the spawn of that tmux client is part of the
     error measured (its whole duration is reported beside it)."""
     if shutil.which("tmux") is None:
-        table.add("7. keypress -> mark", "skipped", "needs tmux (Scripts/bootstrap installs it)")
+        table.add("7. keypress -> mark", "skipped", "needs tmux (Scripts/bootstrap --test installs it)")
         return
     base = temp_dir("marks")
     bob = BenchNode(binary, "bob", base / "bob", room=ROOM)

@@ -189,7 +189,7 @@ def attack(vectors: list[list[int] | None], words: list[dict]) -> dict[str, floa
 def bench_privacy(binary: str, quick: bool, table: Table) -> None:
     section = "18. what sound features reveal"
     if not corpus.have_tools():
-        table.fail(section, "needs sox and espeak-ng (Scripts/bootstrap installs them)")
+        table.fail(section, "needs sox and espeak-ng (Scripts/bootstrap --test installs them)")
         return
     try:
         import sklearn  # noqa: F401
