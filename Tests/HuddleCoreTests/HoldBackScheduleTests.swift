@@ -88,6 +88,20 @@ import Testing
         #expect(released.map(\.held) == [.milliseconds(2_245)])
     }
 
+    /// What a person reads is the lag, not transit or timer jitter: written at 10 s, due at 12 s
+    /// (n2 is 2 s behind n1), arrived 100 ms late and shown 3 ms after due: held 1 903 ms, waited
+    /// the 2 000 ms the status line says; a message held longer than its due (a late wake-up) says so.
+    @Test func theWaitAPersonReadsIsTheLagUnlessTheNodeHeldItLonger() {
+        var schedule = HoldBackSchedule(reader: n2, calibration: example)
+        _ = schedule.admit(chat(n1, 1, at: .epoch + .seconds(10)), now: .epoch + .milliseconds(10_100))
+        let onTime = schedule.releaseDue(now: .epoch + .milliseconds(12_003))
+        #expect(onTime.map(\.held) == [.milliseconds(1_903)])
+        #expect(onTime.map(\.waited) == [.seconds(2)])
+        _ = schedule.admit(chat(n1, 2, at: .epoch + .seconds(20)), now: .epoch + .seconds(20))
+        let late = schedule.releaseDue(now: .epoch + .seconds(25))
+        #expect(late.map(\.waited) == [.seconds(5)])
+    }
+
     @Test func ownMessagesAreShownAtOnce() {
         var schedule = HoldBackSchedule(reader: n2, calibration: example)
         let mine = chat(n2, 1, at: .epoch + .seconds(10))

@@ -40,6 +40,35 @@ import Testing
         #expect(RoomGlance.statusLine(of: nil, pausedAt: nil, now: base) == "not in a room: /join ROOM")
     }
 
+    /// alice, bob and carol marked kickoff at 1 s, 4 s and -1 s on their streams: carol is 2 s
+    /// ahead of alice, bob 3 s behind her. Each line is read from its own viewer's stream.
+    @Test func theStatusLineSaysWhoIsAheadOfTheViewerWhoeverMarkedFirst() throws {
+        let carol = NodeIdentity.generate()
+        func room(reader: NodeIdentity, bobMarksFirst: Bool) throws -> RoomSession {
+            var room = RoomSession(room: "superbowl", reader: reader.id)
+            var writers = [alice.id: RoomSession(room: "superbowl", reader: alice.id),
+                           bob.id: RoomSession(room: "superbowl", reader: bob.id),
+                           carol.id: RoomSession(room: "superbowl", reader: carol.id)]
+            func says(_ who: NodeIdentity, _ body: EventBody, at: WallTime) throws {
+                let event = try writers[who.id]!.compose(body, now: at, signer: who).event
+                _ = room.receive(event, now: at)
+            }
+            for (who, nick) in [(alice, "alice"), (bob, "bob"), (carol, "carol")] { try says(who, .join(nick: nick), at: base) }
+            let marks = [(alice, base + .seconds(1)), (bob, base + .seconds(4)), (carol, base - .seconds(1))]
+            for (who, at) in bobMarksFirst ? marks.reversed() : marks { try says(who, .mark(label: "kickoff"), at: at) }
+            return room
+        }
+        for bobMarksFirst in [false, true] {
+            func line(_ reader: NodeIdentity) throws -> String {
+                let view = RoomGlance.View(session: try room(reader: reader, bobMarksFirst: bobMarksFirst), label: "superbowl", alivePeers: 2)
+                return RoomGlance.statusLine(of: view, pausedAt: nil, now: base + .seconds(10))
+            }
+            #expect(try line(carol) == "superbowl · 2 peers · you: ahead of everyone, bob 5.0 s behind")
+            #expect(try line(alice) == "superbowl · 2 peers · you: 2.0 s behind carol")
+            #expect(try line(bob) == "superbowl · 2 peers · you: 5.0 s behind carol")
+        }
+    }
+
     @Test func whoListsEachMemberFromTheReadersStream() throws {
         let view = RoomGlance.View(
             session: try bobsRoom(), label: "superbowl", alivePeers: 1, peerStates: [alice.id: .suspect])

@@ -210,6 +210,31 @@ private func object(_ line: String?) throws -> [String: Any] {
         #expect(!text.contains("alice"))
     }
 
+    @Test func aHeldMessageSaysTheWaitTheStatusLineCountsNotTheJitter() throws {
+        guard case .message(var shown) = message(held: .milliseconds(11_447)) else { return }
+        shown.waited = .milliseconds(11_450)
+        let line = try #require(plain.render(.message(shown), room: "r", reader: alice.id))
+        #expect(line.hasSuffix("(held 11.5 s)"), "\(line)")
+        let fields = try object(json.render(.message(shown), room: "r", reader: alice.id))
+        #expect(fields["held_ms"] as? Int64 == 11_447)
+    }
+
+    @Test func anOffsetHeardInTheSoundSaysHowSureInWordsAndTheNumberStaysInJSON() throws {
+        func heard(_ confidence: Double) -> RoomOutput {
+            .offsetsChanged(OffsetReport(entries: [
+                .init(member: bob, offset: .seconds(2), behindReader: .seconds(2),
+                      heard: .init(matches: 3, confidence: confidence, sigma: .milliseconds(900) / Int64(confidence)))
+            ], noticed: [bob.id]))
+        }
+        #expect(plain.render(heard(106), room: "r", reader: alice.id) == "* bob is 2.0 s behind you (heard, sure)")
+        #expect(plain.render(heard(17), room: "r", reader: alice.id) == "* bob is 2.0 s behind you (heard, fairly sure)")
+        #expect(plain.render(heard(9.5), room: "r", reader: alice.id) == "* bob is 2.0 s behind you (heard, roughly)")
+        let fields = try object(json.render(heard(17), room: "r", reader: alice.id))
+        let members = try #require(fields["members"] as? [[String: Any]])
+        let sound = try #require(members.first?["heard"] as? [String: Any])
+        #expect(sound["confidence"] as? Double == 17)
+    }
+
     @Test func theShieldAndAWildMarkAreSaidInWordsAndInJSON() throws {
         let unplaced = try #require(plain.render(.unplaced(shield: .seconds(90)), room: "superbowl", reader: alice.id))
         #expect(unplaced.hasPrefix("* not placed in superbowl yet: others' words wait 90 s"))

@@ -50,6 +50,12 @@ def say(nick: str, text: str) -> None:
         print(f"{time.monotonic() - start:6.1f}s  {color}{nick:<6}{RESET} {text}", flush=True)
 
 
+def lag_words(nick: str, behind_ms: int) -> str:
+    if abs(behind_ms) < 50:
+        return f"{nick} in step with you"
+    return f"{nick} {abs(behind_ms) / 1000:.1f} s {'behind' if behind_ms > 0 else 'ahead of'} you"
+
+
 def follow(node: Node) -> None:
     """Prints what the node's chat shows, as it shows it."""
     seen = 0
@@ -61,9 +67,11 @@ def follow(node: Node) -> None:
                 held = f"  (held {o['held_ms'] / 1000:.1f} s)" if o["held_ms"] >= 100 else ""
                 say(node.name, f"💬 {o['nick']}: {o['text']}{held}")
             elif o["type"] == "offsets":
-                lags = ", ".join(f"{k} {v / 1000:+.1f} s" for k, v in sorted(o["offsets"].items()) if v is not None)
+                # From this viewer's stream, as its console says it: who is ahead, who behind.
+                lags = ", ".join(lag_words(m["nick"], m["behind_you_ms"]) for m in o["members"]
+                                 if m["nick"] != node.name and m["behind_you_ms"] is not None)
                 if lags and lags != told:
-                    say(node.name, f"   offsets now: {lags}")
+                    say(node.name, f"   {lags}")
                     told = lags
         seen = len(outputs)
         time.sleep(0.05)

@@ -7,6 +7,7 @@ public import Foundation
 /// HumanFormat.duration(.seconds(2))           // "2.0 s"
 /// HumanFormat.duration(.seconds(95))          // "1 min 35 s"
 /// HumanFormat.lag(.seconds(2))                // "2.0 s behind you"
+/// HumanFormat.sureness(confidence: 42)        // "sure"
 /// HumanFormat.elapsed(.milliseconds(42_300))  // "0:42"
 /// ```
 public enum HumanFormat {
@@ -38,6 +39,17 @@ public enum HumanFormat {
         if lag > .zero { return "\(duration(lag)) behind you" }
         if lag < .zero { return "\(duration(lag)) ahead of you" }
         return "in step with you"
+    }
+
+    /// How sure an offset heard in the sound is, in a word a viewer can act on; the number itself
+    /// (a matcher's standard score, from 9 for a match that counts) stays in `--json` and
+    /// `huddle status`. Its error is about 900 ms / confidence (``HeardMatch/sigma``): "sure" is
+    /// within about 30 ms, under what a viewer notices; "fairly sure" within 60 ms; below that
+    /// "roughly".
+    public static func sureness(confidence: Double) -> String {
+        if confidence >= 30 { return "sure" }
+        if confidence >= 15 { return "fairly sure" }
+        return "roughly"
     }
 
     /// An elapsed time as a stopwatch shows it: `0:42`, `12:05`, `1:02:09` (sign dropped).

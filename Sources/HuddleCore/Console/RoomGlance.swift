@@ -6,6 +6,7 @@
 /// ```swift
 /// RoomGlance.statusLine(of: view, now: now)
 /// // "superbowl · 2 peers · you: 3.0 s behind alice"
+/// // "superbowl · 2 peers · you: ahead of everyone, carol 4.5 s behind"
 /// // "superbowl · 2 peers · not placed: others wait 90 s"
 /// ```
 ///
@@ -52,18 +53,8 @@ public enum RoomGlance {
         let session = view.session
         let reader = session.reader
         var parts = [view.label, view.alivePeers == 1 ? "1 peer" : "\(view.alivePeers) peers"]
-        if let placement = session.calibration.placement(of: reader) {
-            if placement.reference == reader {
-                parts.append("you: the reference stream")
-            } else {
-                let reference = session.member(placement.reference).displayName
-                let offset = placement.offset
-                let words =
-                    offset == .zero
-                    ? "in step with \(reference)"
-                    : "\(HumanFormat.duration(offset)) \(offset > .zero ? "behind" : "ahead of") \(reference)"
-                parts.append("you: " + words)
-            }
+        if session.calibration.isCalibrated(reader) {
+            parts.append("you: " + standing(among: session.offsetReport.entries, reader: reader))
         } else if let shield = session.shield {
             parts.append("not placed: others wait \(HumanFormat.seconds(shield))")
         } else {
@@ -86,6 +77,33 @@ public enum RoomGlance {
         return parts.joined(separator: " · ")
     }
 
+    /// Where the reader's stream stands, in the words a person asks it in — who is ahead of me, by
+    /// how much: behind the stream furthest ahead of it, else in step with one, else ahead of
+    /// everyone (and of the furthest behind by how much). It depends only on how the streams lie,
+    /// never on whose mark came first (the calibration's reference), so it does not change when
+    /// that does; and it is the number `/who` and `huddle status` give, rounded the same way.
+    static func standing(among entries: [OffsetReport.Entry], reader: NodeID) -> String {
+        let others = entries.compactMap { entry in
+            entry.member.id == reader ? nil : entry.behindReader.map { (name: entry.member.displayName, behind: $0) }
+        }
+        // Ties go to the name first in order, so the line does not flicker between equals.
+        func first(_ candidates: [(name: String, behind: TimeSpan)], by better: (TimeSpan, TimeSpan) -> Bool)
+            -> (name: String, behind: TimeSpan)?
+        {
+            candidates.min { better($0.behind, $1.behind) || ($0.behind == $1.behind && $0.name < $1.name) }
+        }
+        if let ahead = first(others.filter { $0.behind < .zero }, by: <) {
+            return "\(HumanFormat.duration(ahead.behind)) behind \(ahead.name)"
+        }
+        if let level = first(others.filter { $0.behind == .zero }, by: <) {
+            return "in step with \(level.name)"
+        }
+        if let last = first(others, by: >) {
+            return "ahead of everyone, \(last.name) \(HumanFormat.duration(last.behind)) behind"
+        }
+        return "placed"
+    }
+
     /// `/who`: each member, with where its stream stands against the reader's and whether it
     /// answers; the score first, if anyone posted one.
     public static func who(in view: View) -> String {
@@ -101,7 +119,7 @@ public enum RoomGlance {
             if entry.member.id == reader {
                 standing = session.calibration.isCalibrated(reader) ? "calibrated" : "not placed yet"
             } else if let behind = entry.behindReader {
-                let heard = entry.heard.map { " (heard, confidence \(Int($0.confidence.rounded())))" } ?? ""
+                let heard = entry.heard.map { " (heard, \(HumanFormat.sureness(confidence: $0.confidence)))" } ?? ""
                 standing = HumanFormat.lag(behind) + heard
             } else {
                 standing = "not calibrated with you yet"

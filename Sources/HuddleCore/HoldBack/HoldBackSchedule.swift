@@ -57,6 +57,13 @@ public struct HoldBackSchedule: Sendable {
         /// How long the message was held back on this node: `shownAt − arrivedAt`. Transit time
         /// and any hold-back already served before it arrived are not included.
         public var held: TimeSpan { shownAt - arrivedAt }
+
+        /// How long after it was written the reader sees it, as a person counts it: the wait the
+        /// rule gave it (`releaseAt − createdAt`: the reader's lag behind the writer, the very
+        /// number the status line and `/who` say, or the shield), or how long this node held it if
+        /// that was longer (a pause). Transit and timer jitter do not show: a message held
+        /// 11 447 ms for a lag of 11 450 ms reads "11.5 s", as the lag does.
+        public var waited: TimeSpan { max(held, releaseAt - event.createdAt) }
     }
 
     /// The node whose stream the schedule follows.

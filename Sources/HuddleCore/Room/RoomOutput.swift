@@ -80,6 +80,8 @@ public struct ShownScore: Equatable, Sendable {
     public var sentAt: WallTime { event.createdAt }
     public var shownAt: WallTime
     public var held: TimeSpan
+    /// As ``ShownMessage/waited``.
+    public var waited: TimeSpan = .zero
     /// The score's game time (sender's clock less its offset), `nil` while it is not calibrated.
     public var gameTime: WallTime?
     /// Whether a score of a later game moment stands already: this one is shown as a
@@ -140,6 +142,9 @@ public struct ShownMessage: Equatable, Sendable {
     public var shownAt: WallTime
     /// How long this node held it back (zero for messages shown on arrival).
     public var held: TimeSpan
+    /// How long after it was written the reader sees it, when it was held (see
+    /// ``HoldBackSchedule/Release/waited``): what the console says, "(held 3.0 s)".
+    public var waited: TimeSpan = .zero
     /// The message's game time (sender's clock less its offset), `nil` while the sender is not
     /// calibrated.
     public var gameTime: WallTime?

@@ -535,8 +535,8 @@ public struct RoomSession: Sendable {
             let isCorrection = !standScore(release.event)
             return .score(ShownScore(
                 event: release.event, from: member(release.event.origin), home: home, guest: guest,
-                shownAt: release.shownAt, held: release.held, gameTime: calibration.gameTime(of: release.event),
-                isCorrection: isCorrection, homeName: teams?.home, guestName: teams?.guest))
+                shownAt: release.shownAt, held: release.held, waited: release.waited,
+                gameTime: calibration.gameTime(of: release.event), isCorrection: isCorrection, homeName: teams?.home, guestName: teams?.guest))
         }
     }
 
@@ -556,6 +556,6 @@ public struct RoomSession: Sendable {
         guard case .chat(let text) = release.event.body else { preconditionFailure("only chat and scores are held back") }
         return .message(ShownMessage(
             event: release.event, from: member(release.event.origin), text: text, shownAt: release.shownAt,
-            held: release.held, gameTime: calibration.gameTime(of: release.event)))
+            held: release.held, waited: release.waited, gameTime: calibration.gameTime(of: release.event)))
     }
 }

@@ -473,10 +473,15 @@ public struct OutputRenderer: Sendable {
         case .unplaced(let shield):
             let room = safe(room)
             if let shield {
-                let how = interactive ? "Enter when a proposed moment is on your screen" : "/now LABEL at a moment others mark"
+                // Said before anyone proposed a moment too (a viewer who only listens hears it at
+                // start), so it says what to do when one is, not that one is on the screen.
+                let how =
+                    interactive
+                    ? "When someone proposes a moment, Enter as it reaches your screen (or /listen) places you"
+                    : "/now LABEL at a moment others mark, or /listen, places you"
                 lines = [style(
                     "* not placed in \(room) yet: others' words wait \(HumanFormat.seconds(shield)) so none can spoil. "
-                        + "\(how), or /listen, places you; /shield off if you are ahead of everyone", .yellow)]
+                        + "\(how); /shield off if you are ahead of everyone", .yellow)]
             } else {
                 lines = [style(
                     "* you are not placed in \(room) yet, and the shield is off: what others write shows at once, "
@@ -505,22 +510,24 @@ public struct OutputRenderer: Sendable {
         let time = score.gameTime ?? score.sentAt
         var line = "\(style(HumanFormat.clock(time), .dim)) \(nickText(score.from, reader: reader)): score \(safe(board))"
         if score.isCorrection { line += "  (an earlier moment: the score stays as it was)" }
-        if score.held > .zero { line += style("  (held \(HumanFormat.duration(score.held)))", .dim) }
+        if score.held > .zero { line += style("  (held \(HumanFormat.duration(max(score.held, score.waited))))", .dim) }
         return line
     }
 
     private func messageLine(_ shown: ShownMessage, reader: NodeID) -> String {
         messageLine(
             time: shown.gameTime ?? shown.sentAt, calibrated: shown.gameTime != nil, from: shown.from,
-            text: shown.text, isReader: shown.from.id == reader, held: shown.held)
+            text: shown.text, isReader: shown.from.id == reader, held: shown.held, waited: shown.waited)
     }
 
     private func messageLine(
-        time: WallTime, calibrated: Bool, from: Member, text: String, isReader: Bool, held: TimeSpan
+        time: WallTime, calibrated: Bool, from: Member, text: String, isReader: Bool, held: TimeSpan,
+        waited: TimeSpan = .zero
     ) -> String {
         let clock = (calibrated ? "" : "~") + HumanFormat.clock(time, timeZone: timeZone)
         var line = "\(style(clock, .dim)) \(nickText(from, reader: isReader ? from.id : nil)): \(safe(text))"
-        if held > .zero { line += "  " + style("(held \(HumanFormat.duration(held)))", .dim) }
+        // The wait as the status line counts lags, so "(held 11.5 s)" sits under "11.5 s behind".
+        if held > .zero { line += "  " + style("(held \(HumanFormat.duration(max(held, waited))))", .dim) }
         return line
     }
 
@@ -532,7 +539,7 @@ public struct OutputRenderer: Sendable {
         for entry in report.entries where entry.member.id != reader && report.noticed.contains(entry.member.id) {
             let who = nickText(entry.member, reader: reader)
             if let lag = entry.behindReader {
-                let heard = entry.heard.map { " (heard, confidence \(Int($0.confidence.rounded())))" } ?? ""
+                let heard = entry.heard.map { " (heard, \(HumanFormat.sureness(confidence: $0.confidence)))" } ?? ""
                 lines.append(starred("\(who) is \(HumanFormat.lag(lag))\(heard)"))
             } else if entry.offset == nil {
                 lines.append(starred("\(who) is not calibrated yet"))
