@@ -5,7 +5,11 @@ import HuddleNode
 /// Which node a command is about: `--name NICK` (its default data dir) or `--data-dir DIR`.
 /// Shared by the commands that talk to a node or read its store.
 struct NodeLocationOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The node's nick: finds its default data dir.", valueName: "NICK"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The node's nick: finds its default data dir, or the one a running node of that nick was started with.",
+            valueName: "NICK"))
     var name: String?
 
     @Option(
@@ -19,9 +23,13 @@ struct NodeLocationOptions: ParsableArguments {
         guard name != nil || dataDir != nil else { throw ValidationError("give --name NICK or --data-dir DIR") }
     }
 
-    /// The data dir: `--data-dir`, or the default one for `--name`.
+    /// The data dir: `--data-dir`; for `--name`, its default one, or, when no node answers there,
+    /// the one a running node of that nick recorded (``RunningNodes``: started with `--data-dir`).
     var directory: String {
-        DataDirectory.resolve(explicit: dataDir, nick: name ?? "")
+        let standard = DataDirectory.resolve(explicit: dataDir, nick: name ?? "")
+        guard dataDir == nil, let name else { return standard }
+        if FileManager.default.fileExists(atPath: DataDirectory.controlSocketPath(in: standard)) { return standard }
+        return RunningNodes.dataDirectory(of: name) ?? standard
     }
 
     /// How to start a node that these options would find.

@@ -130,3 +130,27 @@ def test_leave_is_seen_by_the_peers_and_takes_the_member_out_of_the_room(lan):
         node.wait_for(lambda o: o["type"] == "join" and o["nick"] == "bob", what="bob back")
         assert members(node) == ["alice", "bob", "carol"]
     bob.message("after bob left")
+
+
+def test_status_by_name_finds_a_node_started_with_its_own_data_dir(lan, binary, tmp_path, monkeypatch):
+    # The two-homes try-out and any --data-dir start: `huddle status --name bob` finds bob's node
+    # through the link it keeps in the user's runtime dir, and says plainly when it has stopped.
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "nowhere"))
+    bob = lan("bob", data_name="somewhere-else")
+    alice = lan("alice", peers=[bob.address])
+    alice.say("hello bob")
+    bob.message("hello bob")
+
+    def status() -> subprocess.CompletedProcess:
+        return subprocess.run([binary, "status", "--name", "bob"], capture_output=True, text=True, timeout=10)
+
+    found = status()
+    assert found.returncode == 0, found.stderr
+    assert "alice" in found.stdout and "superbowl" in found.stdout
+    assert bob.quit() == 0
+    assert not (runtime / "huddle" / "bob").exists()
+    gone = status()
+    assert gone.returncode == 1 and "no Huddle node is running" in gone.stderr

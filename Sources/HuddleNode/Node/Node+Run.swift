@@ -85,6 +85,9 @@ extension Node {
             return await self.handleControl(request)
         }
         defer { control.close() }
+        // So that `huddle status --name NICK` finds this node wherever its data dir is.
+        RunningNodes.register(nick: configuration.nick, dataDir: configuration.dataDir)
+        defer { RunningNodes.unregister(nick: configuration.nick, dataDir: configuration.dataDir) }
 
         defer { console?.stop() }
         show(renderer.ready(id: identity.id, nick: configuration.nick, port: port, dataDir: configuration.dataDir))
