@@ -30,7 +30,7 @@ extension Huddle {
                 throw ExitCode.failure
             }
             guard case .status(let status) = response else { throw CommandFailure(unexpected: response) }
-            print(json ? try status.jsonText() : status.text())
+            print(json ? try status.jsonText() : status.text(width: TerminalWidth.ofStandardOutput()))
         }
     }
 }

@@ -17,14 +17,32 @@ import Testing
             """))
         #expect(text.contains("""
             ROOM superbowl (current): 42 events
-              NICK         ID            OFFSET                      CALIBRATED  REFERENCE
-              alice (you)  abababababab  0 ms                        yes         alice
-              bob          cdcdcdcdcdcd  +2000 ms, 2.0 s behind you  yes         alice
-              carol        efefefefefef  not calibrated              no          -
+              NICK         ID            STREAM            CALIBRATED
+              alice (you)  abababababab  yours             yes
+              bob          cdcdcdcdcdcd  2.0 s behind you  yes
+              carol        efefefefefef  not calibrated    no
               version vector: alice 12, bob 30
             """))
         #expect(lines.last == "COUNTERS packets in 10, out 12, rejected 0; events received 30, stored 42, duplicates 0")
         #expect(!text.contains("\u{1B}"))
+    }
+
+    /// A 64-column terminal: the tables leave out ids, how a peer was found, when it was last
+    /// heard, and cut a long address short, rather than wrap; without a width nothing is left out.
+    @Test func aNarrowTerminalGetsNarrowerTablesNotWrappedLines() {
+        var status = sampleStatus
+        status.peers[0].address = "[fd00:1234:5678:9abc:def0:1234:5678:9abc]:7700"
+        let narrow = status.text(width: 64)
+        let tables = narrow.split(separator: "\n").filter { $0.hasPrefix("  ") && !$0.contains("version vector") }
+        for line in tables { #expect(line.count <= 64, "\(line.count): \(line)") }
+        #expect(narrow.contains("  NICK   ADDRESS                     STATE    RTT      ROOMS\n"))
+        #expect(narrow.contains("  bob    [fd00:1234:5678:9abc:def0…  alive    0.42 ms  superbowl\n"))
+        #expect(narrow.contains("  NICK         ID            STREAM            CALIBRATED\n"))
+        let narrower = status.text(width: 48)
+        #expect(narrower.contains("  NICK         STREAM            CALIBRATED\n"))
+        #expect(narrower.contains("  bob          2.0 s behind you  yes\n"))
+        let wide = status.text()
+        #expect(wide.contains("[fd00:1234:5678:9abc:def0:1234:5678:9abc]:7700") && wide.contains("FOUND BY"))
     }
 
     @Test func dropsWaitingEventsAndQuarantinesAreSpelledOut() {

@@ -20,8 +20,11 @@ extension NodeStatus {
     }
 
     /// The status as `huddle status` prints it for a person: the node, a table of peers, one
-    /// section per room with its members' offsets, then the counters. Text that came from
-    /// other nodes is made safe for a terminal.
+    /// section per room with where each member's stream stands against this node's, then the
+    /// counters. Text that came from other nodes is made safe for a terminal. With `width` (a
+    /// terminal's columns) the tables leave out what is least missed (ids, how a peer was found,
+    /// when it was last heard) rather than wrap; the offsets from the group's reference and the
+    /// reference itself are in `--json`.
     ///
     /// ```text
     /// alice  3f9a0c1e22b4  port 7700  up 1 h 2 min  addresses 192.0.2.11
@@ -31,16 +34,16 @@ extension NodeStatus {
     ///   NICK  ID            ADDRESS          STATE  RTT     LAST SEEN  ROOMS      FOUND BY
     ///   bob   0a1b2c3d4e5f  192.0.2.12:7700  alive  0.4 ms  1.2 s ago  superbowl  mdns
     ///
-    /// ROOM superbowl (current): 42 events, 1 held back
-    ///   NICK   ID            OFFSET                      CALIBRATED  REFERENCE
-    ///   alice  3f9a0c1e22b4  0 ms (you)                  yes         alice
-    ///   bob    0a1b2c3d4e5f  +2000 ms, 2.0 s behind you  yes         alice
+    /// ROOM superbowl (current): 42 events
+    ///   NICK         ID            STREAM            CALIBRATED
+    ///   alice (you)  3f9a0c1e22b4  yours             yes
+    ///   bob          0a1b2c3d4e5f  2.0 s behind you  heard (48)
     ///   version vector: alice 12, bob 30
     ///
     /// COUNTERS packets in 10, out 12, rejected 3; events received 30, stored 42, duplicates 5
     ///   dropped: bad signature 2, not joined 1
     /// ```
-    public func text() -> String {
+    public func text(width: Int? = nil) -> String {
         var lines: [String] = []
         let addresses = node.addresses.isEmpty ? "" : "  addresses " + node.addresses.map(safe).joined(separator: ", ")
         lines.append(
@@ -84,13 +87,14 @@ extension NodeStatus {
                 ]
             }
             lines += TextTable(
-                header: ["NICK", "ID", "ADDRESS", "STATE", "RTT", "LAST SEEN", "ROOMS", "FOUND BY"], rows: rows
-            ).lines(indent: "  ")
+                header: ["NICK", "ID", "ADDRESS", "STATE", "RTT", "LAST SEEN", "ROOMS", "FOUND BY"], rows: rows,
+                droppable: [1, 7, 5]
+            ).lines(indent: "  ", width: width)
         }
 
         for room in rooms {
             lines.append("")
-            lines += roomLines(room)
+            lines += roomLines(room, width: width)
         }
         if rooms.isEmpty {
             lines.append("")
@@ -116,7 +120,7 @@ extension NodeStatus {
         return lines.joined(separator: "\n")
     }
 
-    private func roomLines(_ room: Room) -> [String] {
+    private func roomLines(_ room: Room, width: Int?) -> [String] {
         var lines: [String] = []
         let current = room.current ? " (current)" : ""
         let events = room.eventCount == 1 ? "1 event" : "\(room.eventCount) events"
@@ -137,15 +141,14 @@ extension NodeStatus {
         let rows = room.members.map { member -> [String] in
             [
                 safe(member.displayName ?? member.nick) + (member.id == node.id ? " (you)" : ""), short(member.id),
-                offsetText(member), member.calibrated ? (member.heard.map { "heard (\(Int($0.confidence.rounded())))" } ?? "yes") : "no",
-                member.reference.map(nick(of:)) ?? "-",
+                streamText(member), member.calibrated ? (member.heard.map { "heard (\(Int($0.confidence.rounded())))" } ?? "yes") : "no",
             ]
         }
         if rows.isEmpty {
             lines.append("  nobody here")
         } else {
-            lines += TextTable(header: ["NICK", "ID", "OFFSET", "CALIBRATED", "REFERENCE"], rows: rows)
-                .lines(indent: "  ")
+            lines += TextTable(header: ["NICK", "ID", "STREAM", "CALIBRATED"], rows: rows, droppable: [1])
+                .lines(indent: "  ", width: width)
         }
         let vector = room.versionVector
             .map { (name: nick(of: $0.key), seq: $0.value) }
@@ -158,11 +161,11 @@ extension NodeStatus {
         return lines
     }
 
-    private func offsetText(_ member: RoomMember) -> String {
-        guard let offset = member.offsetMs else { return "not calibrated" }
-        let ms = offset > 0 ? "+\(offset) ms" : "\(offset) ms"
-        guard member.id != node.id, let lag = member.behindYouMs else { return ms }
-        return "\(ms), \(HumanFormat.lag(.milliseconds(lag)))"
+    /// Where the member's stream stands against this node's, as the console says it.
+    private func streamText(_ member: RoomMember) -> String {
+        guard member.offsetMs != nil else { return "not calibrated" }
+        if member.id == node.id { return "yours" }
+        return member.behindYouMs.map { HumanFormat.lag(.milliseconds($0)) } ?? "calibrated with others, not you"
     }
 
     private static func formatRTT(_ milliseconds: Double) -> String {
