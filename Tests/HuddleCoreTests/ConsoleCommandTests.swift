@@ -6,6 +6,9 @@ import Testing
     @Test(arguments: [
         ("hello there", ConsoleCommand.say("hello there")),
         ("  spaced out  ", .say("spaced out")),
+        ("a list:\n- milk\r\n- eggs\n", .say("a list:\u{2028}- milk\u{2028}- eggs")),  // a paste: lines kept
+        ("/msg bob two\nlines", .direct(to: "bob", text: "two\u{2028}lines")),
+        ("/event first\ndown", .event(label: "first down")),  // a command's words are one line
         ("/join superbowl", .join(room: "superbowl")),
         ("/JOIN  superbowl ", .join(room: "superbowl")),
         ("/leave", .leave),

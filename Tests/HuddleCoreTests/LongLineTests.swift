@@ -23,7 +23,8 @@ import Testing
 @Suite struct LongLineTests {
     @Test func aLineThatFitsIsSentAsItIs() {
         #expect(LongLine.plan("  what a catch  ") == .send(["what a catch"]))
-        #expect(LongLine.plan("two\nlines") == .send(["two lines"]))
+        #expect(LongLine.plan("two\nlines") == .send(["two\u{2028}lines"]), "a pasted list stays a list")
+        #expect(LongLine.plan("a\tb\r\nc") == .send(["a b\u{2028}c"]))
         #expect(LongLine.plan("   ") == .send([]))
     }
 

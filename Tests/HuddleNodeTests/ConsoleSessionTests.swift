@@ -196,7 +196,8 @@ struct Typist {
         var typist = Typist(offer: "kickoff")
         typist.type("\u{1b}[200~first line\nsecond line\n\u{1b}[201~")
         #expect(typist.inputs.isEmpty)
-        #expect(typist.inputRow == "superbowl [Enter = kickoff]> first line second line")
+        // Its line breaks are kept, drawn as ↵: a pasted list is sent as one message of lines.
+        #expect(typist.inputRow == "superbowl [Enter = kickoff]> first line↵second line↵")
     }
 
     @Test func historyComesBackWithUpAndTheDraftWithDown() {

@@ -166,7 +166,8 @@ private func object(_ line: String?) throws -> [String: Any] {
         #expect(!line.unicodeScalars.contains { $0.value < 0x20 || TerminalText.isUnsafe($0) })
         #expect(line.contains(#"say \"hi\" \\ back\u000anew line\u0009tab \u001b[31mred\u0007 \u202eevil\u2069"#))
         let fields = try object(line)
-        #expect(fields["text"] as? String == nasty)
+        // A message's line break (U+2028) reaches scripts as \n.
+        #expect(fields["text"] as? String == nasty.replacingOccurrences(of: "\u{2028}", with: "\n"))
         #expect(fields["nick"] as? String == "b\u{1B}ob")
     }
 
@@ -208,6 +209,25 @@ private func object(_ line: String?) throws -> [String: Any] {
         #expect(lines.contains("* carol is 1.5 s ahead of you"))
         #expect(lines.contains("* dave is not calibrated yet"))
         #expect(!text.contains("alice"))
+    }
+
+    @Test func aMessageOfSeveralLinesShowsThemUnderTheFirstIndented() throws {
+        let list = plain.render(message(text: "to watch:\u{2028}\u{2028}\u{2028}1. Mahomes\u{2028}2. Kelce\u{2028}\u{2028}"), room: "r", reader: alice.id)
+        #expect(list == """
+            23:30:05 bob: to watch:
+
+                          1. Mahomes
+                          2. Kelce  (held 2.0 s)
+            """)
+        // A line break can never start a line that passes for a message of its own.
+        let forged = try #require(plain.render(message(text: "hi\u{2028}23:30:06 alice: spoiler\u{1B}[2J"), room: "r", reader: alice.id))
+        #expect(forged.split(separator: "\n").dropFirst().allSatisfy { $0.hasPrefix("              ") })
+        #expect(!forged.contains("\u{1B}"))
+        // In another room each row carries the room's tag, so the lines stay under each other.
+        let tagged = plain.render(message(text: "1. Mahomes\u{2028}2. Kelce"), room: "@bob", reader: alice.id, inCurrentRoom: false)
+        #expect(tagged == "[@bob] 23:30:05 bob: 1. Mahomes\n[@bob]               2. Kelce  (held 2.0 s)")
+        let fields = try object(json.render(message(text: "1. Mahomes\u{2028}2. Kelce"), room: "r", reader: alice.id))
+        #expect(fields["text"] as? String == "1. Mahomes\n2. Kelce")
     }
 
     @Test func aHeldMessageSaysTheWaitTheStatusLineCountsNotTheJitter() throws {

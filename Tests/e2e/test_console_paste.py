@@ -55,3 +55,21 @@ def test_escape_puts_a_long_paste_away_and_a_giant_one_is_refused_in_words(lan, 
     alice.press("Enter")
     bob.message("half typed")
     assert [o["text"] for o in bob.outputs if o["type"] == "message"] == ["half typed"]
+
+
+def test_a_pasted_list_stays_a_list(lan, pane):  # noqa: F811
+    # 12 lines copied from somewhere: one message, its line breaks kept, shown one under the other
+    # (indented under the first line's text) rather than as one wall of text.
+    bob, alice = bob_and_alice_at_a_terminal(lan, pane)
+    items = [f"{n}. player {n} to watch" for n in range(1, 13)]
+    alice.paste("\n".join(items) + "\n")
+    alice.wait_for(lambda rows: rows[-1].endswith("11. player 11 to watch↵12. player 12 to watch↵"),
+                   what="the list on the input row, its line breaks as ↵")
+    alice.press("Enter")
+    bob.message("\n".join(items))
+    rows = alice.wait_for(lambda rows: any(row.endswith("12. player 12 to watch") for row in rows),
+                          what="the list on alice's screen")
+    first = next(i for i, row in enumerate(rows) if row.endswith("alice: 1. player 1 to watch"))
+    indent = rows[first].index("1. player 1")
+    for n, row in enumerate(rows[first + 1:first + 12], start=2):
+        assert row == " " * indent + f"{n}. player {n} to watch", rows

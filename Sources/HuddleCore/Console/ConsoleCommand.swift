@@ -77,11 +77,15 @@ public enum ConsoleCommand: Hashable, Sendable {
 
     /// Parses one console line (without its newline).
     public init(parsing line: String) throws(ConsoleCommandError) {
-        let trimmed = line.trimmingWhitespace()
+        var trimmed = line.trimmingWhitespace()
         guard trimmed.first == "/" else {
             guard !trimmed.isEmpty else { throw .emptyLine }
-            self = .say(trimmed)
+            self = .say(LongLine.flattened(trimmed))
             return
+        }
+        // A command's words are on one line; only a direct message keeps its text's line breaks.
+        if !trimmed.lowercased().hasPrefix("/msg") || trimmed.prefix(5).contains(where: \.isNewline) {
+            trimmed = LongLine.flattened(trimmed, keepingLineBreaks: false)
         }
         let name: Substring
         let argument: String
@@ -108,7 +112,7 @@ public enum ConsoleCommand: Hashable, Sendable {
             guard words.count == 2, !words[1].trimmingWhitespace().isEmpty else {
                 throw .missingArgument(command: "/msg", expected: "a nick and a message, e.g. /msg bob psst")
             }
-            self = .direct(to: String(words[0]), text: words[1].trimmingWhitespace())
+            self = .direct(to: String(words[0]), text: LongLine.flattened(words[1].trimmingWhitespace()))
         case "/leave": try none(); self = .leave
         case "/score":
             let text = try required("the score, home first, e.g. /score 14-7")

@@ -90,9 +90,15 @@ public enum LongLine: Equatable, Sendable {
         return pieces
     }
 
-    /// Line breaks and tabs as spaces: a message is one line.
-    static func flattened(_ text: String) -> String {
+    /// How a message carries a line break: U+2028 LINE SEPARATOR, Unicode's line break inside a
+    /// text, since no string on the wire holds a control character (``WireText``). Consoles show
+    /// the message's lines one under the other; `--json` gives them as `\n`.
+    public static let lineBreak: Character = "\u{2028}"
+
+    /// Tabs as spaces and every line break as ``lineBreak`` (a pasted list stays a list); with
+    /// `keepingLineBreaks: false`, line breaks as spaces too (a command's argument is one line).
+    static func flattened(_ text: String, keepingLineBreaks: Bool = true) -> String {
         guard text.contains(where: { $0.isNewline || $0 == "\t" }) else { return text }
-        return String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 })
+        return String(text.map { $0 == "\t" || ($0.isNewline && !keepingLineBreaks) ? " " : $0.isNewline ? lineBreak : $0 })
     }
 }

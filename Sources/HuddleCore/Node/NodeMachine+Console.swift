@@ -141,7 +141,8 @@ extension NodeMachine {
     /// call `name`. Returns the event, or why there is none.
     public mutating func say(_ text: String, inRoomNamed name: String, now: NodeTime) -> Result<Event, SendRefusal> {
         guard let room = joinedRoom(named: name) else { return .failure(.notInRoom(name)) }
-        let trimmed = text.trimmingWhitespace()
+        // Line breaks travel as U+2028 (``LongLine/lineBreak``): the wire's strings hold no control character.
+        let trimmed = LongLine.flattened(text.trimmingWhitespace())
         guard !trimmed.isEmpty else { return .failure(.empty) }
         guard let event = originate(.chat(text: trimmed), in: room, now: now) else { return .failure(.refused) }
         return .success(event)

@@ -73,7 +73,8 @@ extension NodeMachine {
                     + "back exactly")
         }
         enterDirect(room, now: now)
-        return originate(.chat(text: text), in: room, now: now).map(Result.success) ?? .failure(.notSent)
+        // Line breaks travel as U+2028 (``LongLine/lineBreak``): the wire's strings hold no control character.
+        return originate(.chat(text: LongLine.flattened(text)), in: room, now: now).map(Result.success) ?? .failure(.notSent)
     }
 
     /// The live peer `target` names: a nick, or `nick#idprefix` when two share a nick. A bare

@@ -22,7 +22,7 @@ public import HuddleCore
 ///
 /// ```text
 /// {"type":"ready","id","nick","port","data_dir"}
-/// {"type":"message","room","id","from","nick","text","sent_at","shown_at","held_ms","game_ms"}
+/// {"type":"message","room","id","from","nick","text","sent_at","shown_at","held_ms","game_ms"} (a line break in "text" is \n)
 ///     a direct message adds "direct":true and "to" (the nick it was sent to); its room is "@NICK";
 ///     a message of a private room adds "private":true
 /// {"type":"calibration","room","label","by","by_id"}
@@ -104,7 +104,7 @@ public struct OutputRenderer: Sendable {
         if json {
             return JSONLine.object([
                 ("type", "message"), ("room", .string(room)), ("id", .string(Self.eventID(event.id))),
-                ("from", .string(event.origin.hex)), ("nick", .string(member.nick)), ("text", .string(text)),
+                ("from", .string(event.origin.hex)), ("nick", .string(member.nick)), ("text", .string(Self.jsonText(text))),
                 ("sent_at", .milliseconds(event.createdAt)), ("game_ms", .milliseconds(gameTime)),
             ]).render()
         }
@@ -302,7 +302,7 @@ public struct OutputRenderer: Sendable {
             var fields: [(String, JSONLine)] = [
                 ("type", "message"), ("room", room), ("id", .string(Self.eventID(shown.event.id))),
                 ("from", .string(shown.from.id.hex)), ("nick", .string(shown.from.nick)),
-                ("text", .string(shown.text)), ("sent_at", .milliseconds(shown.sentAt)),
+                ("text", .string(Self.jsonText(shown.text))), ("sent_at", .milliseconds(shown.sentAt)),
                 ("shown_at", .milliseconds(shown.shownAt)), ("held_ms", .milliseconds(shown.held)),
                 ("game_ms", .milliseconds(shown.gameTime)),
             ]
@@ -502,7 +502,9 @@ public struct OutputRenderer: Sendable {
         guard !lines.isEmpty else { return nil }
         guard !prefix else { return lines.joined(separator: "\n") }
         let tag = style("[\(safe(room))]", .dim)
-        return lines.map { "\(tag) \($0)" }.joined(separator: "\n")
+        // Every row, a message's further lines too, so they stay under its first line's text.
+        return lines.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false) }
+            .map { "\(tag) \($0)" }.joined(separator: "\n")
     }
 
     private func scoreLine(_ score: ShownScore, reader: NodeID) -> String {
@@ -525,10 +527,34 @@ public struct OutputRenderer: Sendable {
         waited: TimeSpan = .zero
     ) -> String {
         let clock = (calibrated ? "" : "~") + HumanFormat.clock(time, timeZone: timeZone)
-        var line = "\(style(clock, .dim)) \(nickText(from, reader: isReader ? from.id : nil)): \(safe(text))"
+        let rows = Self.rows(of: text)
+        var line = "\(style(clock, .dim)) \(nickText(from, reader: isReader ? from.id : nil)): \(safe(rows[0]))"
+        // A message of several lines (a pasted list): each further line under the first's text,
+        // indented, so no line of it can pass for a message of its own.
+        let indent = String(repeating: " ", count: DisplayWidth.of("\(clock) \(safe(from.displayName)): "))
+        for row in rows.dropFirst() { line += "\n" + (row.isEmpty ? "" : indent + safe(row)) }
         // The wait as the status line counts lags, so "(held 11.5 s)" sits under "11.5 s behind".
         if held > .zero { line += "  " + style("(held \(HumanFormat.duration(max(held, waited))))", .dim) }
         return line
+    }
+
+    /// A message's text for scripts: its line breaks (U+2028 on the wire, ``LongLine/lineBreak``)
+    /// as `\n`, which `huddle send` turns back.
+    static func jsonText(_ text: String) -> String {
+        text.contains(LongLine.lineBreak) ? String(text.map { $0 == LongLine.lineBreak ? "\n" : $0 }) : text
+    }
+
+    /// A message's lines, as a console shows them: blank lines at either end left out and a run of
+    /// them inside kept as one (a peer's message of 4 096 line breaks is not a screenful).
+    static func rows(of text: String) -> [String] {
+        var rows: [String] = []
+        for row in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == LongLine.lineBreak || $0 == "\n" }) {
+            let blank = row.allSatisfy(\.isWhitespace)
+            if blank && (rows.isEmpty || rows.last == "") { continue }
+            rows.append(blank ? "" : String(row))
+        }
+        while rows.last == "" { rows.removeLast() }
+        return rows.isEmpty ? [""] : rows
     }
 
     private func offsetLines(_ report: OffsetReport, reader: NodeID) -> [String] {

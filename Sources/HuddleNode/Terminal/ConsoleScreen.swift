@@ -194,7 +194,7 @@ struct ConsoleScreen: Equatable, Sendable {
         var first = cursor
         var before = 0
         while first > scroll {
-            let w = DisplayWidth.of(characters[first - 1])
+            let w = DisplayWidth.of(Self.visible(characters[first - 1]))
             if before + w >= space { break }
             before += w
             first -= 1
@@ -203,9 +203,9 @@ struct ConsoleScreen: Equatable, Sendable {
         var shown = ""
         var width = 0
         for character in characters[scroll...] {
-            let w = DisplayWidth.of(character)
+            let w = DisplayWidth.of(Self.visible(character))
             if width + w > space { break }
-            shown.append(character)
+            shown.append(Self.visible(character))
             width += w
         }
         let cursorColumn = promptWidth + before
@@ -221,11 +221,16 @@ struct ConsoleScreen: Equatable, Sendable {
 
     // MARK: Fitting text
 
+    /// How a character of the line being typed is drawn: a pasted line break as `↵`, one column.
+    static func visible(_ character: Character) -> Character {
+        character == "\n" ? "↵" : character
+    }
+
     /// Columns `characters` take, counted only up to `limit` (the rest is not looked at).
     static func width(of characters: ArraySlice<Character>, upTo limit: Int) -> Int {
         var width = 0
         for character in characters {
-            width += DisplayWidth.of(character)
+            width += DisplayWidth.of(visible(character))
             if width >= limit { break }
         }
         return width

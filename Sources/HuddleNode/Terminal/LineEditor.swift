@@ -8,7 +8,7 @@ import HuddleCore
 ///
 /// A line holds one message (``MessageBudget``): a key that would take it past the limit rings
 /// the bell, and a paste that would is handed back (``Action/overflow(_:)``) for the console to
-/// offer as several messages.
+/// offer as several messages. A paste keeps its line breaks; typing never makes one.
 ///
 /// Every key costs time in proportion to what it changes, never to the whole line more than
 /// once: the line is an array of `Character`s (a cursor is an index, not a walk from the start)
@@ -101,11 +101,12 @@ struct LineEditor: Equatable, Sendable {
             _ = insert(Self.prefix(of: printable, bytes: room))
             return .full
         case .paste(let pasted):
-            let printable = Self.printable(pasted)
+            // A pasted list keeps its line breaks (shown as ↵ on the input row): it is sent as one
+            // message whose lines show one under the other.
+            let printable = Self.printable(pasted, keepingLineBreaks: true)
             guard !printable.isEmpty else { return .bell }
             if insert(printable) { return .none }
-            return .overflow(String(characters[..<cursor]) + Self.printable(pasted, keepingLineBreaks: true)
-                + String(characters[cursor...]))
+            return .overflow(String(characters[..<cursor]) + printable + String(characters[cursor...]))
         case .pasteTooLong(let bytes):
             return .pasteTooLong(bytes: bytes)
         case .enter:
