@@ -10,7 +10,7 @@ import dnssd
 /// ```swift
 /// let error = DNSServiceError(code: -65563)
 /// error.isDaemonMissing   // true
-/// print(error)            // "no mDNS daemon answered (on Debian/Ubuntu: sudo systemctl start avahi-daemon)"
+/// print(error)            // "no mDNS daemon answered (on Debian/Ubuntu: sudo apt-get install avahi-daemon, or sudo systemctl start avahi-daemon)"
 /// ```
 public struct DNSServiceError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The raw `DNSServiceErrorType`.
@@ -33,7 +33,7 @@ public struct DNSServiceError: Error, Hashable, Sendable, CustomStringConvertibl
     public var description: String {
         switch Int(code) {
         case Int(Self.serviceNotRunning), Int(kDNSServiceErr_Unknown):
-            "no mDNS daemon answered (on Debian/Ubuntu: sudo systemctl start avahi-daemon)"
+            "no mDNS daemon answered (on Debian/Ubuntu: sudo apt-get install avahi-daemon, or sudo systemctl start avahi-daemon)"
         case Int(kDNSServiceErr_NameConflict):
             "the service name is already taken on this network"
         case Int(kDNSServiceErr_BadParam):
