@@ -11,8 +11,8 @@ struct SimulatedNode {
     let address: PeerAddress
     let room: String
     var machine: NodeMachine
-    /// The pull running with each peer (a node runs one pull per peer and room at a time).
-    private var pulls: [PeerAddress: PullRequest] = [:]
+    /// The pull running with each peer, and the request its next batch answers.
+    private var pulls: [PeerAddress: (pull: PullRequest, asked: SyncRequest)] = [:]
 
     /// What handling one input did.
     struct Effects {
@@ -126,17 +126,17 @@ struct SimulatedNode {
             effects.sends.append(Send(packet: .message(.syncResponse(machine.syncResponse(to: request))), to: source, reliable: true))
             return effects
         case .syncResponse(let response):
-            guard let request = pulls[source] else { return Effects() }
+            guard let (pull, asked) = pulls[source] else { return Effects() }
             // Signatures are checked as the node's pull loop checks them, after the screen.
             let valid = machine.screen(response.events, now: time).filter(\.hasValidSignature)
-            let before = machine.vector(of: request.room)
-            let after = machine.pulled(valid, for: request, now: time)
+            let next = machine.pulled(valid, for: pull, asked: asked, more: response.more, now: time)
             var effects = collect()
-            if response.more, let after, after != before {
-                effects.sends.append(Send(packet: .message(syncRequest(request)), to: source, reliable: true))
+            if let next {
+                pulls[source] = (pull, next)
+                effects.sends.append(Send(packet: .message(.syncRequest(next)), to: source, reliable: true))
             } else {
                 pulls[source] = nil
-                machine.pullFinished(request)
+                machine.pullFinished(pull)
                 let finished = collect()
                 effects.sends += finished.sends
                 effects.shown += finished.shown
@@ -159,11 +159,12 @@ struct SimulatedNode {
             switch effect {
             case .send(let message, let addresses):
                 for address in addresses { effects.sends.append(Send(packet: .message(message), to: address, reliable: false)) }
-            case .pull(let request):
+            case .pull(let pull):
                 // One pull per peer at a time, as the node's pull loop runs them one by one.
-                guard pulls[request.address] == nil else { continue }
-                pulls[request.address] = request
-                effects.sends.append(Send(packet: .message(syncRequest(request)), to: request.address, reliable: true))
+                guard pulls[pull.address] == nil else { continue }
+                let first = machine.firstSyncRequest(for: pull)
+                pulls[pull.address] = (pull, first)
+                effects.sends.append(Send(packet: .message(.syncRequest(first)), to: pull.address, reliable: true))
             case .datagram(let bytes, let address):
                 // The machine makes only relay datagrams.
                 guard let relay = try? RelayMessage(decoding: bytes) else { continue }
@@ -182,12 +183,5 @@ struct SimulatedNode {
             }
         }
         return effects
-    }
-
-    /// The request a pull sends: this node's vector, lowered for a recheck.
-    private func syncRequest(_ request: PullRequest) -> WireMessage {
-        var have = machine.vector(of: request.room)
-        if let origin = request.recheck { have[origin] = min(have[origin], request.from - 1) }
-        return .syncRequest(SyncRequest(from: identity.id, room: request.room, have: have, limit: 1024))
     }
 }

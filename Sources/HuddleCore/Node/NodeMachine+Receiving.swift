@@ -75,24 +75,6 @@ extension NodeMachine {
         }
     }
 
-    /// Events a pull brought, already verified by the caller (a pull brings up to a thousand at
-    /// once, which it checks on every core). Returns the room's version vector afterwards, to
-    /// ask for the next batch from, or `nil` if this node is not in the room.
-    @discardableResult
-    public mutating func pulled(_ verified: [Event], for request: PullRequest, now: NodeTime) -> VersionVector? {
-        // A peer that sends back this node's own events holds them.
-        if let seq = verified.filter({ $0.origin == identity.id }).map(\.seq).max() {
-            noteHeld(room: request.room, seq: seq, by: request.peer)
-        }
-        return ingest(verified, room: request.room, from: nil, now: now)
-    }
-
-    /// A pull ended (all of it, or failed).
-    public mutating func pullFinished(_ request: PullRequest) {
-        guard !request.confirm else { return }
-        replication.pullFinished(room: request.room, peer: request.peer)
-    }
-
     /// The answer to a peer's pull (nothing for a room this node has not loaded), without this
     /// node's own events whose commit is under way.
     public func syncResponse(to request: SyncRequest) -> SyncResponse {

@@ -3,6 +3,7 @@ import HuddleCore
 public import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 import ServiceLifecycle
 
 /// The sockets a node listens on: UDP for pushes, digests and membership; TCP for pulls.
@@ -271,15 +272,13 @@ extension Node {
     /// the actor on every core (a batch holds up to a thousand events), then taken.
     func pullLoop(group: any EventLoopGroup) async {
         let client = SyncClient(group: group)
-        let me = identity.id
-        for await request in pullRequests {
-            var have = vector(of: request.room)
-            if let origin = request.recheck { have[origin] = min(have[origin], request.from - 1) }
-            let peer = "\(request.address)"
+        for await pull in pullRequests {
+            let peer = "\(pull.address)"
+            let first = machine.firstSyncRequest(for: pull)
+            // The request each batch answers; only the receive closure (one batch at a time) uses it.
+            let asked = Mutex(first)
             do {
-                try await client.pull(
-                    room: request.room, have: have, from: me, host: request.address.host, port: Int(request.address.port)
-                ) { events in
+                try await client.pull(first, host: pull.address.host, port: Int(pull.address.port)) { events, more in
                     let screened = await self.screen(events)
                     let valid = await SignatureCheck.valid(screened)
                     if valid.count < screened.count {
@@ -287,12 +286,14 @@ extension Node {
                             .badSignature, "\(screened.count - valid.count) events whose signatures do not verify",
                             from: peer, count: screened.count - valid.count)
                     }
-                    return await self.pulled(valid, for: request)
+                    let next = await self.pulled(valid, for: pull, asked: asked.withLock { $0 }, more: more)
+                    if let next { asked.withLock { $0 = next } }
+                    return next
                 }
             } catch {
                 logger.debug("pull failed", metadata: ["huddle.peer": "\(peer)", "huddle.error": "\(error)"])
             }
-            await pullFinished(request)
+            await pullFinished(pull)
         }
     }
 

@@ -347,17 +347,18 @@ public actor Node {
         await step { machine, now in machine.screen(events, now: now) }
     }
 
-    func pulled(_ verified: [Event], for request: PullRequest) async -> VersionVector? {
-        await step(waiting: false) { machine, now in machine.pulled(verified, for: request, now: now) }
+    func pulled(_ verified: [Event], for pull: PullRequest, asked: SyncRequest, more: Bool) async -> SyncRequest? {
+        await step(waiting: false) { machine, now in machine.pulled(verified, for: pull, asked: asked, more: more, now: now) }
+    }
+
+    func vector(of room: String) -> VersionVector {
+        machine.vector(of: room)
     }
 
     func pullFinished(_ request: PullRequest) async {
         await step(waiting: false) { machine, _ in machine.pullFinished(request) }
     }
 
-    func vector(of room: String) -> VersionVector {
-        machine.vector(of: room)
-    }
 
     // MARK: Timers
 

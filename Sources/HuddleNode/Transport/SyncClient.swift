@@ -2,26 +2,24 @@ import HuddleCore
 import NIOCore
 import NIOPosix
 
-/// Pulls what this node misses of a room from one peer over TCP: sends a ``SyncRequest`` with
-/// this node's version vector and reads ``SyncResponse`` batches until the peer says there is no
-/// more (or the connection ends). Returned events are decoded but not yet verified.
+/// Carries one pull over TCP: sends the ``SyncRequest`` the machine made and hands each
+/// ``SyncResponse`` batch back, sending whatever request it is answered with, until it is
+/// answered with none (the machine decides: ``NodeMachine/pulled(_:for:asked:more:now:)``) or the
+/// connection ends. Returned events are decoded but not yet verified.
 struct SyncClient: Sendable {
     var group: any EventLoopGroup
-    /// Most events asked for per response.
-    var batchLimit: UInt16 = 1024
     var connectTimeout: TimeAmount = .seconds(2)
 
-    /// Pulls until the peer has nothing more, `receive` returns `nil` (the room is no longer
-    /// wanted) or a batch brings nothing new (so a peer cannot keep it asking forever), and gives
-    /// up after `deadline` however far it got; anti-entropy will ask again.
+    /// Runs the pull that starts with `first`, and gives up after `deadline` however far it got;
+    /// anti-entropy will ask again. `receive` gets each batch's events and whether the peer has
+    /// more, and returns the next request, or `nil` to end the pull.
     func pull(
-        room: String, have: VersionVector, from me: NodeID, host: String, port: Int,
-        deadline: Duration = .seconds(30),
-        receive: @escaping @Sendable ([Event]) async -> VersionVector?
+        _ first: SyncRequest, host: String, port: Int, deadline: Duration = .seconds(30),
+        receive: @escaping @Sendable (_ events: [Event], _ more: Bool) async -> SyncRequest?
     ) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await pullBatches(room: room, have: have, from: me, host: host, port: port, receive: receive)
+                try await pullBatches(first, host: host, port: port, receive: receive)
             }
             group.addTask {
                 try await Task.sleep(for: deadline)
@@ -33,8 +31,8 @@ struct SyncClient: Sendable {
     }
 
     private func pullBatches(
-        room: String, have: VersionVector, from me: NodeID, host: String, port: Int,
-        receive: @Sendable ([Event]) async -> VersionVector?
+        _ first: SyncRequest, host: String, port: Int,
+        receive: @Sendable ([Event], Bool) async -> SyncRequest?
     ) async throws {
         let channel = try await ClientBootstrap(group: group)
             .connectTimeout(connectTimeout)
@@ -45,19 +43,13 @@ struct SyncClient: Sendable {
                 }
             }
         try await channel.executeThenClose { inbound, outbound in
-            var have = have
-            func ask() async throws {
-                try await outbound.write(.syncRequest(SyncRequest(from: me, room: room, have: have, limit: batchLimit)))
-            }
-            try await ask()
+            try await outbound.write(.syncRequest(first))
             for try await message in inbound {
-                guard case .syncResponse(let response) = message, response.room == room else {
+                guard case .syncResponse(let response) = message, response.room == first.room else {
                     throw SyncError.unexpectedReply
                 }
-                guard let now = await receive(response.events), now != have, now.dominates(have) else { return }
-                have = now
-                guard response.more, !response.events.isEmpty else { return }
-                try await ask()
+                guard let next = await receive(response.events, response.more) else { return }
+                try await outbound.write(.syncRequest(next))
             }
         }
     }

@@ -185,12 +185,14 @@ struct MachineLAN {
                     hosts[index].machine.pullFinished(request)
                     continue
                 }
-                var have = hosts[index].machine.vector(of: request.room)
-                if let origin = request.recheck { have[origin] = min(have[origin], request.from - 1) }
-                let response = hosts[peer].machine.syncResponse(
-                    to: SyncRequest(from: hosts[index].machine.identity.id, room: request.room, have: have, limit: 1024))
-                let screened = hosts[index].machine.screen(response.events, now: now)
-                hosts[index].machine.pulled(screened.filter(\.hasValidSignature), for: request, now: now)
+                // Batch after batch until the machine asks for no more, as the node's pull does.
+                var asked: SyncRequest? = hosts[index].machine.firstSyncRequest(for: request)
+                while let sent = asked {
+                    let response = hosts[peer].machine.syncResponse(to: sent)
+                    let screened = hosts[index].machine.screen(response.events, now: now)
+                    asked = hosts[index].machine.pulled(
+                        screened.filter(\.hasValidSignature), for: request, asked: sent, more: response.more, now: now)
+                }
                 hosts[index].machine.pullFinished(request)
                 pending += hosts[index].machine.pollEffects()
             case .persist(let write):

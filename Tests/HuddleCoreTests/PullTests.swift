@@ -1,0 +1,52 @@
+import HuddleCore
+import Testing
+
+/// A pull as every driver runs it, decided by the machine (`NodeMachine+Pulls`): the first request,
+/// batch after batch while the peer has more, and the end.
+@Suite struct PullTests {
+    let room = "superbowl"
+
+    /// bob missed 2 100 of alice's messages (their pushes were lost): one pull brings them all, in
+    /// batches of 1 024, because the machine asks for the next batch while the peer has more.
+    @Test func onePullBringsABacklogLargerThanABatch() {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        let bob = lan.add("bob")
+        lan.introduceAll()
+        for n in 1...2_100 { lan.on(alice) { $0.consoleLine("line \(n)", at: $1.wall, now: $1) } }
+        lan.dropAll()
+        #expect(lan[bob].messages.isEmpty)
+        let pullsBefore = lan[bob].pulls.count
+        for _ in 0..<30 where lan[bob].messages.count < 2_100 { lan.advance(.milliseconds(500)) }
+        #expect(lan[bob].messages.count == 2_100)
+        #expect(lan[bob].messages.last == "line 2100")
+        #expect(lan[bob].pulls.count - pullsBefore == 1, "\(lan[bob].pulls.count - pullsBefore) pulls")
+    }
+
+    /// The rules of one batch: another while the peer has more and the batch brought something
+    /// new; none when it has no more, when a batch brings nothing (a peer cannot keep a node
+    /// asking), or when the node left the room. A recheck lowers the first request.
+    @Test func aBatchCallsForAnotherOnlyWhileItBringsSomethingNew() throws {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        let bob = lan.add("bob")
+        lan.introduceAll()
+        for n in 1...3 { lan.on(alice) { $0.consoleLine("line \(n)", at: $1.wall, now: $1) } }
+        lan.dropAll()
+        let aliceID = lan[alice].machine.identity.id
+        let pull = PullRequest(room: room, peer: aliceID, address: lan[alice].address)
+        let first = lan[bob].machine.firstSyncRequest(for: pull)
+        #expect(first.have[aliceID] == 1, "bob holds alice's join")  // the join came before the drop
+        let batch = lan[alice].machine.syncResponse(to: first)
+        #expect(batch.events.count == 3)
+        let next = try #require(lan.on(bob) { $0.pulled(batch.events, for: pull, asked: first, more: true, now: $1) })
+        #expect(next.have[aliceID] == 4)
+        #expect(lan.on(bob) { $0.pulled([], for: pull, asked: next, more: true, now: $1) } == nil, "nothing new")
+        #expect(lan.on(bob) { $0.pulled(batch.events, for: pull, asked: next, more: true, now: $1) } == nil, "copies")
+        #expect(lan.on(bob) { $0.pulled(batch.events, for: pull, asked: first, more: false, now: $1) } == nil, "no more")
+        let recheck = PullRequest(room: room, peer: aliceID, address: lan[alice].address, recheck: aliceID, from: 3)
+        #expect(lan[bob].machine.firstSyncRequest(for: recheck).have[aliceID] == 2)
+        let elsewhere = PullRequest(room: "worldcup", peer: aliceID, address: lan[alice].address)
+        #expect(lan.on(bob) { $0.pulled(batch.events, for: elsewhere, asked: first, more: true, now: $1) } == nil, "not in it")
+    }
+}
