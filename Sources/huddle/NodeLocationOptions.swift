@@ -28,8 +28,12 @@ struct NodeLocationOptions: ParsableArguments {
     var directory: String {
         let standard = DataDirectory.resolve(explicit: dataDir, nick: name ?? "")
         guard dataDir == nil, let name else { return standard }
-        if FileManager.default.fileExists(atPath: DataDirectory.controlSocketPath(in: standard)) { return standard }
-        return RunningNodes.dataDirectory(of: name) ?? standard
+        func answers(_ directory: String) -> Bool {
+            FileManager.default.fileExists(atPath: DataDirectory.controlSocketPath(in: directory))
+        }
+        if answers(standard) { return standard }
+        // A link a killed node left behind names a dir with no socket: the default one is named then.
+        return RunningNodes.dataDirectory(of: name).flatMap { answers($0) ? $0 : nil } ?? standard
     }
 
     /// How to start a node that these options would find.

@@ -42,7 +42,10 @@ struct ScratchDirectory: ~Copyable {
 
     @Test func nameAloneFindsTheDefaultDataDir() async throws {
         let home = try ScratchDirectory()
-        let result = try await HuddleBinary.run(["status", "--name", "alice"], environment: ["XDG_DATA_HOME": home.path])
+        // XDG_RUNTIME_DIR too: nodes running on this machine (another test's alice) record where
+        // their data is there, and --name finds a running one.
+        let result = try await HuddleBinary.run(
+            ["status", "--name", "alice"], environment: ["XDG_DATA_HOME": home.path, "XDG_RUNTIME_DIR": home.path])
         #expect(result.status == 1)
         #expect(
             result.stderr.contains("data dir \(home.path)/huddle/alice (start one with `huddle run --name alice`)"))
