@@ -78,7 +78,7 @@ extension NodeMachine {
     }
 
     /// The live peer `target` names: a nick, or `nick#idprefix` when two share a nick. A bare
-    /// nick never reaches a node other than the one first seen under it (see `NodeMachine+Nicks`):
+    /// nick never reaches a node other than the one first seen under it (see `NodeMachine+People`):
     /// someone else calling itself bob is named `bob#id` or not at all.
     public func resolvePeer(_ target: String) -> Result<Peer, PeerLookupError> {
         let parts = target.split(separator: "#", maxSplits: 1)

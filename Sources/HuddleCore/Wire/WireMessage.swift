@@ -1,13 +1,13 @@
 /// A message between two nodes: one UDP datagram, or the payload of one TCP frame.
 ///
-/// Every message is an envelope (magic "HD", protocol version, kind) followed by the kind's
-/// payload. All integers are big-endian; the encoding is canonical, so
+/// Every message is an envelope (magic "HD", protocol version ``WireCodec/version``, kind)
+/// followed by the kind's payload. All integers are big-endian; the encoding is canonical, so
 /// `WireMessage(decoding: m.encoded()).encoded() == m.encoded()`.
 ///
 ///     0      1      2         3      4
 ///     +------+------+---------+------+==================================+
 ///     | 0x48 | 0x44 | version | kind | payload                          |
-///     | 'H'  | 'D'  |  0x01   |  u8  |                                  |
+///     | 'H'  | 'D'  |  0x05   |  u8  |                                  |
 ///     +------+------+---------+------+==================================+
 ///
 ///     kind 1 events        count:u16 event*

@@ -143,7 +143,7 @@ public struct OutputRenderer: Sendable {
                 ("type", "listening"), ("source", .string(source)), ("started_at", .milliseconds(startedAt)),
             ]).render()
         }
-        let what = source == "file" ? "the audio file (as if heard from \(HumanFormat.clock(startedAt)))" : "the default input"
+        let what = source == "file" ? "the audio file (as if heard from \(HumanFormat.clock(startedAt, timeZone: timeZone)))" : "the default input"
         return starred(
             "listening to \(what): features of what it hears (not the sound, but in a quiet room enough to tell "
                 + "some spoken words apart) go, sealed for each, only to peers that listen too until your offsets "
@@ -510,7 +510,7 @@ public struct OutputRenderer: Sendable {
     private func scoreLine(_ score: ShownScore, reader: NodeID) -> String {
         let board = HumanFormat.score(home: score.home, guest: score.guest, homeName: score.homeName, guestName: score.guestName)
         let time = score.gameTime ?? score.sentAt
-        var line = "\(style(HumanFormat.clock(time), .dim)) \(nickText(score.from, reader: reader)): score \(safe(board))"
+        var line = "\(style(HumanFormat.clock(time, timeZone: timeZone), .dim)) \(nickText(score.from, reader: reader)): score \(safe(board))"
         if score.isCorrection { line += "  (an earlier moment: the score stays as it was)" }
         if score.held > .zero { line += style("  (held \(HumanFormat.duration(max(score.held, score.waited))))", .dim) }
         return line

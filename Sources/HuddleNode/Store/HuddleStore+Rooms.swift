@@ -25,13 +25,10 @@ extension HuddleStore {
 
     /// The name of private room `id` (a ``RoomKey/id``) this node joined, so that after a restart
     /// it can say which private room waits for its passphrase. Only the name: the store never
-    /// holds a room's key or passphrase.
+    /// holds a room's key or passphrase. Written with the machine's writes
+    /// (``StoreWrite/privateRoomName(id:name:)``).
     public func privateRoomName(_ id: String) throws -> String? {
         try metaValue(Self.privateRoomNameKey + id)
-    }
-
-    public func setPrivateRoomName(_ id: String, _ name: String?) throws {
-        try setMetaValue(Self.privateRoomNameKey + id, name)
     }
 
     /// The console's current room (where a typed line goes), or `nil`. Any room name may be
