@@ -35,6 +35,19 @@ import Testing
         #expect(parts == ["(1/2) " + first, "(2/2) " + second])
     }
 
+    /// A line break is one byte on the console's line and three in a message (U+2028): parts are
+    /// cut by what they will weigh.
+    @Test func aListIsCutByWhatItWeighsWithItsLineBreaks() {
+        let rows = (0..<50).map { String(format: "%02d ", $0) + String(repeating: "x", count: 77) }
+        let paste = rows.joined(separator: "\n")
+        #expect(paste.utf8.count <= MessageBudget.limit)
+        guard case .send(let parts) = LongLine.plan(paste) else { Issue.record("refused"); return }
+        #expect(parts.count == 2)
+        #expect(parts.allSatisfy { $0.utf8.count <= MessageBudget.limit })
+        let bodies = parts.map { String($0.dropFirst("(1/2) ".count)) }
+        #expect(bodies.joined(separator: "\u{2028}").split(separator: "\u{2028}").map(String.init) == rows)
+    }
+
     @Test func withoutLineEndsItIsCutBetweenWordsAndNothingIsLost() {
         let words = (0..<500).map { "word\($0)" }
         let parts = LongLine.parts(of: words.joined(separator: " "), maxBytes: 100)

@@ -73,3 +73,18 @@ def test_a_pasted_list_stays_a_list(lan, pane):  # noqa: F811
     indent = rows[first].index("1. player 1")
     for n, row in enumerate(rows[first + 1:first + 12], start=2):
         assert row == " " * indent + f"{n}. player {n} to watch", rows
+
+
+def test_a_pasted_list_that_fits_the_line_but_not_one_message_goes_in_parts(lan, pane):  # noqa: F811
+    # 4,050 bytes with 50 line breaks fit the console's line (a break is one byte there) but not
+    # one message (a break travels as U+2028, three bytes): sent as numbered parts, not refused.
+    bob, alice = bob_and_alice_at_a_terminal(lan, pane)
+    rows = [f"{n:02d} " + "x" * 77 for n in range(50)]  # 50 × 80 bytes + 49 breaks + the last
+    text = "\n".join(rows)
+    assert 4_000 < len(text.encode()) <= 4_096 < len(text.replace("\n", "\u2028").encode())
+    alice.paste(text)
+    alice.wait_for(lambda r: r[-1].endswith("x" * 10), what="the paste on the input row")
+    alice.press("Enter")
+    first = bob.wait_for(lambda o: o["type"] == "message" and o["text"].startswith("(1/2) "), what="part 1")
+    second = bob.wait_for(lambda o: o["type"] == "message" and o["text"].startswith("(2/2) "), what="part 2")
+    assert (first["text"][6:] + "\n" + second["text"][6:]).split("\n") == rows

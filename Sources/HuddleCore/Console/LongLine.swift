@@ -68,8 +68,10 @@ public enum LongLine: Equatable, Sendable {
         while start < characters.count {
             var end = start
             var bytes = 0
-            while end < characters.count, bytes + characters[end].utf8.count <= maxBytes {
-                bytes += characters[end].utf8.count
+            // Each character as it is sent: a line break as ``lineBreak`` (three bytes).
+            func size(_ character: Character) -> Int { character.isNewline ? lineBreak.utf8.count : character.utf8.count }
+            while end < characters.count, bytes + size(characters[end]) <= maxBytes {
+                bytes += size(characters[end])
                 end += 1
             }
             if end == start { end += 1 }  // one character larger than a whole part: alone
@@ -97,7 +99,7 @@ public enum LongLine: Equatable, Sendable {
 
     /// Tabs as spaces and every line break as ``lineBreak`` (a pasted list stays a list); with
     /// `keepingLineBreaks: false`, line breaks as spaces too (a command's argument is one line).
-    static func flattened(_ text: String, keepingLineBreaks: Bool = true) -> String {
+    public static func flattened(_ text: String, keepingLineBreaks: Bool = true) -> String {
         guard text.contains(where: { $0.isNewline || $0 == "\t" }) else { return text }
         return String(text.map { $0 == "\t" || ($0.isNewline && !keepingLineBreaks) ? " " : $0.isNewline ? lineBreak : $0 })
     }

@@ -17,8 +17,9 @@ extension Node {
                     continue
                 }
                 // A piped line longer than one message goes as numbered parts, as a long paste
-                // does on the interactive console (which never hands over a line that long).
-                if line.utf8.count > MessageBudget.limit {
+                // does on the interactive console. Counted as it will be sent: a pasted line break
+                // is one byte on the console's line and three in the message (U+2028).
+                if LongLine.flattened(line).utf8.count > MessageBudget.limit {
                     switch LongLine.plan(line) {
                     case .send(let parts):
                         for part in parts where !(await runConsoleLine(part, at: at)) { return false }
