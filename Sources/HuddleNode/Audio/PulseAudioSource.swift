@@ -4,9 +4,10 @@ import Synchronization
 
 /// The default input device (or a named source, such as a null sink's monitor), recorded through
 /// PulseAudio's simple API, which PipeWire's pulse server answers too: what `--listen` uses on
-/// Linux. The client library is loaded when the first source opens (``PulseSimpleLibrary``). It asks the server for 16 kHz mono floats in 10 ms fragments (the server mixes and
-/// resamples), and stamps blocks by their arrival, less their length and the latency the server
-/// reports (``DeviceBlockStamps``).
+/// Linux. The client library is loaded when the first source opens (``PulseSimpleLibrary``). It
+/// asks the server for 16 kHz mono floats in 10 ms fragments (the server mixes and resamples),
+/// and stamps blocks by their arrival, less their length and the latency the server reports
+/// (``DeviceBlockStamps``).
 ///
 /// No client library, no server, no device, no permission: the initializer throws one line saying
 /// which, and the node runs on without listening.

@@ -3,7 +3,6 @@ import HuddleCore
 public import Logging
 import NIOCore
 import NIOPosix
-import Synchronization
 import ServiceLifecycle
 
 /// The sockets a node listens on: UDP for pushes, digests and membership; TCP for pulls.
@@ -275,10 +274,8 @@ extension Node {
         for await pull in pullRequests {
             let peer = "\(pull.address)"
             let first = machine.firstSyncRequest(for: pull)
-            // The request each batch answers; only the receive closure (one batch at a time) uses it.
-            let asked = Mutex(first)
             do {
-                try await client.pull(first, host: pull.address.host, port: Int(pull.address.port)) { events, more in
+                try await client.pull(first, host: pull.address.host, port: Int(pull.address.port)) { events, more, asked in
                     let screened = await self.screen(events)
                     let valid = await SignatureCheck.valid(screened)
                     if valid.count < screened.count {
@@ -286,9 +283,7 @@ extension Node {
                             .badSignature, "\(screened.count - valid.count) events whose signatures do not verify",
                             from: peer, count: screened.count - valid.count)
                     }
-                    let next = await self.pulled(valid, for: pull, asked: asked.withLock { $0 }, more: more)
-                    if let next { asked.withLock { $0 = next } }
-                    return next
+                    return await self.pulled(valid, for: pull, asked: asked, more: more)
                 }
             } catch {
                 logger.debug("pull failed", metadata: ["huddle.peer": "\(peer)", "huddle.error": "\(error)"])

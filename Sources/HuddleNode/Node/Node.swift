@@ -351,14 +351,13 @@ public actor Node {
         await step(waiting: false) { machine, now in machine.pulled(verified, for: pull, asked: asked, more: more, now: now) }
     }
 
-    func vector(of room: String) -> VersionVector {
-        machine.vector(of: room)
-    }
-
     func pullFinished(_ request: PullRequest) async {
         await step(waiting: false) { machine, _ in machine.pullFinished(request) }
     }
 
+    func vector(of room: String) -> VersionVector {
+        machine.vector(of: room)
+    }
 
     // MARK: Timers
 

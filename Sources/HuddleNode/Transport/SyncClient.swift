@@ -11,11 +11,11 @@ struct SyncClient: Sendable {
     var connectTimeout: TimeAmount = .seconds(2)
 
     /// Runs the pull that starts with `first`, and gives up after `deadline` however far it got;
-    /// anti-entropy will ask again. `receive` gets each batch's events and whether the peer has
-    /// more, and returns the next request, or `nil` to end the pull.
+    /// anti-entropy will ask again. `receive` gets each batch's events, whether the peer has more
+    /// and the request the batch answers, and returns the next request, or `nil` to end the pull.
     func pull(
         _ first: SyncRequest, host: String, port: Int, deadline: Duration = .seconds(30),
-        receive: @escaping @Sendable (_ events: [Event], _ more: Bool) async -> SyncRequest?
+        receive: @escaping @Sendable (_ events: [Event], _ more: Bool, _ asked: SyncRequest) async -> SyncRequest?
     ) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -32,7 +32,7 @@ struct SyncClient: Sendable {
 
     private func pullBatches(
         _ first: SyncRequest, host: String, port: Int,
-        receive: @Sendable ([Event], Bool) async -> SyncRequest?
+        receive: @Sendable ([Event], Bool, SyncRequest) async -> SyncRequest?
     ) async throws {
         let channel = try await ClientBootstrap(group: group)
             .connectTimeout(connectTimeout)
@@ -43,13 +43,15 @@ struct SyncClient: Sendable {
                 }
             }
         try await channel.executeThenClose { inbound, outbound in
-            try await outbound.write(.syncRequest(first))
+            var asked = first
+            try await outbound.write(.syncRequest(asked))
             for try await message in inbound {
                 guard case .syncResponse(let response) = message, response.room == first.room else {
                     throw SyncError.unexpectedReply
                 }
-                guard let next = await receive(response.events, response.more) else { return }
-                try await outbound.write(.syncRequest(next))
+                guard let next = await receive(response.events, response.more, asked) else { return }
+                asked = next
+                try await outbound.write(.syncRequest(asked))
             }
         }
     }
