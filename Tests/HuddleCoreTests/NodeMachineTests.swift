@@ -271,11 +271,7 @@ extension NodeMachineTests {
         let carol = lan.add("carol")
         lan.introduceAll()
         // Bob's stream is 3 s behind alice's: they mark one moment.
-        lan.on(alice) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
-        lan.deliverAll()
-        lan.advance(.seconds(3))
-        lan.on(bob) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
-        lan.deliverAll()
+        lan.markKickoff(alice, then: bob, apart: .seconds(3))
         lan.on(alice) { $0.consoleLine("/msg bob did you see that", at: $1.wall, now: $1) }
         lan.deliverAll()
         #expect(lan[carol].messages == [])
@@ -301,11 +297,7 @@ extension NodeMachineTests {
         lan.on(bob) { $0.consoleLine("/delay 2", at: $1.wall, now: $1) }
         #expect(lan[bob].said.last == "delay +2.0 s in superbowl: it counts once you are placed "
             + "(/now LABEL at a moment others mark, or /listen)")
-        lan.on(alice) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
-        lan.deliverAll()
-        lan.advance(.seconds(1))
-        lan.on(bob) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
-        lan.deliverAll()
+        lan.markKickoff(alice, then: bob, apart: .seconds(1))
         // Bob marked 1 s later and nudged 2 s: 3 s behind alice; 0.5 s less after this nudge.
         lan.on(bob) { $0.consoleLine("/delay -0.5", at: $1.wall, now: $1) }
         #expect(lan[bob].said.last == "delay -500 ms in superbowl: now alice 2.5 s ahead of you")

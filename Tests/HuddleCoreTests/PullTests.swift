@@ -8,13 +8,19 @@ import Testing
 
     /// bob missed 2 100 of alice's messages (their pushes were lost): one pull brings them all, in
     /// batches of 1 024, because the machine asks for the next batch while the peer has more.
-    @Test func onePullBringsABacklogLargerThanABatch() {
+    /// alice and bob in the room; alice wrote `count` lines whose pushes were all lost.
+    func backlog(_ count: Int) -> (lan: MachineLAN, alice: Int, bob: Int) {
         var lan = MachineLAN()
         let alice = lan.add("alice")
         let bob = lan.add("bob")
         lan.introduceAll()
-        for n in 1...2_100 { lan.on(alice) { $0.consoleLine("line \(n)", at: $1.wall, now: $1) } }
+        for n in 1...count { lan.on(alice) { $0.consoleLine("line \(n)", at: $1.wall, now: $1) } }
         lan.dropAll()
+        return (lan, alice, bob)
+    }
+
+    @Test func onePullBringsABacklogLargerThanABatch() {
+        var (lan, _, bob) = backlog(2_100)
         #expect(lan[bob].messages.isEmpty)
         let pullsBefore = lan[bob].pulls.count
         for _ in 0..<30 where lan[bob].messages.count < 2_100 { lan.advance(.milliseconds(500)) }
@@ -27,12 +33,7 @@ import Testing
     /// new; none when it has no more, when a batch brings nothing (a peer cannot keep a node
     /// asking), or when the node left the room. A recheck lowers the first request.
     @Test func aBatchCallsForAnotherOnlyWhileItBringsSomethingNew() throws {
-        var lan = MachineLAN()
-        let alice = lan.add("alice")
-        let bob = lan.add("bob")
-        lan.introduceAll()
-        for n in 1...3 { lan.on(alice) { $0.consoleLine("line \(n)", at: $1.wall, now: $1) } }
-        lan.dropAll()
+        var (lan, alice, bob) = backlog(3)
         let aliceID = lan[alice].machine.identity.id
         let pull = PullRequest(room: room, peer: aliceID, address: lan[alice].address)
         let first = lan[bob].machine.firstSyncRequest(for: pull)

@@ -132,6 +132,16 @@ struct MachineLAN {
         return (lan, alice, bob, carol)
     }
 
+    /// `first` marks kickoff, then `second` marks it `apart` later, each delivered: `second`'s
+    /// stream is `apart` behind `first`'s.
+    mutating func markKickoff(_ first: Int, then second: Int, apart: TimeSpan) {
+        on(first) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
+        deliverAll()
+        advance(apart)
+        on(second) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
+        deliverAll()
+    }
+
     /// Delivers every datagram in flight, and what they cause, until the network is quiet.
     mutating func deliverAll(limit: Int = 10_000) {
         var delivered = 0
