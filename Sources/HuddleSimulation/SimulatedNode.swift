@@ -1,8 +1,10 @@
 import HuddleCore
 
 /// One node of a simulation: the very ``NodeMachine`` a real node runs, on a virtual clock, with
-/// the simulated network in place of sockets and pulls as reliable (TCP) messages. What the
-/// machine asks to store is dropped: a simulated node never restarts. Time is one virtual clock,
+/// the simulated network in place of sockets, pulls as reliable (TCP) messages, and a
+/// ``MemoryStore`` as its disk. A write lands on that disk at once, or, with a commit latency,
+/// when ``Simulation`` says so (``landed(_:turn:now:)``); a crash loses what had not landed, and
+/// the node starts again from what had (``restart(now:)``). Time is one virtual clock,
 /// a ``MonotonicTime`` from the run's start; the node's wall clock reads the same moment, from
 /// the epoch, to the millisecond (as a real node's does).
 struct SimulatedNode {
@@ -10,7 +12,17 @@ struct SimulatedNode {
     let identity: NodeIdentity
     let address: PeerAddress
     let room: String
+    let membershipConfig: MembershipConfig
+    let seed: UInt64
     var machine: NodeMachine
+    /// Its disk.
+    var store = MemoryStore()
+    /// Writes handed over but not on disk yet (with a commit latency), oldest first.
+    private(set) var unlanded: [(writes: [StoreWrite], turn: CommitTurn?)] = []
+    /// Whether a write lands on disk as it is made (no commit latency).
+    var commitsAtOnce = true
+    /// How many times it started: its incarnation (a later run must have a higher one).
+    private(set) var runs = 1
     /// The pull running with each peer, and the request its next batch answers.
     private var pulls: [PeerAddress: (pull: PullRequest, asked: SyncRequest)] = [:]
 
@@ -22,6 +34,18 @@ struct SimulatedNode {
         var shown: [EventID] = []
         /// Peers whose state this node reported changed, and to what.
         var changes: [(id: NodeID, to: PeerState)] = []
+        /// Writes handed to the disk (only with a commit latency): to land later, in order.
+        var writes: [(writes: [StoreWrite], turn: CommitTurn?)] = []
+        /// Proofs of equivocation it found (a seq used twice by one origin).
+        var faults = 0
+
+        mutating func append(_ other: Effects) {
+            sends += other.sends
+            shown += other.shown
+            changes += other.changes
+            writes += other.writes
+            faults += other.faults
+        }
     }
 
     /// What travels: a message, or a relay datagram around one.
@@ -49,13 +73,26 @@ struct SimulatedNode {
         self.index = index
         self.identity = identity
         self.room = room
+        self.seed = seed
+        membershipConfig = config
         address = Self.address(of: index)
-        machine = NodeMachine(
+        machine = Self.machine(
+            identity: identity, index: index, run: 1, config: config, seed: seed, store: MemoryStore(), now: .start)
+    }
+
+    /// A run of node `index`'s machine, from what `store` holds.
+    private static func machine(
+        identity: NodeIdentity, index: Int, run: Int, config: MembershipConfig, seed: UInt64, store: MemoryStore,
+        now: MonotonicTime
+    ) -> NodeMachine {
+        NodeMachine(
             NodeSetup(
-                identity: identity, nick: "n\(index)", port: address.port, startedAt: .epoch, incarnation: 1,
+                identity: identity, nick: "n\(index)", port: address(of: index).port, startedAt: time(now).wall,
+                incarnation: UInt64(run),
                 // Nobody marks in the simulator and its figures are delivery times: its viewers
                 // run with the shield off, as one who knows it is ahead of everyone would.
-                membership: config, seed: seed, shield: nil))
+                membership: config, seed: seed &+ UInt64(run - 1), shield: nil),
+            restore: store.restore)
     }
 
     /// Node `index`'s address: 10.0.x.y, port 7400.
@@ -99,6 +136,37 @@ struct SimulatedNode {
         return (event, collect())
     }
 
+    /// The process was killed and starts again: what had not landed on disk is lost, the
+    /// pulls it ran are gone, and the new run starts from the store (and finds `others` again).
+    /// Returns its own events that never landed: nobody may ever see them.
+    mutating func restart(now: MonotonicTime, others: [SimulatedNode]) -> (lost: [EventID], Effects) {
+        let lost = unlanded.flatMap { held -> [EventID] in
+            held.writes.flatMap { write -> [EventID] in
+                if case .events(let events, durable: true) = write { events.map(\.id) } else { [] }
+            }
+        }
+        unlanded = []
+        pulls = [:]
+        runs += 1
+        machine = Self.machine(
+            identity: identity, index: index, run: runs, config: membershipConfig, seed: seed, store: store, now: now)
+        var effects = Effects()
+        for other in others where other.index != index { effects.append(discovered(other, now: now)) }
+        effects.append(start(now: now))
+        return (lost, effects)
+    }
+
+    /// The oldest writes handed over landed on disk (with a commit latency): a turn that waited
+    /// for them lets its effects out.
+    mutating func landed(now: MonotonicTime) -> Effects {
+        guard !unlanded.isEmpty else { return Effects() }
+        let (writes, turn) = unlanded.removeFirst()
+        for write in writes { store.apply(write) }
+        guard let turn else { return Effects() }
+        machine.committed(turn)
+        return collect()
+    }
+
     /// Time passed.
     mutating func tick(now: MonotonicTime) -> Effects {
         machine.tick(now: Self.time(now))
@@ -137,10 +205,7 @@ struct SimulatedNode {
             } else {
                 pulls[source] = nil
                 machine.pullFinished(pull)
-                let finished = collect()
-                effects.sends += finished.sends
-                effects.shown += finished.shown
-                effects.changes += finished.changes
+                effects.append(collect())
             }
             return effects
         default:
@@ -155,7 +220,9 @@ struct SimulatedNode {
     /// What the machine asked for, as the simulation carries it out.
     private mutating func collect() -> Effects {
         var effects = Effects()
-        for effect in machine.pollEffects() {
+        var pending = machine.pollEffects()
+        while !pending.isEmpty {
+            let effect = pending.removeFirst()
             switch effect {
             case .send(let message, let addresses):
                 for address in addresses { effects.sends.append(Send(packet: .message(message), to: address, reliable: false)) }
@@ -176,8 +243,24 @@ struct SimulatedNode {
             case .output(.peer(let id, _, let state, let left)):
                 effects.changes.append((id, left ? .gone : state))
             case .persist(let write):
-                // No disk: a write is committed as it is made.
-                machine.committed([write])
+                if case .fault = write { effects.faults += 1 }
+                if commitsAtOnce {
+                    store.apply(write)
+                } else {
+                    unlanded.append(([write], nil))
+                    effects.writes.append(([write], nil))
+                }
+            case .commit(let writes, let turn):
+                if commitsAtOnce {
+                    for write in writes { store.apply(write) }
+                    machine.committed(turn)
+                    pending += machine.pollEffects()
+                } else {
+                    unlanded.append((writes, turn))
+                    effects.writes.append((writes, turn))
+                }
+            case .afterCommit(_, let released):
+                pending.insert(contentsOf: released, at: 0)
             case .output, .advertise, .vouchedPeers, .askPassphrase, .quit, .listen, .hear:
                 continue
             }

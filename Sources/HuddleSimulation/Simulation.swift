@@ -40,11 +40,17 @@ public struct Simulation {
         case broadcast(Int)
         case stall(Int)
         case kill(Int)
+        /// Node `index`'s oldest writes land on its disk, if it still runs `run`.
+        case land(Int, run: Int)
+        case crash(Int)
+        case restart(Int)
     }
     /// Until when each node is frozen.
     private var frozenUntil: [MonotonicTime]
     /// Nodes that died.
     private var dead: Set<Int> = []
+    /// Nodes that crashed and have not started again yet.
+    private var down: Set<Int> = []
     /// Pairs of nodes that cannot reach each other (``SimulationConfig/unreachable``).
     private var blocked: Set<Pair> = []
 
@@ -80,6 +86,7 @@ public struct Simulation {
                 SimulatedNode(
                     index: index, identity: identity, room: Self.room, seed: random.next(),
                     membership: config.membership))
+            nodes[index].commitsAtOnce = config.commitLatencyMs == 0
             byAddress[nodes[index].address] = index
         }
         if config.unreachable > 0 {
@@ -112,17 +119,17 @@ public struct Simulation {
             switch action {
             case .broadcast(let number):
                 // From a node that is up and not frozen (with every node down, nobody writes).
-                let candidates = nodes.indices.filter { !dead.contains($0) && frozenUntil[$0] <= now }
+                let candidates = nodes.indices.filter { !dead.contains($0) && !down.contains($0) && frozenUntil[$0] <= now }
                 guard !candidates.isEmpty else { continue }
                 let origin = candidates[Int(random.next() % UInt64(candidates.count))]
                 let (made, effects) = nodes[origin].say("broadcast \(number)", now: now)
                 guard let event = made else { continue }
-                report.sent[event.id] = (origin, now)
+                report.made(event, by: origin, at: now)
                 report.expected += config.nodes - 1 - dead.count
                 report.counting = true
                 apply(effects, from: origin, now: now)
             case .tick(let index):
-                guard tickQueuedAt[index] == now, !dead.contains(index) else { continue }
+                guard tickQueuedAt[index] == now, !dead.contains(index), !down.contains(index) else { continue }
                 if frozenUntil[index] > now {
                     tickQueuedAt[index] = frozenUntil[index]
                     queue.push(.tick(index), at: frozenUntil[index])
@@ -131,7 +138,7 @@ public struct Simulation {
                 tickQueuedAt[index] = nil
                 apply(nodes[index].tick(now: now), from: index, now: now)
             case .deliver(let packet, let from, let to):
-                guard !dead.contains(to) else { continue }
+                guard !dead.contains(to), !down.contains(to) else { continue }
                 if frozenUntil[to] > now {
                     // Waits in the frozen node's socket buffer.
                     queue.push(.deliver(packet, from: from, to: to), at: frozenUntil[to])
@@ -147,6 +154,20 @@ public struct Simulation {
             case .kill(let index):
                 dead.insert(index)
                 report.died(index, at: now)
+            case .land(let index, let run):
+                guard nodes[index].runs == run, !down.contains(index) else { continue }
+                apply(nodes[index].landed(now: now), from: index, now: now)
+            case .crash(let index):
+                guard !dead.contains(index), !down.contains(index), let crashes = config.crashes else { continue }
+                down.insert(index)
+                report.crashes += 1
+                queue.push(.restart(index), at: now + .seconds(crashes.restartSeconds, rounded: .towardZero))
+            case .restart(let index):
+                down.remove(index)
+                let (lost, effects) = nodes[index].restart(now: now, others: nodes)
+                report.neverSaid(lost, nodes: config.nodes - 1 - dead.count)
+                tickQueuedAt[index] = nil
+                apply(effects, from: index, now: now)
             }
             if report.sent.count == config.broadcasts, report.delivered == report.expected, now >= minimumEnd {
                 break
@@ -162,6 +183,15 @@ public struct Simulation {
     private mutating func scheduleFaults(start: MonotonicTime) {
         if let kill = config.kill, nodes.indices.contains(kill.node) {
             queue.push(.kill(kill.node), at: start + .seconds(kill.at, rounded: .towardZero))
+        }
+        if let crashes = config.crashes {
+            let span = Double(max(1, config.broadcasts)) / config.rate
+            for _ in 0..<crashes.count {
+                let candidates = nodes.indices.filter { $0 != config.kill?.node }
+                let node = candidates[Int(random.next() % UInt64(candidates.count))]
+                let unit = Double(random.next() >> 11) / Double(UInt64(1) << 53)
+                queue.push(.crash(node), at: start + .seconds(unit * span, rounded: .towardZero))
+            }
         }
         guard let stalls = config.stalls, stalls.fraction > 0, stalls.seconds > 0 else { return }
         var candidates = nodes.indices.filter { $0 != config.kill?.node }
@@ -183,6 +213,10 @@ public struct Simulation {
     /// Sends what a node wants sent, records what it showed, queues its next tick.
     private mutating func apply(_ effects: SimulatedNode.Effects, from index: Int, now: MonotonicTime) {
         for id in effects.shown { report.shown(id, on: index, at: now) }
+        report.faults += effects.faults
+        for _ in effects.writes {
+            queue.push(.land(index, run: nodes[index].runs), at: now + .milliseconds(config.commitLatencyMs))
+        }
         for change in effects.changes {
             guard let about = nodes.firstIndex(where: { $0.identity.id == change.id }) else { continue }
             report.changed(about, to: change.to, on: index, at: now)
@@ -261,6 +295,37 @@ private struct Collector {
     var falseAlarms: [SimulationReport.Alarm] = []
     var blockedPairs = 0
     var goneReported: [Int: TimeSpan] = [:]
+    /// Crashes so far; events lost in one before they landed (nobody may show them); those shown
+    /// anyway; proofs of equivocation found; each origin's events by seq, and seqs made twice.
+    var crashes = 0
+    var lost: Set<EventID> = []
+    var lostShown = 0
+    var faults = 0
+    var made: [EventID: [UInt8]] = [:]
+    var seqsReused = 0
+
+    /// Node `origin` made `event`, a broadcast, at `now`. Its seq was used before only if a crash
+    /// lost that event before it landed (``neverSaid(_:nodes:)`` forgets those): otherwise the
+    /// restarted node signed a seq twice.
+    mutating func made(_ event: Event, by origin: Int, at now: MonotonicTime) {
+        sent[event.id] = (origin, now)
+        if let earlier = made.updateValue(event.signature, forKey: event.id), earlier != event.signature {
+            seqsReused += 1
+        }
+        // A seq a crash lost is free again: from now on it names this event (were the lost one
+        // ever seen too, its peers would find the two and prove an equivocation).
+        lost.remove(event.id)
+    }
+
+    /// A crash lost these events, made but not on disk: they were never said, so nobody owes them.
+    mutating func neverSaid(_ ids: [EventID], nodes: Int) {
+        for id in ids where sent.removeValue(forKey: id) != nil {
+            lost.insert(id)
+            made[id] = nil
+            expected -= nodes
+            expected += seen.filter { $0.id == id }.count
+        }
+    }
 
     /// Node `node` died at `now`: what it had not shown yet is no longer expected of it.
     mutating func died(_ node: Int, at now: MonotonicTime) {
@@ -288,6 +353,7 @@ private struct Collector {
     }
 
     mutating func shown(_ id: EventID, on node: Int, at now: MonotonicTime) {
+        if lost.contains(id) { lostShown += 1 }
         guard let (origin, sentAt) = sent[id], origin != node, victim?.node != node else { return }
         guard seen.insert(Pair(id: id, node: node)).inserted else {
             duplicates += 1
@@ -322,6 +388,10 @@ private struct Collector {
             },
             trace: trace.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined())
         report.unreachablePairs = blockedPairs
+        report.crashes = crashes
+        report.lostShown = lostShown
+        report.equivocations = faults
+        report.seqsReused = seqsReused
         return report
     }
 }

@@ -41,6 +41,24 @@ public struct SimulationConfig: Hashable, Sendable {
     /// The fraction of pairs of nodes that cannot reach each other at all, both ways (strict NATs
     /// between homes), chosen at random from the seed: they talk through common peers (relays).
     public var unreachable: Double = 0
+    /// How long a write takes to land on a node's disk, ms (0: at once). What waits for a commit
+    /// (a node's own message going out, a message shown) waits this long (``CommitGate``).
+    public var commitLatencyMs: Int = 0
+    /// Nodes killed (as `kill -9`) and started again at random moments, if any.
+    public var crashes: Crashes?
+
+    /// `count` crashes at moments drawn uniformly over the broadcasts, each of a node drawn at
+    /// random (never the one ``kill`` kills): what had not landed on its disk is lost, and it
+    /// starts again from the disk `restartSeconds` later, reading nothing meanwhile.
+    public struct Crashes: Hashable, Sendable {
+        public var count: Int
+        public var restartSeconds: Double
+
+        public init(count: Int, restartSeconds: Double = 1) {
+            self.count = count
+            self.restartSeconds = restartSeconds
+        }
+    }
 
     /// Whether the nodes run plain SWIM (``MembershipConfig/swim``) instead of the defaults.
     public var swim: Bool {

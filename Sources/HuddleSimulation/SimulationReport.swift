@@ -32,6 +32,13 @@ public struct SimulationReport: Sendable {
     public let killDetectionMs: [Double?]?
     /// With ``SimulationConfig/unreachable``: how many pairs could not reach each other.
     public var unreachablePairs = 0
+    /// With ``SimulationConfig/crashes``: how many; messages a crash lost before they landed that
+    /// some node showed anyway; seqs a restarted node signed twice; proofs of equivocation the
+    /// nodes found. All three must be 0.
+    public var crashes = 0
+    public var lostShown = 0
+    public var seqsReused = 0
+    public var equivocations = 0
     /// SHA-256 over every delivery (time, from, to, kind): equal for equal configs.
     public let trace: String
 
@@ -103,6 +110,13 @@ public struct SimulationReport: Sendable {
                 .joined(separator: ",") + "}"),
         ]
         if config.unreachable > 0 { fields.append(("unreachable_pairs", "\(unreachablePairs)")) }
+        if config.commitLatencyMs > 0 { fields.append(("commit_latency_ms", "\(config.commitLatencyMs)")) }
+        if config.crashes != nil {
+            fields.append((
+                "crashes",
+                "{\"count\":\(crashes),\"lost_shown\":\(lostShown),\"seqs_reused\":\(seqsReused),"
+                    + "\"equivocations\":\(equivocations)}"))
+        }
         if config.stalls != nil || config.kill != nil {
             fields.append(("virtual_seconds", Self.two(virtualSeconds)))
             fields.append(("false_alarms", "\(falseAlarms.count)"))
@@ -145,6 +159,11 @@ public struct SimulationReport: Sendable {
             "  messages per broadcast \(Self.two(messagesPerBroadcast)) ("
                 + messagesByKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")",
         ]
+        if config.crashes != nil {
+            lines.append(
+                "  \(crashes) crashes (commits take \(config.commitLatencyMs) ms): lost messages shown \(lostShown), "
+                    + "seqs signed twice \(seqsReused), equivocations found \(equivocations)")
+        }
         if let healed = allDeliveredAfterHealMs { lines.append("  everything everywhere \(Self.ms(healed)) ms after the heal") }
         if let stalls = config.stalls {
             lines.append(

@@ -42,6 +42,12 @@ struct Simulate: ParsableCommand {
     @Option(help: "Run at least this many virtual seconds after the warm-up.") var seconds = 0.0
     @Option(help: "Fraction of pairs of nodes that cannot reach each other at all, 0 to 1 (they talk through common peers).")
     var unreachable = 0.0
+    @Option(name: .customLong("commit-latency-ms"), help: "How long a write takes to land on a node's disk, ms.")
+    var commitLatencyMs = 0
+    @Option(help: "Kill nodes at this many random moments (as kill -9: what had not landed on disk is lost)...")
+    var crashes = 0
+    @Option(name: .customLong("restart-after"), help: "...and start each again from its disk this many seconds later.")
+    var restartAfter = 1.0
     @Flag(help: "Plain SWIM membership (no helpers, no local health, suspect after one period), to compare.")
     var swim = false
     @Flag(help: "Print one JSON object instead of text.") var json = false
@@ -55,6 +61,9 @@ struct Simulate: ParsableCommand {
         guard (0...1).contains(stallFraction), stallSeconds > 0, stallEvery > 0 else {
             throw ValidationError("--stall-fraction must be 0 to 1, --stall-seconds and --stall-every above 0")
         }
+        guard commitLatencyMs >= 0, crashes >= 0, restartAfter >= 0 else {
+            throw ValidationError("--commit-latency-ms, --crashes and --restart-after cannot be negative")
+        }
         if let killNode, !(0..<nodes).contains(killNode) { throw ValidationError("--kill-node must be 0 to \(nodes - 1)") }
         if let partitionNodes, !(1..<nodes).contains(partitionNodes) {
             throw ValidationError("--partition-nodes must be 1 to \(nodes - 1)")
@@ -65,6 +74,8 @@ struct Simulate: ParsableCommand {
         var config = SimulationConfig(
             nodes: nodes, latencyMs: latencyMs, loss: loss, broadcasts: broadcasts, rate: rate, seed: seed)
         config.unreachable = unreachable
+        config.commitLatencyMs = commitLatencyMs
+        if crashes > 0 { config.crashes = .init(count: crashes, restartSeconds: restartAfter) }
         if let partitionNodes {
             config.partition = .init(nodes: partitionNodes, at: partitionAt, seconds: partitionFor)
             config.drainSeconds = max(config.drainSeconds, partitionAt + partitionFor + 30)

@@ -142,7 +142,8 @@ import Testing
 
         lan.holdCommits = true
         lan.on(alice) { $0.consoleLine("not on disk yet", at: $1.wall, now: $1) }
-        lan.dropAll()  // its push: the shell sends it once committed
+        // Its push waits for the commit (the machine's ``CommitGate``): nothing of it is in flight.
+        #expect(lan.inFlight.allSatisfy { if case .events = $0.message { false } else { true } })
         let pending = lan[alice].machine.vector(of: room)[aliceID]
         #expect(pending == onDisk + 1)
 

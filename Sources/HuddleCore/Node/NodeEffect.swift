@@ -10,8 +10,13 @@ public enum NodeEffect: Sendable, Equatable {
     /// Pull a room from a peer over TCP (``PullRequest``); answer with
     /// ``NodeMachine/pulled(_:for:now:)`` and ``NodeMachine/pullFinished(_:)``.
     case pull(PullRequest)
-    /// Write to the store. Effects after a durable write must not happen before it is on disk.
+    /// Write to the store, in the order handed over, without waiting for it.
     case persist(StoreWrite)
+    /// Commit these writes, then report ``NodeMachine/committed(_:)`` with `turn`: what else the
+    /// input caused waits for it (``CommitGate``).
+    case commit([StoreWrite], turn: CommitTurn)
+    /// What waited for `turn`'s commit, now due: carry it out, in order.
+    indirect case afterCommit(CommitTurn, [NodeEffect])
     /// Something for the reader.
     case output(NodeOutput)
     /// The rooms to announce over mDNS changed (joined rooms but direct ones).

@@ -1,5 +1,5 @@
 /// This node's own events before their commit. An event it makes is stored durably before it is
-/// pushed (``originate(_:in:at:now:)``; the shell holds the push until the commit): a power cut
+/// pushed (``originate(_:in:at:now:)``; ``CommitGate`` holds the push until the commit): a power cut
 /// must not make it sign another event with a seq a peer holds, which every peer would take for
 /// equivocation. Pushes are not the only way out, though: an answer to a digest and a pull's
 /// response come from the room's log, which holds the event from the moment it is made. Until the
@@ -11,10 +11,18 @@ extension NodeMachine {
         if uncommittedFrom[event.room] == nil { uncommittedFrom[event.room] = event.seq }
     }
 
-    /// The store committed `writes` (in the order they were emitted): this node's own events among
-    /// them, and every earlier one, may now be answered for and served. Called by the shell once
-    /// the commit returns; a shell whose store is memory calls it as it applies each write.
-    public mutating func committed(_ writes: [StoreWrite]) {
+    /// The driver committed `turn`'s writes (``NodeEffect/commit(_:turn:)``): the effects that
+    /// waited for it, and for no earlier turn still, come out (``CommitGate``).
+    public mutating func committed(_ turn: CommitTurn) {
+        for due in commitGate.committed(turn) {
+            noteCommitted(due.writes)
+            emit(.afterCommit(due.turn, due.effects))
+        }
+    }
+
+    /// `writes` are on disk: this node's own events among them, and every earlier one, may now be
+    /// answered for and served.
+    mutating func noteCommitted(_ writes: [StoreWrite]) {
         for case .events(let events, durable: true) in writes {
             for event in events where event.origin == identity.id {
                 guard let from = uncommittedFrom[event.room], event.seq >= from else { continue }

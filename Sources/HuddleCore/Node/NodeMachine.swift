@@ -99,6 +99,8 @@ public struct NodeMachine: Sendable {
     private var restore: NodeRestore?
     /// What the world must do, oldest first (``pollEffects()``).
     var effects: [NodeEffect] = []
+    /// Inputs' effects waiting for their writes' commit (``CommitGate``).
+    var commitGate = CommitGate()
 
     /// Node-wide cap on the bytes of events held past gaps, every room together.
     public static let maximumBufferedBytes = 16 << 20
@@ -126,10 +128,11 @@ public struct NodeMachine: Sendable {
         self.restore = restore
     }
 
-    /// Takes what the world must do now, and forgets it.
+    /// Takes what the world must do now, and forgets it: what the last input caused, but what
+    /// waits for a commit (``CommitGate``). Call it after every input.
     public mutating func pollEffects() -> [NodeEffect] {
         defer { effects.removeAll(keepingCapacity: true) }
-        return effects
+        return commitGate.pass(effects)
     }
 
     // MARK: Output

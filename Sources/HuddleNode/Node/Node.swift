@@ -57,10 +57,11 @@ public actor Node {
     let pullRequests: AsyncStream<PullRequest>
     let pullRequestSink: AsyncStream<PullRequest>.Continuation
 
-    /// The order in which inputs that waited for a commit carry out their effects, and those
-    /// still waiting, by turn.
-    var commitTurns = CommitTurns()
-    var committing: [Int: Task<Void, Never>] = [:]
+    /// Commits under way, by turn: each tells the machine when its writes are on disk, and the
+    /// machine lets out what waited for them (``CommitGate``).
+    var commits: [CommitTurn: Task<Void, Never>] = [:]
+    /// What turns a control request waits for showed the reader (``stepShowing(_:)``).
+    var showing: [CommitTurn: [NodeOutput]] = [:]
 
     /// The timer loop's current sleep and when it ends (wall ms), so earlier work can cut it short.
     var sleeper: Task<Void, Never>?
@@ -105,13 +106,13 @@ public actor Node {
     /// Runs `body` on the machine, then carries out what it asked for. With `waiting` (a person's
     /// input: a console line, `huddle send`) it returns once that is done, so what it wrote is on
     /// disk and sent before the next line is read or the request is answered. Without (what
-    /// arrives from the network, the timer), it returns at once and the effects follow their
-    /// commit: a slow disk must not hold up the socket's next datagram.
+    /// arrives from the network, the timer), it returns at once and what waits for a commit
+    /// follows it: a slow disk must not hold up the socket's next datagram.
     @discardableResult
     func step<T>(waiting: Bool = true, _ body: (inout NodeMachine, NodeTime) throws -> T) async rethrows -> T {
         let result = try body(&machine, now)
-        let done = carryOut(machine.pollEffects())
-        if waiting { await done?.value }
+        let turn = carryOut(machine.pollEffects())
+        if waiting, let turn { await done(turn) }
         return result
     }
 
@@ -120,78 +121,80 @@ public actor Node {
     func stepShowing<T>(_ body: (inout NodeMachine, NodeTime) -> T) async -> (T, [NodeOutput]) {
         let result = body(&machine, now)
         let effects = machine.pollEffects()
-        let shown = effects.compactMap { effect -> NodeOutput? in if case .output(let output) = effect { output } else { nil } }
-        await carryOut(effects)?.value
+        var shown = effects.compactMap { effect -> NodeOutput? in if case .output(let output) = effect { output } else { nil } }
+        if let turn = carryOut(effects) {
+            showing[turn] = []
+            await done(turn)
+            shown += showing.removeValue(forKey: turn) ?? []
+        }
         return (result, shown)
     }
 
-    /// Returns once every input's effects that wait for a commit are carried out: before the
-    /// node stops, so that what it decided to show is shown and what it wrote is sent.
+    /// Returns once `turn`'s effects are carried out: its commit, and every earlier one, reported.
+    func done(_ turn: CommitTurn) async {
+        while let earliest = commits.keys.min(), earliest <= turn {
+            await commits[earliest]?.value
+        }
+    }
+
+    /// Returns once every commit under way is reported and what waited for it carried out: before
+    /// the node stops, so that what it decided to show is shown and what it wrote is sent.
     func settle() async {
-        while let pending = committing.values.first {
+        while let pending = commits.values.first {
             await pending.value
         }
     }
 
-    /// Carries out effects in order. The store's writes of one input are handed to the writer
-    /// first, in one go. When they hold this node's own event, or a message about to be shown,
-    /// nothing else of the input happens until they are committed: a power cut must not make the
-    /// node sign another event with a seq a peer holds, and a `kill -9` must not make it show a
-    /// message twice. Everything else is committed off the actor meanwhile (``StoreWriter``); the
-    /// actor takes other inputs while it waits, and inputs that waited carry out their effects
-    /// in the order they were taken (``CommitTurns``), so messages are shown in the machine's order.
-    /// Returns the wait, if there is one, for the caller to await or not (``step(waiting:_:)``).
+    /// Carries out what the machine let out, in order (it decided what waits for which commit).
+    /// Writes not waited for are handed to the writer first, in one go. A commit runs off the
+    /// actor and reports back (``committed(_:)``); the actor takes other inputs meanwhile.
+    /// Returns the turn the effects wait for, if any.
     @discardableResult
-    func carryOut(_ effects: [NodeEffect]) -> Task<Void, Never>? {
+    func carryOut(_ effects: [NodeEffect]) -> CommitTurn? {
         guard !effects.isEmpty else { return nil }
-        // Whom a goodbye goes to is bookkeeping, not waiting for any commit: set before anything
-        // else, since a line saying a peer is alive can wake the process that reads it, which may
-        // SIGTERM this node at once; the goodbye must already go to that peer.
-        for case .vouchedPeers(let addresses, let incarnation) in effects {
-            datagramLimits.withLock { $0.exempt = addresses }
-            goodbye.withLock {
-                $0.to = addresses.sorted()
-                $0.incarnation = incarnation
+        writer.enqueue(effects.compactMap { effect -> StoreWrite? in if case .persist(let write) = effect { write } else { nil } })
+        var waitsFor: CommitTurn?
+        for effect in effects {
+            guard case .commit(let writes, let turn) = effect else { continue }
+            waitsFor = turn
+            let writer = writer
+            DeliveryTrace.mark(.made, DeliveryTrace.own(writes))
+            commits[turn] = Task {
+                await writer.commit(writes)
+                DeliveryTrace.mark(.stored, DeliveryTrace.own(writes))
+                await self.committed(turn)
             }
         }
-        let writes = effects.compactMap { effect -> StoreWrite? in
-            if case .persist(let write) = effect { write } else { nil }
-        }
-        guard writes.contains(where: \.mustLandFirst) else {
-            writer.enqueue(writes)
-            perform(effects)
-            return nil
-        }
-        let turn = commitTurns.take()
-        let writer = writer
-        DeliveryTrace.mark(.made, DeliveryTrace.own(writes))
-        let wait = Task {
-            await writer.commit(writes)
-            DeliveryTrace.mark(.stored, DeliveryTrace.own(writes))
-            await self.finish(turn, effects, committed: writes)
-        }
-        committing[turn] = wait
-        return wait
-    }
-
-    /// Carries out the effects of `turn`, whose `writes` are committed, after every earlier turn's.
-    private func finish(_ turn: Int, _ effects: [NodeEffect], committed writes: [StoreWrite]) async {
-        if !commitTurns.isDue(turn) {
-            await withCheckedContinuation { commitTurns.park(turn, $0) }
-        }
-        machine.committed(writes)
         perform(effects)
-        committing[turn] = nil
-        commitTurns.finish()?.resume()
+        return waitsFor
     }
 
-    /// Carries out effects whose writes are handed over: everything but the writes and the
-    /// goodbye's list (``carryOut(_:)`` did those), in order.
+    /// `turn`'s writes are on disk: the machine lets out what waited for them.
+    private func committed(_ turn: CommitTurn) {
+        machine.committed(turn)
+        carryOut(machine.pollEffects())
+        commits[turn] = nil
+    }
+
+    /// Carries out effects but the writes (``carryOut(_:)`` handed them over), in order.
     private func perform(_ effects: [NodeEffect]) {
         for effect in effects {
             switch effect {
-            case .persist, .vouchedPeers:
+            case .persist, .commit:
                 continue
+            case .afterCommit(let turn, let effects):
+                perform(effects)
+                if showing[turn] != nil {
+                    showing[turn]! += effects.compactMap { effect -> NodeOutput? in
+                        if case .output(let output) = effect { output } else { nil }
+                    }
+                }
+            case .vouchedPeers(let addresses, let incarnation):
+                datagramLimits.withLock { $0.exempt = addresses }
+                goodbye.withLock {
+                    $0.to = addresses.sorted()
+                    $0.incarnation = incarnation
+                }
             case .send(let message, let addresses):
                 send(encoded: message.encoded(), to: addresses)
                 if DeliveryTrace.enabled, case .events(let events) = message { DeliveryTrace.mark(.sent, events.map(\.id)) }
@@ -394,17 +397,5 @@ struct RateLimitedChecks: SignatureBudget {
     mutating func penalize(_ count: Int) {
         let now = node.clock.monotonic()
         node.datagramLimits.withLock { $0.penalize(count, from: sender, now: now) }
-    }
-}
-
-extension StoreWrite {
-    /// Whether what follows it in the same input (a datagram sent, a line shown) must wait for
-    /// its commit: this node's own event (durable), and the record that a message was shown.
-    var mustLandFirst: Bool {
-        switch self {
-        case .events(_, let durable): durable
-        case .shown: true
-        default: false
-        }
     }
 }

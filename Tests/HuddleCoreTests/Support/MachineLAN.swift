@@ -15,8 +15,9 @@ struct MachineLAN {
         /// Datagrams it sent, oldest first (what a test reads as "on the wire").
         var sent: [(message: WireMessage, to: PeerAddress)] = []
         var pulls: [PullRequest] = []
-        /// Writes made while ``MachineLAN/holdCommits`` is set: not on "disk" yet.
-        var uncommitted: [StoreWrite] = []
+        /// Writes made while ``MachineLAN/holdCommits`` is set: not on "disk" yet, each with the
+        /// turn to report once they are.
+        var uncommitted: [(writes: [StoreWrite], turn: CommitTurn?)] = []
         var quit = false
         /// Peers' sound windows the machine handed to its matcher, and `/listen` requests.
         var heard: [SoundWindow] = []
@@ -234,11 +235,20 @@ struct MachineLAN {
                 pending += hosts[index].machine.pollEffects()
             case .persist(let write):
                 if holdCommits {
-                    hosts[index].uncommitted.append(write)
+                    hosts[index].uncommitted.append(([write], nil))
                 } else {
                     hosts[index].store.apply(write)
-                    hosts[index].machine.committed([write])
                 }
+            case .commit(let writes, let turn):
+                if holdCommits {
+                    hosts[index].uncommitted.append((writes, turn))
+                } else {
+                    for write in writes { hosts[index].store.apply(write) }
+                    hosts[index].machine.committed(turn)
+                    pending += hosts[index].machine.pollEffects()
+                }
+            case .afterCommit(_, let effects):
+                pending.insert(contentsOf: effects, at: 0)
             case .datagram(let bytes, let address):
                 if !isBlocked(index, address) { relaysInFlight.append((bytes, index, address)) }
             case .output(let line):
@@ -262,10 +272,12 @@ struct MachineLAN {
 
     /// Commits node `index`'s writes held by ``holdCommits``, and tells its machine.
     mutating func commit(_ index: Int) {
-        let writes = hosts[index].uncommitted
+        let held = hosts[index].uncommitted
         hosts[index].uncommitted = []
-        for write in writes { hosts[index].store.apply(write) }
-        hosts[index].machine.committed(writes)
+        for (writes, turn) in held {
+            for write in writes { hosts[index].store.apply(write) }
+            if let turn { hosts[index].machine.committed(turn) }
+        }
         collect(index)
     }
 
@@ -280,52 +292,5 @@ struct MachineLAN {
         machine.start(room: room, now: now)
         hosts[index] = Host(machine: machine, address: old.address, store: old.store)
         collect(index)
-    }
-}
-
-/// A store in memory that keeps what ``StoreWrite`` says, as the SQLite store does, so a
-/// machine can be restarted from it.
-struct MemoryStore {
-    var events: [String: [EventID: Event]] = [:]
-    var shown: [String: Set<EventID>] = [:]
-    var faults: [String: [Equivocation]] = [:]
-    var joined: [String] = []
-    var currentRoom: String?
-    var nicks: [String: NodeID] = [:]
-    var privateNames: [String: String] = [:]
-    /// How many durable writes there were (this node's own events).
-    var durableWrites = 0
-
-    mutating func apply(_ write: StoreWrite) {
-        switch write {
-        case .events(let list, let durable):
-            if durable { durableWrites += 1 }
-            for event in list where events[event.room]?[event.id] == nil { events[event.room, default: [:]][event.id] = event }
-        case .shown(let ids, let room, _):
-            shown[room, default: []].formUnion(ids)
-        case .fault(let proof):
-            faults[proof.room, default: []].append(proof)
-        case .delete(let ids, let room):
-            for id in ids { events[room]?[id] = nil }
-        case .joined(let room, let isJoined):
-            if isJoined, !joined.contains(room) { joined.append(room) }
-            if !isJoined { joined.removeAll { $0 == room } }
-        case .currentRoom(let room):
-            currentRoom = room
-        case .privateRoomName(let id, let name):
-            privateNames[id] = name
-        case .nick(let nick, let id, _):
-            if nicks[nick] == nil { nicks[nick] = id }
-        }
-    }
-
-    var restore: NodeRestore {
-        var rooms: [String: StoredRoom] = [:]
-        for (room, held) in events {
-            let sorted = held.values.sorted { ($0.origin, $0.seq) < ($1.origin, $1.seq) }
-            rooms[room] = StoredRoom(events: sorted, faults: faults[room] ?? [], shown: shown[room] ?? [])
-        }
-        return NodeRestore(
-            rooms: rooms, joined: joined, currentRoom: currentRoom, knownNicks: nicks, privateRoomNames: privateNames)
     }
 }

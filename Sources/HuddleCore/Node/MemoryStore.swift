@@ -1,0 +1,48 @@
+/// A store in memory that keeps what ``StoreWrite`` says, as the node's SQLite store does, so a
+/// machine can be restarted from it: the simulator's and the tests' disk.
+public struct MemoryStore: Sendable {
+    public var events: [String: [EventID: Event]] = [:]
+    public var shown: [String: Set<EventID>] = [:]
+    public var faults: [String: [Equivocation]] = [:]
+    public var joined: [String] = []
+    public var currentRoom: String?
+    public var nicks: [String: NodeID] = [:]
+    public var privateNames: [String: String] = [:]
+    /// How many durable writes there were (this node's own events).
+    public var durableWrites = 0
+
+    public init() {}
+
+    public mutating func apply(_ write: StoreWrite) {
+        switch write {
+        case .events(let list, let durable):
+            if durable { durableWrites += 1 }
+            for event in list where events[event.room]?[event.id] == nil { events[event.room, default: [:]][event.id] = event }
+        case .shown(let ids, let room, _):
+            shown[room, default: []].formUnion(ids)
+        case .fault(let proof):
+            faults[proof.room, default: []].append(proof)
+        case .delete(let ids, let room):
+            for id in ids { events[room]?[id] = nil }
+        case .joined(let room, let isJoined):
+            if isJoined, !joined.contains(room) { joined.append(room) }
+            if !isJoined { joined.removeAll { $0 == room } }
+        case .currentRoom(let room):
+            currentRoom = room
+        case .privateRoomName(let id, let name):
+            privateNames[id] = name
+        case .nick(let nick, let id, _):
+            if nicks[nick] == nil { nicks[nick] = id }
+        }
+    }
+
+    public var restore: NodeRestore {
+        var rooms: [String: StoredRoom] = [:]
+        for (room, held) in events {
+            let sorted = held.values.sorted { ($0.origin, $0.seq) < ($1.origin, $1.seq) }
+            rooms[room] = StoredRoom(events: sorted, faults: faults[room] ?? [], shown: shown[room] ?? [])
+        }
+        return NodeRestore(
+            rooms: rooms, joined: joined, currentRoom: currentRoom, knownNicks: nicks, privateRoomNames: privateNames)
+    }
+}

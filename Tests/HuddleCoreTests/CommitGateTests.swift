@@ -1,0 +1,48 @@
+import Testing
+
+@testable import HuddleCore
+
+/// What waits for which commit, decided in the machine for every driver (issue 32).
+@Suite struct CommitGateTests {
+    let shown = StoreWrite.shown([], room: "superbowl", at: .epoch)
+    let joined = StoreWrite.joined("superbowl", true)
+
+    @Test func anInputWithoutAWriteThatMustLandPassesAtOnce() {
+        var gate = CommitGate()
+        let effects: [NodeEffect] = [.persist(joined), .output(.notice("now talking in superbowl"))]
+        #expect(gate.pass(effects) == effects)
+        #expect(gate.waitingTurns == 0)
+    }
+
+    @Test func whatFollowsARecordOfShowingWaitsForItsCommitButTheGoodbyeListDoesNot() {
+        var gate = CommitGate()
+        let vouched = NodeEffect.vouchedPeers([PeerAddress(host: "10.0.0.2", port: 7400)], incarnation: 1)
+        let out = gate.pass([.persist(shown), .output(.notice("a")), vouched, .persist(joined)])
+        #expect(out.count == 2)
+        #expect(out.first == vouched)
+        guard case .commit(let writes, let turn) = out.last else {
+            Issue.record("no commit: \(out)")
+            return
+        }
+        #expect(writes == [shown, joined])
+        let due = gate.committed(turn)
+        #expect(due.map(\.effects) == [[.output(.notice("a"))]])
+    }
+
+    /// Two commits that return out of order let their effects out in the order of the inputs.
+    @Test func turnsComeOutInTheOrderOfTheirInputs() {
+        var gate = CommitGate()
+        guard case .commit(_, let first) = gate.pass([.persist(shown), .output(.notice("first"))]).last,
+            case .commit(_, let second) = gate.pass([.persist(shown), .output(.notice("second"))]).last
+        else {
+            Issue.record("no commits")
+            return
+        }
+        #expect(gate.committed(second).isEmpty)
+        #expect(gate.waitingTurns == 2)
+        #expect(gate.committed(first).map(\.turn) == [first, second])
+        #expect(gate.waitingTurns == 0)
+        // A turn reported twice, or one never issued, lets nothing out.
+        #expect(gate.committed(first).isEmpty)
+    }
+}
