@@ -227,8 +227,7 @@ struct SimulatedNode {
             case .send(let message, let addresses):
                 for address in addresses { effects.sends.append(Send(packet: .message(message), to: address, reliable: false)) }
             case .pull(let pull):
-                // One pull per peer at a time, as the node's pull loop runs them one by one.
-                guard pulls[pull.address] == nil else { continue }
+                // The machine runs one pull per peer at most.
                 let first = machine.firstSyncRequest(for: pull)
                 pulls[pull.address] = (pull, first)
                 effects.sends.append(Send(packet: .message(.syncRequest(first)), to: pull.address, reliable: true))

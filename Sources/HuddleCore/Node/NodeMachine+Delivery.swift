@@ -23,9 +23,9 @@ extension NodeMachine {
         deliveryWait = wait
         if case .ask(let asks) = step {
             for ask in asks {
-                emit(.pull(PullRequest(
+                schedulePull(PullRequest(
                     room: ask.room, peer: ask.peer.id, address: ask.peer.syncAddress, recheck: identity.id, from: ask.seq,
-                    confirm: true)))
+                    confirm: true))
             }
         }
         switch step {

@@ -142,11 +142,11 @@ extension NodeMachine {
                 for proof in log.evidence(for: events) { pushEvidence(proof, toPeerAt: address) }
                 send(.events(events), toPeerAt: address)
             case .pull(let room, let peer, let address):
-                emit(.pull(PullRequest(room: room, peer: peer, address: address)))
+                schedulePull(PullRequest(room: room, peer: peer, address: address))
             case .pushEvidence(let proof, let address):
                 pushEvidence(proof, toPeerAt: address)
             case .recheck(let room, let peer, let origin, let from, let address):
-                emit(.pull(PullRequest(room: room, peer: peer, address: address, recheck: origin, from: from)))
+                schedulePull(PullRequest(room: room, peer: peer, address: address, recheck: origin, from: from))
             case .scheduleTick(let at):
                 replicationTickAt = at
             }

@@ -99,6 +99,8 @@ public struct NodeMachine: Sendable {
     private var restore: NodeRestore?
     /// What the world must do, oldest first (``pollEffects()``).
     var effects: [NodeEffect] = []
+    /// Pulls running and waiting (`NodeMachine+Pulls`).
+    var pulls = PullSlots()
     /// Inputs' effects waiting for their writes' commit (``CommitGate``).
     var commitGate = CommitGate()
 

@@ -267,29 +267,37 @@ extension Node {
         }
     }
 
-    /// Runs queued pulls one at a time. What arrives is screened by the machine, verified off
-    /// the actor on every core (a batch holds up to a thousand events), then taken.
+    /// Runs each pull the machine starts (it decides how many at once), each on a connection of
+    /// its own. What arrives is screened by the machine, verified off the actor on every core (a
+    /// batch holds up to a thousand events), then taken.
     func pullLoop(group: any EventLoopGroup) async {
         let client = SyncClient(group: group)
-        for await pull in pullRequests {
-            let peer = "\(pull.address)"
-            let first = machine.firstSyncRequest(for: pull)
-            do {
-                try await client.pull(first, host: pull.address.host, port: Int(pull.address.port)) { events, more, asked in
-                    let screened = await self.screen(events)
-                    let valid = await SignatureCheck.valid(screened)
-                    if valid.count < screened.count {
-                        await self.countDropped(
-                            .badSignature, "\(screened.count - valid.count) events whose signatures do not verify",
-                            from: peer, count: screened.count - valid.count)
-                    }
-                    return await self.pulled(valid, for: pull, asked: asked, more: more)
-                }
-            } catch {
-                logger.debug("pull failed", metadata: ["huddle.peer": "\(peer)", "huddle.error": "\(error)"])
+        await withDiscardingTaskGroup { pulls in
+            for await pull in pullRequests {
+                let first = machine.firstSyncRequest(for: pull)
+                pulls.addTask { await self.run(pull, first: first, with: client) }
             }
-            await pullFinished(pull)
         }
+    }
+
+    /// One pull, batch after batch, until the machine asks for no more or the peer fails.
+    nonisolated func run(_ pull: PullRequest, first: SyncRequest, with client: SyncClient) async {
+        let peer = "\(pull.address)"
+        do {
+            try await client.pull(first, host: pull.address.host, port: Int(pull.address.port)) { events, more, asked in
+                let screened = await self.screen(events)
+                let valid = await SignatureCheck.valid(screened)
+                if valid.count < screened.count {
+                    await self.countDropped(
+                        .badSignature, "\(screened.count - valid.count) events whose signatures do not verify",
+                        from: peer, count: screened.count - valid.count)
+                }
+                return await self.pulled(valid, for: pull, asked: asked, more: more)
+            }
+        } catch {
+            logger.debug("pull failed", metadata: ["huddle.peer": "\(peer)", "huddle.error": "\(error)"])
+        }
+        await pullFinished(pull)
     }
 
     /// Wakes for hold-back releases, membership ticks and anti-entropy rounds; anything that
