@@ -100,20 +100,15 @@ struct SimulatedNode {
         PeerAddress(host: "10.0.\(index / 250).\(index % 250 + 1)", port: 7400)
     }
 
-    /// When the node next needs ``tick(now:)``: a membership or replication tick, or a release.
-    var nextTick: MonotonicTime {
-        min(machine.nextMachineTick, machine.nextRelease.map(Self.virtual) ?? .distantFuture)
+    /// When the node next needs ``tick(now:)``, seen at virtual moment `now`.
+    func nextTick(now: MonotonicTime) -> MonotonicTime {
+        machine.nextDeadline(now: Self.time(now))
     }
 
     /// The node's two clocks at virtual moment `now`: the wall clock reads as long after the
     /// epoch, rounded down to the millisecond, as the monotonic clock after its start.
     private static func time(_ now: MonotonicTime) -> NodeTime {
         NodeTime(wall: (WallTime.epoch + now.sinceStart).wholeMilliseconds, monotonic: now)
-    }
-
-    /// The virtual moment the wall clock reads `wall` (the other way round).
-    private static func virtual(_ wall: WallTime) -> MonotonicTime {
-        .start + (wall - .epoch)
     }
 
     // MARK: Inputs

@@ -230,7 +230,7 @@ public struct Simulation {
             guard let delay = delay(from: index, to: to, reliable: send.reliable, now: now) else { continue }
             queue.push(.deliver(send.packet, from: index, to: to), at: now + delay)
         }
-        let next = nodes[index].nextTick
+        let next = nodes[index].nextTick(now: now)
         if tickQueuedAt[index].map({ next < $0 }) ?? true {
             tickQueuedAt[index] = next
             queue.push(.tick(index), at: max(next, now))

@@ -177,23 +177,14 @@ extension NodeMachine {
         }
     }
 
-    /// When ``tick(now:)`` is next due, on the wall clock: at the latest ``maximumSleep`` from
-    /// now. A tick due on the monotonic clock is this long after `now` on the wall clock too,
-    /// rounded down to the millisecond (the timer sleeps whole ms).
-    public func nextDeadline(now: NodeTime) -> WallTime {
-        var deadline = now.wall + Self.maximumSleep
-        deadline = min(deadline, now.wall + .milliseconds(max(.zero, replicationTickAt - now.monotonic).milliseconds))
-        deadline = min(deadline, now.wall + .milliseconds(max(.zero, membershipTickAt - now.monotonic).milliseconds))
-        for room in joined {
-            if let wake = rooms[room]?.nextWake { deadline = min(deadline, wake) }
+    /// When ``tick(now:)`` is next due, on the monotonic clock every driver's timer runs on: the
+    /// membership and replication ticks, the next hold-back release (due on the wall clock, so as
+    /// long after `now` as it is after `now.wall`), and at the latest ``maximumSleep`` from now.
+    public func nextDeadline(now: NodeTime) -> MonotonicTime {
+        var deadline = min(now.monotonic + Self.maximumSleep, membershipTickAt, replicationTickAt)
+        if let release = joined.compactMap({ rooms[$0]?.nextWake }).min() {
+            deadline = min(deadline, now.monotonic + max(.zero, release - now.wall))
         }
         return deadline
     }
-
-    /// The earliest hold-back release in a joined room.
-    public var nextRelease: WallTime? { joined.compactMap { rooms[$0]?.nextWake }.min() }
-
-    /// When the membership or replication machine next wants a tick: what a simulator on one
-    /// clock waits for, besides hold-back releases.
-    public var nextMachineTick: MonotonicTime { min(membershipTickAt, replicationTickAt) }
 }

@@ -305,7 +305,7 @@ extension Node {
     func timerLoop() async {
         while !Task.isCancelled {
             let deadline = await runDueWork()
-            let delay = max(.zero, deadline - clock.wall())
+            let delay = max(.zero, deadline - clock.monotonic())
             let sleep = Task {
                 do { try await Task.sleep(for: .microseconds(delay.microseconds)) } catch {}
             }

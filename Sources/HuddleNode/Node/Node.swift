@@ -63,9 +63,9 @@ public actor Node {
     /// What turns a control request waits for showed the reader (``stepShowing(_:)``).
     var showing: [CommitTurn: [NodeOutput]] = [:]
 
-    /// The timer loop's current sleep and when it ends (wall ms), so earlier work can cut it short.
+    /// The timer loop's current sleep and when it ends (monotonic), so earlier work can cut it short.
     var sleeper: Task<Void, Never>?
-    var sleeperDeadline: WallTime = .distantFuture
+    var sleeperDeadline: MonotonicTime = .distantFuture
 
     /// A node on sockets already bound to `port` (see ``bind(host:port:on:)``). Output goes to
     /// `sink`, or the console, or stdout; time comes from `clock`. The machine starts from what
@@ -364,8 +364,8 @@ public actor Node {
 
     // MARK: Timers
 
-    /// Runs whatever is due and returns the wall-clock time of the next deadline.
-    func runDueWork() async -> WallTime {
+    /// Runs whatever is due and returns when the next is, on the monotonic clock.
+    func runDueWork() async -> MonotonicTime {
         await step(waiting: false) { machine, now in
             machine.tick(now: now)
             return machine.nextDeadline(now: now)
@@ -377,7 +377,7 @@ public actor Node {
         if machine.nextDeadline(now: now) < sleeperDeadline { sleeper?.cancel() }
     }
 
-    func setSleeper(_ task: Task<Void, Never>, until deadline: WallTime) {
+    func setSleeper(_ task: Task<Void, Never>, until deadline: MonotonicTime) {
         sleeper = task
         sleeperDeadline = deadline
     }
