@@ -23,8 +23,8 @@ struct SimulatedNode {
     var commitsAtOnce = true
     /// How many times it started: its incarnation (a later run must have a higher one).
     private(set) var runs = 1
-    /// The pull running with each peer, and the request its next batch answers.
-    private var pulls: [PeerAddress: (pull: PullRequest, asked: SyncRequest)] = [:]
+    /// The pull running with each peer (the machine runs one per peer at most).
+    private var pulls: [PeerAddress: PullRequest] = [:]
 
     /// What handling one input did.
     struct Effects {
@@ -113,22 +113,26 @@ struct SimulatedNode {
 
     // MARK: Inputs
 
+    /// Hands `input` to the machine at virtual moment `now`, and carries out what it caused.
+    private mutating func handle(_ input: NodeInput, now: MonotonicTime) -> Effects {
+        machine.handle(input, now: Self.time(now))
+        return collect(now: now)
+    }
+
     /// The node starts and joins the room.
     mutating func start(now: MonotonicTime) -> Effects {
-        machine.start(room: room, now: Self.time(now))
-        return collect()
+        handle(.start(room: room, key: nil, seeds: []), now: now)
     }
 
     /// Another node was found (as mDNS would report it).
     mutating func discovered(_ other: SimulatedNode, now: MonotonicTime) -> Effects {
-        machine.discovered(id: other.identity.id, nick: "n\(other.index)", address: other.address, rooms: [room], now: Self.time(now))
-        return collect()
+        handle(.discovered(id: other.identity.id, nick: "n\(other.index)", address: other.address, rooms: [room]), now: now)
     }
 
     /// This node writes a chat message, as typed on its console.
     mutating func say(_ text: String, now: MonotonicTime) -> (Event?, Effects) {
         let event = machine.originate(.chat(text: text), in: room, now: Self.time(now))
-        return (event, collect())
+        return (event, collect(now: now))
     }
 
     /// The process was killed and starts again: what had not landed on disk is lost, the
@@ -158,62 +162,43 @@ struct SimulatedNode {
         let (writes, turn) = unlanded.removeFirst()
         for write in writes { store.apply(write) }
         guard let turn else { return Effects() }
-        machine.committed(turn)
-        return collect()
+        return handle(.committed(turn), now: now)
     }
 
     /// Time passed.
     mutating func tick(now: MonotonicTime) -> Effects {
-        machine.tick(now: Self.time(now))
-        return collect()
+        handle(.tick, now: now)
+    }
+
+    /// A pull's connection to `address` failed (the peer is unreachable, dead or down), as the
+    /// node's client gives up on a connection that does not open.
+    mutating func pullFailed(to address: PeerAddress, now: MonotonicTime) -> Effects {
+        guard let pull = pulls.removeValue(forKey: address) else { return Effects() }
+        return handle(.pullFailed(pull), now: now)
     }
 
     /// A packet arrived from `source`.
     mutating func receive(_ packet: Packet, from source: PeerAddress, now: MonotonicTime) -> Effects {
         switch packet {
-        case .message(let message):
-            return receive(message, from: source, now: now)
-        case .relay(let relay, let bytes):
-            var checks = UnlimitedChecks()
-            machine.receive(relay, bytes: bytes, from: source, now: Self.time(now), checks: &checks)
-            return collect()
-        }
-    }
-
-    /// A message arrived from `source`.
-    mutating func receive(_ message: WireMessage, from source: PeerAddress, now: MonotonicTime) -> Effects {
-        let time = Self.time(now)
-        switch message {
-        case .syncRequest(let request):
+        case .message(.syncRequest(let request)):
+            // The other side of a pull: answered from the log, over the pull's connection.
             var effects = Effects()
             effects.sends.append(Send(packet: .message(.syncResponse(machine.syncResponse(to: request))), to: source, reliable: true))
             return effects
-        case .syncResponse(let response):
-            guard let (pull, asked) = pulls[source] else { return Effects() }
-            // Signatures are checked as the node's pull loop checks them, after the screen.
-            let valid = machine.screen(response.events, now: time).filter(\.hasValidSignature)
-            let next = machine.pulled(valid, for: pull, asked: asked, more: response.more, now: time)
-            var effects = collect()
-            if let next {
-                pulls[source] = (pull, next)
-                effects.sends.append(Send(packet: .message(.syncRequest(next)), to: source, reliable: true))
-            } else {
-                pulls[source] = nil
-                machine.pullFinished(pull)
-                effects.append(collect())
-            }
-            return effects
-        default:
-            var checks = UnlimitedChecks()
-            machine.receive(message, from: source, now: time, checks: &checks)
-            return collect()
+        case .message(.syncResponse(let response)):
+            guard let pull = pulls[source] else { return Effects() }
+            return handle(.pullBatch(pull, events: response.events, more: response.more), now: now)
+        case .message(let message):
+            return handle(.message(message, from: source), now: now)
+        case .relay(_, let bytes):
+            return handle(.datagram(bytes, from: source), now: now)
         }
     }
 
     // MARK: Effects
 
     /// What the machine asked for, as the simulation carries it out.
-    private mutating func collect() -> Effects {
+    private mutating func collect(now: MonotonicTime) -> Effects {
         var effects = Effects()
         var pending = machine.pollEffects()
         while !pending.isEmpty {
@@ -221,11 +206,19 @@ struct SimulatedNode {
             switch effect {
             case .send(let message, let addresses):
                 for address in addresses { effects.sends.append(Send(packet: .message(message), to: address, reliable: false)) }
-            case .pull(let pull):
-                // The machine runs one pull per peer at most.
-                let first = machine.firstSyncRequest(for: pull)
-                pulls[pull.address] = (pull, first)
+            case .pull(let pull, let first):
+                pulls[pull.address] = pull
                 effects.sends.append(Send(packet: .message(.syncRequest(first)), to: pull.address, reliable: true))
+            case .checkSignatures(let pull, let events, let more):
+                // Checked at once: the simulator does not model CPU time.
+                let valid = events.filter(\.hasValidSignature)
+                machine.handle(
+                    .pullChecked(pull, valid: valid, invalid: events.count - valid.count, more: more), now: Self.time(now))
+                pending += machine.pollEffects()
+            case .pullNext(let pull, let request):
+                effects.sends.append(Send(packet: .message(.syncRequest(request)), to: pull.address, reliable: true))
+            case .pullDone(let pull):
+                pulls[pull.address] = nil
             case .datagram(let bytes, let address):
                 // The machine makes only relay datagrams.
                 guard let relay = try? RelayMessage(decoding: bytes) else { continue }
@@ -247,7 +240,7 @@ struct SimulatedNode {
             case .commit(let writes, let turn):
                 if commitsAtOnce {
                     for write in writes { store.apply(write) }
-                    machine.committed(turn)
+                    machine.handle(.committed(turn), now: Self.time(now))
                     pending += machine.pollEffects()
                 } else {
                     unlanded.append((writes, turn))
@@ -255,7 +248,7 @@ struct SimulatedNode {
                 }
             case .afterCommit(_, let released):
                 pending.insert(contentsOf: released, at: 0)
-            case .output, .advertise, .vouchedPeers, .askPassphrase, .quit, .listen, .hear:
+            case .output, .advertise, .vouchedPeers, .askPassphrase, .quit, .listen, .hear, .refused:
                 continue
             }
         }

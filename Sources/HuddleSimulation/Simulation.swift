@@ -44,7 +44,13 @@ public struct Simulation {
         case land(Int, run: Int)
         case crash(Int)
         case restart(Int)
+        /// Node `index`'s pull from `address` fails (a connection that does not open), if it
+        /// still runs `run`.
+        case pullFailed(Int, to: PeerAddress, run: Int)
     }
+
+    /// How long a node's pull client waits for a connection that does not open.
+    private static let connectTimeout = TimeSpan.seconds(2)
     /// Until when each node is frozen.
     private var frozenUntil: [MonotonicTime]
     /// Nodes that died.
@@ -138,7 +144,13 @@ public struct Simulation {
                 tickQueuedAt[index] = nil
                 apply(nodes[index].tick(now: now), from: index, now: now)
             case .deliver(let packet, let from, let to):
-                guard !dead.contains(to), !down.contains(to) else { continue }
+                guard !dead.contains(to), !down.contains(to) else {
+                    // A pull's request to a node that is not there: the connection never opens.
+                    if case .message(.syncRequest) = packet {
+                        queue.push(.pullFailed(from, to: nodes[to].address, run: nodes[from].runs), at: now + Self.connectTimeout)
+                    }
+                    continue
+                }
                 if frozenUntil[to] > now {
                     // Waits in the frozen node's socket buffer.
                     queue.push(.deliver(packet, from: from, to: to), at: frozenUntil[to])
@@ -162,6 +174,9 @@ public struct Simulation {
                 down.insert(index)
                 report.crashes += 1
                 queue.push(.restart(index), at: now + .seconds(crashes.restartSeconds, rounded: .towardZero))
+            case .pullFailed(let index, let address, let run):
+                guard nodes[index].runs == run, !dead.contains(index), !down.contains(index) else { continue }
+                apply(nodes[index].pullFailed(to: address, now: now), from: index, now: now)
             case .restart(let index):
                 down.remove(index)
                 let (lost, effects) = nodes[index].restart(now: now, others: nodes)
@@ -227,7 +242,12 @@ public struct Simulation {
                 report.messages += 1
                 report.byKind[send.packet.kind, default: 0] += 1
             }
-            guard let delay = delay(from: index, to: to, reliable: send.reliable, now: now) else { continue }
+            guard let delay = delay(from: index, to: to, reliable: send.reliable, now: now) else {
+                if case .message(.syncRequest) = send.packet {
+                    queue.push(.pullFailed(index, to: send.to, run: nodes[index].runs), at: now + Self.connectTimeout)
+                }
+                continue
+            }
             queue.push(.deliver(send.packet, from: index, to: to), at: now + delay)
         }
         let next = nodes[index].nextTick(now: now)

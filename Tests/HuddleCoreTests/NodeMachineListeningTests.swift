@@ -24,7 +24,7 @@ import Testing
         lan.introduceAll()
         lan.deliverAll()
         for host in [alice, bob] {
-            lan.on(host) { $0.listeningStarted(source: "file", at: $1.wall, now: $1) }
+            lan.on(host) { $0.handle(.listeningStarted(source: "file", at: $1.wall), now: $1) }
         }
         return (lan, alice, bob)
     }
@@ -33,7 +33,7 @@ import Testing
         var (lan, alice, bob) = listeningPair()
         let sound = frames(7)
         let start = lan.now.wall - .seconds(2)
-        lan.on(alice) { $0.heardOwnSound(start: start, bits: sound.bits, loud: sound.loud, now: $1) }
+        lan.on(alice) { $0.handle(.heardOwnSound(start: start, bits: sound.bits, loud: sound.loud), now: $1) }
         #expect(lan[alice].machine.counters.soundWindowsOut == 1)
         lan.deliverAll()
         let heard = try #require(lan[bob].heard.first)
@@ -54,10 +54,10 @@ import Testing
         let carolID = lan[carol].machine.identity.id
         #expect(lan[alice].machine.membership.route(to: carolID).relay == lan[bob].machine.identity.id)
         for host in [alice, bob, carol] {
-            lan.on(host) { $0.listeningStarted(source: "file", at: $1.wall, now: $1) }
+            lan.on(host) { $0.handle(.listeningStarted(source: "file", at: $1.wall), now: $1) }
         }
         let sound = frames(11)
-        lan.on(alice) { $0.heardOwnSound(start: $1.wall - .seconds(2), bits: sound.bits, loud: sound.loud, now: $1) }
+        lan.on(alice) { $0.handle(.heardOwnSound(start: $1.wall - .seconds(2), bits: sound.bits, loud: sound.loud), now: $1) }
         lan.deliverAll()
         let heard = try #require(lan[carol].heard.first)
         #expect(heard.from == lan[alice].machine.identity.id)
@@ -71,7 +71,7 @@ import Testing
         let key = RoomKey(name: room, master: Array(repeating: 7, count: 32))
         var (lan, alice, bob) = listeningPair(key: isPrivate ? key : nil)
         let sound = frames(9)
-        lan.on(alice) { $0.heardOwnSound(start: $1.wall - .seconds(2), bits: sound.bits, loud: sound.loud, now: $1) }
+        lan.on(alice) { $0.handle(.heardOwnSound(start: $1.wall - .seconds(2), bits: sound.bits, loud: sound.loud), now: $1) }
         let sent = try #require(lan.relaysInFlight.first)
         let onTheWire = try #require(try? Datagram(decoding: sent.bytes))
         guard case .sound(let window) = onTheWire else { Issue.record("not a sound window"); return }
@@ -90,12 +90,12 @@ import Testing
         let bob = lan.add("bob", room: room)
         lan.introduceAll()
         lan.deliverAll()
-        lan.on(alice) { $0.listeningStarted(source: "file", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.handle(.listeningStarted(source: "file", at: $1.wall), now: $1) }
         let sound = frames(5)
         var sent: [Int] = []
         for index in 0..<70 {
             let before = lan[alice].machine.counters.soundWindowsOut
-            lan.on(alice) { $0.heardOwnSound(start: $1.wall - .seconds(2), bits: sound.bits, loud: sound.loud, now: $1) }
+            lan.on(alice) { $0.handle(.heardOwnSound(start: $1.wall - .seconds(2), bits: sound.bits, loud: sound.loud), now: $1) }
             if lan[alice].machine.counters.soundWindowsOut > before { sent.append(index) }
             for _ in 0..<20 { lan.advance(.milliseconds(100)) }
         }
@@ -117,25 +117,24 @@ import Testing
                 by: identity, room: room, for: bobID.id, pairKey: key, sentAt: at, start: at - .seconds(2),
                 bits: sound.bits, loud: sound.loud)
         }
-        var checks = UnlimitedChecks()
         let source = lan[alice].address
         // A stranger's window, and one of a room bob is not in.
         let stranger = window(from: .generate())
         let elsewhere = window(from: aliceID, room: "worldseries")
-        lan.on(bob) { $0.receive(stranger, from: source, now: $1, checks: &checks) }
-        lan.on(bob) { $0.receive(elsewhere, from: source, now: $1, checks: &checks) }
+        lan.on(bob) { $0.handle(.datagram(stranger.encoded(), from: source), now: $1) }
+        lan.on(bob) { $0.handle(.datagram(elsewhere.encoded(), from: source), now: $1) }
         // Alice's, with a frame changed after she signed it.
         var forged = window(from: aliceID)
         forged.start += .seconds(1)
-        lan.on(bob) { $0.receive(forged, from: source, now: $1, checks: &checks) }
+        lan.on(bob) { $0.handle(.datagram(forged.encoded(), from: source), now: $1) }
         #expect(lan[bob].machine.counters.drops[.unknownSender] == 1)
         #expect(lan[bob].machine.counters.drops[.notJoined] == 1)
         #expect(lan[bob].machine.counters.drops[.badSignature] == 1)
         #expect(lan[bob].heard.isEmpty)
         // Not listening: not read at all.
-        lan.on(bob) { $0.listeningStopped(reason: nil, now: $1) }
+        lan.on(bob) { $0.handle(.listeningStopped(reason: nil), now: $1) }
         let honest = window(from: aliceID)
-        lan.on(bob) { $0.receive(honest, from: source, now: $1, checks: &checks) }
+        lan.on(bob) { $0.handle(.datagram(honest.encoded(), from: source), now: $1) }
         #expect(lan[bob].machine.counters.drops[.notListening] == 1)
         #expect(lan[bob].heard.isEmpty)
         #expect(lan[bob].outputs.contains(.listeningStopped(reason: nil)))
@@ -151,7 +150,7 @@ import Testing
         let match = HeardMatch(peer: bobID, at: lan.now.wall - .seconds(1), lag: .milliseconds(3_200), confidence: 30)
         let attempt = NodeMachine.SoundAttempt(
             peer: bobID, verdict: "aligned", lag: .milliseconds(3_200), confidence: 30, heard: match)
-        lan.on(alice) { $0.soundMatched(attempt, now: $1) }
+        lan.on(alice) { $0.handle(.soundMatched(attempt), now: $1) }
         lan.deliverAll()
         for host in [alice, bob, carol] {
             let session = try #require(lan[host].machine.rooms[room])
@@ -162,13 +161,13 @@ import Testing
         // The same lag again within 25 s is no news: no second event.
         let before = lan[alice].machine.vector(of: room)[lan[alice].machine.identity.id]
         lan.advance(.seconds(10))
-        lan.on(alice) { $0.soundMatched(attempt, now: $1) }
+        lan.on(alice) { $0.handle(.soundMatched(attempt), now: $1) }
         #expect(lan[alice].machine.vector(of: room)[lan[alice].machine.identity.id] == before)
         #expect(lan[alice].machine.listening?.attempts[bobID]?.verdict == "aligned")
         // A weak attempt is recorded for status but publishes nothing.
         let weak = NodeMachine.SoundAttempt(peer: bobID, verdict: "not enough sound", lag: nil, confidence: 4, heard: nil)
         lan.advance(.seconds(30))
-        lan.on(alice) { $0.soundMatched(weak, now: $1) }
+        lan.on(alice) { $0.handle(.soundMatched(weak), now: $1) }
         #expect(lan[alice].machine.vector(of: room)[lan[alice].machine.identity.id] == before)
         #expect(lan[alice].machine.listening?.attempts[bobID]?.verdict == "not enough sound")
     }
@@ -176,14 +175,14 @@ import Testing
     @Test func listenAsksTheShellOnceAndSaysWhatIsAlreadySo() {
         var lan = MachineLAN()
         let alice = lan.add("alice")
-        lan.on(alice) { $0.consoleLine("/listen off", at: $1.wall, now: $1) }
-        lan.on(alice) { $0.consoleLine("/listen", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("/listen off", at: $1.wall), now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("/listen", at: $1.wall), now: $1) }
         #expect(lan[alice].listenRequests == [true])
         #expect(lan[alice].said.contains("not listening"))
-        lan.on(alice) { $0.listeningStarted(source: "device", at: $1.wall, now: $1) }
-        lan.on(alice) { $0.consoleLine("/listen", at: $1.wall, now: $1) }
-        lan.on(alice) { $0.consoleLine("/listen off", at: $1.wall, now: $1) }
-        lan.on(alice) { $0.consoleLine("/listen loudly", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.handle(.listeningStarted(source: "device", at: $1.wall), now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("/listen", at: $1.wall), now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("/listen off", at: $1.wall), now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("/listen loudly", at: $1.wall), now: $1) }
         #expect(lan[alice].listenRequests == [true, false])
         #expect(lan[alice].said.contains("already listening (device)"))
         #expect(lan[alice].said.contains { $0.contains("/listen") && $0.contains("off") })

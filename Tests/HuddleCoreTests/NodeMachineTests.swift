@@ -20,7 +20,7 @@ import Testing
         let bob = lan.add("bob")
         let carol = lan.add("carol", room: "worldseries")
         lan.introduceAll()
-        lan.on(alice) { $0.consoleLine("hello", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("hello", at: $1.wall), now: $1) }
         #expect(pushes(lan[alice], to: lan[bob].address).map(\.body).contains(.chat(text: "hello")))
         #expect(pushes(lan[alice], to: lan[carol].address).isEmpty)
         lan.deliverAll()
@@ -95,7 +95,7 @@ import Testing
         let alice = lan.add("alice")
         let bob = lan.add("bob")
         lan.introduceAll()
-        for text in ["one", "two", "three"] { lan.on(alice) { $0.consoleLine(text, at: $1.wall, now: $1) } }
+        for text in ["one", "two", "three"] { lan.on(alice) { $0.handle(.consoleLine(text, at: $1.wall), now: $1) } }
         lan.dropAll()
         let aliceID = lan[alice].machine.identity.id
         let bobID = lan[bob].machine.identity.id
@@ -136,12 +136,12 @@ import Testing
         lan.introduceAll()
         let aliceID = lan[alice].machine.identity.id
         let bobID = lan[bob].machine.identity.id
-        lan.on(alice) { $0.consoleLine("on disk", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("on disk", at: $1.wall), now: $1) }
         lan.deliverAll()
         let onDisk = lan[alice].machine.vector(of: room)[aliceID]
 
         lan.holdCommits = true
-        lan.on(alice) { $0.consoleLine("not on disk yet", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("not on disk yet", at: $1.wall), now: $1) }
         // Its push waits for the commit (the machine's ``CommitGate``): nothing of it is in flight.
         #expect(lan.inFlight.allSatisfy { if case .events = $0.message { false } else { true } })
         let pending = lan[alice].machine.vector(of: room)[aliceID]
@@ -207,27 +207,32 @@ import Testing
         #expect(lan[alice].machine.counters.drops[.badSignature] == 1)
     }
 
+    /// The machine keeps each sender's budget of signature checks itself, at the input's time:
+    /// a stranger's host may have 400 checked at once, and a signature that does not verify costs
+    /// ten. Forty forged events spend it all; the host's next event is dropped unchecked, while
+    /// another host's is taken.
     @Test func aSendersBudgetOfSignatureChecksIsKeptAndABadSignatureCostsIt() throws {
-        struct Budget: SignatureBudget {
-            var left: Int
-            var penalties = 0
-            mutating func allow(_ count: Int) -> Int {
-                let allowed = min(count, left)
-                left -= allowed
-                return allowed
-            }
-            mutating func penalize(_ count: Int) { penalties += count }
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        let now = lan.now.wall
+        var writers = (0..<41).map { _ in Writer() }
+        let forged = try writers.indices.dropLast().map { index -> Event in
+            let signed = try writers[index].make(.join(nick: "w\(index)"), at: now)
+            return Event(
+                id: signed.id, room: room, createdAt: signed.createdAt, context: signed.context,
+                body: .join(nick: "mallory"), signature: signed.signature)
         }
-        var machine = NodeMachine(NodeSetup(identity: .generate(), nick: "alice", port: 7400, startedAt: .epoch, seed: 1))
-        let now = NodeTime(wall: .epoch + .seconds(1), monotonic: .start + .milliseconds(1))
-        machine.start(room: room, now: now)
-        var writers = (0..<5).map { _ in Writer() }
-        let events = try writers.indices.map { try writers[$0].make(.join(nick: "w\($0)"), at: .epoch + .seconds(1)) }
-        var budget = Budget(left: 3)
-        machine.receive(.events(events), from: PeerAddress(host: "10.0.0.9", port: 1), now: now, checks: &budget)
-        #expect(machine.counters.drops[.checkBudget] == 2)
-        #expect(events.filter { machine.vector(of: room)[$0.origin] == 1 }.count == 3)
-        #expect(budget.penalties == 0)
+        let stranger = PeerAddress(host: "10.0.0.9", port: 7400)
+        lan.inject(.events(forged), from: stranger, to: alice)
+        #expect(lan[alice].machine.counters.drops[.badSignature] == 40)
+
+        let good = try writers[40].make(.join(nick: "w40"), at: now)
+        lan.inject(.events([good]), from: stranger, to: alice)
+        #expect(lan[alice].machine.counters.drops[.checkBudget] == 1)
+        #expect(lan[alice].machine.vector(of: room)[good.origin] == 0)
+
+        lan.inject(.events([good]), from: PeerAddress(host: "10.0.0.10", port: 7400), to: alice)
+        #expect(lan[alice].machine.vector(of: room)[good.origin] == 1)
     }
 }
 
@@ -245,7 +250,7 @@ extension NodeMachineTests {
         lan.on(bob) { $0.join(key: Self.key, now: $1) }
         lan.on(mallory) { $0.join(key: Self.otherKey, now: $1) }
         lan.introduceAll()
-        lan.on(alice) { $0.consoleLine("the plan", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("the plan", at: $1.wall), now: $1) }
         lan.deliverAll()
         #expect(lan[bob].messages == ["the plan"])
         #expect(lan[mallory].messages == [])
@@ -273,7 +278,7 @@ extension NodeMachineTests {
         lan.introduceAll()
         // Bob's stream is 3 s behind alice's: they mark one moment.
         lan.markKickoff(alice, then: bob, apart: .seconds(3))
-        lan.on(alice) { $0.consoleLine("/msg bob did you see that", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("/msg bob did you see that", at: $1.wall), now: $1) }
         lan.deliverAll()
         #expect(lan[carol].messages == [])
         #expect(lan[bob].messages == [])
@@ -295,12 +300,12 @@ extension NodeMachineTests {
         let alice = lan.add("alice")
         let bob = lan.add("bob")
         lan.introduceAll()
-        lan.on(bob) { $0.consoleLine("/delay 2", at: $1.wall, now: $1) }
+        lan.on(bob) { $0.handle(.consoleLine("/delay 2", at: $1.wall), now: $1) }
         #expect(lan[bob].said.last == "delay +2.0 s in superbowl: it counts once you are placed "
             + "(/now LABEL at a moment others mark, or /listen)")
         lan.markKickoff(alice, then: bob, apart: .seconds(1))
         // Bob marked 1 s later and nudged 2 s: 3 s behind alice; 0.5 s less after this nudge.
-        lan.on(bob) { $0.consoleLine("/delay -0.5", at: $1.wall, now: $1) }
+        lan.on(bob) { $0.handle(.consoleLine("/delay -0.5", at: $1.wall), now: $1) }
         #expect(lan[bob].said.last == "delay -500 ms in superbowl: now alice 2.5 s ahead of you")
     }
 
@@ -309,15 +314,15 @@ extension NodeMachineTests {
         let alice = lan.add("alice")
         let bob = lan.add("bob")
         lan.introduceAll()
-        lan.on(alice) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
-        lan.on(bob) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("/now kickoff", at: $1.wall), now: $1) }
+        lan.on(bob) { $0.handle(.consoleLine("/now kickoff", at: $1.wall), now: $1) }
         lan.deliverAll()
-        lan.on(bob) { $0.consoleLine("/pause", at: $1.wall, now: $1) }
-        lan.on(alice) { $0.consoleLine("first down", at: $1.wall, now: $1) }
+        lan.on(bob) { $0.handle(.consoleLine("/pause", at: $1.wall), now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("first down", at: $1.wall), now: $1) }
         lan.deliverAll()
         lan.advance(.seconds(5))
         #expect(lan[bob].messages == [])
-        lan.on(bob) { $0.consoleLine("/resume", at: $1.wall, now: $1) }
+        lan.on(bob) { $0.handle(.consoleLine("/resume", at: $1.wall), now: $1) }
         #expect(lan[bob].said.last?.contains("your offset grew by 5.0 s in superbowl") == true)
         lan.deliverAll()
         // Written at alice's +0; bob's stream now plays 5 s later than it did: shown at +5 s.
@@ -329,16 +334,16 @@ extension NodeMachineTests {
     @Test func badCommandsAreAnsweredAndChangeNothing() {
         var lan = MachineLAN()
         let alice = lan.add("alice", room: nil)
-        lan.on(alice) { $0.consoleLine("hello", at: $1.wall, now: $1) }
-        lan.on(alice) { $0.consoleLine("/frobnicate", at: $1.wall, now: $1) }
-        lan.on(alice) { $0.consoleLine("/msg nobody hi", at: $1.wall, now: $1) }
-        lan.on(alice) { $0.consoleLine("/join bad room!", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("hello", at: $1.wall), now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("/frobnicate", at: $1.wall), now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("/msg nobody hi", at: $1.wall), now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("/join bad room!", at: $1.wall), now: $1) }
         #expect(lan[alice].machine.joined.isEmpty)
         #expect(lan[alice].said.count == 4)
         #expect(lan[alice].said[0] == "you are not in a room: /join ROOM first")
         #expect(lan[alice].said[2] == "nobody called nobody is here")
         #expect(lan[alice].sent.isEmpty)
-        lan.on(alice) { $0.consoleLine("/quit", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("/quit", at: $1.wall), now: $1) }
         #expect(lan[alice].quit)
     }
 }
@@ -357,9 +362,7 @@ extension NodeMachineTests {
         let payload = WireMessage.events([event]).encoded()
         let relay = try #require(RelayMessage(from: mallory.id, to: lan[bob].machine.identity.id, payload: payload))
         lan.on(alice) { machine, now in
-            var checks = UnlimitedChecks()
-            machine.receive(
-                relay, bytes: relay.encoded(), from: PeerAddress(host: "10.0.0.66", port: 7400), now: now, checks: &checks)
+            machine.handle(.datagram(relay.encoded(), from: PeerAddress(host: "10.0.0.66", port: 7400)), now: now)
         }
         #expect(lan[alice].machine.counters.drops[.relayRefused] == 1)
         #expect(lan.relaysInFlight.isEmpty)
@@ -382,7 +385,7 @@ extension NodeMachineTests {
         let oldPort = lan[bob].address
         let newPort = PeerAddress(host: "192.0.2.1", port: 41_234)
         lan.hosts[bob].address = newPort
-        lan.on(alice) { $0.consoleLine("lost at the old port", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("lost at the old port", at: $1.wall), now: $1) }
         lan.deliverAll()
         #expect(lan[bob].messages == [])
         #expect(lan[alice].machine.membership.peers[bobID]?.address == oldPort)
@@ -428,7 +431,7 @@ extension NodeMachineTests {
         let bobID = lan[bob].machine.identity.id
         #expect(routes.count == 1, "the route flipped: \(routes)")
         #expect(lan[alice].machine.membership.route(to: carolID).relay == bobID)
-        lan.on(alice) { $0.consoleLine("over the top", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("over the top", at: $1.wall), now: $1) }
         lan.deliverAll()
         #expect(lan[carol].messages == ["over the top"])
     }

@@ -1,5 +1,6 @@
-import HuddleCore
 import Testing
+
+@testable import HuddleCore
 
 /// A pull as every driver runs it, decided by the machine (`NodeMachine+Pulls`): the first request,
 /// batch after batch while the peer has more, and the end.
@@ -14,7 +15,7 @@ import Testing
         let alice = lan.add("alice")
         let bob = lan.add("bob")
         lan.introduceAll()
-        for n in 1...count { lan.on(alice) { $0.consoleLine("line \(n)", at: $1.wall, now: $1) } }
+        for n in 1...count { lan.on(alice) { $0.handle(.consoleLine("line \(n)", at: $1.wall), now: $1) } }
         lan.dropAll()
         return (lan, alice, bob)
     }
@@ -49,5 +50,38 @@ import Testing
         #expect(lan[bob].machine.firstSyncRequest(for: recheck).have[aliceID] == 2)
         let elsewhere = PullRequest(room: "worldcup", peer: aliceID, address: lan[alice].address)
         #expect(lan.on(bob) { $0.pulled(batch.events, for: elsewhere, asked: first, more: true, now: $1) } == nil, "not in it")
+    }
+
+    /// The machine decides how many pulls run: one at a time, the next when one ends (also by
+    /// failing), and an old connection's end cannot end a newer run of the same pull.
+    @Test func onePullRunsAtATimeAndTheNextStartsWhenItEnds() {
+        var lan = MachineLAN()
+        let bob = lan.add("bob")
+        let peer = NodeIdentity.generate().id
+        let fromCarol = PullRequest(room: room, peer: peer, address: PeerAddress(host: "10.0.0.3", port: 7400))
+        let fromDave = PullRequest(room: room, peer: peer, address: PeerAddress(host: "10.0.0.4", port: 7400))
+        func started(_ body: (inout NodeMachine, NodeTime) -> Void) -> [PullRequest] {
+            body(&lan.hosts[bob].machine, lan.now)
+            return lan.hosts[bob].machine.pollEffects().compactMap { if case .pull(let pull, _) = $0 { pull } else { nil } }
+        }
+        let first = started { machine, _ in
+            machine.schedulePull(fromCarol)
+            machine.schedulePull(fromDave)
+            machine.schedulePull(fromDave)
+        }
+        #expect(first.map(\.address) == [fromCarol.address])
+        let second = started { $0.handle(.pullFailed(first[0]), now: $1) }
+        #expect(second.map(\.address) == [fromDave.address], "the one waiting, once")
+        #expect(started { $0.handle(.pullFailed(first[0]), now: $1) }.isEmpty, "ended already")
+
+        let again = started { machine, now in
+            machine.handle(.pullFailed(second[0]), now: now)
+            machine.schedulePull(fromCarol)
+        }
+        #expect(again.map(\.address) == [fromCarol.address])
+        #expect(again[0] != first[0], "another run")
+        // The first run's connection ending now does not end the second run.
+        #expect(started { $0.handle(.pullFailed(first[0]), now: $1) }.isEmpty)
+        #expect(lan.hosts[bob].machine.pulls.running.keys.contains(again[0]))
     }
 }

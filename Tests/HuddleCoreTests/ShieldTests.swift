@@ -136,19 +136,19 @@ import Testing
         let alice = lan.add("alice", shield: .seconds(90))
         let carol = lan.add("carol", shield: .seconds(90))
         lan.introduceAll()
-        lan.on(alice) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("/now kickoff", at: $1.wall), now: $1) }
         lan.deliverAll()
         lan.advance(.seconds(141))
         let firstPress = lan.now.wall
-        lan.on(carol) { $0.consoleLine("", at: $1.wall, now: $1) }  // nothing on offer: Enter does nothing
-        lan.on(carol) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
+        lan.on(carol) { $0.handle(.consoleLine("", at: $1.wall), now: $1) }  // nothing on offer: Enter does nothing
+        lan.on(carol) { $0.handle(.consoleLine("/now kickoff", at: $1.wall), now: $1) }
         let asked = lan[carol].outputs.compactMap { if case .confirmMark(let wild, _, let ago) = $0 { (wild, ago) } else { nil } }
         #expect(asked.count == 1)
         #expect(asked.first?.0.behindPeer == .seconds(141))
         #expect(asked.first?.1.map { $0 >= .seconds(141) } == true)
         #expect(lan[carol].machine.rooms["superbowl"]?.readerHasMarked(CalibrationLabel("kickoff")!) == false)
         lan.advance(.seconds(2))
-        lan.on(carol) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
+        lan.on(carol) { $0.handle(.consoleLine("/now kickoff", at: $1.wall), now: $1) }
         let marks = lan[carol].outputs.compactMap { output -> WallTime? in
             if case .room(.mark(_, let by, let at), _) = output, by.id == lan[carol].machine.identity.id { at } else { nil }
         }
@@ -160,25 +160,25 @@ import Testing
         let alice = lan.add("alice", shield: .seconds(90))
         let bob = lan.add("bob", shield: .seconds(90))
         lan.introduceAll()
-        lan.on(alice) { $0.consoleLine("who is watching?", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("who is watching?", at: $1.wall), now: $1) }
         lan.deliverAll()
         #expect(lan[bob].messages.isEmpty)
         #expect(lan[bob].machine.statusLine(now: lan.now).contains("not placed: others wait 90 s"))
-        lan.on(bob) { $0.consoleLine("/shield 10", at: $1.wall, now: $1) }
+        lan.on(bob) { $0.handle(.consoleLine("/shield 10", at: $1.wall), now: $1) }
         lan.advance(.seconds(9))
         #expect(lan[bob].messages.isEmpty)
         lan.advance(.seconds(2))
         #expect(lan[bob].messages == ["who is watching?"])
-        lan.on(alice) { $0.consoleLine("me", at: $1.wall, now: $1) }
+        lan.on(alice) { $0.handle(.consoleLine("me", at: $1.wall), now: $1) }
         lan.deliverAll()
-        lan.on(bob) { $0.consoleLine("/shield off", at: $1.wall, now: $1) }
+        lan.on(bob) { $0.handle(.consoleLine("/shield off", at: $1.wall), now: $1) }
         #expect(lan[bob].messages == ["who is watching?", "me"])
         #expect(lan[bob].machine.statusLine(now: lan.now).contains("not placed · shield off"))
-        lan.on(bob) { $0.consoleLine("/shield on", at: $1.wall, now: $1) }
+        lan.on(bob) { $0.handle(.consoleLine("/shield on", at: $1.wall), now: $1) }
         #expect(lan[bob].machine.shield == .seconds(10))
         let said = lan[bob].outputs.compactMap { if case .shield(let shield, let changed) = $0 { changed ? shield : nil } else { nil } }
         #expect(said == [.seconds(10), .seconds(10)])
-        lan.on(bob) { $0.consoleLine("/shield 0", at: $1.wall, now: $1) }
+        lan.on(bob) { $0.handle(.consoleLine("/shield 0", at: $1.wall), now: $1) }
         #expect(lan[bob].outputs.last.map { if case .error = $0 { true } else { false } } == true)
     }
 }

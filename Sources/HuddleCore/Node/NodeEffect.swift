@@ -7,9 +7,16 @@ public enum NodeEffect: Sendable, Equatable {
     /// Send these bytes as one datagram: a relay around a message for a peer reached only
     /// through another (``RelayMessage``), or one forwarded untouched for two peers of this node.
     case datagram([UInt8], to: PeerAddress)
-    /// Pull a room from a peer over TCP (``PullRequest``); answer with
-    /// ``NodeMachine/pulled(_:for:now:)`` and ``NodeMachine/pullFinished(_:)``.
-    case pull(PullRequest)
+    /// Pull a room from a peer over TCP (``PullRequest``): open a connection and send `first`;
+    /// answer with ``NodeInput/pullBatch(_:events:more:)`` (see `NodeMachine+Pulls`).
+    case pull(PullRequest, first: SyncRequest)
+    /// Check these events' signatures (on every core), then answer with
+    /// ``NodeInput/pullChecked(_:valid:invalid:more:)``.
+    case checkSignatures(PullRequest, [Event], more: Bool)
+    /// Send the pull's next request on its connection.
+    case pullNext(PullRequest, SyncRequest)
+    /// The pull is over: close its connection.
+    case pullDone(PullRequest)
     /// Write to the store, in the order handed over, without waiting for it.
     case persist(StoreWrite)
     /// Commit these writes, then report ``NodeMachine/committed(_:)`` with `turn`: what else the
@@ -21,9 +28,12 @@ public enum NodeEffect: Sendable, Equatable {
     case output(NodeOutput)
     /// The rooms to announce over mDNS changed (joined rooms but direct ones).
     case advertise(rooms: [String])
-    /// The peers that signed their own word to this node changed: their addresses are exempt
-    /// from rate limits and are who a goodbye goes to, at `incarnation`.
+    /// The peers that signed their own word to this node changed: their addresses are who a
+    /// goodbye goes to, at `incarnation` (the machine exempts them from its rate limits itself).
     case vouchedPeers(Set<PeerAddress>, incarnation: UInt64)
+    /// A datagram was refused before it was read (rate, budget, size, undecodable): counted
+    /// already; said for the log.
+    case refused(NodeCounters.Drop, reason: String, from: PeerAddress)
     /// `/private ROOM`: ask the reader for the room's passphrase, then call
     /// ``NodeMachine/passphraseEntered(_:now:)``.
     case askPassphrase(room: String)
@@ -72,6 +82,9 @@ public struct PullRequest: Hashable, Sendable {
     /// Asked by a node waiting to know its events reached the peer (``DeliveryWait``), not by
     /// ``Replication``.
     public var confirm: Bool
+    /// Which run of the pull this is, set when it starts: the same pull run again later is
+    /// another (so an old connection's end cannot end the new one).
+    public internal(set) var serial: UInt64 = 0
 
     public init(
         room: String, peer: NodeID, address: PeerAddress, recheck: NodeID? = nil, from: UInt64 = 1,

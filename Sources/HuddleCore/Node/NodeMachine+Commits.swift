@@ -13,7 +13,7 @@ extension NodeMachine {
 
     /// The driver committed `turn`'s writes (``NodeEffect/commit(_:turn:)``): the effects that
     /// waited for it, and for no earlier turn still, come out (``CommitGate``).
-    public mutating func committed(_ turn: CommitTurn) {
+    mutating func committed(_ turn: CommitTurn) {
         for due in commitGate.committed(turn) {
             noteCommitted(due.writes)
             emit(.afterCommit(due.turn, due.effects))

@@ -3,7 +3,7 @@
 extension NodeMachine {
     /// Runs one console line whose Enter arrived at `at` (wall ms). A bad line is answered with
     /// an error and changes nothing; `/quit` emits ``NodeEffect/quit``.
-    public mutating func consoleLine(_ line: String, at: WallTime, now: NodeTime) {
+    mutating func consoleLine(_ line: String, at: WallTime, now: NodeTime) {
         let command: ConsoleCommand
         do {
             command = try ConsoleCommand(parsing: line)
@@ -17,7 +17,7 @@ extension NodeMachine {
 
     /// A console key that marks the moment on offer (the console's one-key mark), with the
     /// label it offered when the key arrived.
-    public mutating func markOffered(_ label: String?, at: WallTime, now: NodeTime) {
+    mutating func markOffered(_ label: String?, at: WallTime, now: NodeTime) {
         inCurrentRoom { machine, room in machine.markOffered(label, in: room, at: at, now: now) }
     }
 

@@ -94,17 +94,21 @@ extension NodeMachine {
             }
         }
         performRelayDirectives()
-        // A goodbye names the incarnation that ends: the current one, also after a refutation.
-        // A proof moves no state (an address that answered is no news to the reader), but makes a
-        // peer live: exempt from rate limits, and told when this node leaves.
-        if vouchedChanged || membership.incarnation != lastVouched.incarnation
-            || membership.proofs != lastVouched.proofs
-        {
+        noteVouched(changed: vouchedChanged)
+    }
+
+    /// Tells the world when the peers that vouched for their addresses changed. A goodbye names the
+    /// incarnation that ends: the current one, also after a refutation. A proof moves no state (an
+    /// address that answered is no news to the reader), but makes a peer live: exempt from rate
+    /// limits, and told when this node leaves.
+    mutating func noteVouched(changed: Bool = false) {
+        if changed || membership.incarnation != lastVouched.incarnation || membership.proofs != lastVouched.proofs {
             let vouched = vouchedAddresses
             let proofs = membership.proofs
             defer { lastVouched.proofs = proofs }
             guard vouched != lastVouched.addresses || membership.incarnation != lastVouched.incarnation else { return }
             lastVouched = (vouched, membership.incarnation, proofs)
+            admission.exempt = vouched
             emit(.vouchedPeers(vouched, incarnation: membership.incarnation))
         }
     }
@@ -117,7 +121,7 @@ extension NodeMachine {
     }
 
     /// Addresses a peer was found at (mDNS, as a test or the simulator would say).
-    public mutating func discovered(id: NodeID, nick: String, address: PeerAddress, rooms: [String], now: NodeTime) {
+    mutating func discovered(id: NodeID, nick: String, address: PeerAddress, rooms: [String], now: NodeTime) {
         guard id != identity.id else { return }
         perform(membership.addDiscovered(id: id, nick: nick, address: address, rooms: rooms, now: now.monotonic), now: now)
     }
@@ -159,7 +163,7 @@ extension NodeMachine {
     public static let maximumSleep = TimeSpan.seconds(1)
 
     /// Runs whatever is due: hold-back releases, the membership tick, anti-entropy rounds.
-    public mutating func tick(now: NodeTime) {
+    mutating func tick(now: NodeTime) {
         // Messages held in a room this node has left stay held: nobody is reading there.
         for room in joined {
             guard let wake = rooms[room]?.nextWake, wake <= now.wall else { continue }

@@ -64,14 +64,14 @@ extension NodeMachine {
     }
 
     /// The source started: its first sample counts as heard at `at` (node-clock ms).
-    public mutating func listeningStarted(source: String, at: WallTime, now: NodeTime) {
+    mutating func listeningStarted(source: String, at: WallTime, now: NodeTime) {
         listening = Listening(source: source, startedAt: at, sharing: SoundSharing(me: identity.id, rules: soundSharing))
         listenWanted = true
         show(.listening(source: source, startedAt: at))
     }
 
     /// The source stopped: `reason` says why (`nil`: a file played to its end).
-    public mutating func listeningStopped(reason: String?, now: NodeTime) {
+    mutating func listeningStopped(reason: String?, now: NodeTime) {
         listenWanted = false
         guard listening != nil else { return }
         listening = nil
@@ -79,7 +79,7 @@ extension NodeMachine {
     }
 
     /// The source asked for could not start (the shell said why): nothing is listening.
-    public mutating func listeningFailed() {
+    mutating func listeningFailed() {
         listenWanted = false
     }
 
@@ -89,7 +89,7 @@ extension NodeMachine {
     /// sent to, each peer ``SoundSharing`` names among the live peers of the joined rooms, once a
     /// peer, in the first room (by id) the two share, along the peer's route. A peer with no pair
     /// key (it offered no agreement key) is sent nothing.
-    public mutating func heardOwnSound(start: WallTime, bits: [UInt32], loud: [Bool], now: NodeTime) {
+    mutating func heardOwnSound(start: WallTime, bits: [UInt32], loud: [Bool], now: NodeTime) {
         guard var listening, bits.count == loud.count, !bits.isEmpty else { return }
         var shared: [NodeID: (room: String, peer: Peer)] = [:]
         for room in joined.sorted() where directs[room] == nil {
@@ -133,16 +133,15 @@ extension NodeMachine {
     /// A peer's sound window from `source`: taken only while listening, from a live peer of a
     /// joined room whose join there was delivered, within the sender's budget of signature checks,
     /// signed by its sender, and opened with the pair's key. Anything else is counted and dropped.
-    public mutating func receive(
-        _ window: SoundWindow, from source: PeerAddress, now: NodeTime, checks: inout some SignatureBudget
-    ) {
+    mutating func receive(_ window: SoundWindow, from source: PeerAddress, now: NodeTime) {
         counters.packetsIn += 1
         membership.arrived(window.encodedByteCount, from: source)
-        take(window, now: now, checks: &checks)
+        take(window, from: source, now: now)
     }
 
-    /// A peer's sound window, directly or through a relay: see ``receive(_:from:now:checks:)``.
-    mutating func take(_ window: SoundWindow, now: NodeTime, checks: inout some SignatureBudget) {
+    /// A peer's sound window, directly or through a relay (`source`, whose budget of signature
+    /// checks it spends): see ``receive(_:from:now:)``.
+    mutating func take(_ window: SoundWindow, from source: PeerAddress, now: NodeTime) {
         guard listening != nil else { return countDropped(.notListening) }
         guard joined.contains(window.room), directs[window.room] == nil else { return countDropped(.notJoined) }
         guard window.from != identity.id,
@@ -150,9 +149,9 @@ extension NodeMachine {
             rooms[window.room]?.members.contains(where: { $0.id == window.from }) == true
         else { return countDropped(.unknownSender) }
         guard soundBudget.admit(window.from, now: now.monotonic) else { return countDropped(.soundBudget) }
-        guard checks.allow(1) == 1 else { return countDropped(.checkBudget) }
+        guard signatureChecks(1, from: source, now: now) == 1 else { return countDropped(.checkBudget) }
         guard window.hasValidSignature else {
-            checks.penalize(1)
+            badSignatures(1, from: source, now: now)
             return countDropped(.badSignature)
         }
         guard let pairRoom = directRoom(with: window.from),
@@ -168,7 +167,7 @@ extension NodeMachine {
     /// The matcher tried this node's sound against a peer's. An aligned match is published as
     /// a `heard` event in every joined room the peer is a member of, when it is news
     /// (``HeardPublishing``).
-    public mutating func soundMatched(_ attempt: SoundAttempt, now: NodeTime) {
+    mutating func soundMatched(_ attempt: SoundAttempt, now: NodeTime) {
         guard listening != nil else { return }
         listening?.attempts[attempt.peer] = attempt
         guard let heard = attempt.heard else { return }

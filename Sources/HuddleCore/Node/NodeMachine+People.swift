@@ -41,7 +41,7 @@ extension NodeMachine {
 
     // MARK: Pause
 
-    public mutating func pause(at: WallTime, now: NodeTime) {
+    mutating func pause(at: WallTime, now: NodeTime) {
         if let pausedAt {
             return showNotice(
                 "already paused, for \(HumanFormat.elapsed(at - pausedAt)); /resume when your stream plays")
@@ -51,7 +51,7 @@ extension NodeMachine {
         showNotice("paused: nothing new is shown until you /resume (Ctrl-Q on the console)")
     }
 
-    public mutating func resume(at: WallTime, now: NodeTime) {
+    mutating func resume(at: WallTime, now: NodeTime) {
         guard let pausedAt else { return showNotice("not paused") }
         let span = max(.zero, at - pausedAt)
         self.pausedAt = nil

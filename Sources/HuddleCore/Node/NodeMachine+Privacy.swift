@@ -46,7 +46,7 @@ extension NodeMachine {
 
     /// What answered ``NodeEffect/askPassphrase(room:)``: the key the shell derived from it
     /// (deriving takes about 0.2 s on purpose, so it happens off the machine), or why none.
-    public mutating func passphraseEntered(_ result: PassphraseAnswer, now: NodeTime) {
+    mutating func passphraseEntered(_ result: PassphraseAnswer, now: NodeTime) {
         guard let room = passphraseWanted else { return }
         passphraseWanted = nil
         switch result {

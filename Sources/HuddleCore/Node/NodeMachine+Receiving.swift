@@ -5,12 +5,10 @@
 /// signature itself. What fails is counted by why and dropped; nothing a peer sends can stop
 /// the node.
 extension NodeMachine {
-    /// A decoded datagram from `source`. Events are screened, checked against `checks` (the
-    /// sender's budget of signature checks, kept by the caller's rate limits) and verified;
-    /// probes and acks must be signed by their sender.
-    public mutating func receive(
-        _ message: WireMessage, from source: PeerAddress, now: NodeTime, checks: inout some SignatureBudget
-    ) {
+    /// A decoded datagram from `source`. Events are screened, checked against the sender's budget
+    /// of signature checks (`NodeMachine+Admission`) and verified; probes and acks must be signed
+    /// by their sender.
+    mutating func receive(_ message: WireMessage, from source: PeerAddress, now: NodeTime) {
         counters.packetsIn += 1
         membership.arrived(message.encodedByteCount, from: source)
         if message.isMembership, !message.hasValidMembershipSignature {
@@ -18,7 +16,7 @@ extension NodeMachine {
         }
         switch message {
         case .events(let sealed):
-            receive(events: sealed, from: source, now: now, checks: &checks)
+            receive(events: sealed, from: source, now: now)
         case .digest(let digest):
             perform(membership.heard(from: digest.from, at: source, now: now.monotonic), now: now)
             // The other side of a direct room this node is not in yet says it holds something.
@@ -58,16 +56,16 @@ extension NodeMachine {
 
     /// The events of a datagram (or of a relay datagram): screened, checked against the sender's
     /// budget of signature checks, verified, then taken room by room.
-    mutating func receive(events sealed: [Event], from source: PeerAddress, now: NodeTime, checks: inout some SignatureBudget) {
+    mutating func receive(events sealed: [Event], from source: PeerAddress, now: NodeTime) {
         var screened = screen(sealed, now: now)
-        let allowed = checks.allow(screened.count)
+        let allowed = signatureChecks(screened.count, from: source, now: now)
         if allowed < screened.count {
             countDropped(.checkBudget, count: screened.count - allowed)
             screened.removeSubrange(allowed...)
         }
         let valid = screened.filter(\.hasValidSignature)
         if valid.count < screened.count {
-            checks.penalize(screened.count - valid.count)
+            badSignatures(screened.count - valid.count, from: source, now: now)
             countDropped(.badSignature, count: screened.count - valid.count)
         }
         for (room, events) in Dictionary(grouping: valid, by: \.room).sorted(by: { $0.key < $1.key }) {
@@ -91,7 +89,7 @@ extension NodeMachine {
     /// The rest are counted and dropped, so a datagram of copies costs one check, not hundreds.
     /// An event with a held id but other contents passes: once its signature checks, it proves
     /// its origin equivocated.
-    public mutating func screen(_ events: [Event], now: NodeTime) -> [Event] {
+    mutating func screen(_ events: [Event], now: NodeTime) -> [Event] {
         var seen = Set<Event>()
         var kept: [Event] = []
         // How far each origin's prefix reaches with the batch's earlier events: a pull brings
@@ -207,20 +205,4 @@ extension NodeMachine {
             now: now)
         return vector
     }
-}
-
-/// How many signatures a sender may still have checked: the caller's rate limits (a stranger's
-/// flood of well-formed but wrong signatures would otherwise hold a core).
-public protocol SignatureBudget {
-    /// Takes up to `count` checks from the budget; returns how many it allows.
-    mutating func allow(_ count: Int) -> Int
-    /// `count` signatures did not verify: they cost more.
-    mutating func penalize(_ count: Int)
-}
-
-/// No limit: a peer this node chose to pull from, the simulator, a test.
-public struct UnlimitedChecks: SignatureBudget {
-    public init() {}
-    public mutating func allow(_ count: Int) -> Int { count }
-    public mutating func penalize(_ count: Int) {}
 }

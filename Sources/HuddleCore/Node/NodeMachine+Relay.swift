@@ -5,10 +5,7 @@ extension NodeMachine {
     /// A relay datagram (kind 10) that arrived from `source`, with its bytes as they came: for
     /// another peer (forwarded untouched), for this node (taken like any datagram, signatures
     /// checked), or refused and counted.
-    public mutating func receive(
-        _ relay: RelayMessage, bytes: [UInt8], from source: PeerAddress, now: NodeTime,
-        checks: inout some SignatureBudget
-    ) {
+    mutating func receive(_ relay: RelayMessage, bytes: [UInt8], from source: PeerAddress, now: NodeTime) {
         counters.packetsIn += 1
         membership.arrived(bytes.count, from: source)
         switch membership.accept(relay, from: source, now: now.monotonic) {
@@ -18,7 +15,7 @@ extension NodeMachine {
             countDropped(.relayRefused)
         case .deliver(.sound(let window), _, _):
             // Checked as one sent directly (a live peer of the room, its signature).
-            take(window, now: now, checks: &checks)
+            take(window, from: source, now: now)
         case .deliver(.message(let message), _, let via):
             if message.isMembership, !message.hasValidMembershipSignature { return countDropped(.badSignature) }
             switch message {
@@ -32,12 +29,14 @@ extension NodeMachine {
                 perform(membership.receive(leaving, now: now.monotonic), now: now)
             case .events(let events):
                 // Taken like a push from the relay, a live peer.
-                receive(events: events, from: source, now: now, checks: &checks)
+                receive(events: events, from: source, now: now)
             default:
                 countDropped(.relayRefused)
             }
         }
-        perform([MembershipDirective](), now: now)
+        // What membership decided about the relay (a route learned, one refused) goes out.
+        performRelayDirectives()
+        noteVouched()
     }
 
     /// Sends `message` to each peer along its route: one datagram for all the peers reached

@@ -99,6 +99,8 @@ public struct NodeMachine: Sendable {
     private var restore: NodeRestore?
     /// What the world must do, oldest first (``pollEffects()``).
     var effects: [NodeEffect] = []
+    /// Datagrams' rates and senders' budgets of signature checks (`NodeMachine+Admission`).
+    public internal(set) var admission = DatagramRateLimits()
     /// Pulls running and waiting (`NodeMachine+Pulls`).
     var pulls = PullSlots()
     /// Inputs' effects waiting for their writes' commit (``CommitGate``).
@@ -153,7 +155,7 @@ public struct NodeMachine: Sendable {
     mutating func showInfo(_ text: String) { show(.info(text)) }
 
     /// Counts `count` dropped inputs (datagrams, frames, connections or events).
-    public mutating func countDropped(_ drop: NodeCounters.Drop, count: Int = 1) {
+    mutating func countDropped(_ drop: NodeCounters.Drop, count: Int = 1) {
         counters.count(drop, count)
     }
 
@@ -163,7 +165,7 @@ public struct NodeMachine: Sendable {
     /// room `key` opens, unless joined already: a join resets calibration, so a restart must
     /// not re-join. A private room comes back only with its passphrase; until then it stays
     /// locked, unread and unadvertised.
-    public mutating func start(room: String? = nil, key: RoomKey? = nil, seeds: [PeerAddress] = [], now: NodeTime) {
+    mutating func start(room: String? = nil, key: RoomKey? = nil, seeds: [PeerAddress] = [], now: NodeTime) {
         let restore = self.restore ?? NodeRestore()
         self.restore = nil
         effects.append(.persist(.nick(nick, identity.id, at: now.wall)))

@@ -36,11 +36,11 @@ extension Node {
             case .tooLong(let bytes):
                 showError("ignored a line of \(bytes) bytes (at most \(StandardInputLines.maximumLineBytes))")
             case .markOffered(let label, let at):
-                await step { machine, now in machine.markOffered(label, at: at, now: now) }
+                await feed(.markOffered(label, at: at))
             case .pause(let at):
-                await step { machine, now in machine.pause(at: at, now: now) }
+                await feed(.pause(at: at))
             case .resume(let at):
-                await step { machine, now in machine.resume(at: at, now: now) }
+                await feed(.resume(at: at))
             case .quit:
                 return false
             }
@@ -53,7 +53,7 @@ extension Node {
     /// Runs one console line whose Enter arrived at `at`; returns `false` for `/quit`. A bad line
     /// prints an error and changes nothing.
     func runConsoleLine(_ line: String, at: WallTime) async -> Bool {
-        await step { machine, now in machine.consoleLine(line, at: at, now: now) }
+        await feed(.consoleLine(line, at: at))
         return !quitRequested
     }
 }

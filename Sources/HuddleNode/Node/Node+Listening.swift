@@ -33,7 +33,7 @@ extension Node {
         case .success(let source): startListening(to: source)
         case .failure(let error):
             showError("cannot listen: \(error); running without listening")
-            await step { machine, _ in machine.listeningFailed() }
+            await feed(.listeningFailed)
         }
     }
 
@@ -56,7 +56,7 @@ extension Node {
         session.stop()
         listeningTask?.cancel()
         listeningTask = nil
-        await step { machine, now in machine.listeningStopped(reason: reason, now: now) }
+        await feed(.listeningStopped(reason: reason))
     }
 
     /// One report of `session`; `false` once it is not the node's session any more.
@@ -64,23 +64,18 @@ extension Node {
         guard listening === session else { return false }
         switch event {
         case .started(let source, let at):
-            await step { machine, now in
-                machine.listeningStarted(source: source.rawValue, at: at, now: now)
-            }
+            await feed(.listeningStarted(source: source.rawValue, at: at))
         case .window(let features):
-            await step { machine, now in
-                machine.heardOwnSound(
-                    start: .milliseconds(sinceEpoch: features.start), bits: features.bits, loud: features.loud, now: now)
-            }
+            await feed(.heardOwnSound(start: .milliseconds(sinceEpoch: features.start), bits: features.bits, loud: features.loud))
         case .matched(let attempt):
             let tried = NodeMachine.SoundAttempt(
                 peer: attempt.peer, verdict: attempt.result.match.verdict.rawValue,
                 lag: attempt.result.heard?.lag, confidence: attempt.result.match.confidence,
                 heard: attempt.result.heard)
-            await step { machine, now in machine.soundMatched(tried, now: now) }
+            await feed(.soundMatched(tried))
         case .stopped(let reason):
             listening = nil
-            await step { machine, now in machine.listeningStopped(reason: reason, now: now) }
+            await feed(.listeningStopped(reason: reason))
             return false
         }
         return true

@@ -21,6 +21,6 @@ extension Node {
         } else {
             answer = .none
         }
-        await step { machine, now in machine.passphraseEntered(answer, now: now) }
+        await feed(.passphrase(answer))
     }
 }

@@ -92,7 +92,7 @@ extension Node {
         defer { console?.stop() }
         show(renderer.ready(id: identity.id, nick: configuration.nick, port: port, dataDir: configuration.dataDir))
         let room = configuration.passphrase == nil ? configuration.room : nil
-        await step { machine, now in machine.start(room: room, key: key, seeds: seeds, now: now) }
+        await feed(.start(room: room, key: key, seeds: seeds))
         let discoveries = startDiscovery()
         defer { discovery?.stop() }
         await startConfiguredListening()
@@ -187,9 +187,7 @@ extension Node {
         switch event {
         case .found(let peer):
             let address = PeerAddress(host: peer.host, port: peer.port)
-            await step { machine, now in
-                machine.discovered(id: peer.id, nick: peer.nick, address: address, rooms: peer.rooms, now: now)
-            }
+            await feed(.discovered(id: peer.id, nick: peer.nick, address: address, rooms: peer.rooms))
         case .lost(let id):
             logger.info("peer withdrew its mDNS service", metadata: ["huddle.id": "\(id)"])
         case .unavailable(let why):
@@ -237,67 +235,43 @@ extension Node {
         throw NodeError.cannotListen(host: host, port: port, protocol: "TCP", underlying: "\(lastError.map { "\($0)" } ?? "")")
     }
 
-    /// Decodes a datagram off the actor, then hands it to the machine on the actor, which
-    /// screens its events, checks their signatures within the sender's budget and takes them.
+    /// Hands a datagram's bytes to the machine, which admits, decodes and checks them (a flood
+    /// from one address stops at its rate, undecoded).
     nonisolated func receive(_ envelope: AddressedEnvelope<ByteBuffer>) async {
-        // A flood from one address stops here, undecoded (counted as rate_limited).
-        let received = DeliveryTrace.now()
         let source = DatagramEndpoint.source(of: envelope)
-        guard datagramLimits.withLock({ $0.admit(source, now: clock.monotonic()) }) else { return }
-        // Events from a stranger out of signature checks cost no decoding (counted once per
-        // datagram as check_budget).
-        if DatagramEndpoint.carriesEvents(envelope),
-            !datagramLimits.withLock({ $0.hasChecks(for: source, now: clock.monotonic()) })
-        {
-            return await countDropped(.checkBudget, "events from a sender out of signature checks", from: "\(source)")
-        }
-        switch DatagramEndpoint.decode(envelope) {
-        case .message(let message, let source):
-            if DeliveryTrace.enabled, case .events(let events) = message {
-                DeliveryTrace.mark(.received, events.map(\.id), at: received)
-                DeliveryTrace.mark(.decoded, events.map(\.id))
-            }
-            await handle(message, from: source)
-        case .relay(let relay, let bytes, let source):
-            await handle(relay, bytes: bytes, from: source)
-        case .sound(let window, let source):
-            await handle(window, from: source)
-        case .dropped(let drop, let reason, let source):
-            await countDropped(drop, reason, from: "\(source)")
-        }
+        let bytes = Array(envelope.data.readableBytesView)
+        guard DeliveryTrace.enabled else { return await take(bytes, from: source) }
+        // Tracing (a benchmark) only: the events' ids, from a copy decoded here.
+        let received = DeliveryTrace.now()
+        let ids: [EventID] =
+            if case .message(.events(let events))? = try? Datagram(decoding: bytes) { events.map(\.id) } else { [] }
+        DeliveryTrace.mark(.received, ids, at: received)
+        DeliveryTrace.mark(.decoded, ids)
+        await take(bytes, from: source)
+        DeliveryTrace.mark(.taken, ids)
     }
 
     /// Runs each pull the machine starts (it decides how many at once), each on a connection of
-    /// its own. What arrives is screened by the machine, verified off the actor on every core (a
-    /// batch holds up to a thousand events), then taken.
+    /// its own, batch after batch as the machine asks (`NodeMachine+Pulls`).
     func pullLoop(group: any EventLoopGroup) async {
         let client = SyncClient(group: group)
         await withDiscardingTaskGroup { pulls in
-            for await pull in pullRequests {
-                let first = machine.firstSyncRequest(for: pull)
+            for await (pull, first) in pullRequests {
                 pulls.addTask { await self.run(pull, first: first, with: client) }
             }
         }
     }
 
-    /// One pull, batch after batch, until the machine asks for no more or the peer fails.
+    /// One pull's connection, until the machine ends the pull or the connection ends.
     nonisolated func run(_ pull: PullRequest, first: SyncRequest, with client: SyncClient) async {
-        let peer = "\(pull.address)"
         do {
-            try await client.pull(first, host: pull.address.host, port: Int(pull.address.port)) { events, more, asked in
-                let screened = await self.screen(events)
-                let valid = await SignatureCheck.valid(screened)
-                if valid.count < screened.count {
-                    await self.countDropped(
-                        .badSignature, "\(screened.count - valid.count) events whose signatures do not verify",
-                        from: peer, count: screened.count - valid.count)
-                }
-                return await self.pulled(valid, for: pull, asked: asked, more: more)
+            try await client.pull(first, host: pull.address.host, port: Int(pull.address.port)) { events, more in
+                await self.batch(events, of: pull, more: more)
             }
         } catch {
-            logger.debug("pull failed", metadata: ["huddle.peer": "\(peer)", "huddle.error": "\(error)"])
+            logger.debug("pull failed", metadata: ["huddle.peer": "\(pull.address)", "huddle.error": "\(error)"])
         }
-        await pullFinished(pull)
+        await pullEnded(pull)
     }
 
     /// Wakes for hold-back releases, membership ticks and anti-entropy rounds; anything that

@@ -112,7 +112,7 @@ extension Node {
         let expired = machine.rooms.values.reduce(0) { $0 + $1.tally.droppedAhead }
         if abandoned > 0 { drops["unmet_context"] = abandoned }
         if expired > 0 { drops["gap_expired"] = expired }
-        let limited = datagramLimits.withLock { $0.refused }
+        let limited = machine.admission.refused
         if limited > 0 { drops["rate_limited"] = limited }
         return NodeStatus.Counters(
             packetsIn: counters.packetsIn, packetsOut: counters.packetsOut,

@@ -49,13 +49,13 @@ public actor Node {
     var discovery: ServiceDiscovery?
     /// The UDP socket: datagrams out go straight to it, fire and forget, like UDP.
     let datagrams: DatagramEndpoint
-    /// Per-address limits on datagrams in, checked before decoding, off the actor.
-    let datagramLimits = Mutex(DatagramRateLimits())
     /// Whom a goodbye goes to, at which incarnation, and whether it was said (``sayGoodbye()``).
     let goodbye = Mutex<(to: [PeerAddress], incarnation: UInt64, said: Bool)>(([], 0, false))
-    /// Pulls to run, one at a time.
-    let pullRequests: AsyncStream<PullRequest>
-    let pullRequestSink: AsyncStream<PullRequest>.Continuation
+    /// Pulls the machine started, to run (``pullLoop(group:)``), and the batch each waits to
+    /// hear the machine's next request for.
+    let pullRequests: AsyncStream<(PullRequest, first: SyncRequest)>
+    let pullRequestSink: AsyncStream<(PullRequest, first: SyncRequest)>.Continuation
+    var pullWaiters: [PullRequest: CheckedContinuation<SyncRequest?, Never>] = [:]
 
     /// Commits under way, by turn: each tells the machine when its writes are on disk, and the
     /// machine lets out what waited for them (``CommitGate``).
@@ -171,7 +171,7 @@ public actor Node {
 
     /// `turn`'s writes are on disk: the machine lets out what waited for them.
     private func committed(_ turn: CommitTurn) {
-        machine.committed(turn)
+        machine.handle(.committed(turn), now: now)
         carryOut(machine.pollEffects())
         commits[turn] = nil
     }
@@ -190,7 +190,6 @@ public actor Node {
                     }
                 }
             case .vouchedPeers(let addresses, let incarnation):
-                datagramLimits.withLock { $0.exempt = addresses }
                 goodbye.withLock {
                     $0.to = addresses.sorted()
                     $0.incarnation = incarnation
@@ -200,8 +199,17 @@ public actor Node {
                 if DeliveryTrace.enabled, case .events(let events) = message { DeliveryTrace.mark(.sent, events.map(\.id)) }
             case .datagram(let bytes, let address):
                 send(encoded: bytes, to: [address])
-            case .pull(let request):
-                pullRequestSink.yield(request)
+            case .pull(let pull, let first):
+                pullRequestSink.yield((pull, first))
+            case .checkSignatures(let pull, let events, let more):
+                checkSignatures(events, of: pull, more: more)
+            case .pullNext(let pull, let request):
+                pullWaiters.removeValue(forKey: pull)?.resume(returning: request)
+            case .pullDone(let pull):
+                pullWaiters.removeValue(forKey: pull)?.resume(returning: nil)
+            case .refused(let drop, let reason, let source):
+                logger.debug(
+                    "dropped input", metadata: ["huddle.peer": "\(source)", "huddle.reason": "\(reason)", "huddle.drop": "\(drop)"])
             case .output(let line):
                 show(line)
             case .advertise(let rooms):
@@ -315,28 +323,19 @@ public actor Node {
 
     // MARK: Inputs
 
-    /// A decoded datagram: handed to the machine with the sender's budget of signature checks.
-    func handle(_ message: WireMessage, from source: PeerAddress) async {
-        var checks = RateLimitedChecks(node: self, sender: source)
-        await step(waiting: false) { machine, now in machine.receive(message, from: source, now: now, checks: &checks) }
-        if DeliveryTrace.enabled, case .events(let events) = message { DeliveryTrace.mark(.taken, events.map(\.id)) }
+    /// Hands `input` to the machine and carries out what it caused (see ``step(waiting:_:)``).
+    func feed(_ input: NodeInput, waiting: Bool = true) async {
+        await step(waiting: waiting) { machine, now in machine.handle(input, now: now) }
     }
 
-    /// A relay datagram (kind 10): the machine forwards it, takes it, or refuses it.
-    func handle(_ relay: RelayMessage, bytes: [UInt8], from source: PeerAddress) async {
-        var checks = RateLimitedChecks(node: self, sender: source)
-        await step(waiting: false) { machine, now in machine.receive(relay, bytes: bytes, from: source, now: now, checks: &checks) }
+    /// A datagram's bytes: the machine admits, decodes and checks them.
+    func take(_ bytes: [UInt8], from source: PeerAddress) async {
+        await feed(.datagram(bytes, from: source), waiting: false)
     }
 
-    /// A peer's sound window (kind 11): the machine checks it and hands it to the matcher.
-    func handle(_ window: SoundWindow, from source: PeerAddress) async {
-        var checks = RateLimitedChecks(node: self, sender: source)
-        await step(waiting: false) { machine, now in machine.receive(window, from: source, now: now, checks: &checks) }
-    }
-
-    /// Counts a dropped input and logs why, at debug level.
-    func countDropped(_ drop: NodeCounters.Drop, _ reason: String, from source: String, count: Int = 1) {
-        machine.countDropped(drop, count: count)
+    /// Counts a dropped input (a TCP frame or connection) and logs why, at debug level.
+    func countDropped(_ drop: NodeCounters.Drop, _ reason: String, from source: String, count: Int = 1) async {
+        await feed(.dropped(drop, count: count), waiting: false)
         logger.debug("dropped input", metadata: ["huddle.peer": "\(source)", "huddle.reason": "\(reason)"])
     }
 
@@ -345,17 +344,33 @@ public actor Node {
         machine.syncResponse(to: request)
     }
 
-    /// Events a pull brought: screened here, verified off the actor on every core, then taken.
-    func screen(_ events: [Event]) async -> [Event] {
-        await step { machine, now in machine.screen(events, now: now) }
+    /// A batch of `pull`: returns the machine's next request, or `nil` once it ends the pull
+    /// (after checking the batch's signatures, off the actor: ``checkSignatures(_:of:more:)``).
+    func batch(_ events: [Event], of pull: PullRequest, more: Bool) async -> SyncRequest? {
+        await withCheckedContinuation { waiter in
+            pullWaiters[pull] = waiter
+            machine.handle(.pullBatch(pull, events: events, more: more), now: now)
+            carryOut(machine.pollEffects())
+        }
     }
 
-    func pulled(_ verified: [Event], for pull: PullRequest, asked: SyncRequest, more: Bool) async -> SyncRequest? {
-        await step(waiting: false) { machine, now in machine.pulled(verified, for: pull, asked: asked, more: more, now: now) }
+    /// Checks a pull batch's signatures on every core, then hands the result to the machine.
+    func checkSignatures(_ events: [Event], of pull: PullRequest, more: Bool) {
+        Task {
+            let valid = await SignatureCheck.valid(events)
+            if valid.count < events.count {
+                logger.debug(
+                    "dropped input",
+                    metadata: ["huddle.peer": "\(pull.address)", "huddle.reason": "\(events.count - valid.count) events whose signatures do not verify"])
+            }
+            await feed(.pullChecked(pull, valid: valid, invalid: events.count - valid.count, more: more), waiting: false)
+        }
     }
 
-    func pullFinished(_ request: PullRequest) async {
-        await step(waiting: false) { machine, _ in machine.pullFinished(request) }
+    /// A pull's connection ended: if the machine had not ended the pull, it failed.
+    func pullEnded(_ pull: PullRequest) async {
+        pullWaiters.removeValue(forKey: pull)?.resume(returning: nil)
+        await feed(.pullFailed(pull), waiting: false)
     }
 
     func vector(of room: String) -> VersionVector {
@@ -367,7 +382,7 @@ public actor Node {
     /// Runs whatever is due and returns when the next is, on the monotonic clock.
     func runDueWork() async -> MonotonicTime {
         await step(waiting: false) { machine, now in
-            machine.tick(now: now)
+            machine.handle(.tick, now: now)
             return machine.nextDeadline(now: now)
         }
     }
@@ -380,22 +395,5 @@ public actor Node {
     func setSleeper(_ task: Task<Void, Never>, until deadline: MonotonicTime) {
         sleeper = task
         sleeperDeadline = deadline
-    }
-}
-
-/// A sender's budget of signature checks, from the node's rate limits.
-struct RateLimitedChecks: SignatureBudget {
-    let node: Node
-    let sender: PeerAddress
-
-    mutating func allow(_ count: Int) -> Int {
-        guard count > 0 else { return 0 }
-        let now = node.clock.monotonic()
-        return node.datagramLimits.withLock { $0.checks(count, from: sender, now: now) }
-    }
-
-    mutating func penalize(_ count: Int) {
-        let now = node.clock.monotonic()
-        node.datagramLimits.withLock { $0.penalize(count, from: sender, now: now) }
     }
 }

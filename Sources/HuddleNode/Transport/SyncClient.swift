@@ -4,18 +4,17 @@ import NIOPosix
 
 /// Carries one pull over TCP: sends the ``SyncRequest`` the machine made and hands each
 /// ``SyncResponse`` batch back, sending whatever request it is answered with, until it is
-/// answered with none (the machine decides: ``NodeMachine/pulled(_:for:asked:more:now:)``) or the
-/// connection ends. Returned events are decoded but not yet verified.
+/// answered with none (the machine decides: `NodeMachine+Pulls`) or the connection ends. Returned events are decoded but not yet verified.
 struct SyncClient: Sendable {
     var group: any EventLoopGroup
     var connectTimeout: TimeAmount = .seconds(2)
 
     /// Runs the pull that starts with `first`, and gives up after `deadline` however far it got;
-    /// anti-entropy will ask again. `receive` gets each batch's events, whether the peer has more
-    /// and the request the batch answers, and returns the next request, or `nil` to end the pull.
+    /// anti-entropy will ask again. `receive` gets each batch's events and whether the peer has
+    /// more, and returns the next request, or `nil` to end the pull.
     func pull(
         _ first: SyncRequest, host: String, port: Int, deadline: Duration = .seconds(30),
-        receive: @escaping @Sendable (_ events: [Event], _ more: Bool, _ asked: SyncRequest) async -> SyncRequest?
+        receive: @escaping @Sendable (_ events: [Event], _ more: Bool) async -> SyncRequest?
     ) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -32,7 +31,7 @@ struct SyncClient: Sendable {
 
     private func pullBatches(
         _ first: SyncRequest, host: String, port: Int,
-        receive: @Sendable ([Event], Bool, SyncRequest) async -> SyncRequest?
+        receive: @Sendable ([Event], Bool) async -> SyncRequest?
     ) async throws {
         let channel = try await ClientBootstrap(group: group)
             .connectTimeout(connectTimeout)
@@ -43,15 +42,13 @@ struct SyncClient: Sendable {
                 }
             }
         try await channel.executeThenClose { inbound, outbound in
-            var asked = first
-            try await outbound.write(.syncRequest(asked))
+            try await outbound.write(.syncRequest(first))
             for try await message in inbound {
                 guard case .syncResponse(let response) = message, response.room == first.room else {
                     throw SyncError.unexpectedReply
                 }
-                guard let next = await receive(response.events, response.more, asked) else { return }
-                asked = next
-                try await outbound.write(.syncRequest(asked))
+                guard let next = await receive(response.events, response.more) else { return }
+                try await outbound.write(.syncRequest(next))
             }
         }
     }

@@ -79,7 +79,7 @@ struct MachineLAN {
         var machine = NodeMachine(
             NodeSetup(identity: identity, nick: nick, port: 7400, startedAt: now.wall, seed: UInt64(index + 1), shield: shield),
             restore: store.restore)
-        machine.start(room: room, now: now)
+        machine.handle(.start(room: room, key: nil, seeds: []), now: now)
         hosts.append(Host(machine: machine, address: address, store: store))
         collect(index)
         return index
@@ -111,9 +111,11 @@ struct MachineLAN {
             for b in hosts.indices where a != b {
                 let other = hosts[b]
                 on(a) { machine, now in
-                    machine.discovered(
-                        id: other.machine.identity.id, nick: other.machine.nick, address: other.address,
-                        rooms: other.machine.membership.rooms, now: now)
+                    machine.handle(
+                        .discovered(
+                            id: other.machine.identity.id, nick: other.machine.nick, address: other.address,
+                            rooms: other.machine.membership.rooms),
+                        now: now)
                 }
             }
         }
@@ -136,10 +138,10 @@ struct MachineLAN {
     /// `first` marks kickoff, then `second` marks it `apart` later, each delivered: `second`'s
     /// stream is `apart` behind `first`'s.
     mutating func markKickoff(_ first: Int, then second: Int, apart: TimeSpan) {
-        on(first) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
+        on(first) { $0.handle(.consoleLine("/now kickoff", at: $1.wall), now: $1) }
         deliverAll()
         advance(apart)
-        on(second) { $0.consoleLine("/now kickoff", at: $1.wall, now: $1) }
+        on(second) { $0.handle(.consoleLine("/now kickoff", at: $1.wall), now: $1) }
         deliverAll()
     }
 
@@ -151,13 +153,8 @@ struct MachineLAN {
             if !relaysInFlight.isEmpty {
                 let (bytes, from, to) = relaysInFlight.removeFirst()
                 guard let target = hosts.firstIndex(where: { $0.address == to }) else { continue }
-                var checks = UnlimitedChecks()
                 let source = hosts[from].address
-                if let relay = try? RelayMessage(decoding: bytes) {
-                    on(target) { machine, now in machine.receive(relay, bytes: bytes, from: source, now: now, checks: &checks) }
-                } else if case .sound(let window)? = try? Datagram(decoding: bytes) {
-                    on(target) { machine, now in machine.receive(window, from: source, now: now, checks: &checks) }
-                }
+                on(target) { machine, now in machine.handle(.datagram(bytes, from: source), now: now) }
                 continue
             }
             let (message, from, to) = inFlight.removeFirst()
@@ -175,9 +172,8 @@ struct MachineLAN {
     /// Delivers one datagram, through the codec as on a socket.
     mutating func deliver(_ message: WireMessage, from: Int, to target: Int) {
         let decoded = Self.throughTheCodec(message)
-        var checks = UnlimitedChecks()
         let source = hosts[from].address
-        on(target) { machine, now in machine.receive(decoded, from: source, now: now, checks: &checks) }
+        on(target) { machine, now in machine.handle(.message(decoded, from: source), now: now) }
     }
 
     /// `message` as a socket would deliver it: encoded and decoded. A message the codec cannot
@@ -193,15 +189,14 @@ struct MachineLAN {
 
     /// Sends a datagram from outside any machine (a test playing a peer or an attacker).
     mutating func inject(_ message: WireMessage, from source: PeerAddress, to target: Int) {
-        var checks = UnlimitedChecks()
         let decoded = Self.throughTheCodec(message)
-        on(target) { machine, now in machine.receive(decoded, from: source, now: now, checks: &checks) }
+        on(target) { machine, now in machine.handle(.message(decoded, from: source), now: now) }
     }
 
     /// Moves the clock on by `span` and runs what fell due on every node.
     mutating func advance(_ span: TimeSpan, deliver: Bool = true) {
         now = now.advanced(by: span)
-        for index in hosts.indices { on(index) { machine, now in machine.tick(now: now) } }
+        for index in hosts.indices { on(index) { machine, now in machine.handle(.tick, now: now) } }
         if deliver { deliverAll() }
     }
 
@@ -217,22 +212,18 @@ struct MachineLAN {
                     hosts[index].sent.append((message, address))
                     if !isBlocked(index, address) { inFlight.append((message, index, address)) }
                 }
-            case .pull(let request):
+            case .pull(let request, let first):
                 hosts[index].pulls.append(request)
-                guard answerPulls, let peer = hosts.firstIndex(where: { $0.address == request.address }) else {
-                    hosts[index].machine.pullFinished(request)
-                    continue
-                }
-                // Batch after batch until the machine asks for no more, as the node's pull does.
-                var asked: SyncRequest? = hosts[index].machine.firstSyncRequest(for: request)
-                while let sent = asked {
-                    let response = hosts[peer].machine.syncResponse(to: sent)
-                    let screened = hosts[index].machine.screen(response.events, now: now)
-                    asked = hosts[index].machine.pulled(
-                        screened.filter(\.hasValidSignature), for: request, asked: sent, more: response.more, now: now)
-                }
-                hosts[index].machine.pullFinished(request)
+                pending += answer(request, first, on: index)
+            case .pullNext(let request, let next):
+                pending += answer(request, next, on: index)
+            case .checkSignatures(let request, let events, let more):
+                let valid = events.filter(\.hasValidSignature)
+                hosts[index].machine.handle(
+                    .pullChecked(request, valid: valid, invalid: events.count - valid.count, more: more), now: now)
                 pending += hosts[index].machine.pollEffects()
+            case .pullDone:
+                continue
             case .persist(let write):
                 if holdCommits {
                     hosts[index].uncommitted.append(([write], nil))
@@ -244,7 +235,7 @@ struct MachineLAN {
                     hosts[index].uncommitted.append((writes, turn))
                 } else {
                     for write in writes { hosts[index].store.apply(write) }
-                    hosts[index].machine.committed(turn)
+                    hosts[index].machine.handle(.committed(turn), now: now)
                     pending += hosts[index].machine.pollEffects()
                 }
             case .afterCommit(_, let effects):
@@ -259,10 +250,23 @@ struct MachineLAN {
                 hosts[index].heard.append(window)
             case .listen(let on):
                 hosts[index].listenRequests.append(on)
-            case .advertise, .vouchedPeers, .askPassphrase:
+            case .advertise, .vouchedPeers, .askPassphrase, .refused:
                 continue
             }
         }
+    }
+
+    /// Answers node `index`'s pull request from the node it names, at once (a pull runs over TCP,
+    /// which does not lose it), or fails the pull (``answerPulls`` off, nobody there); returns
+    /// what the machine made of it.
+    private mutating func answer(_ pull: PullRequest, _ request: SyncRequest, on index: Int) -> [NodeEffect] {
+        if answerPulls, let peer = hosts.firstIndex(where: { $0.address == pull.address }) {
+            let response = hosts[peer].machine.syncResponse(to: request)
+            hosts[index].machine.handle(.pullBatch(pull, events: response.events, more: response.more), now: now)
+        } else {
+            hosts[index].machine.handle(.pullFailed(pull), now: now)
+        }
+        return hosts[index].machine.pollEffects()
     }
 
     func isBlocked(_ from: Int, _ to: PeerAddress) -> Bool {
@@ -276,7 +280,7 @@ struct MachineLAN {
         hosts[index].uncommitted = []
         for (writes, turn) in held {
             for write in writes { hosts[index].store.apply(write) }
-            if let turn { hosts[index].machine.committed(turn) }
+            if let turn { hosts[index].machine.handle(.committed(turn), now: now) }
         }
         collect(index)
     }
@@ -289,7 +293,7 @@ struct MachineLAN {
                 identity: old.machine.identity, nick: old.machine.nick, port: 7400, startedAt: now.wall,
                 seed: UInt64(index + 100), shield: old.machine.shield),
             restore: old.store.restore)
-        machine.start(room: room, now: now)
+        machine.handle(.start(room: room, key: nil, seeds: []), now: now)
         hosts[index] = Host(machine: machine, address: old.address, store: old.store)
         collect(index)
     }

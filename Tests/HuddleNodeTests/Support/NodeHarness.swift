@@ -144,7 +144,7 @@ struct NodeHarness {
                 for try await envelope in inbound { await node.receive(envelope) }
             }
         }
-        await node.step { machine, now in machine.start(room: room, now: now) }
+        await node.feed(.start(room: room, key: nil, seeds: []))
         return NodeHarness(
             node: node, clock: clock, sink: sink, store: store, port: port, identity: identity, dataDir: dataDir,
             receiving: receiving)

@@ -1,7 +1,6 @@
-import HuddleCore
 import Testing
 
-@testable import HuddleNode
+@testable import HuddleCore
 
 /// A flood from one address is cut to its rate before anything is decoded; others go on.
 @Suite struct DatagramRateLimitsTests {

@@ -29,7 +29,7 @@ import HuddleCore
 ///
 /// Pure: time is passed in (the monotonic clock). At most ``maximumTracked`` buckets are kept
 /// per kind; idle (full) ones are forgotten first.
-struct DatagramRateLimits: Sendable {
+public struct DatagramRateLimits: Sendable {
     struct Rate: Sendable {
         /// Datagrams a second, sustained.
         var perSecond: Double
@@ -95,7 +95,7 @@ struct DatagramRateLimits: Sendable {
     private var senders: [PeerAddress: Bucket] = [:]
     private var hosts: [String: Bucket] = [:]
     /// Datagrams refused so far.
-    private(set) var refused = 0
+    public private(set) var refused = 0
     /// Buckets kept, senders and hosts together.
     var trackedCount: Int { senders.count + hosts.count + strangerChecks.buckets.count + peerChecks.buckets.count }
 

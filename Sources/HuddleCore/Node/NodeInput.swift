@@ -1,0 +1,93 @@
+/// Everything that happens to a node, as its machine hears of it: the one door in
+/// (``NodeMachine/handle(_:now:)``). What the world must do comes out of the one door out,
+/// ``NodeMachine/pollEffects()``, and when to come back of ``NodeMachine/nextDeadline(now:)``.
+///
+/// Requests a person waits on for an answer are calls, not inputs: ``NodeMachine/say(_:inRoomNamed:now:)``,
+/// ``NodeMachine/sendDirect(to:text:now:)`` and ``NodeMachine/controlLine(_:inRoomNamed:at:now:)``
+/// answer with the event made or why not; ``NodeMachine/syncResponse(to:)`` answers a peer's pull
+/// from the log; the views (``NodeMachine/consoleView(now:)``, the status) only read.
+public enum NodeInput: Sendable {
+    // MARK: Starting
+
+    /// Brings back what the store held and joins `room` (a public name) or the private room `key`
+    /// opens; `seeds` are peers to probe (`--peer`).
+    case start(room: String?, key: RoomKey?, seeds: [PeerAddress])
+
+    // MARK: The network
+
+    /// A datagram's bytes as the socket gave them: admitted, decoded and checked by the machine.
+    case datagram([UInt8], from: PeerAddress)
+    /// A datagram already decoded (the simulator's network, a test playing a peer).
+    case message(WireMessage, from: PeerAddress)
+    /// A peer that mDNS found.
+    case discovered(id: NodeID, nick: String, address: PeerAddress, rooms: [String])
+    /// A batch of a pull came back (``NodeEffect/pull(_:first:)``).
+    case pullBatch(PullRequest, events: [Event], more: Bool)
+    /// The batch's signatures, checked (``NodeEffect/checkSignatures(_:_:more:)``).
+    case pullChecked(PullRequest, valid: [Event], invalid: Int, more: Bool)
+    /// A pull's connection failed or closed before the machine ended it.
+    case pullFailed(PullRequest)
+    /// Something the shell refused before the machine saw it (a TCP frame or connection).
+    case dropped(NodeCounters.Drop, count: Int)
+
+    // MARK: The store and the clock
+
+    /// A turn's writes are on disk (``NodeEffect/commit(_:turn:)``).
+    case committed(CommitTurn)
+    /// Time passed: run what is due (``NodeMachine/nextDeadline(now:)``).
+    case tick
+
+    // MARK: The reader
+
+    /// A line typed on the console, at `at` on the wall clock (Enter).
+    case consoleLine(String, at: WallTime)
+    /// Enter on an empty line, offered as a mark (of `label`, or the moment proposed).
+    case markOffered(String?, at: WallTime)
+    /// The viewer paused or resumed its stream.
+    case pause(at: WallTime)
+    case resume(at: WallTime)
+    /// The answer to ``NodeEffect/askPassphrase(room:)``.
+    case passphrase(PassphraseAnswer)
+
+    // MARK: Listening
+
+    /// The sound source started; its first sample counts as heard at `at`.
+    case listeningStarted(source: String, at: WallTime)
+    /// It stopped (`reason` is `nil` when a file played to its end), or could not start.
+    case listeningStopped(reason: String?)
+    case listeningFailed
+    /// This node's own sound, as features from `start` on.
+    case heardOwnSound(start: WallTime, bits: [UInt32], loud: [Bool])
+    /// The matcher's answer about a peer's window.
+    case soundMatched(NodeMachine.SoundAttempt)
+}
+
+extension NodeMachine {
+    /// Handles one input at one instant; then take what it caused with ``pollEffects()``.
+    public mutating func handle(_ input: NodeInput, now: NodeTime) {
+        switch input {
+        case .start(let room, let key, let seeds): start(room: room, key: key, seeds: seeds, now: now)
+        case .datagram(let bytes, let source): receive(datagram: bytes, from: source, now: now)
+        case .message(let message, let source): receive(message, from: source, now: now)
+        case .discovered(let id, let nick, let address, let rooms):
+            discovered(id: id, nick: nick, address: address, rooms: rooms, now: now)
+        case .pullBatch(let pull, let events, let more): pullBatch(events, of: pull, more: more, now: now)
+        case .pullChecked(let pull, let valid, let invalid, let more):
+            pullChecked(valid, invalid: invalid, of: pull, more: more, now: now)
+        case .pullFailed(let pull): pullFinished(pull)
+        case .dropped(let drop, let count): countDropped(drop, count: count)
+        case .committed(let turn): committed(turn)
+        case .tick: tick(now: now)
+        case .consoleLine(let line, let at): consoleLine(line, at: at, now: now)
+        case .markOffered(let label, let at): markOffered(label, at: at, now: now)
+        case .pause(let at): pause(at: at, now: now)
+        case .resume(let at): resume(at: at, now: now)
+        case .passphrase(let answer): passphraseEntered(answer, now: now)
+        case .listeningStarted(let source, let at): listeningStarted(source: source, at: at, now: now)
+        case .listeningStopped(let reason): listeningStopped(reason: reason, now: now)
+        case .listeningFailed: listeningFailed()
+        case .heardOwnSound(let start, let bits, let loud): heardOwnSound(start: start, bits: bits, loud: loud, now: now)
+        case .soundMatched(let attempt): soundMatched(attempt, now: now)
+        }
+    }
+}
