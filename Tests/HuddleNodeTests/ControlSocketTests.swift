@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HuddleCore
 @testable import HuddleNode
 
 /// A status with a bit of everything, shared by the control tests.

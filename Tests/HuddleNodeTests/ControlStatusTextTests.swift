@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HuddleCore
 @testable import HuddleNode
 
 @Suite struct ControlStatusTextTests {

@@ -1,5 +1,3 @@
-import HuddleCore
-
 /// Per-address limits on incoming datagrams: token buckets per sender (host and port) and, more
 /// loosely, per host. A flood from one address is dropped here, before it is decoded and before
 /// any signature of it is checked, so it costs this node little and the chat of everyone else

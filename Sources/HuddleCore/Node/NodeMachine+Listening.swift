@@ -5,7 +5,7 @@
 ///   ``SoundSharing`` names (while placing a pair, then brief re-checks), each once, as a signed
 ///   ``SoundWindow`` sealed for that peer alone with the pair's key. Direct rooms are left out:
 ///   their two people share a room, and its windows serve both.
-/// - A peer's window (``receive(_:from:now:checks:)``) is taken only while listening, from a live
+/// - A peer's window (``receive(_:from:now:)``) is taken only while listening, from a live
 ///   peer of the room, signed, and opened with the pair's key; it goes to the matcher as
 ///   ``NodeEffect/hear(_:receivedAt:)``.
 /// - A match (``soundMatched(_:now:)``) becomes a `heard` event in every room the two share,

@@ -1,24 +1,26 @@
 /// Everything one node decides, with no I/O at all: the same machine runs inside the `Node` actor
-/// (on sockets, SQLite and a terminal) and in the simulator (on a virtual network and clock).
+/// (on sockets, SQLite and a terminal), in the simulator (on a virtual network, clock and disk)
+/// and in the tests' `MachineLAN`.
 ///
 /// It composes the core's machines: ``Membership`` (who is there), ``Replication`` (when to push,
 /// swap digests, pull) and one ``RoomSession`` per room (log, calibration, hold-back), plus
-/// private rooms, direct messages, nicks and pause. Inputs come in through its methods, each at
-/// one instant (``NodeTime``): a decoded datagram (``receive(_:from:now:checks:)``), a pull's
-/// answer (``pulled(_:for:now:)``), a console line (``consoleLine(_:at:now:)``), a control
-/// request, a discovered peer, time passing (``tick(now:)``). What the world must do comes out
-/// of ``pollEffects()``: datagrams to send, pulls to run, writes to the store, lines for the
-/// reader. ``nextDeadline(now:)`` says when to call ``tick(now:)`` next.
+/// private rooms, direct messages, nicks, pause, admission (`NodeMachine+Admission`), pulls
+/// (`NodeMachine+Pulls`) and the order of commits (``CommitGate``). It has one door in,
+/// ``handle(_:now:)``, taking a ``NodeInput`` at one instant (``NodeTime``): datagram bytes, a
+/// pull's batch, a commit done, a console line, time passing. What the world must do comes out
+/// of ``pollEffects()`` as ``NodeEffect``s: datagrams to send, pulls to run, signatures to check,
+/// writes to commit, lines for the reader. ``nextDeadline(now:)`` says when to hand it
+/// ``NodeInput/tick`` next.
 ///
 /// ```swift
-/// var machine = NodeMachine(NodeSetup(identity: id, nick: "alice", port: 7400, now: now))
-/// machine.start(room: "superbowl", now: now)
-/// machine.receive(message, from: source, now: now)
-/// for effect in machine.pollEffects() { … }     // send, pull, persist, output
+/// var machine = NodeMachine(NodeSetup(identity: id, nick: "alice", port: 7400, startedAt: now.wall, seed: 1))
+/// machine.handle(.start(room: "superbowl", key: nil, seeds: []), now: now)
+/// machine.handle(.datagram(bytes, from: source), now: now)
+/// for effect in machine.pollEffects() { … }     // send, pull, commit, show; report back as inputs
 /// ```
 ///
-/// The shape is quinn-proto's `Connection` and str0m's `Rtc`: handlers for what arrives, a queue
-/// of what to do, a deadline; the caller owns sockets, disk and clocks.
+/// The shape is str0m's `Rtc` and quinn-proto's `Connection`: one input in, effects out, one
+/// deadline; the caller owns sockets, disk and clocks, and only carries out.
 public struct NodeMachine: Sendable {
     public let identity: NodeIdentity
     public let nick: String

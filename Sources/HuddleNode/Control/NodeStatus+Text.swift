@@ -1,5 +1,5 @@
 import Foundation
-import HuddleCore
+public import HuddleCore
 
 extension NodeStatus {
     /// The status as `huddle status --json` prints it: snake_case keys, sorted, indented.

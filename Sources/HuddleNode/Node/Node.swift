@@ -162,7 +162,7 @@ public actor Node {
             commits[turn] = Task {
                 await writer.commit(writes)
                 DeliveryTrace.mark(.stored, DeliveryTrace.own(writes))
-                await self.committed(turn)
+                self.committed(turn)
             }
         }
         perform(effects)
