@@ -88,7 +88,7 @@ let package = Package(
             dependencies: ["HuddleSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strictness
         ),
-        .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"], swiftSettings: strictness),
+        .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore", "HuddleSimulation"], swiftSettings: strictness),
         .testTarget(name: "HuddleAudioTests", dependencies: ["HuddleAudio"], swiftSettings: strictness),
         .testTarget(
             name: "HuddleSimulationTests", dependencies: ["HuddleSimulation", "HuddleCore"], swiftSettings: strictness),

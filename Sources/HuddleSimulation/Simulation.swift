@@ -131,6 +131,7 @@ public struct Simulation {
                 let (made, effects) = nodes[origin].say("broadcast \(number)", now: now)
                 guard let event = made else { continue }
                 report.made(event, by: origin, at: now)
+                report.script.append((now, origin, "broadcast \(number)"))
                 report.expected += config.nodes - 1 - dead.count
                 report.counting = true
                 apply(effects, from: origin, now: now)
@@ -324,11 +325,18 @@ private struct Collector {
     var made: [EventID: [UInt8]] = [:]
     var seqsReused = 0
 
+    /// What was said, when and by whom, in order, and what each node showed of it, in order: the
+    /// run as a script another driver can replay (``SimulationReport/script``).
+    var script: [(at: MonotonicTime, origin: Int, text: String)] = []
+    var texts: [EventID: String] = [:]
+    var shownInOrder: [Int: [String]] = [:]
+
     /// Node `origin` made `event`, a broadcast, at `now`. Its seq was used before only if a crash
     /// lost that event before it landed (``neverSaid(_:nodes:)`` forgets those): otherwise the
     /// restarted node signed a seq twice.
     mutating func made(_ event: Event, by origin: Int, at now: MonotonicTime) {
         sent[event.id] = (origin, now)
+        if case .chat(let text) = event.body { texts[event.id] = text }
         if let earlier = made.updateValue(event.signature, forKey: event.id), earlier != event.signature {
             seqsReused += 1
         }
@@ -374,6 +382,7 @@ private struct Collector {
 
     mutating func shown(_ id: EventID, on node: Int, at now: MonotonicTime) {
         if lost.contains(id) { lostShown += 1 }
+        if let text = texts[id] { shownInOrder[node, default: []].append(text) }
         guard let (origin, sentAt) = sent[id], origin != node, victim?.node != node else { return }
         guard seen.insert(Pair(id: id, node: node)).inserted else {
             duplicates += 1
@@ -412,6 +421,8 @@ private struct Collector {
         report.lostShown = lostShown
         report.equivocations = faults
         report.seqsReused = seqsReused
+        report.script = script
+        report.shownInOrder = shownInOrder
         return report
     }
 }

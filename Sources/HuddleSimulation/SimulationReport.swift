@@ -32,6 +32,10 @@ public struct SimulationReport: Sendable {
     public let killDetectionMs: [Double?]?
     /// With ``SimulationConfig/unreachable``: how many pairs could not reach each other.
     public var unreachablePairs = 0
+    /// The broadcasts as said (when, by which node, what), and the texts each node showed, in
+    /// order: what another driver replays to compare (issue 32).
+    public var script: [(at: MonotonicTime, origin: Int, text: String)] = []
+    public var shownInOrder: [Int: [String]] = [:]
     /// With ``SimulationConfig/crashes``: how many; messages a crash lost before they landed that
     /// some node showed anyway; seqs a restarted node signed twice; proofs of equivocation the
     /// nodes found. All three must be 0.

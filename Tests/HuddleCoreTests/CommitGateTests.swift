@@ -29,6 +29,17 @@ import Testing
         #expect(due.map(\.effects) == [[.output(.notice("a"))]])
     }
 
+    /// A pull's next request does not wait for the batch's commit: it shows nothing, and a
+    /// backlog pulled at the disk's pace would take a commit per batch.
+    @Test func aPullsStepsNeverWait() {
+        var gate = CommitGate()
+        let pull = PullRequest(room: "superbowl", peer: NodeIdentity.generate().id, address: PeerAddress(host: "10.0.0.2", port: 7400))
+        let next = SyncRequest(from: pull.peer, room: "superbowl", have: VersionVector(), limit: 1024)
+        let out = gate.pass([.persist(shown), .output(.notice("a")), .pullNext(pull, next)])
+        #expect(out.first == .pullNext(pull, next))
+        #expect(out.count == 2)
+    }
+
     /// Two commits that return out of order let their effects out in the order of the inputs.
     @Test func turnsComeOutInTheOrderOfTheirInputs() {
         var gate = CommitGate()

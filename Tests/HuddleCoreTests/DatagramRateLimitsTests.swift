@@ -58,7 +58,7 @@ import Testing
     // MARK: Signature checks
 
     @Test func aStrangersSignatureChecksAreBudgetedAndBadOnesCostTenfold() {
-        var limits = DatagramRateLimits()
+        var limits = SignatureBudgets()
         // A datagram of 372 events: a burst of 400 checks covers it, the next one only 28.
         #expect(limits.checks(372, from: flooder, now: .start) == 372)
         #expect(limits.checks(372, from: flooder, now: .start) == 28)
@@ -82,7 +82,7 @@ import Testing
     }
 
     @Test func everyPeerTogetherHasOneBudget() {
-        var limits = DatagramRateLimits()
+        var limits = SignatureBudgets()
         let peers = (0..<8).map { PeerAddress(host: "192.0.2.\(10 + $0)", port: 7400) }
         limits.exempt = Set(peers)
         let granted = peers.map { limits.checks(2_000, from: $0, now: .start) }.reduce(0, +)
@@ -90,7 +90,7 @@ import Testing
     }
 
     @Test func everyStrangerTogetherHasOneBudget() {
-        var limits = DatagramRateLimits()
+        var limits = SignatureBudgets()
         var granted = 0
         for host in 0..<20 {
             granted += limits.checks(400, from: PeerAddress(host: "192.0.2.\(100 + host)", port: 1), now: .start)

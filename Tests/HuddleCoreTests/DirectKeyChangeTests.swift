@@ -20,12 +20,12 @@ import Testing
     @Test func aPeerFlippingKeysLeavesOnlyTheLastRoomBehind() throws {
         var (lan, alice, bob) = pair()
         let bobID = lan[bob].machine.identity.id
-        let before = (keys: lan[alice].machine.keys.count, directs: lan[alice].machine.directs.count)
+        let before = (keys: lan[alice].machine.keys.count, directs: lan[alice].machine.direct.rooms.count)
         for _ in 0..<50 { offer(NodeIdentity.generate().agreementPublicKey, on: &lan, alice, from: bobID) }
         #expect(lan[alice].machine.keys.count == before.keys)
-        #expect(lan[alice].machine.directs.count == before.directs)
+        #expect(lan[alice].machine.direct.rooms.count == before.directs)
         let current = try #require(lan[alice].machine.directRoom(with: bobID))
-        #expect(lan[alice].machine.directs[current] == bobID)
+        #expect(lan[alice].machine.direct.rooms[current] == bobID)
     }
 
     @Test func aDirectRoomThisNodeIsInOutlivesTheKeyChange() throws {

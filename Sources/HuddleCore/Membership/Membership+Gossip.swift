@@ -191,7 +191,7 @@ extension Membership {
     /// Whether `peer`'s address may be named to others: it answered there, DNS-SD announced it, or
     /// it is reached only through relays (and answered through one).
     public func vouchesForAddress(_ peer: Peer) -> Bool {
-        hasTrustedAddress(peer) || (peer.vouched > 0 && paths[peer.id]?.directLost == true)
+        hasTrustedAddress(peer) || (peer.vouched > 0 && relaying.paths[peer.id]?.directLost == true)
     }
 
     /// The peer as a gossip record, or `nil` if its nick or host could not go on the wire.

@@ -19,7 +19,7 @@ extension Membership {
         let due = peers.values
             .filter { peer in
                 peer.state == .alive && peer.foundBy != .mdns && peer.id != period?.target
-                    && doubts[peer.id] == nil && paths[peer.id]?.directLost != true
+                    && doubts[peer.id] == nil && relaying.paths[peer.id]?.directLost != true
             }
             .sorted { (keptAlive[$0.id] ?? .distantPast, $0.id) < (keptAlive[$1.id] ?? .distantPast, $1.id) }
             .prefix(config.keepAlivePeers)

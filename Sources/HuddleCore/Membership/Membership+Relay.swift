@@ -10,7 +10,7 @@
 ///   goodbyes signed by the requester itself (``RelayMessage/relayableKinds``);
 /// - never a relay of a relay (a relay holds no relay, and one is forwarded only from its own
 ///   sender's address), and nothing to the datagram's source;
-/// - at most ``relayBudget`` datagrams a second per requester and in all.
+/// - at most ``relaying.budget`` datagrams a second per requester and in all.
 ///
 /// In the shell (what a node does with it; the test harness `RelayNetwork` does all of it):
 ///
@@ -74,7 +74,7 @@ extension Membership {
                 guard event.room.hasPrefix("~"), !advertised.contains(event.room) else { return .refuse(.noSharedRoom) }
             }
         }
-        guard relayBudget.admit(relay.from, now: now) else { return .refuse(.overRate) }
+        guard relaying.budget.admit(relay.from, now: now) else { return .refuse(.overRate) }
         return .forward(to: target.address)
     }
 
@@ -142,8 +142,8 @@ extension Membership {
     /// The relay directives waiting for the shell, oldest first; drain after every call into
     /// this value.
     public mutating func takeRelayDirectives() -> [RelayDirective] {
-        defer { relayOutbox = [] }
-        return relayOutbox
+        defer { relaying.outbox = [] }
+        return relaying.outbox
     }
 
     /// Sends a probe to `id` through `relay` (queued as ``RelayDirective/sendVia(_:to:relay:)``),

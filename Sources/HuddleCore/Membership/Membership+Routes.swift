@@ -15,7 +15,7 @@
 extension Membership {
     /// The paths measured to peer `id` (empty for an unknown one).
     public func paths(of id: NodeID) -> PeerPaths {
-        paths[id] ?? PeerPaths()
+        relaying.paths[id] ?? PeerPaths()
     }
 
     /// How to send peer `id` a datagram now: its address while the direct path works (or nothing
@@ -33,10 +33,10 @@ extension Membership {
     public func pathSummary(of id: NodeID) -> String? {
         guard let peer = peers[id] else { return nil }
         if let relay = bestRelay(to: id) {
-            let rtt = paths[id]?.relays[relay.id]?.rtt.map { " (\(Self.millis($0)))" } ?? ""
+            let rtt = relaying.paths[id]?.relays[relay.id]?.rtt.map { " (\(Self.millis($0)))" } ?? ""
             return "reachable only through \(relay.nick)\(rtt)"
         }
-        if paths[id]?.directLost == true { return "not answering directly; no relay yet" }
+        if relaying.paths[id]?.directLost == true { return "not answering directly; no relay yet" }
         return peer.rtt.map { "direct, \(Self.millis($0))" } ?? "direct"
     }
 
@@ -44,7 +44,7 @@ extension Membership {
     /// suspect, vouched, itself reachable directly) with the lowest round trip, then the most
     /// recently heard untimed one, then by id.
     func bestRelay(to id: NodeID) -> Peer? {
-        guard let known = paths[id], known.directLost else { return nil }
+        guard let known = relaying.paths[id], known.directLost else { return nil }
         return known.relays
             .compactMap { relayID, path -> (Peer, RelayPath)? in
                 guard let relay = peers[relayID], canRelay(relay, to: id) else { return nil }
@@ -64,7 +64,7 @@ extension Membership {
     /// this node reaches directly, and (if `id`'s rooms are known) in a room with both.
     func canRelay(_ relay: Peer, to id: NodeID) -> Bool {
         guard relay.id != id, relay.id != me, relay.state != .gone, relay.vouched > 0,
-            paths[relay.id]?.directLost != true
+            relaying.paths[relay.id]?.directLost != true
         else { return false }
         let theirs = peers[id]?.rooms ?? []
         let shared = Set(ownRooms).intersection(relay.rooms)
@@ -75,7 +75,7 @@ extension Membership {
     /// those with a measured path first, by round trip, then the others by their own round trip
     /// and id. With `only`, just that one if it qualifies.
     func relayCandidates(for id: NodeID, only: NodeID? = nil) -> [Peer] {
-        let known = paths[id]?.relays ?? [:]
+        let known = relaying.paths[id]?.relays ?? [:]
         let candidates = peers.values
             .filter { (only == nil || $0.id == only) && $0.state == .alive && canRelay($0, to: id) }
             .sorted { a, b in
@@ -88,14 +88,14 @@ extension Membership {
 
     /// A probe of ours to peer `id` was answered from its own address: the direct path works.
     mutating func directAnswered(_ id: NodeID, now: MonotonicTime) {
-        paths[id, default: PeerPaths()].directAt = now
-        paths[id]?.directLost = false
+        relaying.paths[id, default: PeerPaths()].directAt = now
+        relaying.paths[id]?.directLost = false
         if period?.target == id { period?.answeredDirectly = true }
     }
 
     /// Peer `id` answered through `relay`, with a round trip if the answer was to a probe of ours.
     mutating func notePath(_ id: NodeID, via relay: NodeID, rtt sample: TimeSpan?, now: MonotonicTime) {
-        var known = paths[id] ?? PeerPaths()
+        var known = relaying.paths[id] ?? PeerPaths()
         var path = known.relays[relay] ?? RelayPath(rtt: nil, at: now)
         if let sample = sample.map({ min(max(.zero, $0), TimeSpan.max / 8) }) {
             path.rtt = path.rtt.map { ($0 * 7 + sample) / 8 } ?? sample
@@ -105,12 +105,12 @@ extension Membership {
         if period?.target == id { period?.answeredThroughOthers = true }
         // Heard only ever through others: nothing says the direct path works.
         if known.directAt == nil { known.directLost = true }
-        paths[id] = known
+        relaying.paths[id] = known
     }
 
     /// The direct path to `id` did not answer a whole period while the peer answered otherwise.
     mutating func loseDirect(_ id: NodeID) {
-        paths[id, default: PeerPaths()].directLost = true
+        relaying.paths[id, default: PeerPaths()].directLost = true
     }
 
     /// Forgets paths of peers no longer known and relay paths not heard for
@@ -119,20 +119,20 @@ extension Membership {
         let lifetime = config.relayPathLifetime
         let live = Set(peers.values.filter { $0.state != .gone }.map(\.id))
         var kept: [NodeID: PeerPaths] = [:]
-        for (id, var known) in paths where peers[id] != nil || hearsay[id] != nil {
+        for (id, var known) in relaying.paths where peers[id] != nil || hearsay[id] != nil {
             known.relays = known.relays.filter { relayID, path in
                 (now - path.at) < lifetime && live.contains(relayID)
             }
             kept[id] = known
         }
-        paths = kept
+        relaying.paths = kept
     }
 
     /// Probes, at the start of a period, each peer whose direct path is lost: directly (unless it
     /// is the period's target, probed anyway), and through its candidate relays.
     mutating func probeLostPeers(now: MonotonicTime) -> [MembershipDirective] {
         var directives: [MembershipDirective] = []
-        for id in paths.keys.sorted() where paths[id]?.directLost == true {
+        for id in relaying.paths.keys.sorted() where relaying.paths[id]?.directLost == true {
             guard let peer = peers[id], peer.state != .gone else { continue }
             if id != period?.target, doubts[id] == nil {
                 probeSoon.remove(id)
@@ -156,19 +156,19 @@ extension Membership {
                 case .direct, .none: .direct
                 case .via(let relay, _): .via(relay)
                 }
-            let said = saidRoutes[id] ?? .direct
+            let said = relaying.saidRoutes[id] ?? .direct
             guard said != kind, peer.state != .gone else { continue }
-            saidRoutes[id] = kind
+            relaying.saidRoutes[id] = kind
             queueRelay(.routeChanged(id: id, nick: peer.nick, route: route))
         }
-        saidRoutes = saidRoutes.filter { peers[$0.key] != nil }
+        relaying.saidRoutes = relaying.saidRoutes.filter { peers[$0.key] != nil }
     }
 
     /// Hands the shell a relay directive (``takeRelayDirectives()``); the oldest are dropped past
     /// ``maxRelayOutbox`` if the shell does not drain them.
     mutating func queueRelay(_ directive: RelayDirective) {
-        relayOutbox.append(directive)
-        if relayOutbox.count > Self.maxRelayOutbox { relayOutbox.removeFirst(relayOutbox.count - Self.maxRelayOutbox) }
+        relaying.outbox.append(directive)
+        if relaying.outbox.count > Self.maxRelayOutbox { relaying.outbox.removeFirst(relaying.outbox.count - Self.maxRelayOutbox) }
     }
 
     /// The most relay directives kept for the shell.

@@ -155,7 +155,7 @@ extension Membership {
     /// notice a dead peer from 6 s to 96 s); it is asked to prove itself each period and
     /// suspected when it falls silent and forgotten once gone (``watchUnproven(now:)``).
     func isInRing(_ peer: Peer) -> Bool {
-        hasTrustedAddress(peer) || paths[peer.id]?.directLost == true
+        hasTrustedAddress(peer) || relaying.paths[peer.id]?.directLost == true
     }
 
     /// Peers outside the ring, which no period probes: one silent for
@@ -184,7 +184,7 @@ extension Membership {
         let due = peers.values
             .filter { peer in
                 peer.state == .alive && !peer.addressProven && peer.id != period?.target && doubts[peer.id] == nil
-                    && paths[peer.id]?.directLost != true && moves[peer.id] == nil && keptAlive[peer.id] != now
+                    && relaying.paths[peer.id]?.directLost != true && moves[peer.id] == nil && keptAlive[peer.id] != now
             }
             .sorted { $0.id < $1.id }
             .prefix(max(config.keepAlivePeers, 1))

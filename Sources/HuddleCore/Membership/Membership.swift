@@ -162,16 +162,8 @@ public struct Membership: Sendable {
     var gossipCursor = 0
     /// The last wake-up time handed to the shell, to tell it when something falls due earlier.
     var scheduledTick: MonotonicTime?
-    /// The ways to each peer this node has measured (see `Membership+Routes`).
-    var paths: [NodeID: PeerPaths] = [:]
-    /// Which way each peer's datagrams were last said to go (``RelayDirective/routeChanged(id:nick:route:)``).
-    var saidRoutes: [NodeID: RouteKind] = [:]
-    /// Relay directives waiting for the shell (``takeRelayDirectives()``).
-    var relayOutbox: [RelayDirective] = []
-    /// How much this node relays for others.
-    /// How many datagrams a second this node relays: 100 for one requester (a node pushing a
-    /// message a second to a handful of peers needs a few), 400 for everyone, bursts of 2 s.
-    public var relayBudget = RateBudget(perPeer: 100, total: 400, burst: .seconds(2))
+    /// Routes and relays, apart from SWIM's core (see `Membership+Routes`, `Membership+Relay`).
+    var relaying = Relaying()
 
     /// A node that knows nobody yet. `random` chooses the helpers of indirect probes (by default
     /// seeded from the id and incarnation); `nonceKey` is the secret of its probes' nonces
@@ -205,7 +197,7 @@ public struct Membership: Sendable {
     /// reachable only through relays, answered through one. A key alone is not enough.
     public func hasVouched(_ id: NodeID) -> Bool {
         guard let peer = peers[id], peer.vouched > 0, peer.state != .gone else { return false }
-        return peer.addressProven || paths[id]?.directLost == true
+        return peer.addressProven || relaying.paths[id]?.directLost == true
     }
 
     /// Adds an address to probe (from `--peer HOST:PORT`) whose node id is not known yet. It is

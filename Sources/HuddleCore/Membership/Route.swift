@@ -126,3 +126,18 @@ public enum RelayRefusal: String, Hashable, Sendable, CaseIterable {
     /// Over the requester's or this node's relay rate.
     case overRate
 }
+
+/// What membership keeps to reach peers it cannot reach directly, apart from SWIM's core: the
+/// ways to each peer it measured, which way each peer's datagrams were last said to go, the
+/// directives waiting for the node machine, and how much it relays for others.
+struct Relaying: Sendable {
+    /// The ways to each peer this node has measured.
+    var paths: [NodeID: PeerPaths] = [:]
+    /// Which way each peer's datagrams were last said to go (``RelayDirective/routeChanged(id:nick:route:)``).
+    var saidRoutes: [NodeID: Membership.RouteKind] = [:]
+    /// Relay directives waiting for the machine (``Membership/takeRelayDirectives()``).
+    var outbox: [RelayDirective] = []
+    /// How many datagrams a second this node relays: 100 for one requester (a node pushing a
+    /// message a second to a handful of peers needs a few), 400 for everyone, bursts of 2 s.
+    var budget = RateBudget(perPeer: 100, total: 400, burst: .seconds(2))
+}

@@ -34,10 +34,12 @@ struct CommitGate {
     /// Turns whose effects still wait.
     var waitingTurns: Int { waiting.count }
 
-    /// One input's effects as the driver may carry them out now. Whom a goodbye goes to
-    /// (``NodeEffect/vouchedPeers(_:incarnation:)``) comes first and never waits: a line saying a
-    /// peer is alive can wake the process that reads it, which may stop this node at once; the
-    /// goodbye must already go to that peer.
+    /// One input's effects as the driver may carry them out now. Two kinds come first and never
+    /// wait. Whom a goodbye goes to (``NodeEffect/vouchedPeers(_:incarnation:)``): a line saying
+    /// a peer is alive can wake the process that reads it, which may stop this node at once; the
+    /// goodbye must already go to that peer. And a pull's own steps (start, check, ask for more,
+    /// end): they show nothing and carry none of this node's events, and a pull that waited for
+    /// each batch's commit would take a backlog at the disk's pace.
     mutating func pass(_ effects: [NodeEffect]) -> [NodeEffect] {
         var first: [NodeEffect] = []
         var writes: [StoreWrite] = []
@@ -45,7 +47,7 @@ struct CommitGate {
         var mustLand = false
         for effect in effects {
             switch effect {
-            case .vouchedPeers:
+            case .vouchedPeers, .pull, .checkSignatures, .pullNext, .pullDone:
                 first.append(effect)
             case .persist(let write):
                 writes.append(write)

@@ -28,11 +28,12 @@ public enum NodeEffect: Sendable, Equatable {
     case output(NodeOutput)
     /// The rooms to announce over mDNS changed (joined rooms but direct ones).
     case advertise(rooms: [String])
-    /// The peers that signed their own word to this node changed: their addresses are who a
-    /// goodbye goes to, at `incarnation` (the machine exempts them from its rate limits itself).
+    /// The peers that signed their own word to this node changed: their addresses are exempt
+    /// from the shell's rate limit (``DatagramRateLimits``) and are who a goodbye goes to, at
+    /// `incarnation`.
     case vouchedPeers(Set<PeerAddress>, incarnation: UInt64)
-    /// A datagram was refused before it was read (rate, budget, size, undecodable): counted
-    /// already; said for the log.
+    /// A datagram was refused before it was read (budget, size, undecodable): counted already;
+    /// said for the log.
     case refused(NodeCounters.Drop, reason: String, from: PeerAddress)
     /// `/private ROOM`: ask the reader for the room's passphrase, then call
     /// ``NodeMachine/passphraseEntered(_:now:)``.

@@ -1,18 +1,17 @@
-/// What the node lets in from the network, decided here at the input's time: a datagram's bytes
-/// are admitted by its sender's rate before they are decoded, events by the sender's budget of
-/// signature checks before one is checked (``DatagramRateLimits``). A live peer's address is
-/// exempt from the first and has a larger budget for the second; the machine knows its peers,
-/// so it keeps the list itself.
+/// What the node lets in from the network, decided here at the input's time: events by their
+/// sender's budget of signature checks, before one is checked or even decoded
+/// (``SignatureBudgets``); a live peer's address has a larger budget, and the machine knows its
+/// peers. The one rule before it is the shell's, off the actor: a flood from one address is cut
+/// to its rate (``DatagramRateLimits``) before it reaches the machine at all.
 extension NodeMachine {
-    /// A datagram's bytes as the socket gave them: admitted, decoded, then handled. What is
-    /// refused is counted, and said (``NodeEffect/refused(_:reason:from:)``) for the log.
+    /// A datagram's bytes as the socket gave them (past the shell's rate limit): decoded, then
+    /// handled. What is refused is counted, and said (``NodeEffect/refused(_:reason:from:)``)
+    /// for the log.
     mutating func receive(datagram bytes: [UInt8], from source: PeerAddress, now: NodeTime) {
-        // A flood from one address stops here, undecoded (counted as rate_limited).
-        guard admission.admit(source, now: now.monotonic) else { return }
         // Events from a stranger out of signature checks cost no decoding either (once per
         // datagram, as check_budget). The kind is the envelope's fourth byte.
         if bytes.count > 3, bytes[3] == WireMessage.Kind.events.rawValue,
-            !admission.hasChecks(for: source, now: now.monotonic)
+            !checkBudgets.hasChecks(for: source, now: now.monotonic)
         {
             return refuse(.checkBudget, "events from a sender out of signature checks", from: source)
         }
@@ -40,12 +39,12 @@ extension NodeMachine {
 
     /// How many of `count` events from `source` may have their signatures checked now.
     mutating func signatureChecks(_ count: Int, from source: PeerAddress, now: NodeTime) -> Int {
-        admission.checks(count, from: source, now: now.monotonic)
+        checkBudgets.checks(count, from: source, now: now.monotonic)
     }
 
     /// `count` signatures from `source` did not verify: they cost its budget more.
     mutating func badSignatures(_ count: Int, from source: PeerAddress, now: NodeTime) {
-        admission.penalize(count, from: source, now: now.monotonic)
+        checkBudgets.penalize(count, from: source, now: now.monotonic)
     }
 
     /// Counts a dropped datagram and says why, for the log.

@@ -15,45 +15,45 @@ extension NodeMachine {
     /// flipping keys costs a node nothing that lasts (round 3: ~0.35 kB and an error line a flip).
     mutating func learned(agreementKey: [UInt8], of peer: NodeID, nick: String) {
         // Only peers membership admitted, and a bounded number: fresh keys cost a node nothing.
-        guard agreementKeys[peer] != agreementKey, membership.peers[peer] != nil else { return }
-        if agreementKeys[peer] == nil, agreementKeys.count >= Self.maximumDirectPeers { forgetDirectKeysOfFormerPeers() }
-        guard agreementKeys[peer] != nil || agreementKeys.count < Self.maximumDirectPeers else { return }
-        agreementKeys[peer] = agreementKey
+        guard direct.agreementKeys[peer] != agreementKey, membership.peers[peer] != nil else { return }
+        if direct.agreementKeys[peer] == nil, direct.agreementKeys.count >= Self.maximumDirectPeers { forgetDirectKeysOfFormerPeers() }
+        guard direct.agreementKeys[peer] != nil || direct.agreementKeys.count < Self.maximumDirectPeers else { return }
+        direct.agreementKeys[peer] = agreementKey
         forgetUnenteredDirect(with: peer)
         guard let key = identity.directKey(with: peer, peerAgreementKey: agreementKey, name: "@\(nick)") else {
             countDropped(.weakAgreementKey)
-            if weakKeysTold.insert(peer).inserted {
+            if direct.weakKeysTold.insert(peer).inserted {
                 showError("\(nick) (\(peer)) offers a key for direct messages that anyone could read them with: "
                     + "no direct messages with it")
             }
             return
         }
         keys[key.id] = key
-        directs[key.id] = peer
-        currentDirects[peer] = key.id
+        direct.rooms[key.id] = peer
+        direct.current[peer] = key.id
     }
 
     /// Drops the direct room with `peer` under the key it offered until now, unless this node is
     /// in it.
     private mutating func forgetUnenteredDirect(with peer: NodeID) {
-        guard let room = currentDirects.removeValue(forKey: peer), !joined.contains(room) else { return }
+        guard let room = direct.current.removeValue(forKey: peer), !joined.contains(room) else { return }
         keys[room] = nil
-        directs[room] = nil
+        direct.rooms[room] = nil
     }
 
     /// Makes room among the agreement keys: those of nodes membership no longer knows go, with
     /// their direct rooms this node never entered.
     private mutating func forgetDirectKeysOfFormerPeers() {
-        for peer in agreementKeys.keys where membership.peers[peer] == nil {
-            agreementKeys[peer] = nil
-            weakKeysTold.remove(peer)
+        for peer in direct.agreementKeys.keys where membership.peers[peer] == nil {
+            direct.agreementKeys[peer] = nil
+            direct.weakKeysTold.remove(peer)
             forgetUnenteredDirect(with: peer)
         }
     }
 
     /// The id of the direct room with `peer` under the agreement key it offers now, when known.
     func directRoom(with peer: NodeID) -> String? {
-        currentDirects[peer]
+        direct.current[peer]
     }
 
     /// `/msg NICK TEXT` and `huddle send --to NICK`: sends a direct message, entering the direct
@@ -66,7 +66,7 @@ extension NodeMachine {
         case .failure(let problem): return .failure(problem)
         }
         guard let room = directRoom(with: peer.id) else { return .failure(.noKey(peer.nick)) }
-        if sharedCalibrationRoom(with: peer.id) == nil, uncalibratedDirectsTold.insert(peer.id).inserted {
+        if sharedCalibrationRoom(with: peer.id) == nil, direct.uncalibratedTold.insert(peer.id).inserted {
             showNotice(
                 "you and \(peer.nick) share no calibration yet, so \(peer.nick)'s shield holds your direct messages "
                     + "(90 s, unless \(peer.nick) turned it off); mark a moment in a room you are both in to hold them "
@@ -102,7 +102,7 @@ extension NodeMachine {
     /// what the store held, and a first ever entry sends a join so the other side sees this
     /// node's nick.
     mutating func enterDirect(_ room: String, now: NodeTime) {
-        guard !joined.contains(room), directs[room] != nil else { return }
+        guard !joined.contains(room), direct.rooms[room] != nil else { return }
         loadRoom(room, now: now)
         joined.append(room)
         advertiseRooms()
@@ -116,7 +116,7 @@ extension NodeMachine {
     /// The direct rooms this node is in hold messages back by the offsets of a room shared
     /// with the other side (see ``sharedCalibrationRoom(with:)``); held messages are re-timed.
     mutating func followSharedCalibrations(now: NodeTime) {
-        for room in joined where directs[room] != nil { followSharedCalibration(room, now: now) }
+        for room in joined where direct.rooms[room] != nil { followSharedCalibration(room, now: now) }
     }
 
     mutating func followSharedCalibration(_ room: String, now: NodeTime) {
@@ -128,7 +128,7 @@ extension NodeMachine {
 
     /// The offsets that hold back the messages of direct room `room` (none: shown at once).
     func sharedCalibration(forDirect room: String) -> Calibration {
-        guard let other = directs[room], let shared = sharedCalibrationRoom(with: other) else { return .none }
+        guard let other = direct.rooms[room], let shared = sharedCalibrationRoom(with: other) else { return .none }
         return rooms[shared]?.calibration ?? .none
     }
 
@@ -138,7 +138,7 @@ extension NodeMachine {
     /// messages by the same offsets; it is applied again whenever a room's offsets or members
     /// change, whichever room is current.
     public func sharedCalibrationRoom(with other: NodeID) -> String? {
-        joined.filter { directs[$0] == nil && rooms[$0]?.calibration.areConnected(identity.id, other) == true }.min()
+        joined.filter { direct.rooms[$0] == nil && rooms[$0]?.calibration.areConnected(identity.id, other) == true }.min()
     }
 
     /// What a direct room shows: messages (and a fault), not joins or offsets, which belong to
@@ -159,7 +159,7 @@ extension NodeMachine {
 
     /// The nick a direct message in `room` went to.
     func directRecipient(of message: ShownMessage, in room: String) -> String? {
-        guard let other = directs[room] else { return nil }
+        guard let other = direct.rooms[room] else { return nil }
         guard message.from.id == identity.id else { return nick }
         return rooms[room]?.memberIDs.contains(other) == true
             ? rooms[room]?.member(other).nick : membership.peers[other]?.nick
@@ -185,4 +185,20 @@ public enum PeerLookupError: Error, Equatable, CustomStringConvertible {
             "\(ids.count) peers are called \(nick): say which, e.g. /msg \(nick)#\(ids[0].prefix(8)) (ids \(ids.joined(separator: ", ")))"
         }
     }
+}
+
+/// What a node keeps for direct messages: each direct room's peer, and what it knows and said of
+/// each peer's agreement key.
+public struct DirectPeers: Sendable {
+    /// Direct rooms by id: the peer on the other side.
+    public internal(set) var rooms: [String: NodeID] = [:]
+    /// Each peer's direct room under the agreement key it offers now (``NodeMachine/directRoom(with:)``):
+    /// a peer that changed its key has older rooms in ``rooms`` too.
+    var current: [NodeID: String] = [:]
+    /// Peers' X25519 keys for direct messages, from their signed probes and acks.
+    var agreementKeys: [NodeID: [UInt8]] = [:]
+    /// Peers already told about for offering a weak agreement key (one line each).
+    var weakKeysTold: Set<NodeID> = []
+    /// Peers already told they share no calibration with this node (once each).
+    var uncalibratedTold: Set<NodeID> = []
 }

@@ -108,7 +108,7 @@ extension NodeMachine {
             defer { lastVouched.proofs = proofs }
             guard vouched != lastVouched.addresses || membership.incarnation != lastVouched.incarnation else { return }
             lastVouched = (vouched, membership.incarnation, proofs)
-            admission.exempt = vouched
+            checkBudgets.exempt = vouched
             emit(.vouchedPeers(vouched, incarnation: membership.incarnation))
         }
     }

@@ -11,6 +11,19 @@
 /// - A match (``soundMatched(_:now:)``) becomes a `heard` event in every room the two share,
 ///   when ``HeardPublishing`` says it is news.
 extension NodeMachine {
+    /// What listening keeps across sources (a source comes and goes with `/listen`).
+    struct Hearing: Sendable {
+        /// How many peers' sound windows are opened (``soundWindowBudget``).
+        var budget = NodeMachine.soundWindowBudget
+        /// Whether the reader's latest word was to listen (`/listen`, `--listen`) rather than
+        /// not: a source takes a while to start, and what was asked last is what counts.
+        var wanted = false
+        /// How listening shares sound (``NodeSetup/soundSharing``).
+        let rules: SoundSharing.Rules
+        /// When an aligned match is news enough to become a `heard` event.
+        var publishing = HeardPublishing()
+    }
+
     /// What listening looks like on this node: `huddle status`'s `listening`.
     public struct Listening: Sendable, Equatable {
         /// `file` or `device`.
@@ -50,29 +63,29 @@ extension NodeMachine {
 
     /// `/listen` or `/listen off`. What the reader asked last is what the node ends up doing,
     /// however quickly the commands come: a source takes a while to open, so the machine goes by
-    /// what was asked (``listenWanted``), not only by what has started, and the shell carries
+    /// what was asked (``hearing.wanted``), not only by what has started, and the shell carries
     /// the requests out in the order they were made.
     mutating func listenCommand(_ on: Bool) {
-        switch (on, listenWanted, listening) {
+        switch (on, hearing.wanted, listening) {
         case (true, true, let now?): showInfo("already listening (\(now.source))")
         case (true, true, nil): showInfo("already starting to listen")
         case (false, false, nil): showInfo("not listening")
         default:
-            listenWanted = on
+            hearing.wanted = on
             emit(.listen(on))
         }
     }
 
     /// The source started: its first sample counts as heard at `at` (node-clock ms).
     mutating func listeningStarted(source: String, at: WallTime, now: NodeTime) {
-        listening = Listening(source: source, startedAt: at, sharing: SoundSharing(me: identity.id, rules: soundSharing))
-        listenWanted = true
+        listening = Listening(source: source, startedAt: at, sharing: SoundSharing(me: identity.id, rules: hearing.rules))
+        hearing.wanted = true
         show(.listening(source: source, startedAt: at))
     }
 
     /// The source stopped: `reason` says why (`nil`: a file played to its end).
     mutating func listeningStopped(reason: String?, now: NodeTime) {
-        listenWanted = false
+        hearing.wanted = false
         guard listening != nil else { return }
         listening = nil
         show(.listeningStopped(reason: reason))
@@ -80,7 +93,7 @@ extension NodeMachine {
 
     /// The source asked for could not start (the shell said why): nothing is listening.
     mutating func listeningFailed() {
-        listenWanted = false
+        hearing.wanted = false
     }
 
     // MARK: Own sound
@@ -92,7 +105,7 @@ extension NodeMachine {
     mutating func heardOwnSound(start: WallTime, bits: [UInt32], loud: [Bool], now: NodeTime) {
         guard var listening, bits.count == loud.count, !bits.isEmpty else { return }
         var shared: [NodeID: (room: String, peer: Peer)] = [:]
-        for room in joined.sorted() where directs[room] == nil {
+        for room in joined.sorted() where direct.rooms[room] == nil {
             for peer in roomPeers(room) where shared[peer.id] == nil && directRoom(with: peer.id) != nil {
                 shared[peer.id] = (room, peer)
             }
@@ -143,12 +156,12 @@ extension NodeMachine {
     /// checks it spends): see ``receive(_:from:now:)``.
     mutating func take(_ window: SoundWindow, from source: PeerAddress, now: NodeTime) {
         guard listening != nil else { return countDropped(.notListening) }
-        guard joined.contains(window.room), directs[window.room] == nil else { return countDropped(.notJoined) }
+        guard joined.contains(window.room), direct.rooms[window.room] == nil else { return countDropped(.notJoined) }
         guard window.from != identity.id,
             membership.alivePeers(inRoom: window.room).contains(where: { $0.id == window.from }),
             rooms[window.room]?.members.contains(where: { $0.id == window.from }) == true
         else { return countDropped(.unknownSender) }
-        guard soundBudget.admit(window.from, now: now.monotonic) else { return countDropped(.soundBudget) }
+        guard hearing.budget.admit(window.from, now: now.monotonic) else { return countDropped(.soundBudget) }
         guard signatureChecks(1, from: source, now: now) == 1 else { return countDropped(.checkBudget) }
         guard window.hasValidSignature else {
             badSignatures(1, from: source, now: now)
@@ -177,9 +190,9 @@ extension NodeMachine {
         }
         listening?.lags[attempt.peer] = heard.lag
         let shared = joined.filter { room in
-            directs[room] == nil && rooms[room]?.members.contains(where: { $0.id == attempt.peer }) == true
+            direct.rooms[room] == nil && rooms[room]?.members.contains(where: { $0.id == attempt.peer }) == true
         }
-        guard !shared.isEmpty, heardPublishing.shouldPublish(heard, now: now.wall) else { return }
+        guard !shared.isEmpty, hearing.publishing.shouldPublish(heard, now: now.wall) else { return }
         for room in shared {
             originate(.heard(heard), in: room, now: now)
         }

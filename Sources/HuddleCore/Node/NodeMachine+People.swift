@@ -56,7 +56,7 @@ extension NodeMachine {
         let span = max(.zero, at - pausedAt)
         self.pausedAt = nil
         var nudged: [String] = []
-        for room in joined where directs[room] == nil && rooms[room]?.calibration.isCalibrated(identity.id) == true {
+        for room in joined where direct.rooms[room] == nil && rooms[room]?.calibration.isCalibrated(identity.id) == true {
             if originate(.delayNudge(milliseconds: span.milliseconds), in: room, at: at, now: now) != nil {
                 nudged.append(name(of: room))
             }

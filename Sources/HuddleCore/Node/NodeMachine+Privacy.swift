@@ -7,7 +7,7 @@ extension NodeMachine {
     public func name(of room: String) -> String {
         // A direct room is named for the peer as people tell it apart: @alice#3f9a0c1e for a
         // new key calling itself alice.
-        if let other = directs[room], let peer = membership.peers[other] { return "@" + displayName(of: peer) }
+        if let other = direct.rooms[room], let peer = membership.peers[other] { return "@" + displayName(of: peer) }
         if let key = keys[room] { return key.name }
         return RoomKey.isPrivate(room) ? "private room \(room.prefix(6))" : room
     }

@@ -8,7 +8,7 @@ extension NodeMachine {
         session.knownNicks = knownNicks
         if pausedAt != nil { session.pause() }
         // A direct room's stored messages wait by the offsets of a room the two share.
-        if directs[room] != nil { _ = session.follow(sharedCalibration(forDirect: room), now: now.wall) }
+        if direct.rooms[room] != nil { _ = session.follow(sharedCalibration(forDirect: room), now: now.wall) }
         var outputs: [RoomOutput] = []
         if let held = stored.removeValue(forKey: room) {
             outputs = session.restore(held.events, faults: held.faults, shown: held.shown, now: now.wall)
@@ -78,7 +78,7 @@ extension NodeMachine {
         replication.left(room: room)
         joined.removeAll { $0 == room }
         advertiseRooms()
-        if currentRoom == room { currentRoom = joined.last { directs[$0] == nil } }
+        if currentRoom == room { currentRoom = joined.last { direct.rooms[$0] == nil } }
         emit(.persist(.joined(room, false)))
         emit(.persist(.currentRoom(currentRoom)))
         showNotice(currentRoom.map { "left \(name(of: room)); now talking in \(name(of: $0))" } ?? "left \(name(of: room))")
@@ -99,7 +99,7 @@ extension NodeMachine {
     /// Direct rooms are not advertised: that would tell everyone who writes to whom, and the
     /// other side is pushed to directly (``roomPeers(_:)``).
     mutating func advertiseRooms() {
-        let advertised = joined.filter { directs[$0] == nil }
+        let advertised = joined.filter { direct.rooms[$0] == nil }
         membership.rooms = advertised
         emit(.advertise(rooms: advertised))
     }
@@ -108,7 +108,7 @@ extension NodeMachine {
     /// before it has entered the room (its first message is what makes it enter).
     public func roomPeers(_ room: String) -> [Peer] {
         var peers = membership.alivePeers(inRoom: room)
-        if let other = directs[room], let peer = membership.peers[other], peer.state != .gone,
+        if let other = direct.rooms[room], let peer = membership.peers[other], peer.state != .gone,
             !peers.contains(where: { $0.id == other })
         {
             peers.append(peer)
@@ -135,7 +135,7 @@ extension NodeMachine {
 
     /// Shows a room's outputs, recording shown messages first so a restart never shows them again.
     mutating func show(_ outputs: [RoomOutput], room: String, now: NodeTime) {
-        let isDirect = directs[room] != nil
+        let isDirect = direct.rooms[room] != nil
         let outputs = isDirect ? directOutputs(outputs) : outputs
         guard !outputs.isEmpty else { return }
         let shownIDs = outputs.flatMap { output -> [EventID] in
@@ -155,7 +155,7 @@ extension NodeMachine {
             if case .joined(let member) = output {
                 noticeNick(member, now: now)
                 // A join resets the member's calibration: the next match about it is news.
-                heardPublishing.peerJoined(member.id)
+                hearing.publishing.peerJoined(member.id)
             }
             line.directTo = nil
             if isDirect, case .message(let message) = output { line.directTo = directRecipient(of: message, in: room) }
@@ -163,6 +163,6 @@ extension NodeMachine {
         }
         // Direct messages are held back by the offsets of a room the two share: offsets and
         // members change with what a room shows.
-        if !isDirect, !directs.isEmpty { followSharedCalibrations(now: now) }
+        if !isDirect, !direct.rooms.isEmpty { followSharedCalibrations(now: now) }
     }
 }

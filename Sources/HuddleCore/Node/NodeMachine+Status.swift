@@ -3,8 +3,10 @@
 extension NodeMachine {
     /// The node as `huddle status` shows it at `now`: the node, its peers, its rooms, its
     /// counters and what it hears. The shell adds what only it knows: its data dir, the host's
-    /// addresses, and how many events the store took.
-    public func status(now: NodeTime, dataDir: String, addresses: [String], eventsStored: Int) -> NodeStatus {
+    /// addresses, how many events the store took and how many datagrams its rate limit refused.
+    public func status(
+        now: NodeTime, dataDir: String, addresses: [String], eventsStored: Int, rateLimited: Int
+    ) -> NodeStatus {
         let wall = now.wall
         let monotonic = now.monotonic
         let peers = membership.peers.values.sorted { ($0.nick, $0.id) < ($1.nick, $1.id) }.map { peer in
@@ -52,7 +54,7 @@ extension NodeMachine {
                 uptimeMs: (wall - startedAt).milliseconds, dataDir: dataDir,
                 pausedMs: pausedAt.map { (wall - $0).milliseconds }),
             peers: peers, rooms: roomStatuses,
-            counters: countersStatus(eventsStored: eventsStored),
+            counters: countersStatus(eventsStored: eventsStored, rateLimited: rateLimited),
             listening: listening.map { listening in
                 func nick(_ peer: NodeID) -> String {
                     membership.peers[peer].map(displayName(of:)) ?? peer.description
@@ -73,17 +75,16 @@ extension NodeMachine {
             })
     }
 
-    /// The counters, with what each room's log gave up on and what admission refused added to
-    /// the drops.
-    func countersStatus(eventsStored: Int) -> NodeStatus.Counters {
+    /// The counters, with what each room's log gave up on and what the rate limit refused added
+    /// to the drops.
+    func countersStatus(eventsStored: Int, rateLimited: Int) -> NodeStatus.Counters {
         var drops: [String: Int] = [:]
         for (drop, count) in counters.drops where drop != .duplicate { drops[drop.rawValue] = count }
         let abandoned = rooms.values.reduce(0) { $0 + $1.tally.abandoned }
         let expired = rooms.values.reduce(0) { $0 + $1.tally.droppedAhead }
         if abandoned > 0 { drops["unmet_context"] = abandoned }
         if expired > 0 { drops["gap_expired"] = expired }
-        let limited = admission.refused
-        if limited > 0 { drops["rate_limited"] = limited }
+        if rateLimited > 0 { drops["rate_limited"] = rateLimited }
         return NodeStatus.Counters(
             packetsIn: counters.packetsIn, packetsOut: counters.packetsOut,
             rejected: drops.values.reduce(0, +), newerProtocol: counters.newerProtocol,

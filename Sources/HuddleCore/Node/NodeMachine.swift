@@ -43,15 +43,8 @@ public struct NodeMachine: Sendable {
     public internal(set) var locked: [String] = []
     /// The room `/private` asked a passphrase for, while the answer is awaited.
     public internal(set) var passphraseWanted: String?
-    /// Direct rooms by id: the peer on the other side (see `NodeMachine+Direct`).
-    public internal(set) var directs: [String: NodeID] = [:]
-    /// Each peer's direct room under the agreement key it offers now (``directRoom(with:)``): a
-    /// peer that changed its key has older rooms in ``directs`` too.
-    var currentDirects: [NodeID: String] = [:]
-    /// Peers' X25519 keys for direct messages, from their signed probes and acks.
-    var agreementKeys: [NodeID: [UInt8]] = [:]
-    /// Peers already told about for offering a weak agreement key (one line each).
-    var weakKeysTold: Set<NodeID> = []
+    /// Direct messages: each direct room's peer, peers' agreement keys (see `NodeMachine+Direct`).
+    public internal(set) var direct = DirectPeers()
     /// The first node seen under each nick, and the later ones already warned about.
     public internal(set) var knownNicks: [String: NodeID] = [:]
     var nickConflicts: Set<NodeID> = []
@@ -65,8 +58,6 @@ public struct NodeMachine: Sendable {
     public let showWaiting: Bool
     /// A wild mark the reader was asked about (``WildMark``): made if asked for again in time.
     var wildMarkAsked: (room: String, label: CalibrationLabel, at: WallTime, askedAt: WallTime)?
-    /// Peers already told they share no calibration with this node (once each).
-    var uncalibratedDirectsTold: Set<NodeID> = []
     /// When each private room had someone reported as holding another passphrase, lately.
     var passphraseMismatchesTold: [String: [WallTime]] = [:]
     /// (peer, private room) pairs already reported as holding another passphrase.
@@ -74,15 +65,9 @@ public struct NodeMachine: Sendable {
     public internal(set) var counters = NodeCounters()
     /// While this node listens: its source and the latest match with each peer.
     public internal(set) var listening: Listening?
-    /// How many peers' sound windows are opened (``soundWindowBudget``).
-    var soundBudget = Self.soundWindowBudget
-    /// Whether the reader's latest word was to listen (`/listen`, `--listen`) rather than not:
-    /// a source takes a while to start, and what was asked last is what counts.
-    var listenWanted = false
-    /// How listening shares sound (``NodeSetup/soundSharing``).
-    let soundSharing: SoundSharing.Rules
-    /// When an aligned match is news enough to become a `heard` event.
-    var heardPublishing = HeardPublishing()
+    /// What listening keeps across sources: the budget of peers' windows, the reader's latest
+    /// word, the sharing rules, when a match is news (`NodeMachine+Listening`).
+    var hearing: Hearing
     /// Once piped input ended: what this node wrote, waiting to be known held by a peer.
     public internal(set) var deliveryWait: DeliveryWait?
     /// When the next membership and replication ticks are due.
@@ -101,8 +86,8 @@ public struct NodeMachine: Sendable {
     private var restore: NodeRestore?
     /// What the world must do, oldest first (``pollEffects()``).
     var effects: [NodeEffect] = []
-    /// Datagrams' rates and senders' budgets of signature checks (`NodeMachine+Admission`).
-    public internal(set) var admission = DatagramRateLimits()
+    /// Senders' budgets of signature checks (`NodeMachine+Admission`).
+    var checkBudgets = SignatureBudgets()
     /// Pulls running and waiting (`NodeMachine+Pulls`).
     var pulls = PullSlots()
     /// Inputs' effects waiting for their writes' commit (``CommitGate``).
@@ -121,7 +106,7 @@ public struct NodeMachine: Sendable {
         shield = setup.shield
         shieldWhenOn = setup.shield ?? HoldBackSchedule.defaultShield
         showWaiting = setup.showWaiting
-        soundSharing = setup.soundSharing
+        hearing = Hearing(rules: setup.soundSharing)
         // A later start has a higher incarnation, so gossip can tell a restarted node's address.
         membership = Membership(
             me: setup.identity.id, nick: setup.nick, port: setup.port, incarnation: setup.incarnation,

@@ -235,10 +235,11 @@ extension Node {
         throw NodeError.cannotListen(host: host, port: port, protocol: "TCP", underlying: "\(lastError.map { "\($0)" } ?? "")")
     }
 
-    /// Hands a datagram's bytes to the machine, which admits, decodes and checks them (a flood
-    /// from one address stops at its rate, undecoded).
+    /// Hands a datagram's bytes to the machine, which decodes and checks them. A flood from one
+    /// address stops here first, at its rate, off the actor (counted as rate_limited).
     nonisolated func receive(_ envelope: AddressedEnvelope<ByteBuffer>) async {
         let source = DatagramEndpoint.source(of: envelope)
+        guard datagramLimits.withLock({ $0.admit(source, now: clock.monotonic()) }) else { return }
         let bytes = Array(envelope.data.readableBytesView)
         guard DeliveryTrace.enabled else { return await take(bytes, from: source) }
         // Tracing (a benchmark) only: the events' ids, from a copy decoded here.

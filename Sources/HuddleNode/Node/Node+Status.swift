@@ -33,10 +33,11 @@ extension Node {
     }
 
     /// The node as `huddle status` shows it: the machine's snapshot, with what only the shell
-    /// knows (the host's addresses, the data dir, what the store took).
+    /// knows (the host's addresses, the data dir, what the store took, what the rate limit refused).
     func status() -> NodeStatus {
         machine.status(
-            now: now, dataDir: configuration.dataDir, addresses: Self.localAddresses(), eventsStored: writer.eventsStored)
+            now: now, dataDir: configuration.dataDir, addresses: Self.localAddresses(), eventsStored: writer.eventsStored,
+            rateLimited: datagramLimits.withLock { $0.refused })
     }
 
     /// The IPv4 and IPv6 addresses of this host's interfaces, loopback last.

@@ -49,6 +49,8 @@ public actor Node {
     var discovery: ServiceDiscovery?
     /// The UDP socket: datagrams out go straight to it, fire and forget, like UDP.
     let datagrams: DatagramEndpoint
+    /// Per-address limits on datagrams in, applied off the actor before anything else.
+    let datagramLimits = Mutex(DatagramRateLimits())
     /// Whom a goodbye goes to, at which incarnation, and whether it was said (``sayGoodbye()``).
     let goodbye = Mutex<(to: [PeerAddress], incarnation: UInt64, said: Bool)>(([], 0, false))
     /// Pulls the machine started, to run (``pullLoop(group:)``), and the batch each waits to
@@ -190,6 +192,7 @@ public actor Node {
                     }
                 }
             case .vouchedPeers(let addresses, let incarnation):
+                datagramLimits.withLock { $0.exempt = addresses }
                 goodbye.withLock {
                     $0.to = addresses.sorted()
                     $0.incarnation = incarnation
