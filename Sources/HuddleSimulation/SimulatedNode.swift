@@ -3,8 +3,8 @@ import HuddleCore
 /// One node of a simulation: the very ``NodeMachine`` a real node runs, on a virtual clock, with
 /// the simulated network in place of sockets, pulls as reliable (TCP) messages, and a
 /// ``MemoryStore`` as its disk. A write lands on that disk at once, or, with a commit latency,
-/// when ``Simulation`` says so (``landed(_:turn:now:)``); a crash loses what had not landed, and
-/// the node starts again from what had (``restart(now:)``). Time is one virtual clock,
+/// when ``Simulation`` says so (``landed(now:)``); a crash loses what had not landed, and
+/// the node starts again from what had (``restart(now:others:)``). Time is one virtual clock,
 /// a ``MonotonicTime`` from the run's start; the node's wall clock reads the same moment, from
 /// the epoch, to the millisecond (as a real node's does).
 struct SimulatedNode {

@@ -83,5 +83,8 @@ import Testing
         // The first run's connection ending now does not end the second run.
         #expect(started { $0.handle(.pullFailed(first[0]), now: $1) }.isEmpty)
         #expect(lan.hosts[bob].machine.pulls.running.keys.contains(again[0]))
+        // A batch of a pull that is over is answered all the same: the driver's wait ends.
+        lan.hosts[bob].machine.handle(.pullBatch(first[0], events: [], more: true), now: lan.now)
+        #expect(lan.hosts[bob].machine.pollEffects() == [.pullDone(first[0])])
     }
 }

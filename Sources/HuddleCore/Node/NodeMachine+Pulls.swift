@@ -44,7 +44,8 @@ extension NodeMachine {
 
     /// A batch of `pull` came back: its events worth a signature check go to the driver.
     mutating func pullBatch(_ events: [Event], of pull: PullRequest, more: Bool, now: NodeTime) {
-        guard pulls.running[pull] != nil else { return }
+        // A batch always gets an answer, so a driver waiting for one is never left hanging.
+        guard pulls.running[pull] != nil else { return emit(.pullDone(pull)) }
         emit(.checkSignatures(pull, screen(events, now: now), more: more))
     }
 
@@ -53,7 +54,7 @@ extension NodeMachine {
     /// nothing new (so a peer cannot keep a node asking forever), or this node is not in the room
     /// any longer.
     mutating func pullChecked(_ verified: [Event], invalid: Int, of pull: PullRequest, more: Bool, now: NodeTime) {
-        guard let asked = pulls.running[pull] else { return }
+        guard let asked = pulls.running[pull] else { return emit(.pullDone(pull)) }
         countDropped(.badSignature, count: invalid)
         guard let next = pulled(verified, for: pull, asked: asked, more: more, now: now) else {
             emit(.pullDone(pull))

@@ -263,11 +263,31 @@ extension Node {
         }
     }
 
-    /// One pull's connection, until the machine ends the pull or the connection ends.
+    /// One pull's connection, until the machine ends the pull or the connection ends. Each batch's
+    /// signatures are checked here, in the pull's own task, on every core: not on the actor,
+    /// which meanwhile shows the batch before.
     nonisolated func run(_ pull: PullRequest, first: SyncRequest, with client: SyncClient) async {
         do {
             try await client.pull(first, host: pull.address.host, port: Int(pull.address.port)) { events, more in
-                await self.batch(events, of: pull, more: more)
+                var step = await self.pullStep(.pullBatch(pull, events: events, more: more), of: pull)
+                while true {
+                    switch step {
+                    case .check(let events, let more):
+                        let valid = await SignatureCheck.valid(events)
+                        if valid.count < events.count {
+                            self.logger.debug(
+                                "dropped input",
+                                metadata: [
+                                    "huddle.peer": "\(pull.address)",
+                                    "huddle.reason": "\(events.count - valid.count) events whose signatures do not verify",
+                                ])
+                        }
+                        step = await self.pullStep(
+                            .pullChecked(pull, valid: valid, invalid: events.count - valid.count, more: more), of: pull)
+                    case .next(let request): return request
+                    case .done: return nil
+                    }
+                }
             }
         } catch {
             logger.debug("pull failed", metadata: ["huddle.peer": "\(pull.address)", "huddle.error": "\(error)"])

@@ -53,11 +53,11 @@ public actor Node {
     let datagramLimits = Mutex(DatagramRateLimits())
     /// Whom a goodbye goes to, at which incarnation, and whether it was said (``sayGoodbye()``).
     let goodbye = Mutex<(to: [PeerAddress], incarnation: UInt64, said: Bool)>(([], 0, false))
-    /// Pulls the machine started, to run (``pullLoop(group:)``), and the batch each waits to
-    /// hear the machine's next request for.
+    /// Pulls the machine started, to run (``pullLoop(group:)``), and the machine's word each
+    /// running pull waits for (``PullStep``).
     let pullRequests: AsyncStream<(PullRequest, first: SyncRequest)>
     let pullRequestSink: AsyncStream<(PullRequest, first: SyncRequest)>.Continuation
-    var pullWaiters: [PullRequest: CheckedContinuation<SyncRequest?, Never>] = [:]
+    var pullWaiters: [PullRequest: CheckedContinuation<PullStep, Never>] = [:]
 
     /// Commits under way, by turn: each tells the machine when its writes are on disk, and the
     /// machine lets out what waited for them (``CommitGate``).
@@ -186,11 +186,9 @@ public actor Node {
                 continue
             case .afterCommit(let turn, let effects):
                 perform(effects)
-                if showing[turn] != nil {
-                    showing[turn]! += effects.compactMap { effect -> NodeOutput? in
-                        if case .output(let output) = effect { output } else { nil }
-                    }
-                }
+                showing[turn]?.append(contentsOf: effects.compactMap { effect -> NodeOutput? in
+                    if case .output(let output) = effect { output } else { nil }
+                })
             case .vouchedPeers(let addresses, let incarnation):
                 datagramLimits.withLock { $0.exempt = addresses }
                 goodbye.withLock {
@@ -205,11 +203,11 @@ public actor Node {
             case .pull(let pull, let first):
                 pullRequestSink.yield((pull, first))
             case .checkSignatures(let pull, let events, let more):
-                checkSignatures(events, of: pull, more: more)
+                pullWaiters.removeValue(forKey: pull)?.resume(returning: .check(events, more: more))
             case .pullNext(let pull, let request):
-                pullWaiters.removeValue(forKey: pull)?.resume(returning: request)
+                pullWaiters.removeValue(forKey: pull)?.resume(returning: .next(request))
             case .pullDone(let pull):
-                pullWaiters.removeValue(forKey: pull)?.resume(returning: nil)
+                pullWaiters.removeValue(forKey: pull)?.resume(returning: .done)
             case .refused(let drop, let reason, let source):
                 logger.debug(
                     "dropped input", metadata: ["huddle.peer": "\(source)", "huddle.reason": "\(reason)", "huddle.drop": "\(drop)"])
@@ -331,7 +329,7 @@ public actor Node {
         await step(waiting: waiting) { machine, now in machine.handle(input, now: now) }
     }
 
-    /// A datagram's bytes: the machine admits, decodes and checks them.
+    /// A datagram's bytes, past the rate limit: the machine decodes and checks them.
     func take(_ bytes: [UInt8], from source: PeerAddress) async {
         await feed(.datagram(bytes, from: source), waiting: false)
     }
@@ -347,32 +345,25 @@ public actor Node {
         machine.syncResponse(to: request)
     }
 
-    /// A batch of `pull`: returns the machine's next request, or `nil` once it ends the pull
-    /// (after checking the batch's signatures, off the actor: ``checkSignatures(_:of:more:)``).
-    func batch(_ events: [Event], of pull: PullRequest, more: Bool) async -> SyncRequest? {
-        await withCheckedContinuation { waiter in
-            pullWaiters[pull] = waiter
-            machine.handle(.pullBatch(pull, events: events, more: more), now: now)
-            carryOut(machine.pollEffects())
-        }
+    /// What the machine said of a pull's batch: check these signatures, ask for more, or stop.
+    enum PullStep: Sendable {
+        case check([Event], more: Bool)
+        case next(SyncRequest)
+        case done
     }
 
-    /// Checks a pull batch's signatures on every core, then hands the result to the machine.
-    func checkSignatures(_ events: [Event], of pull: PullRequest, more: Bool) {
-        Task {
-            let valid = await SignatureCheck.valid(events)
-            if valid.count < events.count {
-                logger.debug(
-                    "dropped input",
-                    metadata: ["huddle.peer": "\(pull.address)", "huddle.reason": "\(events.count - valid.count) events whose signatures do not verify"])
-            }
-            await feed(.pullChecked(pull, valid: valid, invalid: events.count - valid.count, more: more), waiting: false)
+    /// Hands `input` about `pull` to the machine and returns its word on the pull.
+    func pullStep(_ input: NodeInput, of pull: PullRequest) async -> PullStep {
+        await withCheckedContinuation { waiter in
+            pullWaiters[pull] = waiter
+            machine.handle(input, now: now)
+            carryOut(machine.pollEffects())
         }
     }
 
     /// A pull's connection ended: if the machine had not ended the pull, it failed.
     func pullEnded(_ pull: PullRequest) async {
-        pullWaiters.removeValue(forKey: pull)?.resume(returning: nil)
+        pullWaiters.removeValue(forKey: pull)?.resume(returning: .done)
         await feed(.pullFailed(pull), waiting: false)
     }
 
@@ -390,9 +381,13 @@ public actor Node {
         }
     }
 
-    /// Cuts the timer loop's sleep short when something is now due earlier than it planned.
+    /// Cuts the timer loop's sleep short when something is now due earlier than it planned. A
+    /// release is due at a wall-clock ms, which the machine places on the monotonic clock from
+    /// `now`; two readings of the same release differ by under 1 ms (the wall clock's grain), so
+    /// only a deadline a whole ms earlier counts. Otherwise every input while a message is held
+    /// back would wake the timer for nothing.
     func rescheduleTimer() {
-        if machine.nextDeadline(now: now) < sleeperDeadline { sleeper?.cancel() }
+        if machine.nextDeadline(now: now) + .milliseconds(1) <= sleeperDeadline { sleeper?.cancel() }
     }
 
     func setSleeper(_ task: Task<Void, Never>, until deadline: MonotonicTime) {
