@@ -131,7 +131,6 @@ public struct Simulation {
                 let (made, effects) = nodes[origin].say("broadcast \(number)", now: now)
                 guard let event = made else { continue }
                 report.made(event, by: origin, at: now)
-                report.script.append((now, origin, "broadcast \(number)"))
                 report.expected += config.nodes - 1 - dead.count
                 report.counting = true
                 apply(effects, from: origin, now: now)
@@ -202,8 +201,8 @@ public struct Simulation {
         }
         if let crashes = config.crashes {
             let span = Double(max(1, config.broadcasts)) / config.rate
+            let candidates = nodes.indices.filter { $0 != config.kill?.node }
             for _ in 0..<crashes.count {
-                let candidates = nodes.indices.filter { $0 != config.kill?.node }
                 let node = candidates[Int(random.next() % UInt64(candidates.count))]
                 let unit = Double(random.next() >> 11) / Double(UInt64(1) << 53)
                 queue.push(.crash(node), at: start + .seconds(unit * span, rounded: .towardZero))
@@ -336,7 +335,10 @@ private struct Collector {
     /// restarted node signed a seq twice.
     mutating func made(_ event: Event, by origin: Int, at now: MonotonicTime) {
         sent[event.id] = (origin, now)
-        if case .chat(let text) = event.body { texts[event.id] = text }
+        if case .chat(let text) = event.body {
+            texts[event.id] = text
+            script.append((now, origin, text))
+        }
         if let earlier = made.updateValue(event.signature, forKey: event.id), earlier != event.signature {
             seqsReused += 1
         }

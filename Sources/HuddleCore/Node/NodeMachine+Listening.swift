@@ -63,7 +63,7 @@ extension NodeMachine {
 
     /// `/listen` or `/listen off`. What the reader asked last is what the node ends up doing,
     /// however quickly the commands come: a source takes a while to open, so the machine goes by
-    /// what was asked (``hearing.wanted``), not only by what has started, and the shell carries
+    /// what was asked (`hearing.wanted`), not only by what has started, and the shell carries
     /// the requests out in the order they were made.
     mutating func listenCommand(_ on: Bool) {
         switch (on, hearing.wanted, listening) {
