@@ -23,14 +23,8 @@ public struct RoomSession: Sendable {
     /// Join, leave, mark and delay events: all the solver needs, kept apart so that chat traffic
     /// never makes a recalibration slower.
     private var calibrationEvents: [Event] = []
-    /// Nick from each origin's latest join, and whether that origin is currently in the room.
-    private var nicks: [NodeID: String] = [:]
-    /// Every origin whose latest join used each nick.
-    private var holders: [String: Set<NodeID>] = [:]
-    /// The node first seen under each nick, anywhere (the shell's memory, see ``Member/sharesNick``):
-    /// another node using one of these nicks is shown with its id.
-    public var knownNicks: [String: NodeID] = [:]
-    public private(set) var memberIDs: Set<NodeID> = []
+    /// Who is in the room, under which nick (``RoomPeople``).
+    public private(set) var people = RoomPeople()
     /// Proposed calibration moments, and which of them wait for this reader's mark.
     public private(set) var pendingMarks = PendingMarks()
     /// What the room gave up on: events abandoned or dropped after waiting too long.
@@ -82,15 +76,18 @@ public struct RoomSession: Sendable {
     // MARK: Reading
 
     /// Current members, sorted by nick then id.
-    public var members: [Member] {
-        memberIDs.map(member).sorted { ($0.nick, $0.id) < ($1.nick, $1.id) }
-    }
+    public var members: [Member] { people.members }
 
     /// The member with this id, with a short id as nick if no join from it has arrived yet.
-    public func member(_ id: NodeID) -> Member {
-        guard let nick = nicks[id] else { return Member(id: id, nick: "node-\(id)") }
-        let known = knownNicks[nick]
-        return Member(id: id, nick: nick, sharesNick: (holders[nick]?.count ?? 0) > 1 || (known != nil && known != id))
+    public func member(_ id: NodeID) -> Member { people.member(id) }
+
+    /// The ids of the current members.
+    public var memberIDs: Set<NodeID> { people.memberIDs }
+
+    /// The node first seen under each nick, anywhere (see ``RoomPeople/knownNicks``).
+    public var knownNicks: [String: NodeID] {
+        get { people.knownNicks }
+        set { people.knownNicks = newValue }
     }
 
     /// Calibration events proposed in this room (normalised labels).
@@ -398,15 +395,12 @@ public struct RoomSession: Sendable {
                     readerJoinSeq = event.seq
                     readerJoinedAt = event.createdAt
                 }
-                if let old = nicks[event.origin] { holders[old]?.remove(event.origin) }
-                nicks[event.origin] = nick
-                holders[nick, default: []].insert(event.origin)
-                memberIDs.insert(event.origin)
+                people.joined(event.origin, as: nick)
                 calibrationEvents.append(event)
                 recalibrate = true
                 if announce { outputs.append(.joined(member(event.origin))) }
             case .leave:
-                memberIDs.remove(event.origin)
+                people.left(event.origin)
                 calibrationEvents.append(event)
                 recalibrate = true
                 if announce { outputs.append(.left(from)) }
