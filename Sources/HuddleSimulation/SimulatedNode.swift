@@ -34,8 +34,9 @@ struct SimulatedNode {
         var shown: [EventID] = []
         /// Peers whose state this node reported changed, and to what.
         var changes: [(id: NodeID, to: PeerState)] = []
-        /// Writes handed to the disk (only with a commit latency): to land later, in order.
-        var writes: [(writes: [StoreWrite], turn: CommitTurn?)] = []
+        /// Batches of writes handed to the disk (only with a commit latency), each to land later,
+        /// in order (``landed(now:)``).
+        var handedToDisk = 0
         /// Proofs of equivocation it found (a seq used twice by one origin).
         var faults = 0
 
@@ -43,21 +44,22 @@ struct SimulatedNode {
             sends += other.sends
             shown += other.shown
             changes += other.changes
-            writes += other.writes
+            handedToDisk += other.handedToDisk
             faults += other.faults
         }
     }
 
-    /// What travels: a message, or a relay datagram around one.
+    /// What travels: a message, or a datagram's bytes as the machine made them (a relay around a
+    /// message, a sound window), which the receiving machine decodes itself.
     enum Packet {
         case message(WireMessage)
-        case relay(RelayMessage, bytes: [UInt8])
+        case datagram([UInt8])
 
         /// The kind the report counts it under.
         var kind: String {
             switch self {
             case .message(let message): "\(message.kind)"
-            case .relay: "relay"
+            case .datagram(let bytes): RelayMessage.isRelay(bytes) ? "relay" : "sound"
             }
         }
     }
@@ -190,7 +192,7 @@ struct SimulatedNode {
             return handle(.pullBatch(pull, events: response.events, more: response.more), now: now)
         case .message(let message):
             return handle(.message(message, from: source), now: now)
-        case .relay(_, let bytes):
+        case .datagram(let bytes):
             return handle(.datagram(bytes, from: source), now: now)
         }
     }
@@ -220,9 +222,7 @@ struct SimulatedNode {
             case .pullDone(let pull):
                 pulls[pull.address] = nil
             case .datagram(let bytes, let address):
-                // The machine makes only relay datagrams.
-                guard let relay = try? RelayMessage(decoding: bytes) else { continue }
-                effects.sends.append(Send(packet: .relay(relay, bytes: bytes), to: address, reliable: false))
+                effects.sends.append(Send(packet: .datagram(bytes), to: address, reliable: false))
             case .output(.room(.message(let shown), _)):
                 effects.shown.append(shown.event.id)
             case .output(.room(.earlier(let items), _)):
@@ -230,21 +230,22 @@ struct SimulatedNode {
             case .output(.peer(let id, _, let state, let left)):
                 effects.changes.append((id, left ? .gone : state))
             case .persist(let write):
-                if case .fault = write { effects.faults += 1 }
+                effects.faults += write.isFault ? 1 : 0
                 if commitsAtOnce {
                     store.apply(write)
                 } else {
                     unlanded.append(([write], nil))
-                    effects.writes.append(([write], nil))
+                    effects.handedToDisk += 1
                 }
             case .commit(let writes, let turn):
+                effects.faults += writes.filter(\.isFault).count
                 if commitsAtOnce {
                     for write in writes { store.apply(write) }
                     machine.handle(.committed(turn), now: Self.time(now))
                     pending += machine.pollEffects()
                 } else {
                     unlanded.append((writes, turn))
-                    effects.writes.append((writes, turn))
+                    effects.handedToDisk += 1
                 }
             case .afterCommit(_, let released):
                 pending.insert(contentsOf: released, at: 0)
@@ -253,5 +254,12 @@ struct SimulatedNode {
             }
         }
         return effects
+    }
+}
+
+extension StoreWrite {
+    /// A proof that an origin equivocated.
+    fileprivate var isFault: Bool {
+        if case .fault = self { true } else { false }
     }
 }

@@ -229,7 +229,7 @@ public struct Simulation {
     private mutating func apply(_ effects: SimulatedNode.Effects, from index: Int, now: MonotonicTime) {
         for id in effects.shown { report.shown(id, on: index, at: now) }
         report.faults += effects.faults
-        for _ in effects.writes {
+        for _ in 0..<effects.handedToDisk {
             queue.push(.land(index, run: nodes[index].runs), at: now + .milliseconds(config.commitLatencyMs))
         }
         for change in effects.changes {

@@ -15,7 +15,8 @@ public enum NodeInput: Sendable {
 
     // MARK: The network
 
-    /// A datagram's bytes as the socket gave them: admitted, decoded and checked by the machine.
+    /// A datagram's bytes as the socket gave them (past the shell's rate limit): decoded and
+    /// checked by the machine.
     case datagram([UInt8], from: PeerAddress)
     /// A datagram already decoded (the simulator's network, a test playing a peer).
     case message(WireMessage, from: PeerAddress)

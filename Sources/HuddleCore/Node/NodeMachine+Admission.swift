@@ -9,8 +9,8 @@ extension NodeMachine {
     /// for the log.
     mutating func receive(datagram bytes: [UInt8], from source: PeerAddress, now: NodeTime) {
         // Events from a stranger out of signature checks cost no decoding either (once per
-        // datagram, as check_budget). The kind is the envelope's fourth byte.
-        if bytes.count > 3, bytes[3] == WireMessage.Kind.events.rawValue,
+        // datagram, as check_budget), as the envelope says.
+        if WireProtocol.kind(of: bytes) == WireMessage.Kind.events.rawValue,
             !checkBudgets.hasChecks(for: source, now: now.monotonic)
         {
             return refuse(.checkBudget, "events from a sender out of signature checks", from: source)

@@ -31,10 +31,6 @@ public enum Datagram: Hashable, Sendable {
 
     /// Whether the bytes are a well-formed envelope of this version with kind 11.
     public static func isSoundWindow(_ bytes: some Collection<UInt8>) -> Bool {
-        var envelope = bytes.prefix(WireProtocol.envelopeByteCount).makeIterator()
-        guard envelope.next() == 0x48, envelope.next() == 0x44, envelope.next() == WireProtocol.version else {
-            return false
-        }
-        return envelope.next() == SoundWindow.kind
+        WireProtocol.kind(of: bytes) == SoundWindow.kind
     }
 }

@@ -72,9 +72,7 @@ public struct RelayMessage: Hashable, Sendable {
     /// Whether `bytes` say in their envelope that they are a relay (magic, this version, kind 10):
     /// read before decoding, so a shell can hand relays and messages to different decoders.
     public static func isRelay(_ bytes: some Collection<UInt8>) -> Bool {
-        var reader = ByteReader(bytes.prefix(WireProtocol.envelopeByteCount))
-        return (try? reader.readUInt16()) == WireProtocol.magic && (try? reader.readUInt8()) == WireProtocol.version
-            && (try? reader.readUInt8()) == kind
+        WireProtocol.kind(of: bytes) == kind
     }
 
     /// Decodes one relay datagram: the envelope (kind 10), the ids, a length from 4 to

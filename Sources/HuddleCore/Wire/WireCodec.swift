@@ -6,6 +6,15 @@ public enum WireProtocol {
     public static let magic: UInt16 = 0x4844
     /// Magic (2 bytes), version (1), kind (1).
     public static let envelopeByteCount = 4
+
+    /// The kind `bytes` say they are in their envelope, if it is a whole envelope of this version:
+    /// read before decoding, so a shell or the machine can pick a decoder, or refuse a datagram,
+    /// without reading the rest.
+    public static func kind(of bytes: some Collection<UInt8>) -> UInt8? {
+        var reader = ByteReader(bytes.prefix(envelopeByteCount))
+        guard (try? reader.readUInt16()) == magic, (try? reader.readUInt8()) == version else { return nil }
+        return try? reader.readUInt8()
+    }
 }
 
 extension WireMessage {

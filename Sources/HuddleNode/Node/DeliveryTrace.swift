@@ -8,8 +8,9 @@ import HuddleCore
 ///
 /// The writer marks ``Stage/made`` (its machine signed the event), ``Stage/stored`` (the
 /// durable commit returned) and ``Stage/sent`` (the push was handed to the socket); the reader
-/// ``Stage/received`` (the datagram reached the node), ``Stage/decoded`` (about to hop onto the
-/// actor) and ``Stage/taken`` (its machine took the event, the instant `shown_at` is read from).
+/// ``Stage/received`` (the datagram reached the node), ``Stage/decoded`` (past the rate limit,
+/// about to hop onto the actor, where its machine decodes it; the ids come from a copy decoded for
+/// the trace) and ``Stage/taken`` (its machine took the event, the instant `shown_at` is read from).
 enum DeliveryTrace {
     static let enabled = ProcessInfo.processInfo.environment["HUDDLE_TRACE_DELIVERY"] != nil
 

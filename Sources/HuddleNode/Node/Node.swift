@@ -123,7 +123,7 @@ public actor Node {
     func stepShowing<T>(_ body: (inout NodeMachine, NodeTime) -> T) async -> (T, [NodeOutput]) {
         let result = body(&machine, now)
         let effects = machine.pollEffects()
-        var shown = effects.compactMap { effect -> NodeOutput? in if case .output(let output) = effect { output } else { nil } }
+        var shown = effects.outputs
         if let turn = carryOut(effects) {
             showing[turn] = []
             await done(turn)
@@ -168,6 +168,8 @@ public actor Node {
             }
         }
         perform(effects)
+        rescheduleTimer()
+        refreshConsole()
         return waitsFor
     }
 
@@ -178,7 +180,8 @@ public actor Node {
         commits[turn] = nil
     }
 
-    /// Carries out effects but the writes (``carryOut(_:)`` handed them over), in order.
+    /// Carries out effects but the writes (``carryOut(_:)`` handed them over), in order; the
+    /// timer and the console are brought up to date once, after.
     private func perform(_ effects: [NodeEffect]) {
         for effect in effects {
             switch effect {
@@ -186,9 +189,7 @@ public actor Node {
                 continue
             case .afterCommit(let turn, let effects):
                 perform(effects)
-                showing[turn]?.append(contentsOf: effects.compactMap { effect -> NodeOutput? in
-                    if case .output(let output) = effect { output } else { nil }
-                })
+                showing[turn]?.append(contentsOf: effects.outputs)
             case .vouchedPeers(let addresses, let incarnation):
                 datagramLimits.withLock { $0.exempt = addresses }
                 goodbye.withLock {
@@ -229,8 +230,6 @@ public actor Node {
                 listening?.received(window, receivedAt: receivedAt)
             }
         }
-        rescheduleTimer()
-        refreshConsole()
     }
 
     // MARK: Output
@@ -363,7 +362,6 @@ public actor Node {
 
     /// A pull's connection ended: if the machine had not ended the pull, it failed.
     func pullEnded(_ pull: PullRequest) async {
-        pullWaiters.removeValue(forKey: pull)?.resume(returning: .done)
         await feed(.pullFailed(pull), waiting: false)
     }
 
@@ -393,5 +391,12 @@ public actor Node {
     func setSleeper(_ task: Task<Void, Never>, until deadline: MonotonicTime) {
         sleeper = task
         sleeperDeadline = deadline
+    }
+}
+
+extension [NodeEffect] {
+    /// The lines for the reader among these effects.
+    var outputs: [NodeOutput] {
+        compactMap { effect in if case .output(let output) = effect { output } else { nil } }
     }
 }

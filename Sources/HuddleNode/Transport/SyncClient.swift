@@ -4,7 +4,8 @@ import NIOPosix
 
 /// Carries one pull over TCP: sends the ``SyncRequest`` the machine made and hands each
 /// ``SyncResponse`` batch back, sending whatever request it is answered with, until it is
-/// answered with none (the machine decides: `NodeMachine+Pulls`) or the connection ends. Returned events are decoded but not yet verified.
+/// answered with none (the machine decides: `NodeMachine+Pulls`) or the connection ends.
+/// Returned events are decoded but not yet verified.
 struct SyncClient: Sendable {
     var group: any EventLoopGroup
     var connectTimeout: TimeAmount = .seconds(2)

@@ -144,8 +144,8 @@ STRETCHES = [
     ("made", "stored", "writer: own event's durable commit (writer thread, fsync)"),
     ("stored", "sent", "writer: back on the actor, push handed to the socket"),
     ("sent", "received", "loopback: socket to socket, NIO's read, the reader's task woken"),
-    ("received", "decoded", "reader: decode off the actor"),
-    ("decoded", "taken", "reader: onto the actor, signature check, ingest, hold-back"),
+    ("received", "decoded", "reader: past the rate limit, before the actor"),
+    ("decoded", "taken", "reader: onto the actor, decode, signature check, ingest, hold-back"),
     ("made", "taken", "made on the writer -> taken by the reader"),
 ]
 
