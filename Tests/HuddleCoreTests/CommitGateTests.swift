@@ -9,7 +9,7 @@ import Testing
 
     @Test func anInputWithoutAWriteThatMustLandPassesAtOnce() {
         var gate = CommitGate()
-        let effects: [NodeEffect] = [.persist(joined), .output(.notice("now talking in superbowl"))]
+        let effects: [NodeEffect] = [.persist(joined), .output(.notice(.talkingIn(room: "superbowl")))]
         #expect(gate.pass(effects) == effects)
         #expect(gate.waitingTurns == 0)
     }
@@ -17,7 +17,7 @@ import Testing
     @Test func whatFollowsARecordOfShowingWaitsForItsCommitButTheGoodbyeListDoesNot() {
         var gate = CommitGate()
         let vouched = NodeEffect.vouchedPeers([PeerAddress(host: "10.0.0.2", port: 7400)], incarnation: 1)
-        let out = gate.pass([.persist(shown), .output(.notice("a")), vouched, .persist(joined)])
+        let out = gate.pass([.persist(shown), .output(.notice(.talkingIn(room: "a"))), vouched, .persist(joined)])
         #expect(out.count == 2)
         #expect(out.first == vouched)
         guard case .commit(let writes, let turn) = out.last else {
@@ -26,7 +26,7 @@ import Testing
         }
         #expect(writes == [shown, joined])
         let due = gate.committed(turn)
-        #expect(due.map(\.effects) == [[.output(.notice("a"))]])
+        #expect(due.map(\.effects) == [[.output(.notice(.talkingIn(room: "a")))]])
     }
 
     /// A pull's next request does not wait for the batch's commit: it shows nothing, and a
@@ -35,7 +35,7 @@ import Testing
         var gate = CommitGate()
         let pull = PullRequest(room: "superbowl", peer: NodeIdentity.generate().id, address: PeerAddress(host: "10.0.0.2", port: 7400))
         let next = SyncRequest(from: pull.peer, room: "superbowl", have: VersionVector(), limit: 1024)
-        let out = gate.pass([.persist(shown), .output(.notice("a")), .pullNext(pull, next)])
+        let out = gate.pass([.persist(shown), .output(.notice(.talkingIn(room: "a"))), .pullNext(pull, next)])
         #expect(out.first == .pullNext(pull, next))
         #expect(out.count == 2)
     }
@@ -43,8 +43,8 @@ import Testing
     /// Two commits that return out of order let their effects out in the order of the inputs.
     @Test func turnsComeOutInTheOrderOfTheirInputs() {
         var gate = CommitGate()
-        guard case .commit(_, let first) = gate.pass([.persist(shown), .output(.notice("first"))]).last,
-            case .commit(_, let second) = gate.pass([.persist(shown), .output(.notice("second"))]).last
+        guard case .commit(_, let first) = gate.pass([.persist(shown), .output(.notice(.talkingIn(room: "first")))]).last,
+            case .commit(_, let second) = gate.pass([.persist(shown), .output(.notice(.talkingIn(room: "second")))]).last
         else {
             Issue.record("no commits")
             return

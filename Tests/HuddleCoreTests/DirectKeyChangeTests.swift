@@ -45,6 +45,7 @@ import Testing
         let said = lan[alice].said.count
         for n in 0..<10 { offer(weak[n % 2], on: &lan, alice, from: bobID) }
         #expect(lan[alice].said.count == said + 1)
+        #expect(lan[alice].problems.last == .weakDirectKey(nick: "bob", peer: bobID))
         #expect(lan[alice].machine.counters.drops[.weakAgreementKey] == 10)
         #expect(lan[alice].machine.directRoom(with: bobID) == nil)
     }

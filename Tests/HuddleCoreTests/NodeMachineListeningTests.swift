@@ -178,14 +178,16 @@ import Testing
         lan.on(alice) { $0.handle(.consoleLine("/listen off", at: $1.wall), now: $1) }
         lan.on(alice) { $0.handle(.consoleLine("/listen", at: $1.wall), now: $1) }
         #expect(lan[alice].listenRequests == [true])
-        #expect(lan[alice].said.contains("not listening"))
+        #expect(lan[alice].notices.contains(.listeningAlready(on: false, source: nil)))
         lan.on(alice) { $0.handle(.listeningStarted(source: "device", at: $1.wall), now: $1) }
         lan.on(alice) { $0.handle(.consoleLine("/listen", at: $1.wall), now: $1) }
         lan.on(alice) { $0.handle(.consoleLine("/listen off", at: $1.wall), now: $1) }
         lan.on(alice) { $0.handle(.consoleLine("/listen loudly", at: $1.wall), now: $1) }
         #expect(lan[alice].listenRequests == [true, false])
-        #expect(lan[alice].said.contains("already listening (device)"))
-        #expect(lan[alice].said.contains { $0.contains("/listen") && $0.contains("off") })
-        #expect(lan[alice].machine.consoleView(now: lan.now).status.contains("listening"))
+        #expect(lan[alice].notices.contains(.listeningAlready(on: true, source: "device")))
+        #expect(lan[alice].problems.contains {
+            if case .invalid(let why) = $0 { why.contains("/listen") && why.contains("off") } else { false }
+        })
+        #expect(lan[alice].machine.consoleView(now: lan.now).status.room?.heardPeers != nil)
     }
 }

@@ -260,8 +260,14 @@ extension NodeMachineTests {
         }
         // Mallory is told, once for each, that alice and bob hold another passphrase; they are
         // told once that mallory does.
-        #expect(lan[mallory].said.filter { $0.contains("another") }.count == 2)
-        #expect(lan[alice].said.filter { $0.contains("another") }.count == 1)
+        func anotherPassphrase(_ output: NodeOutput) -> Bool {
+            switch output {
+            case .notice(.otherPassphrase), .problem(.wrongPassphrase): true
+            default: false
+            }
+        }
+        #expect(lan[mallory].said.filter(anotherPassphrase).count == 2)
+        #expect(lan[alice].said.filter(anotherPassphrase).count == 1)
         // The room is named, with "(private)", in what the reader sees.
         let line = lan[bob].outputs.compactMap { output -> RoomLine? in
             if case .room(.message, let line) = output { line } else { nil }
@@ -301,12 +307,12 @@ extension NodeMachineTests {
         let bob = lan.add("bob")
         lan.introduceAll()
         lan.on(bob) { $0.handle(.consoleLine("/delay 2", at: $1.wall), now: $1) }
-        #expect(lan[bob].said.last == "delay +2.0 s in superbowl: it counts once you are placed "
-            + "(/now LABEL at a moment others mark, or /listen)")
+        #expect(lan[bob].notices.last == .delayed(by: .seconds(2), room: "superbowl", others: nil))
         lan.markKickoff(alice, then: bob, apart: .seconds(1))
         // Bob marked 1 s later and nudged 2 s: 3 s behind alice; 0.5 s less after this nudge.
         lan.on(bob) { $0.handle(.consoleLine("/delay -0.5", at: $1.wall), now: $1) }
-        #expect(lan[bob].said.last == "delay -500 ms in superbowl: now alice 2.5 s ahead of you")
+        #expect(lan[bob].notices.last == .delayed(
+            by: .milliseconds(-500), room: "superbowl", others: [Standing(name: "alice", behind: .milliseconds(-2_500))]))
     }
 
     @Test func aPauseHoldsEverythingAndResumingMovesTheReadersOffsetByTheSpan() throws {
@@ -323,7 +329,7 @@ extension NodeMachineTests {
         lan.advance(.seconds(5))
         #expect(lan[bob].messages == [])
         lan.on(bob) { $0.handle(.consoleLine("/resume", at: $1.wall), now: $1) }
-        #expect(lan[bob].said.last?.contains("your offset grew by 5.0 s in superbowl") == true)
+        #expect(lan[bob].notices.last == .resumed(after: .seconds(5), rooms: ["superbowl"]))
         lan.deliverAll()
         // Written at alice's +0; bob's stream now plays 5 s later than it did: shown at +5 s.
         #expect(lan[bob].messages == ["first down"])
@@ -340,8 +346,8 @@ extension NodeMachineTests {
         lan.on(alice) { $0.handle(.consoleLine("/join bad room!", at: $1.wall), now: $1) }
         #expect(lan[alice].machine.joined.isEmpty)
         #expect(lan[alice].said.count == 4)
-        #expect(lan[alice].said[0] == "you are not in a room: /join ROOM first")
-        #expect(lan[alice].said[2] == "nobody called nobody is here")
+        #expect(lan[alice].said[0] == .problem(.noRoom))
+        #expect(lan[alice].said[2] == .problem(.direct(.unknown("nobody"))))
         #expect(lan[alice].sent.isEmpty)
         lan.on(alice) { $0.handle(.consoleLine("/quit", at: $1.wall), now: $1) }
         #expect(lan[alice].quit)

@@ -163,7 +163,8 @@ import Testing
         lan.on(alice) { $0.handle(.consoleLine("who is watching?", at: $1.wall), now: $1) }
         lan.deliverAll()
         #expect(lan[bob].messages.isEmpty)
-        #expect(lan[bob].machine.statusLine(now: lan.now).contains("not placed: others wait 90 s"))
+        let unplaced = lan[bob].machine.statusGlance(now: lan.now).room
+        #expect(unplaced?.readerPlaced == false && unplaced?.shield == .seconds(90))
         lan.on(bob) { $0.handle(.consoleLine("/shield 10", at: $1.wall), now: $1) }
         lan.advance(.seconds(9))
         #expect(lan[bob].messages.isEmpty)
@@ -173,12 +174,13 @@ import Testing
         lan.deliverAll()
         lan.on(bob) { $0.handle(.consoleLine("/shield off", at: $1.wall), now: $1) }
         #expect(lan[bob].messages == ["who is watching?", "me"])
-        #expect(lan[bob].machine.statusLine(now: lan.now).contains("not placed · shield off"))
+        let off = lan[bob].machine.statusGlance(now: lan.now).room
+        #expect(off?.readerPlaced == false && off != nil && off?.shield == nil)
         lan.on(bob) { $0.handle(.consoleLine("/shield on", at: $1.wall), now: $1) }
         #expect(lan[bob].machine.shield == .seconds(10))
         let said = lan[bob].outputs.compactMap { if case .shield(let shield, let changed) = $0 { changed ? shield : nil } else { nil } }
         #expect(said == [.seconds(10), .seconds(10)])
         lan.on(bob) { $0.handle(.consoleLine("/shield 0", at: $1.wall), now: $1) }
-        #expect(lan[bob].outputs.last.map { if case .error = $0 { true } else { false } } == true)
+        #expect(lan[bob].outputs.last.map { if case .problem = $0 { true } else { false } } == true)
     }
 }

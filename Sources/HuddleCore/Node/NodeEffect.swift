@@ -110,13 +110,13 @@ public enum NodeOutput: Sendable, Equatable {
     case nickConflict(Member, knownID: NodeID)
     /// One message of `/history`.
     case history(Event, from: Member, gameTime: WallTime?, room: String)
-    /// Something that happened to this node: "* now talking in superbowl".
-    case notice(String)
-    /// An answer to a command (`/who`, `/rooms`, `/status`).
-    case info(String)
+    /// Something that happened to this node ("* now talking in superbowl"), or an answer to a
+    /// command (`/who`, `/rooms`, `/status`).
+    case notice(NodeNotice)
     /// `/help` (the short list) or `/help all`.
     case help(all: Bool)
-    case error(String)
+    /// Why a command did nothing.
+    case problem(CommandProblem)
     /// Listening began: the source (`file` or `device`) and the node-clock time (ms) its first
     /// sample counts as heard.
     case listening(source: String, startedAt: WallTime)

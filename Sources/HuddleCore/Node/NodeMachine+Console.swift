@@ -10,7 +10,7 @@ extension NodeMachine {
         } catch .emptyLine {
             return
         } catch {
-            return showError("\(error)")
+            return refuse(.invalid("\(error)"))
         }
         run(command, at: at, now: now)
     }
@@ -33,14 +33,14 @@ extension NodeMachine {
             askPassphrase(for: room)
         case .direct(let target, let text):
             if case .failure(let problem) = sendDirect(to: target, text: text, now: now), problem != .notSent {
-                showError(problem.description)
+                refuse(.direct(problem))
             }
         case .pause:
             pause(at: at, now: now)
         case .resume:
             resume(at: at, now: now)
         case .status:
-            showInfo(statusLine(now: now))
+            say(.status(statusGlance(now: now)))
         case .listen(let on):
             listenCommand(on)
         case .score(let home, let guest):
@@ -49,16 +49,16 @@ extension NodeMachine {
         case .teams(let home, let guest):
             inCurrentRoom { machine, room in machine.originate(.teams(home: home, guest: guest), in: room, now: now) }
         case .rooms:
-            showInfo(roomsDescription())
+            say(.rooms(roomsGlance()))
         case .say(let text):
             inCurrentRoom { machine, room in machine.originate(.chat(text: text), in: room, now: now) }
         case .leave:
             inCurrentRoom { machine, room in machine.leave(room, now: now) }
         case .who:
-            inCurrentRoom { machine, room in machine.showInfo(machine.whoDescription(room: room)) }
+            inCurrentRoom { machine, room in machine.say(.who(room: machine.name(of: room), machine.rooms[room].map { machine.glance(at: $0, label: machine.name(of: room)) })) }
         case .event(let label):
             inCurrentRoom { machine, room in
-                guard let label = CalibrationLabel(label) else { return machine.showError("a label cannot be blank") }
+                guard let label = CalibrationLabel(label) else { return machine.refuse(.blankLabel) }
                 machine.originate(.calibrationEvent(label: label.normalized), in: room, now: now)
             }
         case .now(let label?):
@@ -69,9 +69,9 @@ extension NodeMachine {
             }
         case .ignore(let label):
             inCurrentRoom { machine, room in
-                guard let label = CalibrationLabel(label) else { return machine.showError("a label cannot be blank") }
+                guard let label = CalibrationLabel(label) else { return machine.refuse(.blankLabel) }
                 machine.rooms[room]?.ignore(label: label)
-                machine.showNotice("you will not be asked to mark \"\(label)\" in \(machine.name(of: room))")
+                machine.say(.ignoring(label: label.normalized, room: machine.name(of: room)))
             }
         case .unmark(let label):
             inCurrentRoom { machine, room in machine.unmark(label, in: room, now: now) }
@@ -80,7 +80,7 @@ extension NodeMachine {
                 guard machine.originate(.delayNudge(milliseconds: nudge.milliseconds), in: room, now: now) != nil else {
                     return
                 }
-                machine.showNotice(machine.nudged(by: nudge, in: room))
+                machine.say(machine.nudged(by: nudge, in: room))
             }
         case .history(let count):
             inCurrentRoom { machine, room in machine.history(count, in: room) }
@@ -90,16 +90,15 @@ extension NodeMachine {
     }
 
     /// What a `/delay` did, as a person asks it: who is ahead of or behind this viewer now.
-    func nudged(by nudge: TimeSpan, in room: String) -> String {
-        let said = "delay \(nudge > .zero ? "+" : "-")\(HumanFormat.duration(nudge)) in \(name(of: room))"
+    func nudged(by nudge: TimeSpan, in room: String) -> NodeNotice {
         guard let session = rooms[room], session.calibration.placement(of: identity.id) != nil else {
-            return "\(said): it counts once you are placed (/now LABEL at a moment others mark, or /listen)"
+            return .delayed(by: nudge, room: name(of: room), others: nil)
         }
-        let others = session.offsetReport.entries.compactMap { entry -> String? in
+        let others = session.offsetReport.entries.compactMap { entry -> Standing? in
             guard entry.member.id != identity.id, let lag = entry.behindReader else { return nil }
-            return "\(entry.member.displayName) \(HumanFormat.lag(lag))"
+            return Standing(name: entry.member.displayName, behind: lag)
         }
-        return others.isEmpty ? "\(said): nobody else is placed yet" : "\(said): now \(others.joined(separator: ", "))"
+        return .delayed(by: nudge, room: name(of: room), others: others)
     }
 
     /// `/shield`, `/shield off`, `/shield on`, `/shield S`: sets how long messages from writers
@@ -125,16 +124,15 @@ extension NodeMachine {
     mutating func history(_ count: Int, in room: String) {
         guard let session = rooms[room] else { return }
         let events = session.history(last: count)
-        if events.isEmpty { return showInfo("no messages in \(name(of: room)) yet") }
         // Between a header and a footer, so the lines are not taken for new messages.
-        let what = events.count == 1 ? "the last message" : "the last \(events.count) messages"
-        showInfo("history: \(what) in \(name(of: room)), in game-time order")
+        say(.historyStart(count: events.count, room: name(of: room)))
+        if events.isEmpty { return }
         for event in events {
             show(.history(
                 event, from: session.member(event.origin), gameTime: session.calibration.gameTime(of: event),
                 room: name(of: room)))
         }
-        showInfo("end of history")
+        say(.historyEnd)
     }
 
     /// A chat line sent through the control socket (`huddle send`) into the joined room people
@@ -177,7 +175,7 @@ extension NodeMachine {
     /// mark that would move the reader far (``WildMark``) is asked about first: made only when
     /// asked for again within ``WildMark/confirmWindow``, timed at the first press.
     mutating func mark(_ raw: String, in room: String, at: WallTime, now: NodeTime) {
-        guard let label = CalibrationLabel(raw) else { return showError("a label cannot be blank") }
+        guard let label = CalibrationLabel(raw) else { return refuse(.blankLabel) }
         var at = at
         if let asked = wildMarkAsked, asked.room == room, asked.label == label,
             now.wall < asked.askedAt + WildMark.confirmWindow
@@ -197,9 +195,9 @@ extension NodeMachine {
 
     /// Takes back this node's mark of `label`: every node stops counting it.
     mutating func unmark(_ raw: String, in room: String, now: NodeTime) {
-        guard let label = CalibrationLabel(raw) else { return showError("a label cannot be blank") }
+        guard let label = CalibrationLabel(raw) else { return refuse(.blankLabel) }
         guard rooms[room]?.readerHasMarked(label) == true else {
-            return showError("you have no mark of \"\(label.normalized)\" in \(name(of: room)) to take back")
+            return refuse(.noMarkToTakeBack(label: label.normalized, room: name(of: room)))
         }
         originate(.unmark(label: label.normalized), in: room, now: now)
     }
@@ -207,13 +205,13 @@ extension NodeMachine {
     /// Marks the moment the console offered when the key arrived (`nil`: it offered none).
     mutating func markOffered(_ label: String?, in room: String, at: WallTime, now: NodeTime) {
         guard let label else {
-            return showError("no moment is waiting for your mark; /now LABEL marks a new one")
+            return refuse(.noMomentWaiting)
         }
         mark(label, in: room, at: at, now: now)
     }
 
     private mutating func inCurrentRoom(_ body: (inout NodeMachine, String) -> Void) {
-        guard let room = currentRoom else { return showError("you are not in a room: /join ROOM first") }
+        guard let room = currentRoom else { return refuse(.noRoom) }
         body(&self, room)
     }
 
@@ -235,20 +233,20 @@ extension NodeMachine {
             roomNames += peer.rooms.filter { !RoomKey.isPrivate($0) && !roomNames.contains($0) }
         }
         return ConsoleView(
-            status: statusLine(now: now), room: currentRoom.map(name(of:)), offer: session?.markOffer(now: now.wall),
+            status: statusGlance(now: now), room: currentRoom.map(name(of:)), offer: session?.markOffer(now: now.wall),
             words: ConsoleCompletion.Words(rooms: roomNames, nicks: nicks, labels: labels))
     }
 
-    /// The status line under the conversation (see ``RoomGlance/statusLine(of:pausedAt:now:)``).
-    public func statusLine(now: NodeTime) -> String {
+    /// What the status line under the conversation says, not yet in words.
+    public func statusGlance(now: NodeTime) -> StatusGlance {
         let session = currentRoom.flatMap { rooms[$0] }
-        return RoomGlance.statusLine(
-            of: session.map { glance(at: $0, label: privateLabel(of: $0.room)) }, pausedAt: pausedAt, now: now.wall)
+        return StatusGlance(
+            room: session.map { glance(at: $0, label: privateLabel(of: $0.room)) }, pausedAt: pausedAt, now: now.wall)
     }
 
     /// What the console needs to know of one room to describe it.
-    func glance(at session: RoomSession, label: String) -> RoomGlance.View {
-        var view = RoomGlance.View(
+    func glance(at session: RoomSession, label: String) -> RoomGlance {
+        var view = RoomGlance(
             session: session, label: label, alivePeers: membership.alivePeers(inRoom: session.room).count,
             pausedAt: pausedAt, peerStates: membership.peers.mapValues(\.state))
         view.heardPeers = listening.map { $0.attempts.values.count { $0.heard != nil } }
@@ -257,35 +255,24 @@ extension NodeMachine {
         return view
     }
 
-    func roomsDescription() -> String {
-        func described(_ room: String) -> String {
-            privateLabel(of: room) + (room == currentRoom ? " (current)" : "")
-        }
-        var lines = ["your rooms: " + (joined.isEmpty ? "none" : joined.map(described).joined(separator: ", "))]
+    /// `/rooms`: the reader's rooms, and those its peers are in.
+    func roomsGlance() -> RoomsGlance {
         var seen: [String: [String]] = [:]
         for peer in membership.peers.values where peer.state != .gone {
             for room in peer.rooms { seen[room, default: []].append(peer.nick) }
         }
-        if seen.isEmpty {
-            lines.append("no rooms seen on the network yet")
-        } else {
-            for room in seen.keys.sorted(by: { name(of: $0) < name(of: $1) }) {
-                lines.append("  \(privateLabel(of: room)): \(seen[room]!.sorted().joined(separator: ", "))")
-            }
-        }
-        return lines.joined(separator: "\n")
-    }
-
-    func whoDescription(room: String) -> String {
-        guard let session = rooms[room] else { return "nobody in \(name(of: room))" }
-        return RoomGlance.who(in: glance(at: session, label: name(of: room)))
+        return RoomsGlance(
+            joined: joined.map { RoomsGlance.Joined(label: privateLabel(of: $0), current: $0 == currentRoom) },
+            seen: seen.keys.sorted(by: { name(of: $0) < name(of: $1) }).map {
+                RoomsGlance.Seen(label: privateLabel(of: $0), nicks: seen[$0]!.sorted())
+            })
     }
 }
 
 /// What the interactive console shows under the conversation.
 public struct ConsoleView: Equatable, Sendable {
-    /// The status line, in words.
-    public var status: String
+    /// What the status line says, not yet in words.
+    public var status: StatusGlance
     /// The current room, as people name it.
     public var room: String?
     /// The moment one key marks, and how many more wait after it.
@@ -293,7 +280,7 @@ public struct ConsoleView: Equatable, Sendable {
     /// What Tab completes.
     public var words: ConsoleCompletion.Words
 
-    public init(status: String, room: String?, offer: PendingMarks.Offer?, words: ConsoleCompletion.Words) {
+    public init(status: StatusGlance, room: String?, offer: PendingMarks.Offer?, words: ConsoleCompletion.Words) {
         self.status = status
         self.room = room
         self.offer = offer

@@ -23,8 +23,7 @@ extension NodeMachine {
         guard let key = identity.directKey(with: peer, peerAgreementKey: agreementKey, name: "@\(nick)") else {
             countDropped(.weakAgreementKey)
             if direct.weakKeysTold.insert(peer).inserted {
-                showError("\(nick) (\(peer)) offers a key for direct messages that anyone could read them with: "
-                    + "no direct messages with it")
+                refuse(.weakDirectKey(nick: nick, peer: peer))
             }
             return
         }
@@ -67,10 +66,7 @@ extension NodeMachine {
         }
         guard let room = directRoom(with: peer.id) else { return .failure(.noKey(peer.nick)) }
         if sharedCalibrationRoom(with: peer.id) == nil, direct.uncalibratedTold.insert(peer.id).inserted {
-            showNotice(
-                "you and \(peer.nick) share no calibration yet, so \(peer.nick)'s shield holds your direct messages "
-                    + "(90 s, unless \(peer.nick) turned it off); mark a moment in a room you are both in to hold them "
-                    + "back exactly")
+            say(.directHeldByShield(nick: peer.nick))
         }
         enterDirect(room, now: now)
         // Line breaks travel as U+2028 (``LongLine/lineBreak``): the wire's strings hold no control character.

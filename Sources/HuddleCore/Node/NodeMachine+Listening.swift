@@ -67,9 +67,9 @@ extension NodeMachine {
     /// the requests out in the order they were made.
     mutating func listenCommand(_ on: Bool) {
         switch (on, hearing.wanted, listening) {
-        case (true, true, let now?): showInfo("already listening (\(now.source))")
-        case (true, true, nil): showInfo("already starting to listen")
-        case (false, false, nil): showInfo("not listening")
+        case (true, true, let now?): say(.listeningAlready(on: true, source: now.source))
+        case (true, true, nil): say(.listeningAlready(on: true, source: nil))
+        case (false, false, nil): say(.listeningAlready(on: false, source: nil))
         default:
             hearing.wanted = on
             emit(.listen(on))

@@ -43,16 +43,15 @@ extension NodeMachine {
 
     mutating func pause(at: WallTime, now: NodeTime) {
         if let pausedAt {
-            return showNotice(
-                "already paused, for \(HumanFormat.elapsed(at - pausedAt)); /resume when your stream plays")
+            return say(.paused(alreadyFor: at - pausedAt))
         }
         pausedAt = at
         for room in Array(rooms.keys) { rooms[room]?.pause() }
-        showNotice("paused: nothing new is shown until you /resume (Ctrl-Q on the console)")
+        say(.paused(alreadyFor: nil))
     }
 
     mutating func resume(at: WallTime, now: NodeTime) {
-        guard let pausedAt else { return showNotice("not paused") }
+        guard let pausedAt else { return say(.notPaused) }
         let span = max(.zero, at - pausedAt)
         self.pausedAt = nil
         var nudged: [String] = []
@@ -65,10 +64,6 @@ extension NodeMachine {
             let outputs = withRoom(room, now: now) { $0.resume(now: now.wall) }
             show(outputs, room: room, now: now)
         }
-        let added =
-            nudged.isEmpty
-            ? "not calibrated anywhere, so no offset changed"
-            : "your offset grew by \(HumanFormat.duration(span)) in \(nudged.joined(separator: ", "))"
-        showNotice("resumed after \(HumanFormat.elapsed(span)): \(added)")
+        say(.resumed(after: span, rooms: nudged))
     }
 }

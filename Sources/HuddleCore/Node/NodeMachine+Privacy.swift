@@ -30,7 +30,7 @@ extension NodeMachine {
             joined.append(key.id)
             advertiseRooms()
             makeCurrent(key.id)
-            showNotice("opened private room \(key.name) again")
+            say(.reopened(room: key.name))
             perform(replication.joined(room: key.id, peers: membership.alivePeers(inRoom: key.id)), now: now)
             return
         }
@@ -39,7 +39,7 @@ extension NodeMachine {
 
     /// `/private ROOM`: asks the shell for the passphrase (a hidden prompt, or the next line).
     mutating func askPassphrase(for room: String) {
-        if let problem = RoomName.problem(with: room) { return showError(problem) }
+        if let problem = RoomName.problem(with: room) { return refuse(.invalid(problem)) }
         passphraseWanted = room
         emit(.askPassphrase(room: room))
     }
@@ -51,8 +51,8 @@ extension NodeMachine {
         passphraseWanted = nil
         switch result {
         case .key(let key): join(key: key, now: now)
-        case .none: showNotice("not joined \(room): no passphrase given")
-        case .failed(let why): showError("could not derive the key for \(room): \(why)")
+        case .none: say(.noPassphraseGiven(room: room))
+        case .failed(let why): refuse(.keyFailed(room: room, why: why))
         }
     }
 
@@ -95,9 +95,9 @@ extension NodeMachine {
                 passphraseMismatchesTold[key.id] = recent + [now.wall]
                 if passphraseMismatches.count < Self.maximumPassphraseMismatches { passphraseMismatches.insert(mismatch) }
                 if membership.alivePeers(inRoom: key.id).isEmpty {
-                    showError("wrong passphrase for \(key.name)? \(nick) is in a \(key.name) with another one")
+                    refuse(.wrongPassphrase(room: key.name, nick: nick))
                 } else {
-                    showNotice("\(nick) has another passphrase for \(key.name): you cannot read each other")
+                    say(.otherPassphrase(nick: nick, room: key.name))
                 }
             }
         }

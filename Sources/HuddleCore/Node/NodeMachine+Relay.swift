@@ -81,12 +81,7 @@ extension NodeMachine {
                 guard let wrapped = RelayMessage(from: identity.id, to: target, payload: inner) else { continue }
                 transmit(wrapped.encoded(), to: relay)
             case .routeChanged(_, let nick, let route):
-                if let relay = route.relay {
-                    let through = membership.peers[relay]?.nick ?? "\(relay)"
-                    showNotice("\(nick) is reachable only through \(through)")
-                } else {
-                    showNotice("\(nick) is reachable directly again")
-                }
+                say(.route(nick: nick, through: route.relay.map { membership.peers[$0]?.nick ?? "\($0)" }))
             }
         }
     }

@@ -34,7 +34,7 @@ extension NodeMachine {
         do {
             made = try withRoom(room, now: now) { try $0.compose(body, now: at ?? now.wall, signer: signer) }
         } catch {
-            showError("not sent: \(error)")
+            refuse(.notSent("\(error)"))
             return nil
         }
         // Durably, before anyone sees it: a power cut must not make this node sign another event
@@ -51,7 +51,7 @@ extension NodeMachine {
     /// current; a private room of that name this node is in is made current instead.
     public mutating func join(_ room: String, now: NodeTime) {
         if let joinedRoom = joinedRoom(named: room) { return enter(joinedRoom, now: now) }
-        if let problem = RoomName.problem(with: room) { return showError(problem) }
+        if let problem = RoomName.problem(with: room) { return refuse(.invalid(problem)) }
         enter(room, now: now)
     }
 
@@ -59,7 +59,7 @@ extension NodeMachine {
     mutating func enter(_ room: String, now: NodeTime) {
         if joined.contains(room) {
             makeCurrent(room)
-            showNotice("now talking in \(name(of: room))")
+            say(.talkingIn(room: name(of: room)))
             return
         }
         loadRoom(room, now: now)
@@ -73,7 +73,7 @@ extension NodeMachine {
     }
 
     public mutating func leave(_ room: String, now: NodeTime) {
-        guard joined.contains(room) else { return showError("you are not in \(name(of: room))") }
+        guard joined.contains(room) else { return refuse(.notIn(room: name(of: room))) }
         originate(.leave, in: room, now: now)
         replication.left(room: room)
         joined.removeAll { $0 == room }
@@ -81,7 +81,7 @@ extension NodeMachine {
         if currentRoom == room { currentRoom = joined.last { direct.rooms[$0] == nil } }
         emit(.persist(.joined(room, false)))
         emit(.persist(.currentRoom(currentRoom)))
-        showNotice(currentRoom.map { "left \(name(of: room)); now talking in \(name(of: $0))" } ?? "left \(name(of: room))")
+        say(.left(room: name(of: room), nowIn: currentRoom.map(name(of:))))
         followSharedCalibrations(now: now)
     }
 

@@ -136,10 +136,9 @@ public struct NodeMachine: Sendable {
         effects.append(.output(line))
     }
 
-    mutating func showError(_ message: String) { show(.error(message)) }
+    mutating func refuse(_ problem: CommandProblem) { show(.problem(problem)) }
     /// Something that happened to this node (a pause, a room change), said with a `* `.
-    mutating func showNotice(_ text: String) { show(.notice(text)) }
-    mutating func showInfo(_ text: String) { show(.info(text)) }
+    mutating func say(_ notice: NodeNotice) { show(.notice(notice)) }
 
     /// Counts `count` dropped inputs (datagrams, frames, connections or events).
     mutating func countDropped(_ drop: NodeCounters.Drop, count: Int = 1) {
@@ -173,16 +172,13 @@ public struct NodeMachine: Sendable {
         } else if let room {
             if lockedNames().contains(room) {
                 // Not the public room of the same name: what is typed there would be public.
-                showError(
-                    "\(room) is a private room on this node: start with --passphrase-file FILE, or type /private \(room)")
+                refuse(.privateNeedsPassphrase(room: room))
             } else {
                 join(room, now: now)
             }
         }
         if !locked.isEmpty {
-            let names = lockedNames()
-            let which = names.count == locked.count ? names.joined(separator: ", ") : "\(locked.count) private rooms"
-            showNotice("this run has no passphrase for \(which): /private ROOM opens it")
+            say(.locked(names: lockedNames(), count: locked.count))
         }
         advertiseRooms()
     }

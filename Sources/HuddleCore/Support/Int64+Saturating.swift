@@ -37,7 +37,7 @@ extension Int64 {
     }
 
     /// `self / divisor` rounded toward negative infinity (a positive `divisor`).
-    func flooredDivision(by divisor: Int64) -> Int64 {
+    public func flooredDivision(by divisor: Int64) -> Int64 {
         let (quotient, remainder) = quotientAndRemainder(dividingBy: divisor)
         return remainder < 0 ? quotient - 1 : quotient
     }

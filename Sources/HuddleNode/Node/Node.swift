@@ -268,16 +268,14 @@ public actor Node {
             renderer.nickConflict(member, knownID: known)
         case .history(let event, let member, let gameTime, let room):
             renderer.history(event, from: member, gameTime: gameTime, room: room)
-        case .notice(let text):
-            renderer.notice(text)
-        case .info(let text):
-            renderer.info(text)
+        case .notice(let notice):
+            renderer.notice(notice)
         case .help(all: false):
             renderer.info(ConsoleCommand.shortHelpText)
         case .help(all: true):
             renderer.info(ConsoleCommand.helpText + (console != nil ? "\n" + InteractiveConsole.keysHelp : ""))
-        case .error(let message):
-            renderer.error(message)
+        case .problem(let problem):
+            renderer.error(problem.words)
         case .listening(let source, let startedAt):
             renderer.listening(source: source, startedAt: startedAt)
         case .listeningStopped(let reason):
@@ -292,7 +290,7 @@ public actor Node {
     /// Tells the interactive console (if any) what its status line, prompt and Tab show now.
     func refreshConsole() {
         guard let console else { return }
-        console.update(machine.consoleView(now: now))
+        console.update(ConsoleContext(machine.consoleView(now: now)))
     }
 
     // MARK: Sending

@@ -32,6 +32,8 @@ public import HuddleCore
 /// {"type":"join"|"leave","room","nick","id"}
 /// {"type":"peer","id","nick","state"[,"address"]}
 /// {"type":"info","message"}    {"type":"error","message"}
+///     what the node said happened or answered adds "kind" ("talking_in", "paused", "who"...:
+///     ``NodeNotice/kind``)
 /// {"type":"delivery","state":"waiting"|"delivered"|"not_sent",...}   (piped input ended)
 /// {"type":"nick_conflict","nick","id","known_id"}
 /// {"type":"step","room","nick","id","change_ms","offset_ms","heard"}   (a step in someone's lag; heard: found by sound)
@@ -182,6 +184,16 @@ public struct OutputRenderer: Sendable {
     public func notice(_ text: String) -> String {
         if json { return info(text) }
         return lines(text).map(starred).joined(separator: "\n")
+    }
+
+    /// What the machine said happened, or its answer to a command: starred, or plain for an
+    /// answer (``NodeNotice/isAnswer``). JSON: `{"type":"info","kind":"talking_in","message":...}`.
+    public func notice(_ notice: NodeNotice) -> String {
+        if json {
+            return JSONLine.object([("type", "info"), ("kind", .string(notice.kind)), ("message", .string(notice.words))])
+                .render()
+        }
+        return notice.isAnswer ? info(notice.words) : self.notice(notice.words)
     }
 
     /// The answer to a console command (`/who`, `/rooms`, `/help`...), possibly several lines.

@@ -1,8 +1,24 @@
 public import HuddleCore
 
-/// What the node tells the interactive console: the status line, the prompt's room and offer, and
-/// what Tab completes.
-public typealias ConsoleContext = ConsoleView
+/// What the node tells the interactive console: the status line in words, the prompt's room and
+/// offer, and what Tab completes (the machine's ``ConsoleView``, worded).
+public struct ConsoleContext: Sendable, Equatable {
+    public var status: String
+    public var room: String?
+    public var offer: PendingMarks.Offer?
+    public var words: ConsoleCompletion.Words
+
+    public init(status: String, room: String?, offer: PendingMarks.Offer?, words: ConsoleCompletion.Words) {
+        self.status = status
+        self.room = room
+        self.offer = offer
+        self.words = words
+    }
+
+    public init(_ view: ConsoleView) {
+        self.init(status: RoomGlance.statusLine(of: view.status), room: view.room, offer: view.offer, words: view.words)
+    }
+}
 
 /// The interactive console without its terminal: the line editor, the screen layout and what the
 /// node last said, turning keys into screen updates and inputs for the node. Pure, so a test can

@@ -30,14 +30,22 @@ struct MachineLAN {
             }
         }
 
-        /// Lines of words (notices, info, errors) said to the reader.
-        var said: [String] {
-            outputs.compactMap { output in
+        /// What the machine said to the reader (notices and problems), in order.
+        var said: [NodeOutput] {
+            outputs.filter { output in
                 switch output {
-                case .notice(let text), .info(let text), .error(let text): text
-                default: nil
+                case .notice, .problem: true
+                default: false
                 }
             }
+        }
+
+        var notices: [NodeNotice] {
+            outputs.compactMap { if case .notice(let notice) = $0 { notice } else { nil } }
+        }
+
+        var problems: [CommandProblem] {
+            outputs.compactMap { if case .problem(let problem) = $0 { problem } else { nil } }
         }
     }
 

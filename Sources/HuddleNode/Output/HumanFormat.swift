@@ -1,4 +1,5 @@
 public import Foundation
+public import HuddleCore
 
 /// Durations, clock times and offsets in the words a person reads.
 ///

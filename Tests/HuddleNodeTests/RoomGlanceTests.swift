@@ -2,8 +2,9 @@ import HuddleCore
 import Testing
 
 @testable import HuddleCore
+@testable import HuddleNode
 
-/// The status line and `/who`, from a room's session alone: no node, no socket, no clock.
+/// The status line and `/who` in words, from a room's session alone: no node, no socket, no clock.
 @Suite struct RoomGlanceTests {
     let alice = NodeIdentity.generate()
     let bob = NodeIdentity.generate()
@@ -25,19 +26,19 @@ import Testing
     }
 
     @Test func theStatusLineSaysWhereTheStreamStandsAndCountsNoSpoilers() throws {
-        var view = RoomGlance.View(session: try bobsRoom(), label: "superbowl", alivePeers: 1)
+        var view = RoomGlance(session: try bobsRoom(), label: "superbowl", alivePeers: 1)
         // alice's cheer is held: nothing on the line says so, or when it comes.
-        #expect(RoomGlance.statusLine(of: view, pausedAt: nil, now: base + .milliseconds(10_500))
+        #expect(RoomGlance.statusLine(of: StatusGlance(room: view, pausedAt: nil, now: base + .milliseconds(10_500)))
             == "superbowl · 1 peer · you: 3.0 s behind alice")
         var paused = view
         paused.pausedAt = base + .milliseconds(8_500)
-        #expect(RoomGlance.statusLine(of: paused, pausedAt: paused.pausedAt, now: base + .milliseconds(10_500))
+        #expect(RoomGlance.statusLine(of: StatusGlance(room: paused, pausedAt: paused.pausedAt, now: base + .milliseconds(10_500)))
             == "superbowl · 1 peer · you: 3.0 s behind alice · paused 0:02")
         // Unless the viewer asked for the count (--show-waiting).
         view.showWaiting = true
-        #expect(RoomGlance.statusLine(of: view, pausedAt: nil, now: base + .milliseconds(10_500))
+        #expect(RoomGlance.statusLine(of: StatusGlance(room: view, pausedAt: nil, now: base + .milliseconds(10_500)))
             == "superbowl · 1 peer · you: 3.0 s behind alice · 1 waiting, next in 3 s")
-        #expect(RoomGlance.statusLine(of: nil, pausedAt: nil, now: base) == "not in a room: /join ROOM")
+        #expect(RoomGlance.statusLine(of: StatusGlance(room: nil, pausedAt: nil, now: base)) == "not in a room: /join ROOM")
     }
 
     /// alice, bob and carol marked kickoff at 1 s, 4 s and -1 s on their streams: carol is 2 s
@@ -60,8 +61,8 @@ import Testing
         }
         for bobMarksFirst in [false, true] {
             func line(_ reader: NodeIdentity) throws -> String {
-                let view = RoomGlance.View(session: try room(reader: reader, bobMarksFirst: bobMarksFirst), label: "superbowl", alivePeers: 2)
-                return RoomGlance.statusLine(of: view, pausedAt: nil, now: base + .seconds(10))
+                let view = RoomGlance(session: try room(reader: reader, bobMarksFirst: bobMarksFirst), label: "superbowl", alivePeers: 2)
+                return RoomGlance.statusLine(of: StatusGlance(room: view, pausedAt: nil, now: base + .seconds(10)))
             }
             #expect(try line(carol) == "superbowl · 2 peers · you: ahead of everyone, bob 5.0 s behind")
             #expect(try line(alice) == "superbowl · 2 peers · you: 2.0 s behind carol")
@@ -70,7 +71,7 @@ import Testing
     }
 
     @Test func whoListsEachMemberFromTheReadersStream() throws {
-        let view = RoomGlance.View(
+        let view = RoomGlance(
             session: try bobsRoom(), label: "superbowl", alivePeers: 1, peerStates: [alice.id: .suspect])
         #expect(RoomGlance.who(in: view) == """
             in superbowl:
