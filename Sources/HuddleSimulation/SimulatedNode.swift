@@ -7,7 +7,7 @@ import HuddleCore
 /// the node starts again from what had (``restart(now:others:)``). Time is one virtual clock,
 /// a ``MonotonicTime`` from the run's start; the node's wall clock reads the same moment, from
 /// the epoch, to the millisecond (as a real node's does).
-struct SimulatedNode {
+struct SimulatedNode: DrivenNode {
     let index: Int
     let identity: NodeIdentity
     let address: PeerAddress
@@ -25,6 +25,8 @@ struct SimulatedNode {
     private(set) var runs = 1
     /// The pull running with each peer (the machine runs one per peer at most).
     private var pulls: [PeerAddress: PullRequest] = [:]
+    /// What carrying out the machine's effects did, since it was last taken.
+    private var collected = Effects()
 
     /// What handling one input did.
     struct Effects {
@@ -117,8 +119,13 @@ struct SimulatedNode {
 
     /// Hands `input` to the machine at virtual moment `now`, and carries out what it caused.
     private mutating func handle(_ input: NodeInput, now: MonotonicTime) -> Effects {
-        machine.handle(input, now: Self.time(now))
-        return collect(now: now)
+        drive(input, now: Self.time(now))
+        return takeCollected()
+    }
+
+    private mutating func takeCollected() -> Effects {
+        defer { collected = Effects() }
+        return collected
     }
 
     /// The node starts and joins the room.
@@ -134,7 +141,8 @@ struct SimulatedNode {
     /// This node writes a chat message, as typed on its console.
     mutating func say(_ text: String, now: MonotonicTime) -> (Event?, Effects) {
         let event = machine.originate(.chat(text: text), in: room, now: Self.time(now))
-        return (event, collect(now: now))
+        settle(now: Self.time(now))
+        return (event, takeCollected())
     }
 
     /// The process was killed and starts again: what had not landed on disk is lost, the
@@ -197,64 +205,76 @@ struct SimulatedNode {
         }
     }
 
-    // MARK: Effects
+    // MARK: The world it runs in (NodeDriver carries the machine's effects out here)
 
-    /// What the machine asked for, as the simulation carries it out.
-    private mutating func collect(now: MonotonicTime) -> Effects {
-        var effects = Effects()
-        var pending = machine.pollEffects()
-        while !pending.isEmpty {
-            let effect = pending.removeFirst()
-            switch effect {
-            case .send(let message, let addresses):
-                for address in addresses { effects.sends.append(Send(packet: .message(message), to: address, reliable: false)) }
-            case .pull(let pull, let first):
-                pulls[pull.address] = pull
-                effects.sends.append(Send(packet: .message(.syncRequest(first)), to: pull.address, reliable: true))
-            case .checkSignatures(let pull, let events, let more):
-                // Checked at once: the simulator does not model CPU time.
-                let valid = events.filter(\.hasValidSignature)
-                machine.handle(
-                    .pullChecked(pull, valid: valid, invalid: events.count - valid.count, more: more), now: Self.time(now))
-                pending += machine.pollEffects()
-            case .pullNext(let pull, let request):
-                effects.sends.append(Send(packet: .message(.syncRequest(request)), to: pull.address, reliable: true))
-            case .pullDone(let pull):
-                pulls[pull.address] = nil
-            case .datagram(let bytes, let address):
-                effects.sends.append(Send(packet: .datagram(bytes), to: address, reliable: false))
-            case .output(.room(.message(let shown), _)):
-                effects.shown.append(shown.event.id)
-            case .output(.room(.earlier(let items), _)):
-                effects.shown += items.map(\.event.id)
-            case .output(.peer(let id, _, let state, let left)):
-                effects.changes.append((id, left ? .gone : state))
-            case .persist(let write):
-                effects.faults += write.isFault ? 1 : 0
-                if commitsAtOnce {
-                    store.apply(write)
-                } else {
-                    unlanded.append(([write], nil))
-                    effects.handedToDisk += 1
-                }
-            case .commit(let writes, let turn):
-                effects.faults += writes.filter(\.isFault).count
-                if commitsAtOnce {
-                    for write in writes { store.apply(write) }
-                    machine.handle(.committed(turn), now: Self.time(now))
-                    pending += machine.pollEffects()
-                } else {
-                    unlanded.append((writes, turn))
-                    effects.handedToDisk += 1
-                }
-            case .afterCommit(_, let released):
-                pending.insert(contentsOf: released, at: 0)
-            case .output, .advertise, .vouchedPeers, .askPassphrase, .quit, .listen, .hear, .refused:
-                continue
+    mutating func send(_ message: WireMessage, to addresses: [PeerAddress]) {
+        for address in addresses { collected.sends.append(Send(packet: .message(message), to: address, reliable: false)) }
+    }
+
+    mutating func send(bytes: [UInt8], to address: PeerAddress) {
+        collected.sends.append(Send(packet: .datagram(bytes), to: address, reliable: false))
+    }
+
+    /// A pull runs over TCP: its requests are reliable messages, answered by the peer's machine.
+    mutating func pull(_ pull: PullRequest, first: SyncRequest) -> [NodeInput] {
+        pulls[pull.address] = pull
+        collected.sends.append(Send(packet: .message(.syncRequest(first)), to: pull.address, reliable: true))
+        return []
+    }
+
+    mutating func pullNext(_ pull: PullRequest, _ request: SyncRequest) -> [NodeInput] {
+        collected.sends.append(Send(packet: .message(.syncRequest(request)), to: pull.address, reliable: true))
+        return []
+    }
+
+    mutating func pullDone(_ pull: PullRequest) {
+        pulls[pull.address] = nil
+    }
+
+    // (Signatures are checked at once, by NodeWorld's default: the simulator does not model CPU time.)
+
+    /// Writes land at once, or (with a commit latency) each later, in order (``landed(now:)``).
+    mutating func write(_ writes: [StoreWrite]) {
+        for write in writes {
+            collected.faults += write.isFault ? 1 : 0
+            if commitsAtOnce {
+                store.apply(write)
+            } else {
+                unlanded.append(([write], nil))
+                collected.handedToDisk += 1
             }
         }
-        return effects
     }
+
+    mutating func commit(_ writes: [StoreWrite], turn: CommitTurn) -> [NodeInput] {
+        collected.faults += writes.filter(\.isFault).count
+        guard !commitsAtOnce else {
+            for write in writes { store.apply(write) }
+            return [.committed(turn)]
+        }
+        unlanded.append((writes, turn))
+        collected.handedToDisk += 1
+        return []
+    }
+
+    /// What the report counts: chat shown, and peers' states.
+    mutating func show(_ output: NodeOutput) {
+        switch output {
+        case .room(.message(let shown), _): collected.shown.append(shown.event.id)
+        case .room(.earlier(let items), _): collected.shown += items.map(\.event.id)
+        case .peer(let id, _, let state, let left): collected.changes.append((id, left ? .gone : state))
+        default: break
+        }
+    }
+
+    // No mDNS, rate gate, log, reader or sound in a simulation.
+    mutating func advertise(rooms: [String]) {}
+    mutating func vouched(_ addresses: Set<PeerAddress>, incarnation: UInt64) {}
+    mutating func refused(_ drop: NodeCounters.Drop, reason: String, from source: PeerAddress) {}
+    mutating func askPassphrase(room: String) {}
+    mutating func quit() {}
+    mutating func listen(_ on: Bool) {}
+    mutating func hear(_ window: SoundWindow, receivedAt: WallTime) {}
 }
 
 extension StoreWrite {

@@ -350,7 +350,7 @@ extension NodeMachineTests {
         #expect(lan[alice].said[2] == .problem(.direct(.unknown("nobody"))))
         #expect(lan[alice].sent.isEmpty)
         lan.on(alice) { $0.handle(.consoleLine("/quit", at: $1.wall), now: $1) }
-        #expect(lan[alice].quit)
+        #expect(lan[alice].quitAsked)
     }
 }
 

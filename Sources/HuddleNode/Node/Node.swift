@@ -147,30 +147,30 @@ public actor Node {
         }
     }
 
-    /// Carries out what the machine let out, in order (it decided what waits for which commit).
-    /// Writes not waited for are handed to the writer first, in one go. A commit runs off the
-    /// actor and reports back (``committed(_:)``); the actor takes other inputs meanwhile.
-    /// Returns the turn the effects wait for, if any.
+    /// Carries out what the machine let out, in order (it decided what waits for which commit),
+    /// through the one driver loop (``NodeDriver``) in the node's world (``NodeShell``): writes
+    /// not waited for go to the writer first, in one go; a commit runs off the actor and reports
+    /// back (``committed(_:)``), the actor taking other inputs meanwhile. The timer and the
+    /// console are brought up to date once, after. Returns the turn the effects wait for, if any.
     @discardableResult
     func carryOut(_ effects: [NodeEffect]) -> CommitTurn? {
         guard !effects.isEmpty else { return nil }
-        writer.enqueue(effects.compactMap { effect -> StoreWrite? in if case .persist(let write) = effect { write } else { nil } })
-        var waitsFor: CommitTurn?
-        for effect in effects {
-            guard case .commit(let writes, let turn) = effect else { continue }
-            waitsFor = turn
-            let writer = writer
-            DeliveryTrace.mark(.made, DeliveryTrace.own(writes))
-            commits[turn] = Task {
-                await writer.commit(writes)
-                DeliveryTrace.mark(.stored, DeliveryTrace.own(writes))
-                self.committed(turn)
-            }
-        }
-        perform(effects)
+        var shell = NodeShell(node: self)
+        _ = NodeDriver.carryOut(effects, in: &shell)  // (it answers nothing at once)
         rescheduleTimer()
         refreshConsole()
-        return waitsFor
+        return shell.waitsFor
+    }
+
+    /// Starts committing `writes` off the actor; the machine hears of it when they are on disk.
+    func startCommit(_ writes: [StoreWrite], turn: CommitTurn) {
+        let writer = writer
+        DeliveryTrace.mark(.made, DeliveryTrace.own(writes))
+        commits[turn] = Task {
+            await writer.commit(writes)
+            DeliveryTrace.mark(.stored, DeliveryTrace.own(writes))
+            self.committed(turn)
+        }
     }
 
     /// `turn`'s writes are on disk: the machine lets out what waited for them.
@@ -178,58 +178,6 @@ public actor Node {
         machine.handle(.committed(turn), now: now)
         carryOut(machine.pollEffects())
         commits[turn] = nil
-    }
-
-    /// Carries out effects but the writes (``carryOut(_:)`` handed them over), in order; the
-    /// timer and the console are brought up to date once, after.
-    private func perform(_ effects: [NodeEffect]) {
-        for effect in effects {
-            switch effect {
-            case .persist, .commit:
-                continue
-            case .afterCommit(let turn, let effects):
-                perform(effects)
-                showing[turn]?.append(contentsOf: effects.outputs)
-            case .vouchedPeers(let addresses, let incarnation):
-                datagramLimits.withLock { $0.exempt = addresses }
-                goodbye.withLock {
-                    $0.to = addresses.sorted()
-                    $0.incarnation = incarnation
-                }
-            case .send(let message, let addresses):
-                send(encoded: message.encoded(), to: addresses)
-                if DeliveryTrace.enabled, case .events(let events) = message { DeliveryTrace.mark(.sent, events.map(\.id)) }
-            case .datagram(let bytes, let address):
-                send(encoded: bytes, to: [address])
-            case .pull(let pull, let first):
-                pullRequestSink.yield((pull, first))
-            case .checkSignatures(let pull, let events, let more):
-                pullWaiters.removeValue(forKey: pull)?.resume(returning: .check(events, more: more))
-            case .pullNext(let pull, let request):
-                pullWaiters.removeValue(forKey: pull)?.resume(returning: .next(request))
-            case .pullDone(let pull):
-                pullWaiters.removeValue(forKey: pull)?.resume(returning: .done)
-            case .refused(let drop, let reason, let source):
-                logger.debug(
-                    "dropped input", metadata: ["huddle.peer": "\(source)", "huddle.reason": "\(reason)", "huddle.drop": "\(drop)"])
-            case .output(let line):
-                show(line)
-            case .advertise(let rooms):
-                discovery?.update(rooms: rooms)
-            case .askPassphrase(let room):
-                if let console {
-                    console.askSecret("passphrase for \(room)")
-                } else {
-                    showInfo("the next line is the passphrase for \(room)")
-                }
-            case .quit:
-                quitRequested = true
-            case .listen(let on):
-                carryOutListening(on)
-            case .hear(let window, let receivedAt):
-                listening?.received(window, receivedAt: receivedAt)
-            }
-        }
     }
 
     // MARK: Output
@@ -295,7 +243,7 @@ public actor Node {
 
     // MARK: Sending
 
-    private func send(encoded bytes: [UInt8], to addresses: [PeerAddress]) {
+    func send(encoded bytes: [UInt8], to addresses: [PeerAddress]) {
         guard bytes.count <= WireLimits.maxDatagramBytes else {
             logger.warning("message too large for a datagram", metadata: ["huddle.bytes": "\(bytes.count)"])
             return

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-public import HuddleCore
+import HuddleCore
 import Synchronization
 
 /// The console on a terminal: chat scrolls by above a status line and an input line that incoming

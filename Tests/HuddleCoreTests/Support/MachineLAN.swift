@@ -6,7 +6,7 @@ import Testing
 /// what a machine writes to its store is kept in a ``MemoryStore`` it can restart from. No
 /// socket, no disk, no sleeping: the machines' clock is the test's.
 struct MachineLAN {
-    struct Host {
+    struct Host: DrivenNode {
         var machine: NodeMachine
         var address: PeerAddress
         var store = MemoryStore()
@@ -18,10 +18,20 @@ struct MachineLAN {
         /// Writes made while ``MachineLAN/holdCommits`` is set: not on "disk" yet, each with the
         /// turn to report once they are.
         var uncommitted: [(writes: [StoreWrite], turn: CommitTurn?)] = []
-        var quit = false
+        var quitAsked = false
         /// Peers' sound windows the machine handed to its matcher, and `/listen` requests.
         var heard: [SoundWindow] = []
         var listenRequests: [Bool] = []
+        /// Whether writes wait (``MachineLAN/holdCommits``).
+        var holdCommits = false
+        /// What the LAN carries next: datagrams and relays sent, and pulls asked (answered by the
+        /// LAN from the node they name, as TCP would).
+        var outbox: [Outgoing] = []
+        enum Outgoing {
+            case message(WireMessage, to: PeerAddress)
+            case bytes([UInt8], to: PeerAddress)
+            case pull(PullRequest, SyncRequest)
+        }
 
         /// The chat texts shown, in order.
         var messages: [String] {
@@ -208,73 +218,30 @@ struct MachineLAN {
         if deliver { deliverAll() }
     }
 
-    /// Takes node `index`'s effects: its datagrams go in flight, its pulls are answered from
-    /// the node they name, its writes reach its store, its lines are kept.
+    /// Carries out node `index`'s effects (``NodeDriver``, in the host's world below): its
+    /// datagrams go in flight, its pulls are answered from the node they name, its writes reach
+    /// its store, its lines are kept.
     mutating func collect(_ index: Int) {
-        var pending = hosts[index].machine.pollEffects()
-        while !pending.isEmpty {
-            let effect = pending.removeFirst()
-            switch effect {
-            case .send(let message, let addresses):
-                for address in addresses {
-                    hosts[index].sent.append((message, address))
-                    if !isBlocked(index, address) { inFlight.append((message, index, address)) }
-                }
-            case .pull(let request, let first):
-                hosts[index].pulls.append(request)
-                pending += answer(request, first, on: index)
-            case .pullNext(let request, let next):
-                pending += answer(request, next, on: index)
-            case .checkSignatures(let request, let events, let more):
-                let valid = events.filter(\.hasValidSignature)
-                hosts[index].machine.handle(
-                    .pullChecked(request, valid: valid, invalid: events.count - valid.count, more: more), now: now)
-                pending += hosts[index].machine.pollEffects()
-            case .pullDone:
-                continue
-            case .persist(let write):
-                if holdCommits {
-                    hosts[index].uncommitted.append(([write], nil))
-                } else {
-                    hosts[index].store.apply(write)
-                }
-            case .commit(let writes, let turn):
-                if holdCommits {
-                    hosts[index].uncommitted.append((writes, turn))
-                } else {
-                    for write in writes { hosts[index].store.apply(write) }
-                    hosts[index].machine.handle(.committed(turn), now: now)
-                    pending += hosts[index].machine.pollEffects()
-                }
-            case .afterCommit(_, let effects):
-                pending.insert(contentsOf: effects, at: 0)
-            case .datagram(let bytes, let address):
+        hosts[index].holdCommits = holdCommits
+        hosts[index].settle(now: now)
+        while !hosts[index].outbox.isEmpty {
+            switch hosts[index].outbox.removeFirst() {
+            case .message(let message, let address):
+                if !isBlocked(index, address) { inFlight.append((message, index, address)) }
+            case .bytes(let bytes, let address):
                 if !isBlocked(index, address) { relaysInFlight.append((bytes, index, address)) }
-            case .output(let line):
-                hosts[index].outputs.append(line)
-            case .quit:
-                hosts[index].quit = true
-            case .hear(let window, _):
-                hosts[index].heard.append(window)
-            case .listen(let on):
-                hosts[index].listenRequests.append(on)
-            case .advertise, .vouchedPeers, .askPassphrase, .refused:
-                continue
+            case .pull(let pull, let request):
+                hosts[index].drive(answer(pull, request), now: now)
             }
         }
     }
 
-    /// Answers node `index`'s pull request from the node it names, at once (a pull runs over TCP,
-    /// which does not lose it), or fails the pull (``answerPulls`` off, nobody there); returns
-    /// what the machine made of it.
-    private mutating func answer(_ pull: PullRequest, _ request: SyncRequest, on index: Int) -> [NodeEffect] {
-        if answerPulls, let peer = hosts.firstIndex(where: { $0.address == pull.address }) {
-            let response = hosts[peer].machine.syncResponse(to: request)
-            hosts[index].machine.handle(.pullBatch(pull, events: response.events, more: response.more), now: now)
-        } else {
-            hosts[index].machine.handle(.pullFailed(pull), now: now)
-        }
-        return hosts[index].machine.pollEffects()
+    /// The answer to a pull's request from the node it names, at once (a pull runs over TCP,
+    /// which does not lose it), or the pull's failure (``answerPulls`` off, nobody there).
+    private func answer(_ pull: PullRequest, _ request: SyncRequest) -> NodeInput {
+        guard answerPulls, let peer = hosts.firstIndex(where: { $0.address == pull.address }) else { return .pullFailed(pull) }
+        let response = hosts[peer].machine.syncResponse(to: request)
+        return .pullBatch(pull, events: response.events, more: response.more)
     }
 
     func isBlocked(_ from: Int, _ to: PeerAddress) -> Bool {
@@ -305,4 +272,57 @@ struct MachineLAN {
         hosts[index] = Host(machine: machine, address: old.address, store: old.store)
         collect(index)
     }
+}
+
+/// A host's world: what its machine asks for is kept for the LAN to carry (``MachineLAN/collect(_:)``).
+extension MachineLAN.Host {
+    mutating func send(_ message: WireMessage, to addresses: [PeerAddress]) {
+        for address in addresses {
+            sent.append((message, address))
+            outbox.append(.message(message, to: address))
+        }
+    }
+
+    mutating func send(bytes: [UInt8], to address: PeerAddress) {
+        outbox.append(.bytes(bytes, to: address))
+    }
+
+    mutating func pull(_ pull: PullRequest, first: SyncRequest) -> [NodeInput] {
+        pulls.append(pull)
+        outbox.append(.pull(pull, first))
+        return []
+    }
+
+    mutating func pullNext(_ pull: PullRequest, _ request: SyncRequest) -> [NodeInput] {
+        outbox.append(.pull(pull, request))
+        return []
+    }
+
+    mutating func pullDone(_ pull: PullRequest) {}
+
+    mutating func write(_ writes: [StoreWrite]) {
+        if holdCommits {
+            uncommitted += writes.map { ([$0], nil) }
+        } else {
+            for write in writes { store.apply(write) }
+        }
+    }
+
+    mutating func commit(_ writes: [StoreWrite], turn: CommitTurn) -> [NodeInput] {
+        guard !holdCommits else {
+            uncommitted.append((writes, turn))
+            return []
+        }
+        for write in writes { store.apply(write) }
+        return [.committed(turn)]
+    }
+
+    mutating func show(_ output: NodeOutput) { outputs.append(output) }
+    mutating func quit() { quitAsked = true }
+    mutating func hear(_ window: SoundWindow, receivedAt: WallTime) { heard.append(window) }
+    mutating func listen(_ on: Bool) { listenRequests.append(on) }
+    mutating func advertise(rooms: [String]) {}
+    mutating func vouched(_ addresses: Set<PeerAddress>, incarnation: UInt64) {}
+    mutating func refused(_ drop: NodeCounters.Drop, reason: String, from source: PeerAddress) {}
+    mutating func askPassphrase(room: String) {}
 }

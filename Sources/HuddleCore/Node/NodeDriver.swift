@@ -1,0 +1,143 @@
+/// Where a ``NodeMachine`` runs: the `Node` actor's sockets, SQLite and terminal, the
+/// simulator's virtual network and disks, the tests' `MachineLAN`. A world decides nothing of the
+/// protocol. It sends, pulls, writes and shows what it is asked to, and returns what it can answer
+/// at once (a pull answered from memory, a commit that landed, signatures checked inline). One
+/// loop, ``NodeDriver``, carries the machine's effects out in any world, so no driver has an
+/// interpreter of its own.
+///
+/// A world that answers later (the node: a commit on the writer's thread, a pull over TCP) returns
+/// nothing and hands its answer to the machine's door when it comes (``NodeMachine/handle(_:now:)``).
+public protocol NodeWorld {
+    /// Sends one datagram to each address (one encoding for all).
+    mutating func send(_ message: WireMessage, to addresses: [PeerAddress])
+    /// Sends these bytes as one datagram (a relay, a sound window).
+    mutating func send(bytes: [UInt8], to address: PeerAddress)
+    /// Opens a pull's connection and sends its first request.
+    mutating func pull(_ pull: PullRequest, first: SyncRequest) -> [NodeInput]
+    /// Sends the pull's next request on its connection.
+    mutating func pullNext(_ pull: PullRequest, _ request: SyncRequest) -> [NodeInput]
+    /// The pull is over: closes its connection.
+    mutating func pullDone(_ pull: PullRequest)
+    /// Checks a batch's signatures (by default here and now; the node spreads them over its
+    /// cores) and answers ``NodeInput/pullChecked(_:valid:invalid:more:)``.
+    mutating func checkSignatures(_ pull: PullRequest, _ events: [Event], more: Bool) -> [NodeInput]
+    /// Writes not waited for, in the order handed over: all of one batch of effects, before the
+    /// rest of it is carried out.
+    mutating func write(_ writes: [StoreWrite])
+    /// Commits `writes`, then answers ``NodeInput/committed(_:)`` with `turn`.
+    mutating func commit(_ writes: [StoreWrite], turn: CommitTurn) -> [NodeInput]
+    /// What waited for `turn`'s commit is carried out now (by default nothing to note).
+    mutating func released(_ turn: CommitTurn, _ effects: [NodeEffect])
+    /// A line for the reader.
+    mutating func show(_ output: NodeOutput)
+    /// The rooms to announce over mDNS.
+    mutating func advertise(rooms: [String])
+    /// The peers whose addresses are exempt from the datagram rate limit, and whom a goodbye goes
+    /// to, at `incarnation`.
+    mutating func vouched(_ addresses: Set<PeerAddress>, incarnation: UInt64)
+    /// A datagram was refused before it was read (counted already): for the log.
+    mutating func refused(_ drop: NodeCounters.Drop, reason: String, from source: PeerAddress)
+    /// Asks the reader for a private room's passphrase.
+    mutating func askPassphrase(room: String)
+    /// `/quit`.
+    mutating func quit()
+    /// Starts or stops listening.
+    mutating func listen(_ on: Bool)
+    /// A peer's sound window, for the matcher.
+    mutating func hear(_ window: SoundWindow, receivedAt: WallTime)
+}
+
+extension NodeWorld {
+    public mutating func checkSignatures(_ pull: PullRequest, _ events: [Event], more: Bool) -> [NodeInput] {
+        let valid = events.filter(\.hasValidSignature)
+        return [.pullChecked(pull, valid: valid, invalid: events.count - valid.count, more: more)]
+    }
+
+    public mutating func released(_ turn: CommitTurn, _ effects: [NodeEffect]) {}
+}
+
+/// The one loop that carries a machine's effects out in a ``NodeWorld``, in the machine's order.
+public enum NodeDriver {
+    /// Carries `effects` out in `world`: the writes not waited for first, in one batch, then the
+    /// rest in order (what waited for a commit, where the machine released it). Returns what the
+    /// world answered at once, in order, for the machine's door.
+    public static func carryOut(_ effects: [NodeEffect], in world: inout some NodeWorld) -> [NodeInput] {
+        let writes = effects.compactMap { effect -> StoreWrite? in if case .persist(let write) = effect { write } else { nil } }
+        if !writes.isEmpty { world.write(writes) }
+        var answers: [NodeInput] = []
+        perform(effects, in: &world, answers: &answers)
+        return answers
+    }
+
+    private static func perform(_ effects: [NodeEffect], in world: inout some NodeWorld, answers: inout [NodeInput]) {
+        for effect in effects {
+            switch effect {
+            case .persist:
+                continue  // handed over first, in one batch
+            case .commit(let writes, let turn):
+                answers += world.commit(writes, turn: turn)
+            case .afterCommit(let turn, let released):
+                // (Never a write: the gate keeps writes in the commit.)
+                world.released(turn, released)
+                perform(released, in: &world, answers: &answers)
+            case .send(let message, let addresses):
+                world.send(message, to: addresses)
+            case .datagram(let bytes, let address):
+                world.send(bytes: bytes, to: address)
+            case .pull(let pull, let first):
+                answers += world.pull(pull, first: first)
+            case .checkSignatures(let pull, let events, let more):
+                answers += world.checkSignatures(pull, events, more: more)
+            case .pullNext(let pull, let request):
+                answers += world.pullNext(pull, request)
+            case .pullDone(let pull):
+                world.pullDone(pull)
+            case .output(let output):
+                world.show(output)
+            case .advertise(let rooms):
+                world.advertise(rooms: rooms)
+            case .vouchedPeers(let addresses, let incarnation):
+                world.vouched(addresses, incarnation: incarnation)
+            case .refused(let drop, let reason, let source):
+                world.refused(drop, reason: reason, from: source)
+            case .askPassphrase(let room):
+                world.askPassphrase(room: room)
+            case .quit:
+                world.quit()
+            case .listen(let on):
+                world.listen(on)
+            case .hear(let window, let receivedAt):
+                world.hear(window, receivedAt: receivedAt)
+            }
+        }
+    }
+}
+
+/// A world that holds its machine and answers at once (the simulator's node, the tests' host):
+/// ``drive(_:now:)`` hands the machine an input and carries out all it leads to.
+public protocol DrivenNode: NodeWorld {
+    var machine: NodeMachine { get set }
+}
+
+extension DrivenNode {
+    /// Hands `input` to the machine, then carries out what it asked for and what the world's
+    /// answers lead to, until it asks nothing more.
+    public mutating func drive(_ input: NodeInput, now: NodeTime) {
+        machine.handle(input, now: now)
+        settle(now: now)
+    }
+
+    /// Carries out what the machine has asked for, and what the world's answers lead to, until it
+    /// asks nothing more (after a request made outside the door: `say`, `originate`).
+    /// Each answer's effects are a batch of their own, gated on their own (as the node's are).
+    public mutating func settle(now: NodeTime) {
+        var batches = [machine.pollEffects()]
+        while !batches.isEmpty {
+            let effects = batches.removeFirst()
+            for input in NodeDriver.carryOut(effects, in: &self) {
+                machine.handle(input, now: now)
+                batches.append(machine.pollEffects())
+            }
+        }
+    }
+}
