@@ -1,5 +1,6 @@
-/// Everything one node knows and shows about one room: the replicated log, the calibration the
-/// log implies, and the messages held back until the reader's stream catches up.
+/// Everything one node knows and shows about one room: the replicated log, its people
+/// (``RoomPeople``), the calibration the log implies (``RoomCalibration``), and the messages held
+/// back until the reader's stream catches up (``HoldBackSchedule``).
 ///
 /// A pure state machine: feed it events (from peers, from the store, or made here with
 /// ``compose(_:now:signer:)``) and clock readings; it returns ``RoomOutput``s to show and says
@@ -18,22 +19,17 @@ public struct RoomSession: Sendable {
     public let reader: NodeID
 
     public private(set) var log: RoomLog
-    public private(set) var calibration = Calibration.none
+    /// The room's calibration: its events, its offsets, the marks waiting, what the reader was
+    /// told (``RoomCalibration``).
+    public private(set) var calibrating: RoomCalibration
     private var schedule: HoldBackSchedule
-    /// Join, leave, mark and delay events: all the solver needs, kept apart so that chat traffic
-    /// never makes a recalibration slower.
-    private var calibrationEvents: [Event] = []
     /// Who is in the room, under which nick (``RoomPeople``).
     public private(set) var people = RoomPeople()
-    /// Proposed calibration moments, and which of them wait for this reader's mark.
-    public private(set) var pendingMarks = PendingMarks()
     /// What the room gave up on: events abandoned or dropped after waiting too long.
     public private(set) var tally = Tally()
     /// The score this reader's stream has reached, if anyone posted one; and the sides' names.
     public private(set) var scoreboard: Scoreboard?
     public private(set) var teams: (home: String, guest: String, at: WallTime, by: NodeID, seq: UInt64)?
-    /// Offsets taken from another room (``follow(_:now:)``), in place of this room's own marks.
-    private var followed: Calibration?
     /// Events the log dropped since ``takeDiscarded()`` was last called: the shell deletes them
     /// from its store, so what a stranger sends is not kept past the wait.
     private var discarded: [EventID] = []
@@ -41,11 +37,6 @@ public struct RoomSession: Sendable {
     /// ``isEarlier(_:)``).
     private var readerJoinSeq: UInt64 = 0
     private var readerJoinedAt: WallTime = .distantPast
-    /// What the reader was last told of each member's offset (see ``OffsetReport/noticed``).
-    private var told: [NodeID: OffsetReport.Entry] = [:]
-    /// Whether the reader was told it is not placed (``RoomOutput/unplaced(shield:)``) since it
-    /// last was: said once each time it becomes unplaced.
-    private var toldUnplaced = false
 
     /// Counts of what a room's log gave up on, for the node's counters.
     public struct Tally: Equatable, Sendable {
@@ -70,8 +61,14 @@ public struct RoomSession: Sendable {
         self.reader = reader
         self.key = key
         log = RoomLog(room: room)
+        calibrating = RoomCalibration(reader: reader)
         schedule = HoldBackSchedule(reader: reader, shield: shield)
     }
+
+    /// The offsets in force.
+    public var calibration: Calibration { calibrating.current }
+    /// Proposed calibration moments, and which of them wait for this reader's mark.
+    public var pendingMarks: PendingMarks { calibrating.pendingMarks }
 
     // MARK: Reading
 
@@ -102,16 +99,7 @@ public struct RoomSession: Sendable {
     /// Whether the reader's mark of `label` counts now (marked since its latest join, not taken
     /// back): what `/unmark` can take back.
     public func readerHasMarked(_ label: CalibrationLabel) -> Bool {
-        var marked = false
-        for event in calibrationEvents where event.origin == reader {
-            switch event.body {
-            case .join: marked = false
-            case .mark(let raw) where CalibrationLabel(raw) == label: marked = true
-            case .unmark(let raw) where CalibrationLabel(raw) == label: marked = false
-            default: break
-            }
-        }
-        return marked
+        calibrating.readerHasMarked(label)
     }
 
     /// Messages waiting to be shown.
@@ -160,7 +148,7 @@ public struct RoomSession: Sendable {
         let mark = Event(
             id: log.nextEventHeader(origin: reader).id, room: room, createdAt: at, context: VersionVector(),
             body: .mark(label: label.normalized), signature: [])
-        let after = CalibrationSolver.solve(calibrationEvents + [mark])
+        let after = calibrating.solved(adding: mark)
         guard let placed = after.placement(of: reader) else { return nil }
         if let before = calibration.placement(of: reader), before.reference == placed.reference {
             let move = placed.offset - before.offset
@@ -365,7 +353,7 @@ public struct RoomSession: Sendable {
 
     /// Stops (or resumes) prompting for a calibration label on this node only.
     public mutating func ignore(label: CalibrationLabel, _ ignored: Bool = true) {
-        pendingMarks.ignore(label, ignored)
+        calibrating.pendingMarks.ignore(label, ignored)
     }
 
     // MARK: Applying delivered events
@@ -391,23 +379,23 @@ public struct RoomSession: Sendable {
                 if announce { outputs.append(.teamsNamed(home: home, guest: guest, by: from)) }
             case .join(let nick):
                 if event.origin == reader {
-                    pendingMarks.readerJoined()
+                    calibrating.pendingMarks.readerJoined()
                     readerJoinSeq = event.seq
                     readerJoinedAt = event.createdAt
                 }
                 people.joined(event.origin, as: nick)
-                calibrationEvents.append(event)
+                calibrating.add(event)
                 recalibrate = true
                 if announce { outputs.append(.joined(member(event.origin))) }
             case .leave:
                 people.left(event.origin)
-                calibrationEvents.append(event)
+                calibrating.add(event)
                 recalibrate = true
                 if announce { outputs.append(.left(from)) }
             case .calibrationEvent(let raw):
                 guard let label = CalibrationLabel(raw) else { continue }
                 // The proposer is not offered her own moment: she marks it when she means to.
-                pendingMarks.proposed(
+                calibrating.pendingMarks.proposed(
                     label, madeAt: event.createdAt, at: now, byReader: event.origin == reader, earlier: earlier)
                 if announce, !ignoredLabels.contains(label) {
                     outputs.append(.calibrationEvent(label: label.normalized, by: from))
@@ -415,23 +403,23 @@ public struct RoomSession: Sendable {
             case .mark(let raw):
                 if let label = CalibrationLabel(raw) {
                     if event.origin == reader {
-                        pendingMarks.readerMarked(label, at: now)
+                        calibrating.pendingMarks.readerMarked(label, at: now)
                     } else {
-                        pendingMarks.proposed(label, madeAt: event.createdAt, at: now, earlier: earlier)
+                        calibrating.pendingMarks.proposed(label, madeAt: event.createdAt, at: now, earlier: earlier)
                     }
                     if announce { outputs.append(.mark(label: label.normalized, by: from, at: event.createdAt)) }
                 }
-                calibrationEvents.append(event)
+                calibrating.add(event)
                 recalibrate = true
             case .unmark(let raw):
                 if let label = CalibrationLabel(raw) {
-                    if event.origin == reader { pendingMarks.readerUnmarked(label) }
+                    if event.origin == reader { calibrating.pendingMarks.readerUnmarked(label) }
                     if announce { outputs.append(.unmarked(label: label.normalized, by: from)) }
                 }
-                calibrationEvents.append(event)
+                calibrating.add(event)
                 recalibrate = true
             case .delayNudge, .heard:
-                calibrationEvents.append(event)
+                calibrating.add(event)
                 recalibrate = true
             case .sealed:
                 // Never here: ``opened(_:)`` comes first, and a body never opens to another seal.
@@ -460,29 +448,22 @@ public struct RoomSession: Sendable {
     /// direct message between two people is held back by the offsets of a room they share.
     /// Messages already held are re-timed; marks in this room no longer count.
     public mutating func follow(_ calibration: Calibration, now: WallTime) -> [RoomOutput] {
-        guard followed != calibration else { return [] }
-        followed = calibration
+        guard calibrating.follow(calibration) else { return [] }
         return recalibrate(now: now, announce: false)
     }
 
     private mutating func recalibrate(now: WallTime, announce: Bool) -> [RoomOutput] {
-        let updated = followed ?? CalibrationSolver.solve(calibrationEvents)
-        guard updated != calibration else { return [] }
-        let previous = calibration
-        calibration = updated
+        guard let previous = calibrating.resolve() else { return [] }
+        let updated = calibrating.current
         var outputs: [RoomOutput] = []
         if announce {
-            var report = offsetReport
-            let news = report.entries.filter { OffsetReport.isNoticeable($0, after: told[$0.member.id]) }
-            report.noticed = Set(news.map(\.member.id))
-            for entry in report.entries where report.noticed.contains(entry.member.id) { told[entry.member.id] = entry }
-            outputs.append(.offsetsChanged(report))
+            outputs.append(.offsetsChanged(calibrating.news(in: offsetReport)))
             // A mark set aside is said once, when it is.
             for suspect in updated.suspects where !previous.suspects.contains(suspect) {
                 outputs.append(.markSetAside(member(suspect.node), label: suspect.label))
             }
         } else {
-            for entry in offsetReport.entries { told[entry.member.id] = entry }
+            calibrating.known(offsetReport)
         }
         // A step in someone's lag is said in words, once, when it is found.
         for (node, placement) in updated.placements.sorted(by: { $0.key < $1.key }) where announce {
@@ -500,13 +481,7 @@ public struct RoomSession: Sendable {
     /// ``RoomOutput/unplaced(shield:)`` once each time the reader, in the room, is left with no
     /// offset (it joined, or took back the mark that placed it).
     private mutating func unplacedNews() -> [RoomOutput] {
-        if calibration.isCalibrated(reader) {
-            toldUnplaced = false
-            return []
-        }
-        guard !toldUnplaced, memberIDs.contains(reader), followed == nil else { return [] }
-        toldUnplaced = true
-        return [.unplaced(shield: schedule.shield)]
+        calibrating.unplacedIsNews(readerIsMember: memberIDs.contains(reader)) ? [.unplaced(shield: schedule.shield)] : []
     }
 
     /// After the log quarantined an origin: its held-back messages and calibration events from
@@ -514,7 +489,7 @@ public struct RoomSession: Sendable {
     private mutating func contain(_ proof: Equivocation, now: WallTime, announce: Bool) -> [RoomOutput] {
         let isDropped = { (event: Event) in event.origin == proof.origin && event.seq >= proof.seq }
         schedule.withdraw(where: isDropped)
-        calibrationEvents.removeAll(where: isDropped)
+        calibrating.drop(where: isDropped)
         var outputs: [RoomOutput] = announce ? [.equivocated(member(proof.origin), seq: proof.seq)] : []
         outputs += recalibrate(now: now, announce: announce)
         outputs += unplacedNews()
