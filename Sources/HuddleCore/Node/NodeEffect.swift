@@ -19,7 +19,7 @@ public enum NodeEffect: Sendable, Equatable {
     case pullDone(PullRequest)
     /// Write to the store, in the order handed over, without waiting for it.
     case persist(StoreWrite)
-    /// Commit these writes, then report ``NodeMachine/committed(_:)`` with `turn`: what else the
+    /// Commit these writes, then report ``NodeInput/committed(_:)`` with `turn`: what else the
     /// input caused waits for it (``CommitGate``).
     case commit([StoreWrite], turn: CommitTurn)
     /// What waited for `turn`'s commit, now due: carry it out, in order.
@@ -36,13 +36,13 @@ public enum NodeEffect: Sendable, Equatable {
     /// said for the log.
     case refused(NodeCounters.Drop, reason: String, from: PeerAddress)
     /// `/private ROOM`: ask the reader for the room's passphrase, then call
-    /// ``NodeMachine/passphraseEntered(_:now:)``.
+    /// ``NodeInput/passphrase(_:)``.
     case askPassphrase(room: String)
     /// `/quit`.
     case quit
     /// `/listen` (`true`) or `/listen off`: start or stop listening; the shell owns the sound
-    /// source and answers with ``NodeMachine/listeningStarted(source:at:now:)`` or
-    /// ``NodeMachine/listeningStopped(reason:now:)``.
+    /// source and answers with ``NodeInput/listeningStarted(source:at:)`` or
+    /// ``NodeInput/listeningStopped(reason:)``.
     case listen(Bool)
     /// A peer's sound window, verified and opened: hand it to the matcher, stamped with when it
     /// arrived on this node's clock (ms).
