@@ -55,7 +55,7 @@ extension NodeMachine {
         case .leave:
             inCurrentRoom { machine, room in machine.leave(room, now: now) }
         case .who:
-            inCurrentRoom { machine, room in machine.say(.who(room: machine.name(of: room), machine.rooms[room].map { machine.glance(at: $0, label: machine.name(of: room)) })) }
+            inCurrentRoom { machine, room in machine.say(machine.who(in: room)) }
         case .event(let label):
             inCurrentRoom { machine, room in
                 guard let label = CalibrationLabel(label) else { return machine.refuse(.blankLabel) }
@@ -253,6 +253,11 @@ extension NodeMachine {
         view.sharingSound = listening.map { $0.sharing.reason != .kept } ?? false
         view.showWaiting = showWaiting
         return view
+    }
+
+    /// `/who`: the room at a glance, as people name it.
+    func who(in room: String) -> NodeNotice {
+        .who(room: name(of: room), rooms[room].map { glance(at: $0, label: name(of: room)) })
     }
 
     /// `/rooms`: the reader's rooms, and those its peers are in.
