@@ -267,14 +267,7 @@ struct SimulatedNode: DrivenNode {
         }
     }
 
-    // No mDNS, rate gate, log, reader or sound in a simulation.
-    mutating func advertise(rooms: [String]) {}
-    mutating func vouched(_ addresses: Set<PeerAddress>, incarnation: UInt64) {}
-    mutating func refused(_ drop: NodeCounters.Drop, reason: String, from source: PeerAddress) {}
-    mutating func askPassphrase(room: String) {}
-    mutating func quit() {}
-    mutating func listen(_ on: Bool) {}
-    mutating func hear(_ window: SoundWindow, receivedAt: WallTime) {}
+    // (No mDNS, rate gate, log, reader or sound in a simulation: a HeadlessWorld.)
 }
 
 extension StoreWrite {

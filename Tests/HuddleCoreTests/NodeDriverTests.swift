@@ -99,13 +99,6 @@ import Testing
         mutating func show(_ output: NodeOutput) {
             if case .room(.message(let message), _) = output { shown.append(message.text) }
         }
-        mutating func advertise(rooms: [String]) {}
-        mutating func vouched(_ addresses: Set<PeerAddress>, incarnation: UInt64) {}
-        mutating func refused(_ drop: NodeCounters.Drop, reason: String, from source: PeerAddress) {}
-        mutating func askPassphrase(room: String) {}
-        mutating func quit() {}
-        mutating func listen(_ on: Bool) {}
-        mutating func hear(_ window: SoundWindow, receivedAt: WallTime) {}
     }
 
     @Test func aHeldCommitHoldsTheMessageUntilItIsReportedAndAnAtOnceCommitDoesNot() {

@@ -56,6 +56,21 @@ extension NodeWorld {
     public mutating func released(_ turn: CommitTurn, _ effects: [NodeEffect]) {}
 }
 
+/// A world with no host around it (the simulator's nodes, the tests'): no mDNS, no rate gate, no
+/// log, no reader to ask or to quit, no sound. Those effects do nothing unless it says otherwise;
+/// the node's own world (`NodeShell`) is not one, so it must carry out each.
+public protocol HeadlessWorld: NodeWorld {}
+
+extension HeadlessWorld {
+    public mutating func advertise(rooms: [String]) {}
+    public mutating func vouched(_ addresses: Set<PeerAddress>, incarnation: UInt64) {}
+    public mutating func refused(_ drop: NodeCounters.Drop, reason: String, from source: PeerAddress) {}
+    public mutating func askPassphrase(room: String) {}
+    public mutating func quit() {}
+    public mutating func listen(_ on: Bool) {}
+    public mutating func hear(_ window: SoundWindow, receivedAt: WallTime) {}
+}
+
 /// The one loop that carries a machine's effects out in a ``NodeWorld``, in the machine's order.
 public enum NodeDriver {
     /// Carries `effects` out in `world`: the writes not waited for first, in one batch, then the
@@ -115,7 +130,7 @@ public enum NodeDriver {
 
 /// A world that holds its machine and answers at once (the simulator's node, the tests' host):
 /// ``drive(_:now:)`` hands the machine an input and carries out all it leads to.
-public protocol DrivenNode: NodeWorld {
+public protocol DrivenNode: HeadlessWorld {
     var machine: NodeMachine { get set }
 }
 

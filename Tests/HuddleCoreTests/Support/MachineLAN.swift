@@ -321,8 +321,4 @@ extension MachineLAN.Host {
     mutating func quit() { quitAsked = true }
     mutating func hear(_ window: SoundWindow, receivedAt: WallTime) { heard.append(window) }
     mutating func listen(_ on: Bool) { listenRequests.append(on) }
-    mutating func advertise(rooms: [String]) {}
-    mutating func vouched(_ addresses: Set<PeerAddress>, incarnation: UInt64) {}
-    mutating func refused(_ drop: NodeCounters.Drop, reason: String, from source: PeerAddress) {}
-    mutating func askPassphrase(room: String) {}
 }
