@@ -145,10 +145,7 @@ public struct Simulation {
                 apply(nodes[index].tick(now: now), from: index, now: now)
             case .deliver(let packet, let from, let to):
                 guard !dead.contains(to), !down.contains(to) else {
-                    // A pull's request to a node that is not there: the connection never opens.
-                    if case .message(.syncRequest) = packet {
-                        queue.push(.pullFailed(from, to: nodes[to].address, run: nodes[from].runs), at: now + Self.connectTimeout)
-                    }
+                    failPull(packet, from: from, to: nodes[to].address, now: now)
                     continue
                 }
                 if frozenUntil[to] > now {
@@ -226,6 +223,13 @@ public struct Simulation {
     }
 
     /// Sends what a node wants sent, records what it showed, queues its next tick.
+    /// A packet that cannot reach `address`: if it is a pull's request, the connection never
+    /// opens, and the node's client gives up after its connect timeout.
+    private mutating func failPull(_ packet: SimulatedNode.Packet, from index: Int, to address: PeerAddress, now: MonotonicTime) {
+        guard case .message(.syncRequest) = packet else { return }
+        queue.push(.pullFailed(index, to: address, run: nodes[index].runs), at: now + Self.connectTimeout)
+    }
+
     private mutating func apply(_ effects: SimulatedNode.Effects, from index: Int, now: MonotonicTime) {
         for id in effects.shown { report.shown(id, on: index, at: now) }
         report.faults += effects.faults
@@ -243,9 +247,7 @@ public struct Simulation {
                 report.byKind[send.packet.kind, default: 0] += 1
             }
             guard let delay = delay(from: index, to: to, reliable: send.reliable, now: now) else {
-                if case .message(.syncRequest) = send.packet {
-                    queue.push(.pullFailed(index, to: send.to, run: nodes[index].runs), at: now + Self.connectTimeout)
-                }
+                failPull(send.packet, from: index, to: send.to, now: now)
                 continue
             }
             queue.push(.deliver(send.packet, from: index, to: to), at: now + delay)
