@@ -10,7 +10,7 @@ extension NodeMachine {
         } catch .emptyLine {
             return
         } catch {
-            return refuse(.invalid("\(error)"))
+            return reject(.invalid("\(error)"))
         }
         run(command, at: at, now: now)
     }
@@ -33,7 +33,7 @@ extension NodeMachine {
             askPassphrase(for: room)
         case .direct(let target, let text):
             if case .failure(let problem) = sendDirect(to: target, text: text, now: now), problem != .notSent {
-                refuse(.direct(problem))
+                reject(.direct(problem))
             }
         case .pause:
             pause(at: at, now: now)
@@ -58,7 +58,7 @@ extension NodeMachine {
             inCurrentRoom { machine, room in machine.say(machine.who(in: room)) }
         case .event(let label):
             inCurrentRoom { machine, room in
-                guard let label = CalibrationLabel(label) else { return machine.refuse(.blankLabel) }
+                guard let label = CalibrationLabel(label) else { return machine.reject(.blankLabel) }
                 machine.originate(.calibrationEvent(label: label.normalized), in: room, now: now)
             }
         case .now(let label?):
@@ -69,7 +69,7 @@ extension NodeMachine {
             }
         case .ignore(let label):
             inCurrentRoom { machine, room in
-                guard let label = CalibrationLabel(label) else { return machine.refuse(.blankLabel) }
+                guard let label = CalibrationLabel(label) else { return machine.reject(.blankLabel) }
                 machine.rooms[room]?.ignore(label: label)
                 machine.say(.ignoring(label: label.normalized, room: machine.name(of: room)))
             }
@@ -175,7 +175,7 @@ extension NodeMachine {
     /// mark that would move the reader far (``WildMark``) is asked about first: made only when
     /// asked for again within ``WildMark/confirmWindow``, timed at the first press.
     mutating func mark(_ raw: String, in room: String, at: WallTime, now: NodeTime) {
-        guard let label = CalibrationLabel(raw) else { return refuse(.blankLabel) }
+        guard let label = CalibrationLabel(raw) else { return reject(.blankLabel) }
         var at = at
         if let asked = wildMarkAsked, asked.room == room, asked.label == label,
             now.wall < asked.askedAt + WildMark.confirmWindow
@@ -195,9 +195,9 @@ extension NodeMachine {
 
     /// Takes back this node's mark of `label`: every node stops counting it.
     mutating func unmark(_ raw: String, in room: String, now: NodeTime) {
-        guard let label = CalibrationLabel(raw) else { return refuse(.blankLabel) }
+        guard let label = CalibrationLabel(raw) else { return reject(.blankLabel) }
         guard rooms[room]?.readerHasMarked(label) == true else {
-            return refuse(.noMarkToTakeBack(label: label.normalized, room: name(of: room)))
+            return reject(.noMarkToTakeBack(label: label.normalized, room: name(of: room)))
         }
         originate(.unmark(label: label.normalized), in: room, now: now)
     }
@@ -205,13 +205,13 @@ extension NodeMachine {
     /// Marks the moment the console offered when the key arrived (`nil`: it offered none).
     mutating func markOffered(_ label: String?, in room: String, at: WallTime, now: NodeTime) {
         guard let label else {
-            return refuse(.noMomentWaiting)
+            return reject(.noMomentWaiting)
         }
         mark(label, in: room, at: at, now: now)
     }
 
     private mutating func inCurrentRoom(_ body: (inout NodeMachine, String) -> Void) {
-        guard let room = currentRoom else { return refuse(.noRoom) }
+        guard let room = currentRoom else { return reject(.noRoom) }
         body(&self, room)
     }
 

@@ -23,7 +23,7 @@ extension NodeMachine {
         guard let key = identity.directKey(with: peer, peerAgreementKey: agreementKey, name: "@\(nick)") else {
             countDropped(.weakAgreementKey)
             if direct.weakKeysTold.insert(peer).inserted {
-                refuse(.weakDirectKey(nick: nick, peer: peer))
+                reject(.weakDirectKey(nick: nick, peer: peer))
             }
             return
         }

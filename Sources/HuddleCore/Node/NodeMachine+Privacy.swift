@@ -39,7 +39,7 @@ extension NodeMachine {
 
     /// `/private ROOM`: asks the shell for the passphrase (a hidden prompt, or the next line).
     mutating func askPassphrase(for room: String) {
-        if let problem = RoomName.problem(with: room) { return refuse(.invalid(problem)) }
+        if let problem = RoomName.problem(with: room) { return reject(.invalid(problem)) }
         passphraseWanted = room
         emit(.askPassphrase(room: room))
     }
@@ -52,7 +52,7 @@ extension NodeMachine {
         switch result {
         case .key(let key): join(key: key, now: now)
         case .none: say(.noPassphraseGiven(room: room))
-        case .failed(let why): refuse(.keyFailed(room: room, why: why))
+        case .failed(let why): reject(.keyFailed(room: room, why: why))
         }
     }
 
@@ -95,7 +95,7 @@ extension NodeMachine {
                 passphraseMismatchesTold[key.id] = recent + [now.wall]
                 if passphraseMismatches.count < Self.maximumPassphraseMismatches { passphraseMismatches.insert(mismatch) }
                 if membership.alivePeers(inRoom: key.id).isEmpty {
-                    refuse(.wrongPassphrase(room: key.name, nick: nick))
+                    reject(.wrongPassphrase(room: key.name, nick: nick))
                 } else {
                     say(.otherPassphrase(nick: nick, room: key.name))
                 }

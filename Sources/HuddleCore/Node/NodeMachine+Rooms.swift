@@ -34,7 +34,7 @@ extension NodeMachine {
         do {
             made = try withRoom(room, now: now) { try $0.compose(body, now: at ?? now.wall, signer: signer) }
         } catch {
-            refuse(.notSent("\(error)"))
+            reject(.notSent("\(error)"))
             return nil
         }
         // Durably, before anyone sees it: a power cut must not make this node sign another event
@@ -51,7 +51,7 @@ extension NodeMachine {
     /// current; a private room of that name this node is in is made current instead.
     public mutating func join(_ room: String, now: NodeTime) {
         if let joinedRoom = joinedRoom(named: room) { return enter(joinedRoom, now: now) }
-        if let problem = RoomName.problem(with: room) { return refuse(.invalid(problem)) }
+        if let problem = RoomName.problem(with: room) { return reject(.invalid(problem)) }
         enter(room, now: now)
     }
 
@@ -73,7 +73,7 @@ extension NodeMachine {
     }
 
     public mutating func leave(_ room: String, now: NodeTime) {
-        guard joined.contains(room) else { return refuse(.notIn(room: name(of: room))) }
+        guard joined.contains(room) else { return reject(.notIn(room: name(of: room))) }
         originate(.leave, in: room, now: now)
         replication.left(room: room)
         joined.removeAll { $0 == room }

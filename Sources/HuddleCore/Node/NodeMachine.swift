@@ -136,7 +136,8 @@ public struct NodeMachine: Sendable {
         effects.append(.output(line))
     }
 
-    mutating func refuse(_ problem: CommandProblem) { show(.problem(problem)) }
+    /// A command that did nothing, and why (a dropped datagram is ``refuse(_:_:from:)``).
+    mutating func reject(_ problem: CommandProblem) { show(.problem(problem)) }
     /// Something that happened to this node (a pause, a room change), said with a `* `.
     mutating func say(_ notice: NodeNotice) { show(.notice(notice)) }
 
@@ -172,7 +173,7 @@ public struct NodeMachine: Sendable {
         } else if let room {
             if lockedNames().contains(room) {
                 // Not the public room of the same name: what is typed there would be public.
-                refuse(.privateNeedsPassphrase(room: room))
+                reject(.privateNeedsPassphrase(room: room))
             } else {
                 join(room, now: now)
             }
