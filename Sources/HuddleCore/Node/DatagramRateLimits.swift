@@ -22,21 +22,12 @@
 public struct DatagramRateLimits: Sendable {
     public init() {}
 
-    struct Rate: Sendable {
-        /// Datagrams a second, sustained.
-        var perSecond: Double
-        /// Datagrams at once, from a full bucket.
-        var burst: Double
-    }
+    typealias Rate = TokenBuckets.Rate
+    typealias Bucket = TokenBuckets.Bucket
 
     var perSender = Rate(perSecond: 400, burst: 800)
     var perHost = Rate(perSecond: 4_000, burst: 8_000)
-    static let maximumTracked = 4_096
-
-    struct Bucket: Sendable {
-        var tokens: Double
-        var updated: MonotonicTime
-    }
+    static let maximumTracked = TokenBuckets.maximumTracked
 
     /// Senders never limited: the node's live peers.
     public var exempt: Set<PeerAddress> = []
@@ -51,8 +42,8 @@ public struct DatagramRateLimits: Sendable {
     /// Whether a datagram from `source` arriving at `now` may be read; takes a token if so.
     public mutating func admit(_ source: PeerAddress, now: MonotonicTime) -> Bool {
         if exempt.contains(source) { return true }
-        var host = Self.refill(hosts[source.host], rate: perHost, now: now)
-        var sender = Self.refill(senders[source], rate: perSender, now: now)
+        var host = TokenBuckets.refill(hosts[source.host], rate: perHost, now: now)
+        var sender = TokenBuckets.refill(senders[source], rate: perSender, now: now)
         let admitted = host.tokens >= 1 && sender.tokens >= 1
         if admitted {
             host.tokens -= 1
@@ -60,28 +51,8 @@ public struct DatagramRateLimits: Sendable {
         } else {
             refused += 1
         }
-        Self.store(host, at: source.host, in: &hosts, rate: perHost, now: now)
-        Self.store(sender, at: source, in: &senders, rate: perSender, now: now)
+        TokenBuckets.store(host, at: source.host, in: &hosts, rate: perHost, now: now)
+        TokenBuckets.store(sender, at: source, in: &senders, rate: perSender, now: now)
         return admitted
-    }
-
-    static func refill(_ bucket: Bucket?, rate: Rate, now: MonotonicTime) -> Bucket {
-        guard var bucket else { return Bucket(tokens: rate.burst, updated: now) }
-        let elapsed = max(.zero, now - bucket.updated).seconds
-        bucket.tokens = min(rate.burst, bucket.tokens + elapsed * rate.perSecond)
-        bucket.updated = now
-        return bucket
-    }
-
-    /// Keeps `bucket`; past ``maximumTracked``, first forgets every bucket that has refilled
-    /// (an idle sender starts full anyway), then, under a spray of forged addresses, all of them.
-    static func store<Key: Hashable>(
-        _ bucket: Bucket, at key: Key, in buckets: inout [Key: Bucket], rate: Rate, now: MonotonicTime
-    ) {
-        if buckets[key] == nil, buckets.count >= maximumTracked {
-            buckets = buckets.filter { refill($0.value, rate: rate, now: now).tokens < rate.burst }
-            if buckets.count >= maximumTracked { buckets.removeAll(keepingCapacity: true) }
-        }
-        buckets[key] = bucket
     }
 }

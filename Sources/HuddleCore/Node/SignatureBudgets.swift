@@ -14,8 +14,8 @@
 public struct SignatureBudgets: Sendable {
     public init() {}
 
-    typealias Rate = DatagramRateLimits.Rate
-    typealias Bucket = DatagramRateLimits.Bucket
+    typealias Rate = TokenBuckets.Rate
+    typealias Bucket = TokenBuckets.Bucket
 
     /// Signature checks of events from one stranger's host, and from every stranger together.
     private var strangerChecks = CheckBudget(each: Rate(perSecond: 200, burst: 400), all: Rate(perSecond: 1_000, burst: 2_000))
@@ -40,26 +40,26 @@ public struct SignatureBudgets: Sendable {
 
         /// How many of `count` checks `key` may have; takes them.
         mutating func grant(_ count: Int, to key: String, now: MonotonicTime) -> Int {
-            var own = DatagramRateLimits.refill(buckets[key], rate: each, now: now)
-            var everyone = DatagramRateLimits.refill(total, rate: all, now: now)
+            var own = TokenBuckets.refill(buckets[key], rate: each, now: now)
+            var everyone = TokenBuckets.refill(total, rate: all, now: now)
             let granted = max(0, min(count, Int(own.tokens.rounded(.down)), Int(everyone.tokens.rounded(.down))))
             own.tokens -= Double(granted)
             everyone.tokens -= Double(granted)
             total = everyone
-            DatagramRateLimits.store(own, at: key, in: &buckets, rate: each, now: now)
+            TokenBuckets.store(own, at: key, in: &buckets, rate: each, now: now)
             return granted
         }
 
         func has(for key: String, now: MonotonicTime) -> Bool {
-            DatagramRateLimits.refill(buckets[key], rate: each, now: now).tokens >= 1
-                && DatagramRateLimits.refill(total, rate: all, now: now).tokens >= 1
+            TokenBuckets.refill(buckets[key], rate: each, now: now).tokens >= 1
+                && TokenBuckets.refill(total, rate: all, now: now).tokens >= 1
         }
 
         /// `count` bad signatures from `key`: each costs ``badSignatureCost`` checks in all.
         mutating func penalize(_ count: Int, of key: String, now: MonotonicTime) {
-            var own = DatagramRateLimits.refill(buckets[key], rate: each, now: now)
+            var own = TokenBuckets.refill(buckets[key], rate: each, now: now)
             own.tokens -= Double(count) * (SignatureBudgets.badSignatureCost - 1)
-            DatagramRateLimits.store(own, at: key, in: &buckets, rate: each, now: now)
+            TokenBuckets.store(own, at: key, in: &buckets, rate: each, now: now)
         }
     }
 
