@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
@@ -49,6 +51,11 @@ let package = Package(
             name: "CDNSSD",
             providers: [.apt(["libavahi-compat-libdnssd-dev"])]
         ),
+        // qrencode.h: libqrencode draws the web page's address as a QR code in the terminal.
+        .systemLibrary(
+            name: "CQRencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
         // The I/O shell around the core. Listening on Linux loads PulseAudio's client library when it
         // starts (PulseSimpleLibrary), so nothing here needs sound libraries to build or to run.
         .target(
@@ -62,6 +69,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "CQRencode",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ],
+            resources: [
+                // The phone's page, served as it is: plain HTML, CSS and JS, no build step.
+                .embedInCode("Web/Page/index.html"), .embedInCode("Web/Page/style.css"),
+                .embedInCode("Web/Page/app.js"), .embedInCode("Web/Page/crypto.js"),
             ],
             swiftSettings: strictness
         ),
