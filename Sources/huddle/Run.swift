@@ -116,6 +116,19 @@ extension Huddle {
             help: "Count the messages held back for your stream on the status line (a count that jumps tells that a big play is coming).")
         var showWaiting = false
 
+        @Flag(
+            name: .long,
+            help: ArgumentHelp(
+                "Chat from your phone: serve this node's page on the local network and show a QR code, its address and a one-time code to pair a phone with (good once, for 5 minutes). Everything between phone and node is encrypted. (In the console: /web, /web devices, /web revoke NAME.)"))
+        var web = false
+
+        @Option(
+            name: .customLong("web-port"),
+            help: ArgumentHelp(
+                "The page's TCP port (default \(NodeConfiguration.defaultWebPort); 0 picks a free one). Keep it the same from one game to the next: a paired phone remembers the address.",
+                valueName: "PORT"))
+        var webPort: Int?
+
         @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "LEVEL"))
         var logLevel: String = "notice"
 
@@ -139,6 +152,12 @@ extension Huddle {
                 throw ValidationError("--passphrase-file needs --room: the passphrase is that room's")
             }
             if let passphraseFile { _ = try Passphrase.read(from: passphraseFile) }
+            if let webPort, !(0...65_535).contains(webPort) {
+                throw ValidationError("--web-port must be between 0 and 65535 (0: a free one)")
+            }
+            if webPort != nil, !web {
+                throw ValidationError("--web-port needs --web (or type /web at the console)")
+            }
             if let port, !(0...65_535).contains(port) {
                 throw ValidationError("--port must be between 0 and 65535 (0 or none: a free one)")
             }
@@ -180,6 +199,8 @@ extension Huddle {
                 listen: audioFile.map { .file($0) } ?? (listen ? .device : nil))
             configuration.shield = try shieldSpan()
             configuration.showWaiting = showWaiting
+            configuration.web = web
+            configuration.webPort = webPort ?? NodeConfiguration.defaultWebPort
             configuration.soundSharing = SoundSharing.Rules(recheckEvery: .seconds(Int64(soundRecheck)))
             // The interactive console when a person is at a terminal; scripts get lines.
             let console =

@@ -31,6 +31,7 @@ import Testing
         mutating func refused(_ drop: NodeCounters.Drop, reason: String, from source: PeerAddress) { calls.append("refused") }
         mutating func askPassphrase(room: String) { calls.append("ask") }
         mutating func quit() { calls.append("quit") }
+        mutating func web(_ command: ConsoleCommand.WebCommand) { calls.append("web") }
         mutating func listen(_ on: Bool) { calls.append("listen") }
         mutating func hear(_ window: SoundWindow, receivedAt: WallTime) { calls.append("hear") }
     }

@@ -54,10 +54,12 @@ public enum ConsoleCommand: Hashable, Sendable {
     /// and key.
     case help(all: Bool)
     case quit
+    /// `/web`: serve the phone's page and show how to pair one; `/web devices`; `/web revoke NAME`.
+    case web(WebCommand)
 
     /// Every command's name, as typed, for completion.
     public static let names = [
-        "/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/status", "/leave", "/rooms", "/who", "/event", "/now", "/unmark", "/ignore", "/delay", "/history", "/listen", "/shield", "/help", "/quit",
+        "/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/status", "/leave", "/rooms", "/who", "/event", "/now", "/unmark", "/ignore", "/delay", "/history", "/listen", "/shield", "/web", "/help", "/quit",
     ]
 
     /// Default number of messages `/history` shows.
@@ -68,6 +70,14 @@ public enum ConsoleCommand: Hashable, Sendable {
 
     /// The longest shield accepted: ten minutes, far past any stream's lag.
     public static let maximumShieldSeconds = 600
+
+    /// What `/web` asks for.
+    public enum WebCommand: Hashable, Sendable {
+        /// Serve the page (if it is not served yet) and show a fresh pairing code.
+        case pair
+        case devices
+        case revoke(name: String)
+    }
 
     /// What `/shield` asks for.
     public enum ShieldCommand: Hashable, Sendable {
@@ -173,6 +183,17 @@ public enum ConsoleCommand: Hashable, Sendable {
             default: throw .invalidArgument(command: "/help", argument: argument, expected: "\"all\" (/help alone is the short list)")
             }
         case "/quit", "/exit": try none(); self = .quit
+        case "/web":
+            let words = argument.split(whereSeparator: \.isWhitespace)
+            switch (words.first?.lowercased(), words.count) {
+            case (nil, _): self = .web(.pair)
+            case ("devices", 1): self = .web(.devices)
+            case ("revoke", 2): self = .web(.revoke(name: String(words[1])))
+            case ("revoke", _):
+                throw .invalidArgument(command: "/web revoke", argument: argument, expected: "one device's name (/web devices lists them)")
+            default:
+                throw .invalidArgument(command: "/web", argument: argument, expected: "nothing, \"devices\" or \"revoke NAME\"")
+            }
         default: throw .unknownCommand(String(name))
         }
     }
@@ -203,6 +224,7 @@ public enum ConsoleCommand: Hashable, Sendable {
           /event LABEL     propose a moment (e.g. kickoff) for everyone to mark
           /now [LABEL]     it is on your screen right now (Enter alone marks the one offered)
           /listen [off]    find offsets by hearing your screen instead (only sound features leave)
+          /web             chat from your phone: serves a page and shows a code (QR) to pair it
           /who             who is here, and how far ahead of or behind you
           /msg NICK TEXT   a direct message, held back like any other
           /delay [+|-]S    nudge your offset by S seconds (+ is later)
@@ -237,6 +259,9 @@ public enum ConsoleCommand: Hashable, Sendable {
                            (only features of the sound leave this machine, never the sound)
           /shield [off|on|S]  until you are placed, others' words wait 90 s (S) so none can spoil;
                            off if you know your stream is ahead of everyone's
+          /web             serve this node's page to your phone and show a code to pair it
+                           (QR code, address, short code: good once, for 5 minutes)
+          /web devices     the phones and tablets paired;  /web revoke NAME  unpairs one
           /help            this list
           /quit            leave the console (end of input does the same, once a peer has what
                            you wrote, or after 5 s: then it exits 3, the message stored, not sent)

@@ -41,6 +41,8 @@ public protocol NodeWorld {
     mutating func askPassphrase(room: String)
     /// `/quit`.
     mutating func quit()
+    /// `/web`: the phone's page.
+    mutating func web(_ command: ConsoleCommand.WebCommand)
     /// Starts or stops listening.
     mutating func listen(_ on: Bool)
     /// A peer's sound window, for the matcher.
@@ -67,6 +69,7 @@ extension HeadlessWorld {
     public mutating func refused(_ drop: NodeCounters.Drop, reason: String, from source: PeerAddress) {}
     public mutating func askPassphrase(room: String) {}
     public mutating func quit() {}
+    public mutating func web(_ command: ConsoleCommand.WebCommand) {}
     public mutating func listen(_ on: Bool) {}
     public mutating func hear(_ window: SoundWindow, receivedAt: WallTime) {}
 }
@@ -119,6 +122,8 @@ public enum NodeDriver {
                 world.askPassphrase(room: room)
             case .quit:
                 world.quit()
+            case .web(let command):
+                world.web(command)
             case .listen(let on):
                 world.listen(on)
             case .hear(let window, let receivedAt):

@@ -40,6 +40,8 @@ public enum NodeEffect: Sendable, Equatable {
     case askPassphrase(room: String)
     /// `/quit`.
     case quit
+    /// `/web`, `/web devices`, `/web revoke NAME`: the shell serves the phone's page.
+    case web(ConsoleCommand.WebCommand)
     /// `/listen` (`true`) or `/listen off`: start or stop listening; the shell owns the sound
     /// source and answers with ``NodeInput/listeningStarted(source:at:)`` or
     /// ``NodeInput/listeningStopped(reason:)``.

@@ -25,6 +25,8 @@ extension NodeMachine {
         switch command {
         case .quit:
             emit(.quit)
+        case .web(let command):
+            emit(.web(command))
         case .help(let all):
             show(.help(all: all))
         case .join(let room):
@@ -162,6 +164,7 @@ extension NodeMachine {
         switch command {
         case .quit: return .consoleOnly("/quit stops the node from its console; stop a service with SIGTERM")
         case .joinPrivate: return .consoleOnly("/private asks for the passphrase at the node's console")
+        case .web: return .consoleOnly("/web shows its pairing code at the node's console")
         default: break
         }
         let current = currentRoom

@@ -11,24 +11,7 @@ extension Node {
             guard !Task.isCancelled else { return false }
             switch input {
             case .line(let line, let at):
-                // Piped stdin: the line after /private is its passphrase.
-                if machine.passphraseWanted != nil {
-                    await passphraseEntered(line)
-                    continue
-                }
-                // A piped line longer than one message goes as numbered parts, as a long paste
-                // does on the interactive console. Counted as it will be sent: a pasted line break
-                // is one byte on the console's line and three in the message (U+2028).
-                if LongLine.flattened(line).utf8.count > MessageBudget.limit {
-                    switch LongLine.plan(line) {
-                    case .send(let parts):
-                        for part in parts where !(await runConsoleLine(part, at: at)) { return false }
-                    case .refuse(let why):
-                        showError("\(why): not sent")
-                    }
-                    continue
-                }
-                if !(await runConsoleLine(line, at: at)) { return false }
+                if !(await lineArrived(line, at: at)) { return false }
             case .secret(let passphrase):
                 await passphraseEntered(passphrase)
             case .secretCancelled:
@@ -50,6 +33,30 @@ extension Node {
 }
 
 extension Node {
+    /// A line the viewer entered at `at` (the console's, or a paired page's); returns `false` for
+    /// `/quit`. While a passphrase is asked for (piped stdin, after `/private`), a console's line
+    /// is that; a page answers with its own message, never with a chat line.
+    @discardableResult
+    func lineArrived(_ line: String, at: WallTime, fromPage: Bool = false) async -> Bool {
+        if !fromPage, machine.passphraseWanted != nil {
+            await passphraseEntered(line)
+            return true
+        }
+        // A line longer than one message goes as numbered parts, as a long paste does on the
+        // interactive console. Counted as it will be sent: a pasted line break is one byte on
+        // the console's line and three in the message (U+2028).
+        if LongLine.flattened(line).utf8.count > MessageBudget.limit {
+            switch LongLine.plan(line) {
+            case .send(let parts):
+                for part in parts where !(await runConsoleLine(part, at: at)) { return false }
+            case .refuse(let why):
+                showError("\(why): not sent")
+            }
+            return true
+        }
+        return await runConsoleLine(line, at: at)
+    }
+
     /// Runs one console line whose Enter arrived at `at`; returns `false` for `/quit`. A bad line
     /// prints an error and changes nothing.
     func runConsoleLine(_ line: String, at: WallTime) async -> Bool {

@@ -97,6 +97,8 @@ extension Node {
         defer { discovery?.stop() }
         await startConfiguredListening()
         defer { listening?.stop() }
+        if configuration.web { startWeb() }
+        defer { stopWeb() }
 
         var outcome = RunOutcome.stopped
         // SIGINT/SIGTERM: peers hear this node left before its sockets close (see sayGoodbye()).

@@ -45,6 +45,9 @@ public actor Node {
     /// The latest `/listen` or `/listen off` being carried out; the next waits for it.
     var listeningRequests: Task<Void, Never>?
 
+    /// The page phones open, while it is served (`--web`, `/web`).
+    var web: WebFace?
+
     /// mDNS advertisement and browsing, unless `--no-mdns`.
     var discovery: ServiceDiscovery?
     /// The UDP socket: datagrams out go straight to it, fire and forget, like UDP.
@@ -189,10 +192,12 @@ public actor Node {
 
     func showError(_ message: String) {
         show(renderer.error(message))
+        web?.hub.publish(Self.pageRenderer.error(message))
     }
 
     func showInfo(_ text: String) {
         show(renderer.info(text))
+        web?.hub.publish(Self.pageRenderer.info(text))
     }
 
     /// A line of the machine's, in words (or JSON).
@@ -201,6 +206,7 @@ public actor Node {
             logger.info("peer \(left ? "left" : "\(state)")", metadata: ["huddle.peer": "\(nick)", "huddle.id": "\(id)"])
         }
         show(rendered(output, by: renderer))
+        if let hub = web?.hub, let line = rendered(output, by: Self.pageRenderer) { hub.publish(line) }
     }
 
     /// A line of the machine's as `renderer` writes it (`nil`: nothing to say).
@@ -237,6 +243,7 @@ public actor Node {
 
     /// Tells the interactive console (if any) what its status line, prompt and Tab show now.
     func refreshConsole() {
+        refreshPages()
         guard let console else { return }
         console.update(ConsoleContext(machine.consoleView(now: now)))
     }

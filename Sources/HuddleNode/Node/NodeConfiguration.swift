@@ -33,6 +33,13 @@ public struct NodeConfiguration: Sendable {
     public var showWaiting = false
     /// What of its sound a listening node shares, and when. `--sound-recheck`.
     public var soundSharing = SoundSharing.Rules()
+    /// Serve the phone's page from the start (`--web`; `/web` starts it later).
+    public var web = false
+    /// The page's TCP port (`--web-port`; 0 picks a free one).
+    public var webPort = NodeConfiguration.defaultWebPort
+
+    /// The page's port unless told otherwise: fixed, so a paired phone finds the node again.
+    public static let defaultWebPort = 7780
 
     /// Where a listening node's sound comes from.
     public enum Hearing: Sendable, Equatable {

@@ -91,6 +91,7 @@ struct NodeShell: NodeWorld {
 
     mutating func askPassphrase(room: String) {
         onNode { node in
+            node.web?.hub.broadcast(JSONLine.object([("t", "ask_passphrase"), ("room", .string(room))]).render())
             if let console = node.console {
                 console.askSecret("passphrase for \(room)")
             } else {
@@ -101,6 +102,10 @@ struct NodeShell: NodeWorld {
 
     mutating func quit() {
         onNode { $0.quitRequested = true }
+    }
+
+    mutating func web(_ command: ConsoleCommand.WebCommand) {
+        onNode { $0.webCommand(command) }
     }
 
     mutating func listen(_ on: Bool) {

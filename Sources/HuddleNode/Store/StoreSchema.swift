@@ -10,6 +10,9 @@ import GRDB
 ///              PRIMARY KEY (room, origin, seq) WITHOUT ROWID
 /// fault        (room, origin, seq, first BLOB, second BLOB)   -- v2: proofs of equivocation
 ///              PRIMARY KEY (room, origin) WITHOUT ROWID
+/// known_nick   (nick TEXT PRIMARY KEY, node_id BLOB, first_seen) -- v3: trust on first use
+/// web_device   (id TEXT PRIMARY KEY, name TEXT UNIQUE, key BLOB, paired_at) -- v4: the page's
+///              paired phones (docs/WEB.md), each with the key its sessions are sealed with
 /// ```
 ///
 /// `event.bytes` is the event's canonical signed encoding (`Event.encoded()`): the only column
@@ -89,6 +92,17 @@ enum StoreSchema {
                         nick TEXT PRIMARY KEY NOT NULL,
                         node_id BLOB NOT NULL,
                         first_seen INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
+        }
+        migrator.registerMigration("v4: web devices") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE web_device (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        name TEXT NOT NULL UNIQUE,
+                        key BLOB NOT NULL,
+                        paired_at INTEGER NOT NULL
                     ) WITHOUT ROWID;
                     """)
         }

@@ -1,0 +1,226 @@
+import Foundation
+import HuddleCore
+import HummingbirdWebSocket
+import NIOCore
+import Synchronization
+
+/// One WebSocket from a page (docs/WEB.md): pairing, or a session sealed with the device's key.
+///
+/// The page has ``handshakeDeadline`` to pair or to open a session, or the connection closes; it
+/// then talks only in sealed frames, and the first frame that does not open ends it.
+struct WebConnection {
+    /// From connecting to `open` (or to the end of a pairing).
+    static let handshakeDeadline = Duration.seconds(10)
+    /// Largest frame read; a bigger one closes the connection.
+    static let maximumFrame = 16 * 1024
+    /// How often the node pings an open page, to time its link.
+    static let pingEvery = Duration.seconds(2)
+
+    let hub: WebHub
+    let clock: any NodeClock
+    let channel: any Channel
+
+    func serve(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter) async {
+        let deadline = Task { [channel] in
+            try? await Task.sleep(for: Self.handshakeDeadline)
+            if !Task.isCancelled { channel.close(promise: nil) }
+        }
+        defer { deadline.cancel() }
+        var messages = inbound.messages(maxSize: Self.maximumFrame).makeAsyncIterator()
+        do {
+            guard let (device, since, opener, sealer) = try await handshake(&messages, outbound) else {
+                try? await outbound.close(.policyViolation, reason: nil)
+                return
+            }
+            deadline.cancel()
+            try await session(device: device, since: since, opener: opener, sealer: sealer, &messages, outbound)
+        } catch {
+            // The page went away, or sent what is not a message: nothing to answer.
+        }
+        channel.close(promise: nil)
+    }
+
+    // MARK: Before the session
+
+    /// What a page says in the clear: `pair`, `proof`, `hello`.
+    private struct Clear: Decodable {
+        var t: String
+        var pub: String?
+        var name: String?
+        var tag: String?
+        var device: String?
+    }
+
+    private static func clear(_ message: WebSocketMessage?) -> Clear? {
+        guard case .text(let text) = message, text.utf8.count <= 4096 else { return nil }
+        return try? JSONDecoder().decode(Clear.self, from: Data(text.utf8))
+    }
+
+    private static func say(_ fields: [(String, JSONLine)], _ outbound: WebSocketOutboundWriter) async throws {
+        try await outbound.write(.text(JSONLine.object(fields).render()))
+    }
+
+    /// Pairs the page if it asks to, then opens its session: the device, the line it last showed,
+    /// and the connection's keys. `nil`: refused (said why to the page).
+    private func handshake(
+        _ messages: inout WebSocketInboundMessageStream.AsyncIterator, _ outbound: WebSocketOutboundWriter
+    ) async throws -> (WebDevice, Int, WebChannel.Opener, WebChannel.Sealer)? {
+        guard var first = Self.clear(try await messages.next()) else { return nil }
+        if first.t == "pair" {
+            guard try await pair(first, &messages, outbound), let next = Self.clear(try await messages.next()) else {
+                return nil
+            }
+            first = next
+        }
+        guard first.t == "hello", let id = first.device, let device = hub.device(id: id) else {
+            try await Self.say([("t", "unpaired")], outbound)
+            return nil
+        }
+        var random = SystemRandomNumberGenerator()
+        let nonce = (0..<12).map { _ in UInt8.random(in: .min ... .max, using: &random) }
+        try await Self.say([("t", "challenge"), ("nonce", .string(WebChannel.base64url(nonce)))], outbound)
+        let key = WebChannel.connectionKey(device.key, nonce: nonce)
+        var opener = WebChannel.Opener(key: key, direction: .toNode)
+        guard case .binary(let frame) = try await messages.next(), let plain = opener.open(Array(buffer: frame)),
+            let open = try? JSONDecoder().decode(Sealed.self, from: Data(plain)), open.t == "open"
+        else { return nil }
+        return (device, open.since ?? 0, opener, WebChannel.Sealer(key: key, direction: .toPage))
+    }
+
+    /// A pairing attempt (`pair`, then `proof`); `true` once the device is paired.
+    private func pair(
+        _ ask: Clear, _ messages: inout WebSocketInboundMessageStream.AsyncIterator, _ outbound: WebSocketOutboundWriter
+    ) async throws -> Bool {
+        let exchange = WebChannel.PairingExchange()
+        guard let pagePublic = ask.pub.flatMap(WebChannel.bytes(base64url:)),
+            let keys = exchange.keys(withPage: pagePublic)
+        else {
+            try await Self.say([("t", "error"), ("message", "that is not a pairing request")], outbound)
+            return false
+        }
+        try await Self.say([("t", "pair"), ("pub", .string(WebChannel.base64url(exchange.publicKey)))], outbound)
+        guard let proof = Self.clear(try await messages.next()), proof.t == "proof",
+            let tag = proof.tag.flatMap(WebChannel.bytes(base64url:))
+        else { return false }
+        let verdict = hub.pair(
+            proof: tag, page: pagePublic, node: exchange.publicKey, confirm: keys.confirm, deviceKey: keys.device,
+            name: ask.name ?? "phone", at: clock.wall(), now: clock.monotonic())
+        switch verdict {
+        case .paired(let device, let code):
+            let mine = WebChannel.pairTag(keys.confirm, page: pagePublic, node: exchange.publicKey, code: code, by: .node)
+            try await Self.say(
+                [("t", "paired"), ("device", .string(device.id)), ("name", .string(device.name)),
+                 ("tag", .string(WebChannel.base64url(mine)))], outbound)
+            await hub.inputs(.paired(name: device.name))
+            return true
+        case .wrong, .noCode:
+            try await Self.say([("t", "error"), ("message", "wrong or expired code")], outbound)
+        case .tooMany(let retryAfter):
+            try await Self.say(
+                [("t", "error"), ("message", .string("too many attempts: wait \(max(1, retryAfter.milliseconds / 1000)) s"))],
+                outbound)
+        }
+        return false
+    }
+
+    // MARK: The session
+
+    /// What a page says, sealed.
+    private struct Sealed: Decodable {
+        var t: String
+        var since: Int?
+        var text: String?
+        var label: String?
+        var on: Bool?
+        var id: Int?
+    }
+
+    /// Round trips of the node's pings, to take a mark back by the link's one-way delay.
+    private final class LinkTiming: Sendable {
+        let state = Mutex(Link())
+    }
+
+    private struct Link {
+        var sent: [Int: MonotonicTime] = [:]
+        var roundTrips: [TimeSpan] = []
+        var nextPing = 0
+
+        /// Half the median of the last round trips (zero before any).
+        var oneWay: TimeSpan {
+            guard !roundTrips.isEmpty else { return .zero }
+            let sorted = roundTrips.sorted()
+            return .microseconds(sorted[sorted.count / 2].microseconds / 2)
+        }
+    }
+
+    private func session(
+        device: WebDevice, since: Int, opener: WebChannel.Opener, sealer: WebChannel.Sealer,
+        _ messages: inout WebSocketInboundMessageStream.AsyncIterator, _ outbound: WebSocketOutboundWriter
+    ) async throws {
+        guard let (session, outbox) = hub.open(device: device.id, since: since) else { return }
+        defer { hub.close(session: session) }
+        await hub.inputs(.opened)
+        let link = LinkTiming()
+        var opener = opener
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // Out: the outbox, sealed in order; a `bye` ends it.
+            group.addTask { [channel] in
+                var sealer = sealer
+                for await item in outbox {
+                    switch item {
+                    case .json(let json):
+                        try await outbound.write(.binary(ByteBuffer(bytes: sealer.seal(Array(json.utf8)))))
+                    case .bye(let reason):
+                        let bye = JSONLine.object([("t", "bye"), ("reason", .string(reason))]).render()
+                        try await outbound.write(.binary(ByteBuffer(bytes: sealer.seal(Array(bye.utf8)))))
+                        try? await outbound.close(.normalClosure, reason: reason)
+                        channel.close(promise: nil)
+                        return
+                    }
+                }
+                channel.close(promise: nil)  // dropped for falling behind, or closed
+            }
+            // Pings: five quickly, then every two seconds.
+            group.addTask { [hub, clock] in
+                for round in 0... {
+                    let id = link.state.withLock { link in
+                        link.nextPing += 1
+                        link.sent[link.nextPing] = clock.monotonic()
+                        if link.sent.count > 16 { link.sent.remove(at: link.sent.startIndex) }
+                        return link.nextPing
+                    }
+                    hub.send(JSONLine.object([("t", "ping"), ("id", .int(Int64(id)))]).render(), to: session)
+                    try await Task.sleep(for: round < 5 ? .milliseconds(200) : Self.pingEvery)
+                }
+            }
+            // In: each frame opened and acted on.
+            while let message = try await messages.next() {
+                let arrived = clock.wall()
+                guard case .binary(let frame) = message, let plain = opener.open(Array(buffer: frame)),
+                    let said = try? JSONDecoder().decode(Sealed.self, from: Data(plain))
+                else { break }
+                switch said.t {
+                case "ping":
+                    hub.send(JSONLine.object([("t", "pong"), ("id", .int(Int64(said.id ?? 0)))]).render(), to: session)
+                case "pong":
+                    link.state.withLock { link in
+                        guard let id = said.id, let sent = link.sent.removeValue(forKey: id) else { return }
+                        link.roundTrips.append(clock.monotonic() - sent)
+                        if link.roundTrips.count > 9 { link.roundTrips.removeFirst() }
+                    }
+                case "line":
+                    if let text = said.text { await hub.inputs(.line(text, at: arrived)) }
+                case "now":
+                    let oneWay = link.state.withLock { $0.oneWay }
+                    await hub.inputs(.mark(label: said.label, at: arrived - oneWay))
+                case "pause": await hub.inputs(.pause(at: arrived))
+                case "resume": await hub.inputs(.resume(at: arrived))
+                case "listen": await hub.inputs(.listen(said.on ?? true, at: arrived))
+                case "passphrase": await hub.inputs(.passphrase(said.text))
+                default: break  // a newer page's message: ignored
+                }
+            }
+            group.cancelAll()
+        }
+    }
+}

@@ -1,0 +1,261 @@
+import Foundation
+import HuddleCore
+import Logging
+import Synchronization
+
+/// What a paired page asks the node to do (docs/WEB.md, "Sealed messages"), timed when it
+/// reached the node (less the link's one-way delay, for a mark).
+enum WebInput: Sendable, Equatable {
+    case line(String, at: WallTime)
+    case mark(label: String?, at: WallTime)
+    case pause(at: WallTime)
+    case resume(at: WallTime)
+    case listen(Bool, at: WallTime)
+    case passphrase(String?)
+    /// A device was just paired: the node tells its viewer.
+    case paired(name: String)
+    /// A page opened a session: it needs the view as it stands.
+    case opened
+}
+
+/// What goes out to one page, in order, through its connection's sealer.
+enum WebOutbound: Sendable, Equatable {
+    /// A sealed message's JSON.
+    case json(String)
+    /// The node is done with this page: a last `bye`, then the connection closes.
+    case bye(reason: String)
+}
+
+/// The page's side of the node, between the node's actor and the WebSocket connections: who is
+/// paired (``WebPairing``, kept in the store), which pages are open, and what they are shown —
+/// every line the node shows its viewer, numbered and kept (the last ``keptLines``) so a page
+/// that slept catches up, and the latest view.
+///
+/// The node calls ``publish(_:)`` and ``update(view:)``; each connection ``open(device:since:)``s
+/// a session and reads its outbox. Everything here is quick and under one lock.
+final class WebHub: Sendable {
+    /// Lines kept for pages that reconnect.
+    static let keptLines = 1_000
+    /// Frames a page may fall behind before it is dropped (it reconnects and catches up).
+    static let outboxLimit = 256
+    /// WebSockets at once, paired or not.
+    static let maximumConnections = 32
+
+    enum PairVerdict: Sendable, Equatable {
+        case paired(WebDevice, code: String)
+        case wrong
+        case noCode
+        case tooMany(retryAfter: TimeSpan)
+    }
+
+    private struct Session {
+        let device: String
+        let outbox: AsyncStream<WebOutbound>.Continuation
+    }
+
+    private struct State {
+        var pairing: WebPairing
+        var sessions: [Int: Session] = [:]
+        var nextSession = 0
+        var connections = 0
+        var connectionsFrom: [String: Int] = [:]
+        var lines: [(seq: Int, json: String)] = []
+        var seq = 0
+        var view: String?
+    }
+
+    private let state: Mutex<State>
+    private let store: HuddleStore
+    private let logger: Logger
+    /// Where what pages ask goes: the node.
+    let inputs: @Sendable (WebInput) async -> Void
+
+    init(store: HuddleStore, logger: Logger, inputs: @escaping @Sendable (WebInput) async -> Void) throws {
+        state = Mutex(State(pairing: WebPairing(devices: try store.webDevices())))
+        self.store = store
+        self.logger = logger
+        self.inputs = inputs
+    }
+
+    // MARK: Connections
+
+    /// Counts a new WebSocket from `address` in; `false` when ``maximumConnections`` are open, or
+    /// `perAddress` from that address: one machine's flood of sockets leaves room for the phones.
+    func admit(from address: String, perAddress: Int) -> Bool {
+        state.withLock { state in
+            guard state.connections < Self.maximumConnections, state.connectionsFrom[address, default: 0] < perAddress
+            else { return false }
+            state.connections += 1
+            state.connectionsFrom[address, default: 0] += 1
+            return true
+        }
+    }
+
+    func left(from address: String) {
+        state.withLock { state in
+            state.connections -= 1
+            state.connectionsFrom[address, default: 1] -= 1
+            if state.connectionsFrom[address] == 0 { state.connectionsFrom[address] = nil }
+        }
+    }
+
+    var connectionCount: Int { state.withLock { $0.connections } }
+
+    // MARK: Pairing
+
+    /// Fresh codes, replacing the ones shown before.
+    func offerCodes(now: MonotonicTime) -> WebPairing.Offer {
+        var random = SystemRandomNumberGenerator()
+        let typed = (0..<5).map { _ in UInt8.random(in: .min ... .max, using: &random) }
+        let secret = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &random) }
+        return state.withLock { $0.pairing.offer(typed: typed, secret: secret, now: now) }
+    }
+
+    /// Checks a page's proof against the codes on offer, within the attempts' budget; pairs the
+    /// device if it is right.
+    func pair(
+        proof: [UInt8], page: [UInt8], node: [UInt8], confirm: [UInt8], deviceKey: [UInt8], name: String,
+        at wall: WallTime, now: MonotonicTime
+    ) -> PairVerdict {
+        var random = SystemRandomNumberGenerator()
+        let id = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &random) }
+        let verdict: PairVerdict = state.withLock { state in
+            switch state.pairing.attempt(now: now) {
+            case .tooMany(let retryAfter): return .tooMany(retryAfter: retryAfter)
+            case .noCode: return .noCode
+            case .allowed(let codes):
+                for code in codes {
+                    let expected = WebChannel.pairTag(confirm, page: page, node: node, code: code, by: .page)
+                    guard WebChannel.tagMatches(proof, expected) else { continue }
+                    guard let device = state.pairing.paired(using: code, name: name, key: deviceKey, id: id, at: wall, now: now)
+                    else { return .noCode }
+                    return .paired(device, code: code)
+                }
+                return .wrong
+            }
+        }
+        if case .paired(let device, _) = verdict {
+            do {
+                try store.saveWebDevice(device)
+            } catch {
+                logger.error("could not keep a paired device", metadata: ["huddle.error": "\(error)"])
+            }
+        }
+        return verdict
+    }
+
+    func device(id: String) -> WebDevice? {
+        state.withLock { $0.pairing.device(id: id) }
+    }
+
+    var devices: [WebDevice] { state.withLock { $0.pairing.devices } }
+
+    /// Unpairs the device called `name`: forgotten here and in the store, and its open pages told
+    /// `bye` and closed.
+    func revoke(name: String) -> WebDevice? {
+        let device: WebDevice? = state.withLock { state in
+            guard let device = state.pairing.revoke(name: name) else { return nil }
+            for (id, session) in state.sessions where session.device == device.id {
+                session.outbox.yield(.bye(reason: "revoked"))
+                session.outbox.finish()
+                state.sessions[id] = nil
+            }
+            return device
+        }
+        if let device {
+            do {
+                try store.deleteWebDevice(id: device.id)
+            } catch {
+                logger.error("could not forget a revoked device", metadata: ["huddle.error": "\(error)"])
+            }
+        }
+        return device
+    }
+
+    // MARK: Sessions
+
+    /// Opens a session for `device`: its outbox holds, first, the lines after `since` still kept
+    /// (all kept lines for a page that never showed one), then the view, then everything as it
+    /// happens. `nil` if the device is not paired (any more).
+    func open(device: String, since: Int) -> (session: Int, outbox: AsyncStream<WebOutbound>)? {
+        state.withLock { state in
+            guard state.pairing.device(id: device) != nil else { return nil }
+            let (outbox, continuation) = AsyncStream.makeStream(
+                of: WebOutbound.self, bufferingPolicy: .bufferingOldest(Self.outboxLimit + Self.keptLines))
+            for line in state.lines where line.seq > since {
+                continuation.yield(.json(Self.lineMessage(line.seq, line.json)))
+            }
+            if let view = state.view { continuation.yield(.json(view)) }
+            let id = state.nextSession
+            state.nextSession += 1
+            state.sessions[id] = Session(device: device, outbox: continuation)
+            return (id, outbox)
+        }
+    }
+
+    func close(session: Int) {
+        state.withLock { $0.sessions.removeValue(forKey: session)?.outbox.finish() }
+    }
+
+    /// Whether any page is open: the node skips making views nobody sees.
+    var isWatched: Bool { state.withLock { !$0.sessions.isEmpty } }
+
+    /// A line the node showed its viewer, as `huddle run --json` writes it.
+    func publish(_ json: String) {
+        state.withLock { state in
+            state.seq += 1
+            state.lines.append((state.seq, json))
+            if state.lines.count > Self.keptLines { state.lines.removeFirst(state.lines.count - Self.keptLines) }
+            Self.send(.json(Self.lineMessage(state.seq, json)), in: &state)
+        }
+    }
+
+    /// The view as it stands (a `view` message), sent when it changed.
+    func update(view: String) {
+        state.withLock { state in
+            guard state.view != view else { return }
+            state.view = view
+            Self.send(.json(view), in: &state)
+        }
+    }
+
+    /// Something for one session only (a `pong`, an `ask_passphrase` goes to all).
+    func send(_ json: String, to session: Int) {
+        state.withLock { state in
+            guard let outbox = state.sessions[session]?.outbox else { return }
+            if case .dropped = outbox.yield(.json(json)) { Self.drop(session, in: &state) }
+        }
+    }
+
+    /// Something for every open page.
+    func broadcast(_ json: String) {
+        state.withLock { Self.send(.json(json), in: &$0) }
+    }
+
+    private static func send(_ item: WebOutbound, in state: inout State) {
+        for (id, session) in state.sessions {
+            if case .dropped = session.outbox.yield(item) { drop(id, in: &state) }
+        }
+    }
+
+    /// A page too far behind: its outbox ends, its connection closes, and it catches up when it
+    /// reconnects.
+    private static func drop(_ session: Int, in state: inout State) {
+        state.sessions.removeValue(forKey: session)?.outbox.finish()
+    }
+
+    static func lineMessage(_ seq: Int, _ json: String) -> String {
+        "{\"t\":\"line\",\"seq\":\(seq),\"line\":\(json)}"
+    }
+
+    /// Tells every page the node stops.
+    func stop() {
+        state.withLock { state in
+            for session in state.sessions.values {
+                session.outbox.yield(.bye(reason: "the node stopped"))
+                session.outbox.finish()
+            }
+            state.sessions = [:]
+        }
+    }
+}
