@@ -1,8 +1,8 @@
 """A test that cannot run on this machine (a tool or a privilege missing) fails, with a line naming
 what to install, unless the run said it may be skipped: `Scripts/test --without sound` (or
-`capture`, `lan`) sets HUDDLE_TEST_WITHOUT, and then the test is skipped and the pytest summary
-names it and why (pytest.ini: -rs). The same rule with or without CI: a green run never hides a
-suite that did not run unless the person asked for that."""
+`capture`, `lan`, `browser`) sets HUDDLE_TEST_WITHOUT, and then the test is skipped and the pytest
+summary names it and why (pytest.ini: -rs). The same rule with or without CI: a green run never
+hides a suite that did not run unless the person asked for that."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ WITHOUTS = {
     "sound": "espeak-ng, sox and pulseaudio (the test audio, listening)",
     "capture": "tcpdump and root (packet captures)",
     "lan": "root and network namespaces, avahi-daemon and dbus (the simulated LAN)",
+    "browser": "chromium, chromium-driver and selenium (the phone's web page, huddletest.browser)",
 }
 
 
