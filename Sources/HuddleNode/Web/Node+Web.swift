@@ -1,13 +1,15 @@
 import HuddleCore
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 
 /// The page a phone opens (docs/WEB.md): the node serves it when asked (`--web`, `/web`), shows
 /// the viewer how to pair, and takes what a paired page says as the viewer's own input.
 struct WebFace {
     let hub: WebHub
-    /// The server's task; `nil` once it stopped.
+    /// The server's task, and its service group to stop it gracefully; `nil` once it stopped.
     var server: Task<Void, Never>?
+    var group: ServiceGroup?
     /// Where a phone on the network opens the page, once the server listens.
     var address: String?
 }
@@ -29,10 +31,11 @@ extension Node {
         }
         let server = WebServer(hub: hub, host: configuration.listenHost, port: configuration.webPort, clock: clock, logger: logger)
         let lanAddress = Self.lanAddress(listeningOn: configuration.listenHost)
-        web = WebFace(hub: hub)
+        let group = server.serviceGroup { port in await self.webListening(at: "\(lanAddress):\(port)") }
+        web = WebFace(hub: hub, group: group)
         web?.server = Task {
             do {
-                try await server.run { port in await self.webListening(at: "\(lanAddress):\(port)") }
+                try await group.run()
             } catch {
                 self.webFailed(error, port: self.configuration.webPort)
             }
@@ -52,11 +55,13 @@ extension Node {
         showError("the page is not served: \(reason)")
     }
 
-    /// Stops serving: every page hears `bye`.
+    /// Stops serving: every page hears `bye`, and the server finishes what is in flight.
     func stopWeb() {
+        guard let group = web?.group else { return }
         web?.hub.stop()
-        web?.server?.cancel()
         web?.server = nil
+        web?.group = nil
+        Task { await group.triggerGracefulShutdown() }
     }
 
     /// The QR code, the address and the short code, for the viewer at the terminal only (never
@@ -121,7 +126,8 @@ extension Node {
             }
             await lineArrived(text, at: at, fromPage: true)
         case .mark(let label, let at):
-            await feed(.markOffered(label, at: at))
+            // A tap on Now without a label marks the moment on offer, as Enter does at the console.
+            await feed(.markOffered(label ?? machine.consoleView(now: now).offer?.label.normalized, at: at))
         case .pause(let at):
             await feed(.pause(at: at))
         case .resume(let at):

@@ -115,6 +115,11 @@ struct WebConnection {
             return true
         case .wrong, .noCode:
             try await Self.say([("t", "error"), ("message", "wrong or expired code")], outbound)
+        case .full:
+            try await Self.say(
+                [("t", "error"),
+                 ("message", .string("this node has \(WebPairing.maximumDevices) devices paired: unpair one first (/web revoke NAME)"))],
+                outbound)
         case .tooMany(let retryAfter):
             try await Self.say(
                 [("t", "error"), ("message", .string("too many attempts: wait \(max(1, retryAfter.milliseconds / 1000)) s"))],

@@ -45,6 +45,8 @@ final class WebHub: Sendable {
         case paired(WebDevice, code: String)
         case wrong
         case noCode
+        /// The code was right, but ``WebPairing/maximumDevices`` are paired already.
+        case full
         case tooMany(retryAfter: TimeSpan)
     }
 
@@ -128,7 +130,7 @@ final class WebHub: Sendable {
                     let expected = WebChannel.pairTag(confirm, page: page, node: node, code: code, by: .page)
                     guard WebChannel.tagMatches(proof, expected) else { continue }
                     guard let device = state.pairing.paired(using: code, name: name, key: deviceKey, id: id, at: wall, now: now)
-                    else { return .noCode }
+                    else { return state.pairing.devices.count >= WebPairing.maximumDevices ? .full : .noCode }
                     return .paired(device, code: code)
                 }
                 return .wrong

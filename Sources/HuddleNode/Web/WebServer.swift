@@ -6,6 +6,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// The page's server (`huddle run --web`, `/web`): Hummingbird over HTTP/1.1 with the WebSocket
 /// upgrade, bounded like the node's other servers. It serves the page's four files and `/ws`, and
@@ -13,7 +14,8 @@ import NIOCore
 ///
 /// ```swift
 /// let server = WebServer(hub: hub, host: "0.0.0.0", port: 7780, clock: SystemClock(), logger: logger)
-/// try await server.run { port in print("serving on \(port)") }   // until cancelled
+/// let group = server.serviceGroup { port in print("serving on \(port)") }
+/// try await group.run()                         // until group.triggerGracefulShutdown()
 /// ```
 struct WebServer: Sendable {
     /// TCP connections at once (page loads and WebSockets); past it, new ones wait to be accepted.
@@ -43,8 +45,9 @@ struct WebServer: Sendable {
         names = [hostname, hostname.hasSuffix(".local") ? hostname : hostname + ".local"]
     }
 
-    /// Serves until cancelled; `ready` gets the bound port once it listens.
-    func run(ready: @escaping @Sendable (Int) async -> Void) async throws {
+    /// The server as a service group of its own, which serves once run and stops (finishing what
+    /// is in flight) when shut down gracefully; `ready` gets the bound port once it listens.
+    func serviceGroup(ready: @escaping @Sendable (Int) async -> Void) -> ServiceGroup {
         let perAddress = ConnectionsPerAddress(limit: Self.tcpConnectionsPerAddress)
         let router = Router()
         router.middlewares.add(HostCheckMiddleware(names: names))
@@ -84,7 +87,7 @@ struct WebServer: Sendable {
             onServerRunning: { channel in await ready(channel.localAddress?.port ?? 0) },
             logger: logger
         )
-        try await app.run()
+        return ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))
     }
 }
 
