@@ -68,6 +68,10 @@ target is missed (marked MISSED), and non-zero only when a measurement could not
      quiet room and under a TV at 10 and 0 dB, and over an hour from all a room member is sent at worst
      (3,000 words; --quick 600; needs scikit-learn: Tests/bench-requirements.txt)
 
+ 19. the phone's page (issue 33), in headless Chromium emulating a phone: page load to the first message
+     shown, a tap on Now to the mark's time on the node, Enter on the phone to shown on a peer (p50/p99),
+     the node's memory with 3 devices attached against none
+
 Every node of every part but 17 runs with --shield off (huddletest.node.TEST_SHIELD): those parts
 measure delivery between viewers who are not placed, which the default shield would hold 90 s.
 """
@@ -103,6 +107,7 @@ from .serf import bench_serf
 from .privacy import bench_privacy
 from .spoilers import bench_spoilers
 from .strangers import bench_strangers
+from .web import bench_web
 
 
 def on_signal(signum, _frame):
@@ -133,7 +138,7 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temp dirs (node logs, stores) for a look")
     parser.add_argument("--only", choices=["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
                                            "flap", "console", "audio", "homes", "machine", "listening", "spoilers",
-                                           "privacy"],
+                                           "privacy", "web"],
                         action="append",
                         help="run only these parts (repeatable); the Serf comparison needs latency for Huddle's side")
     args = parser.parse_args()
@@ -158,7 +163,7 @@ def main() -> int:
     spoiler_seconds = float(os.environ.get("HUDDLE_BENCH_SPOILER_SECONDS", 120 if quick else 600))
     homes_n = 20 if quick else 50
     parts = args.only or ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
-                          "flap", "console", "audio", "homes", "listening", "spoilers", "privacy"]
+                          "flap", "console", "audio", "homes", "listening", "spoilers", "privacy", "web"]
     console_rounds = 5 if quick else 20
 
     table = Table()
@@ -184,11 +189,12 @@ def main() -> int:
         "listening": ("16. listening nodes", lambda: bench_listening(binary, 20 if quick else 40, table)),
         "spoilers": ("17. spoiler audit", lambda: bench_spoilers(binary, spoiler_seconds, table)),
         "privacy": ("18. what sound features reveal", lambda: bench_privacy(binary, quick, table)),
+        "web": ("19. the phone's page", lambda: bench_web(binary, 10 if quick else 20, table)),
         "machine": ("15. the node machine, before and after",
                     lambda: bench_machine(binary, os.environ.get("HUDDLE_BIN_BEFORE"), latency_n, ingest_n, table)),
     }
     for key in ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private", "flap",
-                "console", "audio", "homes", "machine", "listening", "spoilers", "privacy"]:
+                "console", "audio", "homes", "machine", "listening", "spoilers", "privacy", "web"]:
         if key not in parts:
             continue
         title, run = runs[key]
