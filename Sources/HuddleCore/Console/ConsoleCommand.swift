@@ -192,7 +192,7 @@ public enum ConsoleCommand: Hashable, Sendable {
             case ("revoke", _):
                 throw .invalidArgument(command: "/web revoke", argument: argument, expected: "one device's name (/web devices lists them)")
             default:
-                throw .invalidArgument(command: "/web", argument: argument, expected: "nothing, \"devices\" or \"revoke NAME\"")
+                throw .invalidArgument(command: "/web", argument: argument, expected: "\"devices\" or \"revoke NAME\" (or nothing: a code to pair a phone)")
             }
         default: throw .unknownCommand(String(name))
         }
