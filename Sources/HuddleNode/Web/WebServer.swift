@@ -22,8 +22,9 @@ struct WebServer: Sendable {
     static let maximumTCPConnections = 256
     /// TCP connections from one address at once; past it, a new one is closed at once.
     static let tcpConnectionsPerAddress = 16
-    /// An HTTP connection with no request in flight this long is closed.
-    static let idleTimeout = TimeAmount.seconds(15)
+    /// A connection that sends nothing this long is closed: one that never sends a request, an
+    /// idle keep-alive, a page whose phone slept (an open page answers the node's pings every 2 s).
+    static let readTimeout = TimeAmount.seconds(15)
     /// WebSockets from one address at once.
     static let connectionsPerAddress = 8
 
@@ -57,19 +58,18 @@ struct WebServer: Sendable {
         // Browsers ask for it; an empty answer keeps their consoles quiet.
         router.get("/favicon.ico") { _, _ in Response(status: .noContent, headers: WebPage.securityHeaders) }
         router.get("/ws") { request, _ in
-            // Only reached when the upgrade was refused (wrong Origin, too many sockets) or
-            // this is not a WebSocket request.
+            // Only a request that is no WebSocket upgrade gets here (a refused upgrade is
+            // answered 400 by the upgrade channel itself, and says nothing more).
             let refusal = WebRequestCheck.refusal(
                 host: request.head.authority, origin: request.headers[.origin], isWebSocket: true, names: names)
-            return WebPage.refuse(status: refusal?.status ?? 429, refusal?.reason ?? "too many connections")
+            return WebPage.refuse(status: refusal?.status ?? 400, refusal?.reason ?? "this is the page's WebSocket: open / instead")
         }
-        let app = Application(
-            router: router,
-            server: .http1WebSocketUpgrade(
-                configuration: .init(
-                    http1: .init(additionalChannelHandlers: [perAddress.handler()], idleTimeout: Self.idleTimeout),
-                    ws: WebSocketServerConfiguration(maxFrameSize: WebConnection.maximumFrame, closeTimeout: .seconds(2)))
-            ) { [hub, clock, names] request, channel, _ in
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(idleTimeout: Self.readTimeout),
+            ws: WebSocketServerConfiguration(maxFrameSize: WebConnection.maximumFrame, closeTimeout: .seconds(2)))
+        let upgrade: @Sendable (HTTPRequest, any Channel, Logger) throws -> ShouldUpgradeResult<
+            WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
+        > = { [hub, clock, names] request, channel, _ in
                 guard request.path == "/ws",
                     WebRequestCheck.refusal(
                         host: request.authority, origin: request.headerFields[.origin], isWebSocket: true, names: names) == nil,
@@ -80,6 +80,15 @@ struct WebServer: Sendable {
                     defer { hub.left(from: address) }
                     await WebConnection(hub: hub, clock: clock, channel: channel).serve(inbound, outbound)
                 }
+            }
+        let app = Application(
+            router: router,
+            // Every connection is gated as it is accepted, before it has said anything: the
+            // upgrade channel's own handlers come only once a request has arrived.
+            server: HTTPServerBuilder { responder in
+                GatedChildChannel(
+                    base: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: configuration, shouldUpgrade: upgrade),
+                    perAddress: perAddress, readTimeout: Self.readTimeout)
             },
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: port), serverName: nil,
@@ -88,6 +97,44 @@ struct WebServer: Sendable {
             logger: logger
         )
         return ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))
+    }
+}
+
+/// The upgrade channel, with a gate in front of every connection it is handed: a cap of
+/// connections per address (``ConnectionsPerAddress``) and a read timeout, both from the moment
+/// it is accepted.
+struct GatedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+    let base: Base
+    let perAddress: ConnectionsPerAddress
+    let readTimeout: TimeAmount
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        do {
+            try channel.pipeline.syncOperations.addHandlers([
+                perAddress.handler(), IdleStateHandler(readTimeout: readTimeout), CloseWhenReadIdle(),
+            ])
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+        return base.setup(channel: channel, logger: logger)
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+}
+
+/// Closes a connection that has sent nothing for the read timeout.
+final class CloseWhenReadIdle: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+    typealias InboundIn = NIOAny
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
     }
 }
 
