@@ -466,3 +466,36 @@ def test_a_dropped_connection_catches_up_from_where_it_was(lan, driver):
         assert text_of(driver, "conn-text") == "connected"
     finally:
         driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+
+
+def test_a_private_room_joined_from_the_page_never_shows_its_passphrase(lan, driver):
+    """Rooms → a private room's name → its passphrase, typed on the phone in a field that hides
+    it: the node joins the room bob is in with that passphrase, bob's words there reach the page
+    (marked private), and the passphrase is nowhere: not on the page, not in what the node printed."""
+    passphrase = "blue 42 hut hut"
+    alice = start_web_node(lan, "alice")
+    bob = lan("bob", peers=[alice.node.address], passphrase=passphrase)
+    pair_with_qr(driver, alice)
+
+    tap(driver, by_id(driver, "act-rooms"))
+    wait_page(driver, lambda d: shown(d, "sheet-rooms"), "the rooms sheet")
+    name = by_id(driver, "private-name")
+    tap(driver, name)
+    name.send_keys("superbowl\n")
+    wait_page(driver, lambda d: shown(d, "sheet-pass"), "the passphrase sheet")
+    field = by_id(driver, "pass-text")
+    assert field.get_attribute("type") == "password"
+    tap(driver, field)
+    field.send_keys(passphrase + "\n")
+
+    alice.node.wait_for(lambda o: o["type"] == "join" and o["nick"] == "bob" and o["room"] == "superbowl",
+                        timeout=30, what="bob in the private room")
+    bob.say("only the two of us")
+    line = alice.node.message("only the two of us", timeout=30)
+    assert line.get("private") is True, line
+    wait_page(driver, lambda d: "only the two of us" in text_of(d, "log"), "bob's private words on the page")
+    screenshot(driver, "web-private-room")
+    handled(alice.node)
+    assert passphrase not in driver.page_source
+    assert passphrase not in driver.execute_script("return JSON.stringify(localStorage)")
+    assert all(passphrase not in line for line in alice.node.raw)

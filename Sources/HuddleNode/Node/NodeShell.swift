@@ -95,7 +95,8 @@ struct NodeShell: NodeWorld {
             if let console = node.console {
                 console.askSecret("passphrase for \(room)")
             } else {
-                node.showInfo("the next line is the passphrase for \(room)")
+                // For the terminal only: a page asks in its own way (`ask_passphrase`).
+                node.show(node.renderer.info("the next line is the passphrase for \(room)"))
             }
         }
     }
