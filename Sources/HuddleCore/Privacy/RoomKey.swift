@@ -143,11 +143,13 @@ public struct RoomKey: Sendable {
 }
 
 /// RFC 4648 base32 in lower case without padding: room ids are typed into nothing, but they go in
-/// TXT records and logs, where lower-case letters and digits are safe everywhere.
+/// TXT records and logs, where lower-case letters and digits are safe everywhere. (A pairing code,
+/// typed by people, spells its bits in Crockford's alphabet instead: ``PairingCode``.)
 enum Base32 {
     static let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567")
 
-    static func encode(_ bytes: [UInt8]) -> String {
+    /// 5 bits a letter of `alphabet` (32 letters), the last letter's bits padded with zeros.
+    static func encode(_ bytes: [UInt8], alphabet: [Character] = alphabet) -> String {
         var out = ""
         var buffer = 0
         var bits = 0

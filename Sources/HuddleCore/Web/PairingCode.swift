@@ -10,24 +10,11 @@ public struct PairingCode: Sendable, Hashable {
     /// The letters without separators: what both sides put in the pairing tag.
     public let letters: String
 
-    static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+    static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
 
     /// The code `random` spells, 5 bits a letter (40 bits: 8 letters; 128: 26).
     public init(random: [UInt8]) {
-        var letters: [UInt8] = []
-        var buffer = 0
-        var bits = 0
-        for byte in random {
-            buffer = (buffer << 8) | Int(byte)
-            bits += 8
-            while bits >= 5 {
-                bits -= 5
-                letters.append(Self.alphabet[(buffer >> bits) & 31])
-            }
-            buffer &= (1 << bits) - 1
-        }
-        if bits > 0 { letters.append(Self.alphabet[(buffer << (5 - bits)) & 31]) }
-        self.letters = String(decoding: letters, as: UTF8.self)
+        letters = Base32.encode(random, alphabet: Self.alphabet)
     }
 
     /// How bits of randomness it holds.

@@ -561,7 +561,8 @@
     }
   }
 
-  function unpaired(sock) {
+  /** Puts `sock` away for good: no reconnect is pending, no ping runs, nothing is connected. */
+  function shutSocket(sock) {
     ws = null;
     session = null;
     connected = false;
@@ -572,6 +573,10 @@
     try {
       sock.close();
     } catch (e) { /* closed */ }
+  }
+
+  function unpaired(sock) {
+    shutSocket(sock);
     forgetDevice();
     clearLog();
     lastSeq = 0;
@@ -1472,17 +1477,7 @@
   window.addEventListener('pagehide', (event) => {
     // Put the socket away so the page can be kept in the back/forward cache; pageshow reconnects.
     if (!event.persisted || !ws) return;
-    const sock = ws;
-    ws = null;
-    session = null;
-    connected = false;
-    clearTimeout(helloTimer);
-    clearTimeout(reconnectTimer);
-    reconnectTimer = 0;
-    stopPings();
-    try {
-      sock.close();
-    } catch (e) { /* closed */ }
+    shutSocket(ws);
   });
   window.addEventListener('hashchange', () => {
     const secret = takeHashSecret();
