@@ -15,7 +15,7 @@ WITHOUTS = {
     "sound": "espeak-ng, sox and pulseaudio (the test audio, listening)",
     "capture": "tcpdump and root (packet captures)",
     "lan": "root and network namespaces, avahi-daemon and dbus (the simulated LAN)",
-    "browser": "chromium, chromium-driver and selenium (the phone's web page, huddletest.browser)",
+    "browser": "chromium, chromium-driver, selenium and zbar-tools (the phone's web page, huddletest.browser, its QR code)",
 }
 
 

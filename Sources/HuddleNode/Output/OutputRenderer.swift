@@ -42,6 +42,8 @@ public import HuddleCore
 /// {"type":"listening","state":"stopped","reason"|null}
 /// {"type":"score","room","home","guest","by","by_id","sent_at","shown_at","held_ms","game_ms","correction"[,"home_team","guest_team"]}
 /// {"type":"teams","room","home","guest","by"}
+/// {"type":"web","url","pair_url","code","expires_in_s"}   (--web, /web: how a phone opens and pairs
+///     with the page; for the terminal only, never sent to a page)
 ///     a message or score a late joiner catches up on (in one block) adds "earlier":true
 /// {"type":"unplaced","room","shield_seconds"|null}   (the reader has no offset in the room: others'
 ///     words wait shield_seconds after they were written, or show at once with the shield off)
