@@ -499,3 +499,32 @@ def test_a_private_room_joined_from_the_page_never_shows_its_passphrase(lan, dri
     assert passphrase not in driver.page_source
     assert passphrase not in driver.execute_script("return JSON.stringify(localStorage)")
     assert all(passphrase not in line for line in alice.node.raw)
+
+
+def test_a_page_served_mid_game_starts_with_what_was_shown_and_nothing_held(lan):
+    """`/web` typed mid-game: a phone paired then starts with the conversation the node has shown
+    (as /history lists it), and not with what is still held back for this viewer's stream (the
+    shield: alice is not placed with bob, so his words wait 90 s)."""
+    alice = lan("alice", shield=None)
+    bob = lan("bob", peers=[alice.address], shield=None)
+    alive_to_each_other(alice, bob)
+    alice.say("said before the page")
+    alice.message("said before the page")
+    bob.say("still held for alice")
+    bob.message("still held for alice")
+    handled(alice)
+    assert "still held for alice" not in alice.shown_texts()
+
+    alice.say("/web")
+    web = alice.wait_for(lambda o: o["type"] == "web", what="the web line")
+    port = web["url"].rstrip("/").rsplit(":", 1)[1]
+    phone = Phone(f"127.0.0.1:{port}")
+    try:
+        phone.pair(web["code"], name="late-phone")
+        phone.open(since=0)
+        phone.wait_for(lambda m: m["t"] == "view", what="the view")
+        texts = [line.get("text") for line in phone.lines if line.get("type") == "message"]
+        assert "said before the page" in texts, phone.lines
+        assert "still held for alice" not in texts, phone.lines
+    finally:
+        phone.close()

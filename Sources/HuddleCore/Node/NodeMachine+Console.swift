@@ -124,17 +124,24 @@ extension NodeMachine {
 
     /// `/history N`: the last messages of a room, each at its game time.
     mutating func history(_ count: Int, in room: String) {
-        guard let session = rooms[room] else { return }
-        let events = session.history(last: count)
+        let lines = shownHistory(count, in: room)
         // Between a header and a footer, so the lines are not taken for new messages.
-        say(.historyStart(count: events.count, room: name(of: room)))
-        if events.isEmpty { return }
-        for event in events {
-            show(.history(
-                event, from: session.member(event.origin), gameTime: session.calibration.gameTime(of: event),
-                room: name(of: room)))
-        }
+        say(.historyStart(count: lines.count, room: name(of: room)))
+        if lines.isEmpty { return }
+        for line in lines { show(line) }
         say(.historyEnd)
+    }
+
+    /// The last `count` messages of `room` (the current room if `nil`) that the reader has been
+    /// shown, each at its game time: what `/history` lists, and what a page opened later starts
+    /// with. Never one still held back.
+    public func shownHistory(_ count: Int, in room: String? = nil) -> [NodeOutput] {
+        guard let room = room ?? currentRoom, let session = rooms[room] else { return [] }
+        return session.history(last: count).map { event in
+            .history(
+                event, from: session.member(event.origin), gameTime: session.calibration.gameTime(of: event),
+                room: name(of: room))
+        }
     }
 
     /// A chat line sent through the control socket (`huddle send`) into the joined room people

@@ -33,6 +33,10 @@ extension Node {
         let lanAddress = Self.lanAddress(listeningOn: configuration.listenHost)
         let group = server.serviceGroup { port in await self.webListening(at: "\(lanAddress):\(port)") }
         web = WebFace(hub: hub, group: group)
+        // A page opened mid-game starts with the conversation so far, as /history lists it.
+        for output in machine.shownHistory(Self.historyOnOpening) {
+            if let line = rendered(output, by: Self.pageRenderer) { hub.publish(line) }
+        }
         web?.server = Task {
             do {
                 try await group.run()
@@ -142,6 +146,9 @@ extension Node {
             refreshPages(force: true)
         }
     }
+
+    /// How many of the current room's messages a page served mid-game starts with.
+    static let historyOnOpening = 50
 
     /// Lines to pages: JSON, as `huddle run --json` writes them.
     static let pageRenderer = OutputRenderer(json: true, colors: false)
