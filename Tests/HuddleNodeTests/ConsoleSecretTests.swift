@@ -43,4 +43,19 @@ import HuddleCore
         #expect(!reaction.quit)
         #expect(typist.inputRow == "superbowl>")
     }
+
+    @Test func aPromptAnsweredOnAPageComesDownAndTheLineBeingTypedComesBack() {
+        var typist = Typist()
+        typist.type("half a th")
+        typist.terminal.feed(typist.session.askSecret("passphrase for superbowl"))
+        typist.type("touc")
+        typist.terminal.feed(typist.session.withdrawSecret())
+        #expect(typist.inputRow == "superbowl> half a th")
+        #expect(!typist.terminal.visible.joined().contains("touc"))
+        // Enter now sends the line, not a passphrase.
+        let reaction = typist.session.handle([.enter], at: typist.clock)
+        #expect(reaction.inputs.allSatisfy { if case .secret = $0 { false } else { true } })
+        // With no prompt up, withdrawing it does nothing.
+        #expect(typist.session.withdrawSecret().isEmpty)
+    }
 }

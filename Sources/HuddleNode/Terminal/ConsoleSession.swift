@@ -91,6 +91,14 @@ struct ConsoleSession: Sendable {
         return redrawFooter() + drawLine()
     }
 
+    /// Takes a hidden prompt down that was answered elsewhere (a paired page gave the
+    /// passphrase): the line put aside comes back, and what was typed at the prompt is dropped.
+    mutating func withdrawSecret() -> String {
+        guard secret != nil else { return "" }
+        endSecret()
+        return redrawFooter() + drawLine()
+    }
+
     /// Takes the hidden prompt down and gives back the line that was put aside.
     private mutating func endSecret() {
         guard let stashed = secret?.stashed else { return }

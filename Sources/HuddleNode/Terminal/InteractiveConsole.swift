@@ -167,6 +167,11 @@ public final class InteractiveConsole: LineOutput {
         fromNode.async { [self] in state.withLock { state in draw(state.session.askSecret(question)) } }
     }
 
+    /// Takes the hidden prompt down: its question was answered elsewhere (on a paired page).
+    public func withdrawSecret() {
+        fromNode.async { [self] in state.withLock { state in draw(state.session.withdrawSecret()) } }
+    }
+
     /// A log line: above the footer while the console runs, on stderr otherwise.
     public func log(_ text: String) {
         fromNode.async { [self] in logNow(text) }

@@ -139,6 +139,8 @@ extension Node {
         case .listen(let on, let at):
             await feed(.consoleLine(on ? "/listen" : "/listen off", at: at))
         case .passphrase(let passphrase):
+            // Answered on the page: the console's hidden prompt for it comes down.
+            if machine.passphraseWanted != nil { console?.withdrawSecret() }
             await passphraseEntered(passphrase)
         case .paired(let name):
             showInfo("\(name) is paired: it shows this node's rooms (/web revoke \(name) unpairs it)")
