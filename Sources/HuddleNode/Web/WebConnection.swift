@@ -9,7 +9,7 @@ import Synchronization
 /// The page has ``handshakeDeadline`` to pair or to open a session, or the connection closes; it
 /// then talks only in sealed frames, and the first frame that does not open ends it.
 struct WebConnection {
-    /// From connecting to `open` (or to the end of a pairing).
+    /// From connecting to the end of a pairing, and from then (or from connecting) to `open`.
     static let handshakeDeadline = Duration.seconds(10)
     /// Largest frame read; a bigger one closes the connection.
     static let maximumFrame = 16 * 1024
@@ -20,15 +20,26 @@ struct WebConnection {
     let clock: any NodeClock
     let channel: any Channel
 
-    func serve(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter) async {
-        let deadline = Task { [channel] in
+    /// Closes the connection after ``handshakeDeadline`` unless cancelled first.
+    private func deadline() -> Task<Void, Never> {
+        Task { [channel] in
             try? await Task.sleep(for: Self.handshakeDeadline)
             if !Task.isCancelled { channel.close(promise: nil) }
         }
+    }
+
+    func serve(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter) async {
+        var deadline = deadline()
         defer { deadline.cancel() }
         var messages = inbound.messages(maxSize: Self.maximumFrame).makeAsyncIterator()
         do {
-            guard let (device, since, opener, sealer) = try await handshake(&messages, outbound) else {
+            // A pairing done, the page has the same time again to open its session: on a lossy
+            // link the two can take longer together than one deadline allows.
+            let paired = { [self] in
+                deadline.cancel()
+                deadline = self.deadline()
+            }
+            guard let (device, since, opener, sealer) = try await handshake(&messages, outbound, paired: paired) else {
                 try? await outbound.close(.policyViolation, reason: nil)
                 return
             }
@@ -63,13 +74,14 @@ struct WebConnection {
     /// Pairs the page if it asks to, then opens its session: the device, the line it last showed,
     /// and the connection's keys. `nil`: refused (said why to the page).
     private func handshake(
-        _ messages: inout WebSocketInboundMessageStream.AsyncIterator, _ outbound: WebSocketOutboundWriter
+        _ messages: inout WebSocketInboundMessageStream.AsyncIterator, _ outbound: WebSocketOutboundWriter,
+        paired: () -> Void
     ) async throws -> (WebDevice, Int, WebChannel.Opener, WebChannel.Sealer)? {
         guard var first = Self.clear(try await messages.next()) else { return nil }
         if first.t == "pair" {
-            guard try await pair(first, &messages, outbound), let next = Self.clear(try await messages.next()) else {
-                return nil
-            }
+            guard try await pair(first, &messages, outbound) else { return nil }
+            paired()
+            guard let next = Self.clear(try await messages.next()) else { return nil }
             first = next
         }
         guard first.t == "hello", let id = first.device, let device = hub.device(id: id) else {
