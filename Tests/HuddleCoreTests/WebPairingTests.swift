@@ -91,4 +91,23 @@ import Testing
         let offer = pairing.offer(typed: typed, secret: secret, now: start)
         #expect(pairing.paired(using: offer.typed.letters, name: "p", key: [1], id: [99], at: .epoch, now: start) == nil)
     }
+
+    @Test func aProofPairsOnlyWithTheCodeItWasMadeWith() {
+        var pairing = WebPairing()
+        let offer = pairing.offer(typed: typed, secret: secret, now: start)
+        let (page, node, confirm) = ([UInt8](repeating: 1, count: 32), [UInt8](repeating: 2, count: 32), [UInt8](repeating: 3, count: 32))
+        func proof(_ code: String) -> [UInt8] { WebChannel.pairTag(confirm, page: page, node: node, code: code, by: .page) }
+        func pair(_ tag: [UInt8]) -> WebPairing.Verdict {
+            pairing.pair(proof: tag, page: page, node: node, confirm: confirm, deviceKey: [9], name: "phone", id: [1], at: .epoch, now: start)
+        }
+        #expect(pair(proof("0000AAAA")) == .wrong)
+        // A proof by the node (the other nonce) is not the page's.
+        #expect(pair(WebChannel.pairTag(confirm, page: page, node: node, code: offer.secret.letters, by: .node)) == .wrong)
+        guard case .paired(let device, let code) = pair(proof(offer.secret.letters)) else {
+            Issue.record("the QR secret's proof did not pair")
+            return
+        }
+        #expect(code == offer.secret.letters && device.key == [9])
+        #expect(pair(proof(offer.secret.letters)) == .noCode)
+    }
 }

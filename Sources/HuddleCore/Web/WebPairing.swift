@@ -29,6 +29,40 @@ public struct WebPairing: Sendable {
         public var expires: MonotonicTime
     }
 
+    /// What a pairing attempt came to (``pair(proof:page:node:confirm:deviceKey:name:id:at:now:)``).
+    public enum Verdict: Sendable, Equatable {
+        case paired(WebDevice, code: String)
+        /// The proof matches no code on offer.
+        case wrong
+        /// No code is on offer (none shown, or it expired or was used).
+        case noCode
+        /// The code was right, but ``maximumDevices`` are paired already.
+        case full
+        case tooMany(retryAfter: TimeSpan)
+    }
+
+    /// A page's proof (docs/WEB.md, pairing step 4), checked against the codes on offer within
+    /// the attempts' budget: if it proves one, the device is paired under `id` (16 random bytes)
+    /// with `deviceKey`, the key the pairing's exchange gave.
+    public mutating func pair(
+        proof: [UInt8], page: [UInt8], node: [UInt8], confirm: [UInt8], deviceKey: [UInt8], name: String, id: [UInt8],
+        at wall: WallTime, now: MonotonicTime
+    ) -> Verdict {
+        switch attempt(now: now) {
+        case .tooMany(let retryAfter): return .tooMany(retryAfter: retryAfter)
+        case .noCode: return .noCode
+        case .allowed(let codes):
+            let proven = codes.first { code in
+                WebChannel.tagMatches(proof, WebChannel.pairTag(confirm, page: page, node: node, code: code, by: .page))
+            }
+            guard let code = proven else { return .wrong }
+            guard let device = paired(using: code, name: name, key: deviceKey, id: id, at: wall, now: now) else {
+                return devices.count >= Self.maximumDevices ? .full : .noCode
+            }
+            return .paired(device, code: code)
+        }
+    }
+
     /// What an attempt may do.
     public enum Attempt: Sendable, Equatable {
         /// Check the page's tag against each of these codes' letters.

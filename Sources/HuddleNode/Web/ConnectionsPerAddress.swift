@@ -1,38 +1,42 @@
 import NIOCore
 import Synchronization
 
-/// Caps the page server's TCP connections from one address: a machine that opens a thousand and
-/// leaves them idle holds a few of them, and a phone still gets in. Each connection's handler
-/// counts it in when added to its pipeline, closes it at once past the cap, and counts it out
-/// when it closes (however it closes: the WebSocket upgrade removes HTTP's handlers).
+/// Caps the page server's connections from one address (and, if given, in all): a machine that
+/// opens a thousand and leaves them idle holds a few of them, and a phone still gets in. Used
+/// twice: for TCP connections, where each connection's ``Gate`` counts it in when added to its
+/// pipeline, closes it at once past the cap, and counts it out when it closes (however it closes:
+/// the WebSocket upgrade removes HTTP's handlers); and for WebSockets, admitted at the upgrade.
 final class ConnectionsPerAddress: Sendable {
     let limit: Int
-    private let open = Mutex<[String: Int]>([:])
+    let total: Int
+    private let open = Mutex<(all: Int, from: [String: Int])>((0, [:]))
 
-    init(limit: Int) {
+    init(limit: Int, total: Int = .max) {
         self.limit = limit
+        self.total = total
     }
 
     /// A new handler for one connection's pipeline.
     func handler() -> Gate { Gate(table: self) }
 
-    fileprivate func admit(_ address: String) -> Bool {
+    /// Counts a connection from `address` in; `false` (and nothing counted) past either cap.
+    func admit(_ address: String) -> Bool {
         open.withLock { open in
-            guard open[address, default: 0] < limit else { return false }
-            open[address, default: 0] += 1
+            guard open.all < total, open.from[address, default: 0] < limit else { return false }
+            open.all += 1
+            open.from[address, default: 0] += 1
             return true
         }
     }
 
-    fileprivate func release(_ address: String) {
+    /// Counts a connection ``admit(_:)`` let in out again.
+    func release(_ address: String) {
         open.withLock { open in
-            open[address, default: 1] -= 1
-            if open[address] == 0 { open[address] = nil }
+            open.all -= 1
+            open.from[address, default: 1] -= 1
+            if open.from[address] == 0 { open.from[address] = nil }
         }
     }
-
-    /// How many connections `address` holds now.
-    func count(of address: String) -> Int { open.withLock { $0[address, default: 0] } }
 
     final class Gate: ChannelInboundHandler, RemovableChannelHandler, Sendable {
         typealias InboundIn = NIOAny

@@ -88,8 +88,7 @@ struct WebConnection {
             try await Self.say([("t", "unpaired")], outbound)
             return nil
         }
-        var random = SystemRandomNumberGenerator()
-        let nonce = (0..<12).map { _ in UInt8.random(in: .min ... .max, using: &random) }
+        let nonce = WebHub.randomBytes(12)
         try await Self.say([("t", "challenge"), ("nonce", .string(WebChannel.base64url(nonce)))], outbound)
         let key = WebChannel.connectionKey(device.key, nonce: nonce)
         var opener = WebChannel.Opener(key: key, direction: .toNode)
@@ -152,22 +151,9 @@ struct WebConnection {
         var id: Int?
     }
 
-    /// Round trips of the node's pings, to take a mark back by the link's one-way delay.
+    /// The link's delay, shared by the pinging task and the reader (``LinkDelay``).
     private final class LinkTiming: Sendable {
-        let state = Mutex(Link())
-    }
-
-    private struct Link {
-        var sent: [Int: MonotonicTime] = [:]
-        var roundTrips: [TimeSpan] = []
-        var nextPing = 0
-
-        /// Half the median of the last round trips (zero before any).
-        var oneWay: TimeSpan {
-            guard !roundTrips.isEmpty else { return .zero }
-            let sorted = roundTrips.sorted()
-            return .microseconds(sorted[sorted.count / 2].microseconds / 2)
-        }
+        let state = Mutex(LinkDelay())
     }
 
     private func session(
@@ -200,12 +186,7 @@ struct WebConnection {
             // Pings: five quickly, then every two seconds.
             group.addTask { [hub, clock] in
                 for round in 0... {
-                    let id = link.state.withLock { link in
-                        link.nextPing += 1
-                        link.sent[link.nextPing] = clock.monotonic()
-                        if link.sent.count > 16 { link.sent.remove(at: link.sent.startIndex) }
-                        return link.nextPing
-                    }
+                    let id = link.state.withLock { $0.ping(now: clock.monotonic()) }
                     hub.send(JSONLine.object([("t", "ping"), ("id", .int(Int64(id)))]).render(), to: session)
                     try await Task.sleep(for: round < 5 ? .milliseconds(200) : Self.pingEvery)
                 }
@@ -220,11 +201,7 @@ struct WebConnection {
                 case "ping":
                     hub.send(JSONLine.object([("t", "pong"), ("id", .int(Int64(said.id ?? 0)))]).render(), to: session)
                 case "pong":
-                    link.state.withLock { link in
-                        guard let id = said.id, let sent = link.sent.removeValue(forKey: id) else { return }
-                        link.roundTrips.append(clock.monotonic() - sent)
-                        if link.roundTrips.count > 9 { link.roundTrips.removeFirst() }
-                    }
+                    if let id = said.id { link.state.withLock { $0.pong(id, now: clock.monotonic()) } }
                 case "line":
                     if let text = said.text { await hub.inputs(.line(text, at: arrived)) }
                 case "now":

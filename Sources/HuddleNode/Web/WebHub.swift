@@ -38,17 +38,6 @@ final class WebHub: Sendable {
     static let keptLines = 1_000
     /// Frames a page may fall behind before it is dropped (it reconnects and catches up).
     static let outboxLimit = 256
-    /// WebSockets at once, paired or not.
-    static let maximumConnections = 32
-
-    enum PairVerdict: Sendable, Equatable {
-        case paired(WebDevice, code: String)
-        case wrong
-        case noCode
-        /// The code was right, but ``WebPairing/maximumDevices`` are paired already.
-        case full
-        case tooMany(retryAfter: TimeSpan)
-    }
 
     private struct Session {
         let device: String
@@ -59,8 +48,6 @@ final class WebHub: Sendable {
         var pairing: WebPairing
         var sessions: [Int: Session] = [:]
         var nextSession = 0
-        var connections = 0
-        var connectionsFrom: [String: Int] = [:]
         var lines: [(seq: Int, json: String)] = []
         var seq = 0
         var view: String?
@@ -79,38 +66,18 @@ final class WebHub: Sendable {
         self.inputs = inputs
     }
 
-    // MARK: Connections
-
-    /// Counts a new WebSocket from `address` in; `false` when ``maximumConnections`` are open, or
-    /// `perAddress` from that address: one machine's flood of sockets leaves room for the phones.
-    func admit(from address: String, perAddress: Int) -> Bool {
-        state.withLock { state in
-            guard state.connections < Self.maximumConnections, state.connectionsFrom[address, default: 0] < perAddress
-            else { return false }
-            state.connections += 1
-            state.connectionsFrom[address, default: 0] += 1
-            return true
-        }
-    }
-
-    func left(from address: String) {
-        state.withLock { state in
-            state.connections -= 1
-            state.connectionsFrom[address, default: 1] -= 1
-            if state.connectionsFrom[address] == 0 { state.connectionsFrom[address] = nil }
-        }
-    }
-
-    var connectionCount: Int { state.withLock { $0.connections } }
-
     // MARK: Pairing
 
     /// Fresh codes, replacing the ones shown before.
     func offerCodes(now: MonotonicTime) -> WebPairing.Offer {
-        var random = SystemRandomNumberGenerator()
-        let typed = (0..<5).map { _ in UInt8.random(in: .min ... .max, using: &random) }
-        let secret = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &random) }
+        let (typed, secret) = (Self.randomBytes(5), Self.randomBytes(16))
         return state.withLock { $0.pairing.offer(typed: typed, secret: secret, now: now) }
+    }
+
+    /// `count` bytes from the system's CSPRNG: codes, device ids, a connection's nonce.
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var random = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &random) }
     }
 
     /// Checks a page's proof against the codes on offer, within the attempts' budget; pairs the
@@ -118,23 +85,12 @@ final class WebHub: Sendable {
     func pair(
         proof: [UInt8], page: [UInt8], node: [UInt8], confirm: [UInt8], deviceKey: [UInt8], name: String,
         at wall: WallTime, now: MonotonicTime
-    ) -> PairVerdict {
-        var random = SystemRandomNumberGenerator()
-        let id = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &random) }
-        let verdict: PairVerdict = state.withLock { state in
-            switch state.pairing.attempt(now: now) {
-            case .tooMany(let retryAfter): return .tooMany(retryAfter: retryAfter)
-            case .noCode: return .noCode
-            case .allowed(let codes):
-                for code in codes {
-                    let expected = WebChannel.pairTag(confirm, page: page, node: node, code: code, by: .page)
-                    guard WebChannel.tagMatches(proof, expected) else { continue }
-                    guard let device = state.pairing.paired(using: code, name: name, key: deviceKey, id: id, at: wall, now: now)
-                    else { return state.pairing.devices.count >= WebPairing.maximumDevices ? .full : .noCode }
-                    return .paired(device, code: code)
-                }
-                return .wrong
-            }
+    ) -> WebPairing.Verdict {
+        let id = Self.randomBytes(16)
+        let verdict = state.withLock { state in
+            state.pairing.pair(
+                proof: proof, page: page, node: node, confirm: confirm, deviceKey: deviceKey, name: name, id: id, at: wall,
+                now: now)
         }
         if case .paired(let device, _) = verdict {
             do {

@@ -25,8 +25,9 @@ struct WebServer: Sendable {
     /// A connection that sends nothing this long is closed: one that never sends a request, an
     /// idle keep-alive, a page whose phone slept (an open page answers the node's pings every 2 s).
     static let readTimeout = TimeAmount.seconds(15)
-    /// WebSockets from one address at once.
-    static let connectionsPerAddress = 8
+    /// WebSockets at once, paired or not, and from one address.
+    static let maximumWebSockets = 32
+    static let webSocketsPerAddress = 8
 
     let hub: WebHub
     let host: String
@@ -50,6 +51,7 @@ struct WebServer: Sendable {
     /// is in flight) when shut down gracefully; `ready` gets the bound port once it listens.
     func serviceGroup(ready: @escaping @Sendable (Int) async -> Void) -> ServiceGroup {
         let perAddress = ConnectionsPerAddress(limit: Self.tcpConnectionsPerAddress)
+        let webSockets = ConnectionsPerAddress(limit: Self.webSocketsPerAddress, total: Self.maximumWebSockets)
         let router = Router()
         router.middlewares.add(HostCheckMiddleware(names: names))
         for file in WebPage.files {
@@ -73,11 +75,11 @@ struct WebServer: Sendable {
                 guard request.path == "/ws",
                     WebRequestCheck.refusal(
                         host: request.authority, origin: request.headerFields[.origin], isWebSocket: true, names: names) == nil,
-                    hub.admit(from: channel.remoteAddress?.ipAddress ?? "?", perAddress: Self.connectionsPerAddress)
+                    webSockets.admit(channel.remoteAddress?.ipAddress ?? "?")
                 else { return .dontUpgrade }
                 let address = channel.remoteAddress?.ipAddress ?? "?"
                 return .upgrade([:]) { inbound, outbound, _ in
-                    defer { hub.left(from: address) }
+                    defer { webSockets.release(address) }
                     await WebConnection(hub: hub, clock: clock, channel: channel).serve(inbound, outbound)
                 }
             }
