@@ -91,11 +91,44 @@ import Testing
             room.mark(reference, "moment \(i)", at: moment)
             room.mark(viewer, "moment \(i)", at: moment + .seconds(8))
         }
+        // The marks after the pause agree with those before it once the pause is taken off them:
+        // no step, nothing set aside, and the pause is counted once.
         let placement = try #require(room.calibration.placement(of: viewer))
-        #expect(placement.steps == 1 && placement.offset == .seconds(8))
-        // A nudge after the step still counts.
+        #expect(placement.steps == 0 && placement.offset == .seconds(8))
+        #expect(room.calibration.suspects.isEmpty)
+        // A nudge after them still counts.
         room.nudge(viewer, 1_000, at: .epoch + .seconds(300))
         #expect(room.calibration.offset(of: viewer) == .seconds(9))
+    }
+
+    @Test func aMarkRightAfterAPauseFitsAndIsNotSetAside() throws {
+        // The couch's report: placed 3 s behind by two moments, a pause of 12.8 s, then a Now tapped
+        // exactly at the new lag (15.8 s). It fits: nothing set aside, the offset is the new lag.
+        var room = script(moments: 2, sigma: 0, seed: 1) { _ in .seconds(3) }
+        room.nudge(viewer, 12_800, at: .epoch + .seconds(130))
+        let moment = WallTime.milliseconds(sinceEpoch: 2 * 20_000 + 100_000)
+        room.mark(reference, "moment 2", at: moment)
+        room.mark(viewer, "moment 2", at: moment + .milliseconds(15_800))
+        let calibration = room.calibration
+        #expect(calibration.suspects.isEmpty, "\(calibration.suspects)")
+        #expect(calibration.offset(of: viewer) == .milliseconds(15_800))
+        #expect(calibration.placement(of: viewer)?.steps == 0)
+        // The moment before the pause keeps its lag: a message written then keeps its game moment.
+        #expect(calibration.placement(of: viewer)?.offset(at: .epoch + .seconds(125)) == .seconds(3))
+    }
+
+    @Test func aPauseThatDidNotMoveTheStreamIsAStepBackOnceTwoMarksSayIt() throws {
+        // A live stream that kept playing through /pause: the nudge says 10 s more, the marks
+        // after it say the lag did not change. Two of them make a step back to the lag they show.
+        var room = script(moments: 4, sigma: 0, seed: 1) { _ in .seconds(5) }
+        room.nudge(viewer, 10_000, at: .epoch + .seconds(170))
+        for i in 4..<7 {
+            let moment = WallTime.milliseconds(sinceEpoch: Int64(i) * 20_000 + 100_000)
+            room.mark(reference, "moment \(i)", at: moment)
+            room.mark(viewer, "moment \(i)", at: moment + .seconds(5))
+        }
+        let placement = try #require(room.calibration.placement(of: viewer))
+        #expect(placement.steps == 1 && placement.offset == .seconds(5))
     }
 
     @Test func aTreeOfMarksNeverSteps() {

@@ -29,8 +29,8 @@
 ///    that mark is heard: a match is no stray key, so one that differs is a rebuffer. Between two
 ///    heard marks the threshold is ``heardStepThreshold`` (0.5 s): matches are good to a few
 ///    milliseconds, so a smaller change than a thumb could show is still real.
-/// 4. A node's offset is that of its latest piece; only its delay nudges made after the piece's
-///    first mark are added (earlier nudges, a pause say, are in the lag its new marks measured).
+/// 4. A node's offset is that of its latest piece, with the delay nudges made since its first
+///    mark (its marks are fitted less the nudges before them, so a pause is not a step).
 ///    Earlier pieces still give the offsets of their own time (``Calibration/Placement/timeline``):
 ///    a message written before the step keeps its game moment.
 ///
@@ -102,7 +102,7 @@ extension CalibrationSolver {
         var byLabel: [Moment: [(mark: Mark, game: Double)]] = [:]
         for mark in component.marks {
             guard let offset = fit[Piece(node: mark.node, index: component.piece(of: mark))] else { continue }
-            byLabel[mark.label, default: []].append((mark, Double(mark.time.millisecondsSinceEpoch) - offset))
+            byLabel[mark.label, default: []].append((mark, Double(mark.fitted.millisecondsSinceEpoch) - offset))
         }
         var residuals: [Piece: [Residual]] = [:]
         for (_, marks) in byLabel where marks.count >= 2 {

@@ -28,7 +28,11 @@
 ///    marks than a tree needs, reaction noise averages out instead of the last mark winning.
 /// 4. **Nudges.** Each calibrated node's counted delay nudges are added to its offset (the
 ///    reference's too) from the nudge's time on (``Calibration/Placement/timeline``). An
-///    uncalibrated node's nudges wait until it is calibrated.
+///    uncalibrated node's nudges wait until it is calibrated. A nudge made after a node's first
+///    mark moved its stream for every mark it makes after it (a pause of 12.8 s is a nudge of
+///    12.8 s at the resume): such marks are fitted less the nudges before them
+///    (``Mark/fitted``), so a mark that shows exactly the paused lag fits the marks before the
+///    pause instead of looking like a stray key or a step.
 /// 5. **Steps and stray marks** (`CalibrationSolver+Steps`, `CalibrationSolver+Suspects`): a
 ///    mark that fits none of its node's neighbouring marks is set aside; two that agree after a
 ///    change start a new piece of the node's lag. Sound outvotes thumbs: a tap that disagrees
@@ -57,7 +61,7 @@ public enum CalibrationSolver {
         var suspects: [Mark] = []
         for (component, fit) in settle(counted.marks, suspects: &suspects) {
             let sound = soundEvidence(in: component)
-            for (node, pieces) in timelines(of: component, fit: fit, nudges: counted.nudges) {
+            for (node, pieces) in timelines(of: component, fit: fit, nudges: counted.nudges, firstMarks: counted.firstMarks) {
                 placements[node] = Calibration.Placement(
                     reference: component.reference, timeline: pieces, steps: component.steps[node]?.count ?? 0,
                     sound: sound[node])
@@ -72,10 +76,11 @@ public enum CalibrationSolver {
 
     /// Each node's offset over time in a settled component: one piece per piece of its lag (from
     /// the step that starts it), and a new piece at each delay nudge within it, which adds to the
-    /// offset from the nudge's time on. Nudges before a step are in the lag its marks measured
-    /// since, so a piece counts only the nudges after its start.
+    /// offset from the nudge's time on. A piece's fit is of marks less the nudges made since the
+    /// node's first mark (``Mark/fitted``), so a later piece starts at its fit plus those nudges
+    /// made before it; nudges made before the first mark count in the first piece only.
     static func timelines(
-        of component: Component, fit: [Piece: Double], nudges: [NodeID: [Nudge]]
+        of component: Component, fit: [Piece: Double], nudges: [NodeID: [Nudge]], firstMarks: [NodeID: WallTime]
     ) -> [NodeID: [Calibration.Placement.Piece]] {
         var timelines: [NodeID: [Calibration.Placement.Piece]] = [:]
         for (piece, offset) in fit.sorted(by: { $0.key < $1.key }) {
@@ -83,6 +88,9 @@ public enum CalibrationSolver {
             let start = piece.index == 0 ? WallTime.distantPast : steps[piece.index - 1]
             let end = piece.index < steps.count ? steps[piece.index] : .distantFuture
             var current = TimeSpan.milliseconds(roundedMilliseconds(offset))
+            if piece.index > 0, let first = firstMarks[piece.node] {
+                current += nudged(nudges[piece.node] ?? [], since: first, before: start)
+            }
             var timeline = [Calibration.Placement.Piece(from: start, offset: current)]
             let within = (nudges[piece.node] ?? []).filter { $0.time > start && $0.time < end }
             for nudge in within.sorted(by: { ($0.time, $0.amount) < ($1.time, $1.amount) }) {
@@ -95,12 +103,21 @@ public enum CalibrationSolver {
         return timelines
     }
 
+    /// The sum of `nudges` made after `since` and before `before`: how far they had moved a
+    /// stream by then.
+    static func nudged(_ nudges: [Nudge], since: WallTime, before: WallTime) -> TimeSpan {
+        nudges.reduce(.zero) { sum, nudge in nudge.time > since && nudge.time < before ? sum + nudge.amount : sum }
+    }
+
     /// One counted mark: `node` saw `label` when its clock read `time`. A heard match is two
     /// marks of its own moment (``Moment/heard(_:)``), with the match's weight and figures.
     struct Mark: Equatable {
         var node: NodeID
         var label: Moment
         var time: WallTime
+        /// What the node's delay nudges made after its first mark and before this one add up to
+        /// (a pause since, say): this mark measured a lag that much longer.
+        var nudged: TimeSpan = .zero
         /// `(200 ms / σ)²`-like: 1 for a tap (see the type's rule 1 for a heard match).
         var weight: Double = 1
         /// The match this mark is one side of, for a heard mark.
@@ -108,6 +125,10 @@ public enum CalibrationSolver {
 
         /// Whether this mark is one side of a heard match.
         var isHeard: Bool { match != nil }
+
+        /// The time the fit reads: ``time`` less ``nudged``, the mark as it would have been
+        /// without the nudges since the node's first mark.
+        var fitted: WallTime { time - nudged }
 
         /// The order that picks a reference: earliest time, then node id, then label.
         static func comesFirst(_ a: Mark, _ b: Mark) -> Bool {
@@ -165,7 +186,7 @@ public enum CalibrationSolver {
     /// come back sorted by (label, node), one per (node, label).
     static func countedMarksAndNudges(
         in events: some Sequence<Event>
-    ) -> (marks: [Mark], nudges: [NodeID: [Nudge]]) {
+    ) -> (marks: [Mark], nudges: [NodeID: [Nudge]], firstMarks: [NodeID: WallTime]) {
         // Deduplicate by id, keeping only the kinds that matter.
         var byID: [EventID: Event] = [:]
         for event in events where isRelevant(event.body) {
@@ -219,8 +240,14 @@ public enum CalibrationSolver {
             marks.append(Mark(node: event.origin, label: moment, time: match.at, weight: weight, match: match))
             marks.append(Mark(node: match.peer, label: moment, time: match.peerAt, weight: weight, match: match))
         }
+        var firstMarks: [NodeID: WallTime] = [:]
+        for mark in marks { firstMarks[mark.node] = min(firstMarks[mark.node] ?? mark.time, mark.time) }
+        for index in marks.indices {
+            guard let nodeNudges = nudges[marks[index].node], let first = firstMarks[marks[index].node] else { continue }
+            marks[index].nudged = nudged(nodeNudges, since: first, before: marks[index].time)
+        }
         marks.sort { $0.label != $1.label ? $0.label < $1.label : $0.node < $1.node }
-        return (marks, nudges)
+        return (marks, nudges, firstMarks)
     }
 
     /// The seq after which a node's marks count (its latest join, 0 if none), or `nil` if its
@@ -362,11 +389,11 @@ public enum CalibrationSolver {
             // linked with weight w_u·w_v / Σw. Taps weigh 1: then this is 1/k, as it always was,
             // in the same floating-point operations.
             let inverse = 1 / marks.reduce(0.0) { $0 + $1.weight }
-            let mean = marks.reduce(0.0) { $0 + $1.weight * relative($1.time) } * inverse
+            let mean = marks.reduce(0.0) { $0 + $1.weight * relative($1.fitted) } * inverse
             for mark in marks {
                 guard let row = index[Piece(node: mark.node, index: component.piece(of: mark))] else { continue }
                 matrix[row][row] += mark.weight - mark.weight * mark.weight * inverse
-                rhs[row] += mark.weight * (relative(mark.time) - mean)
+                rhs[row] += mark.weight * (relative(mark.fitted) - mean)
                 for other in marks where other.node != mark.node {
                     if let column = index[Piece(node: other.node, index: component.piece(of: other))] {
                         matrix[row][column] -= mark.weight * other.weight * inverse
