@@ -214,12 +214,62 @@ import Testing
         #expect(onNode2.releaseDue(now: .epoch + .milliseconds(99_999)).map(\.event.origin) == [n1])
         #expect(onNode2.releaseDue(now: .epoch + .seconds(100)).map(\.event.origin) == [n9])
         // An unplaced reader waits for everyone, its own words excepted; something written more
-        // than the shield ago is past on every stream and shows at once.
-        var unplaced = HoldBackSchedule(reader: n9, calibration: example, shield: .seconds(30))
+        // than the shield ago is past on every stream and shows at once. (The worked example's
+        // streams run 4 s apart at most, well within a shield of 60 s.)
+        var unplaced = HoldBackSchedule(reader: n9, calibration: example, shield: .seconds(60))
+        #expect(unplaced.shield == .seconds(60))
+        // n2 is the slowest stream placed: 60 s after it wrote.
         #expect(unplaced.admit(chat(n2, 1, at: .epoch + .seconds(10)), now: .epoch + .milliseconds(10_010)).isEmpty)
+        #expect(unplaced.nextWake == .epoch + .seconds(70))
         #expect(unplaced.admit(chat(n9, 1, at: .epoch + .seconds(11)), now: .epoch + .seconds(11)).count == 1)
-        #expect(unplaced.admit(chat(n1, 1, at: .epoch), now: .epoch + .seconds(31)).map(\.event.origin) == [n1])
-        #expect(unplaced.nextWake == .epoch + .seconds(40))
+        // n1 runs 2 s ahead of n2: its words wait 2 s more, until the slowest has shown them.
+        #expect(unplaced.admit(chat(n1, 1, at: .epoch), now: .epoch + .seconds(61)).isEmpty)
+        #expect(unplaced.releaseDue(now: .epoch + .seconds(62)).map(\.event.origin) == [n1])
+        #expect(unplaced.nextWake == .epoch + .seconds(70))
+    }
+
+    @Test func theShieldLetsAPlacedGroupsLinesGoInGameOrder() {
+        // alice (n3) runs 7 s ahead of carol (n2); dave (n9) is placed with neither. alice writes
+        // INTERCEPTION at her 46 s (game 46 s); carol writes at her 48 s, which is game 41 s: the
+        // play before it. Counting from when each was written would show alice's first; dave
+        // reads them in the order the game showed them, carol's first.
+        let group = Calibration(placements: [
+            n3: .init(reference: n3, offset: .zero), n2: .init(reference: n3, offset: .seconds(7)),
+        ])
+        var dave = HoldBackSchedule(reader: n9, calibration: group)
+        _ = dave.admit(chat(n3, 1, at: .epoch + .seconds(46)), now: .epoch + .seconds(46))
+        _ = dave.admit(chat(n2, 1, at: .epoch + .seconds(48)), now: .epoch + .seconds(48))
+        #expect(dave.pending.map(\.event.origin) == [n2, n3])
+        // Neither before 90 s after the slowest stream (carol's) showed it.
+        #expect(dave.releaseDue(now: .epoch + .milliseconds(137_999)).isEmpty)
+        #expect(dave.releaseDue(now: .epoch + .seconds(138)).map(\.event.origin) == [n2])
+        #expect(dave.releaseDue(now: .epoch + .milliseconds(142_999)).isEmpty)
+        #expect(dave.releaseDue(now: .epoch + .seconds(143)).map(\.event.origin) == [n3])
+    }
+
+    @Test func theShieldGrowsToTheWidestSpreadTheRoomShowsAndNeverShrinksByItself() {
+        var dave = HoldBackSchedule(reader: n9, calibration: .none)
+        #expect(dave.shield == .seconds(90))
+        _ = dave.admit(chat(n1, 1, at: .epoch + .seconds(10)), now: .epoch + .seconds(10))
+        #expect(dave.nextWake == .epoch + .seconds(100))
+        // bob (n2) turns out 2 min 5 s behind alice (n1): the shield covers that, and 30 s more.
+        let apart = Calibration(placements: [
+            n1: .init(reference: n1, offset: .zero), n2: .init(reference: n1, offset: .seconds(125)),
+        ])
+        #expect(dave.recalibrate(apart, now: .epoch + .seconds(20)).isEmpty)
+        #expect(dave.shield == .seconds(155))
+        #expect(dave.widestSpread == Calibration.Spread(ahead: n1, behind: n2, apart: .seconds(125)))
+        // alice's word waits for bob's stream to show it, and 155 s more.
+        #expect(dave.nextWake == .epoch + .seconds(10 + 125 + 155))
+        // bob takes his mark back: the streams are still that far apart, the shield stays.
+        _ = dave.recalibrate(.none, now: .epoch + .seconds(30))
+        #expect(dave.shield == .seconds(155))
+        // A floor set higher still wins; off is off.
+        _ = dave.setShield(.seconds(200), now: .epoch + .seconds(31))
+        #expect(dave.shield == .seconds(200))
+        _ = dave.setShield(nil, now: .epoch + .seconds(32))
+        #expect(dave.shield == nil)
+        #expect(dave.pendingCount == 0)
     }
 
     @Test func aWritersClockAheadOfTheReadersHoldsItsMessageNoLongerThanTheShieldFromArrival() {

@@ -62,8 +62,8 @@ import Testing
         #expect(room.labels.contains(CalibrationLabel("kickoff")!), "still there for /now kickoff and Tab")
         // bob's proposal is offered to her.
         _ = room.receive(bob.event(1, .join(nick: "bob"), at: base, for: room), now: base)
-        _ = room.receive(bob.event(2, .calibrationEvent(label: "first down"), at: base + .seconds(3), for: room), now: base + .seconds(3))
-        #expect(room.markOffer(now: base + .seconds(4))?.label.normalized == "first down")
+        _ = room.receive(bob.event(2, .calibrationEvent(label: "2nd half"), at: base + .seconds(3), for: room), now: base + .seconds(3))
+        #expect(room.markOffer(now: base + .seconds(4))?.label.normalized == "2nd half")
     }
 
     /// alice's room, where bob has joined; `bobSays` delivers bob's next event and returns what

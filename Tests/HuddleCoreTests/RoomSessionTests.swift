@@ -187,10 +187,10 @@ import Testing
         var events = [try mine.compose(.join(nick: "me"), now: now, signer: me).event]
         events.append(try mine.compose(.calibrationEvent(label: "kickoff"), now: now + .milliseconds(1), signer: me).event)
         events.append(bob.event(1, .join(nick: "bob"), at: now + .milliseconds(1), for: mine))
-        events.append(bob.event(2, .calibrationEvent(label: "first down"), at: now + .milliseconds(1), for: mine))
+        events.append(bob.event(2, .calibrationEvent(label: "2nd half"), at: now + .milliseconds(1), for: mine))
         var restored = RoomSession(room: "superbowl", reader: me.id)
         _ = restored.restore(events, shown: [], now: now + .milliseconds(2))
-        #expect(restored.markOffer(now: now + .milliseconds(2))?.label.normalized == "first down", "its own is never offered")
+        #expect(restored.markOffer(now: now + .milliseconds(2))?.label.normalized == "2nd half", "its own is never offered")
         #expect(restored.markOffer(now: now + .milliseconds(2) + PendingMarks.offerWindow) == nil)
     }
 }

@@ -207,7 +207,7 @@ private func object(_ line: String?) throws -> [String: Any] {
         let lines = text.split(separator: "\n").map(String.init)
         #expect(lines.contains("* bob is 2.0 s behind you"))
         #expect(lines.contains("* carol is 1.5 s ahead of you"))
-        #expect(lines.contains("* dave is not calibrated yet"))
+        #expect(lines.contains("* dave is not calibrated any more"))
         #expect(!text.contains("alice"))
     }
 

@@ -193,6 +193,43 @@ public struct Calibration: Equatable, Sendable {
         return event.createdAt - theirs.offset(at: event.createdAt) + mine.offset
     }
 
+    /// When the slowest placed stream of `event`'s origin's group shows the event's moment, on the
+    /// origin's clock: its `createdAt` plus how far that stream is behind the origin's
+    /// (``gameTime(of:)`` plus the group's largest offset), or `createdAt` itself when the origin is
+    /// not placed. The shield counts from here (``HoldBackSchedule``): a reader placed with nobody
+    /// is taken to be at most the shield behind the slowest stream anyone is placed with, and the
+    /// lines of one group come out in game order.
+    public func slowestShowing(of event: Event) -> WallTime {
+        guard let theirs = placements[event.origin] else { return event.createdAt }
+        let slowest = placements.values.lazy.filter { $0.reference == theirs.reference }.map(\.offset).max() ?? theirs.offset
+        return event.createdAt - theirs.offset(at: event.createdAt) + slowest
+    }
+
+    /// The two placed streams farthest apart, and how far: the room's widest spread, which the
+    /// shield grows to (see ``HoldBackSchedule/grow(toCover:now:)``). `nil` with nobody placed.
+    public var widestSpread: Spread? {
+        var widest: Spread?
+        for group in groups {
+            let placed = group.members.compactMap { node in placements[node].map { (node, $0.offset) } }
+            guard let ahead = placed.min(by: { ($0.1, $0.0) < ($1.1, $1.0) }),
+                let behind = placed.max(by: { ($0.1, $1.0) < ($1.1, $0.0) })
+            else { continue }
+            let spread = behind.1 - ahead.1
+            if spread > (widest?.apart ?? .zero) { widest = Spread(ahead: ahead.0, behind: behind.0, apart: spread) }
+        }
+        return widest
+    }
+
+    /// Two placed streams and how far apart they run.
+    public struct Spread: Equatable, Sendable {
+        /// The stream ahead...
+        public var ahead: NodeID
+        /// ...the stream behind it...
+        public var behind: NodeID
+        /// ...and by how much.
+        public var apart: TimeSpan
+    }
+
     /// The key history is ordered by: ``gameTime(of:)``, or the event's own `createdAt` when its
     /// origin is not calibrated.
     public func historyKey(of event: Event) -> WallTime {

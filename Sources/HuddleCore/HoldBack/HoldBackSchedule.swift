@@ -11,13 +11,19 @@
 ///
 /// **The shield.** When S and R are not connected (either has no offset yet, or they are in
 /// groups no mark joins), nobody knows where the message's moment lies on R's stream. It then
-/// waits ``shield`` (90 s by default: the widest spread measured between streams of one
-/// broadcast) from when it was written, so that no stream up to that far behind the writer's is
-/// spoiled: due at `min(written, arrived) + shield`. The writer's clock is trusted to within
-/// seconds, as on any network kept by NTP; a message whose writing time lies ahead of the
-/// reader's clock counts from its arrival, so a clock far ahead cannot hide it for longer than
-/// the shield. With the shield off (`nil`, a reader who knows it is ahead of everyone), such a
-/// message is shown at once.
+/// waits ``shield`` from when the slowest stream S is placed with shows its moment
+/// (``Calibration/slowestShowing(of:)``; S's own stream when S is placed with nobody), so that no
+/// stream up to that far behind any placed one is spoiled, and the lines of one group come out in
+/// game order: due at `min(written, arrived) + (slowest showing − written) + shield`. The writer's
+/// clock is trusted to within seconds, as on any network kept by NTP; a message whose writing
+/// time lies ahead of the reader's clock counts from its arrival, so a clock far ahead cannot
+/// hide it for longer than the shield. With the shield off (`nil`, a reader who knows it is
+/// ahead of everyone), such a message is shown at once.
+///
+/// The shield is the reader's floor (90 s by default: the widest spread measured between
+/// streams of one broadcast) or, when the room has shown two placed streams farther apart, that
+/// spread plus ``spreadMargin``: it grows with what the room knows, and never shrinks by itself
+/// (``widestSpread``).
 ///
 /// ```swift
 /// // bob's stream is 2 s behind alice's; alice wrote `aliceSaysGoal` when her clock read t.
@@ -77,18 +83,31 @@ public struct HoldBackSchedule: Sendable {
     /// no moment anyone wrote about comes due (the reader's own messages still show at once).
     public private(set) var isHolding = false
     /// How long a message from a writer the reader is not connected to waits after it was
-    /// written; `nil`: it is shown at once (see the shield, above).
-    public private(set) var shield: TimeSpan?
+    /// written; `nil`: it is shown at once (see the shield, above). The larger of ``shieldFloor``
+    /// and the room's widest spread plus ``spreadMargin``.
+    public var shield: TimeSpan? {
+        shieldFloor.map { floor in widestSpread.map { max(floor, $0.apart + Self.spreadMargin) } ?? floor }
+    }
+    /// The shield the reader set (`--shield`, `/shield S`), or the default; `nil`: off.
+    public private(set) var shieldFloor: TimeSpan?
+    /// The widest spread between two placed streams the room has shown so far: the shield covers
+    /// it. Kept when the marks that showed it are taken back: the streams are still that far apart.
+    public private(set) var widestSpread: Calibration.Spread?
 
     /// The shield a reader has unless it says otherwise: 90 s, the widest spread measured between
     /// streams of one broadcast (Super Bowl streams ran 26–87 s behind the stadium).
     public static let defaultShield = TimeSpan.seconds(90)
+    /// How much longer than the widest spread the room has shown the shield is: a stream seldom
+    /// keeps its lag to the second (rebuffers, an app that jumps), and the unplaced reader may be
+    /// a little beyond the slowest placed one.
+    public static let spreadMargin = TimeSpan.seconds(30)
 
     /// An empty schedule for `reader`.
     public init(reader: NodeID, calibration: Calibration = .none, shield: TimeSpan? = defaultShield) {
         self.reader = reader
         self.calibration = calibration
-        self.shield = shield
+        self.shieldFloor = shield
+        self.widestSpread = calibration.widestSpread
     }
 
     /// Number of messages waiting.
@@ -127,13 +146,16 @@ public struct HoldBackSchedule: Sendable {
     ) -> WallTime {
         if event.origin == reader { return now }
         if let due = calibration.dueTime(of: event, for: reader) { return due }
-        return shielded(event, arrivedAt: now, shield: shield) ?? now
+        return shielded(event, arrivedAt: now, shield: shield, calibration: calibration) ?? now
     }
 
-    /// When the shield lets a message from an unconnected sender go: `shield` after it was
-    /// written, or after it arrived if its writer's clock is ahead of ours. `nil` with no shield.
-    private static func shielded(_ event: Event, arrivedAt: WallTime, shield: TimeSpan?) -> WallTime? {
-        shield.map { min(event.createdAt, arrivedAt) + $0 }
+    /// When the shield lets a message from an unconnected sender go: `shield` after the slowest
+    /// stream its writer is placed with shows its moment (its own if none), counted from its
+    /// arrival instead if its writer's clock is ahead of ours. `nil` with no shield.
+    private static func shielded(
+        _ event: Event, arrivedAt: WallTime, shield: TimeSpan?, calibration: Calibration
+    ) -> WallTime? {
+        shield.map { min(event.createdAt, arrivedAt) + (calibration.slowestShowing(of: event) - event.createdAt) + $0 }
     }
 
     /// Takes in a message that arrived at `now` and returns everything due by `now`, this message
@@ -173,15 +195,21 @@ public struct HoldBackSchedule: Sendable {
     /// or the shield's if that is later: it was held back because it is ahead of the reader's
     /// stream, and losing the link does not make it safe to show. Releasing it at once would
     /// spoil exactly the play it is about.
+    ///
+    /// A spread between two placed streams wider than any the room showed before grows the
+    /// shield to cover it (see the shield, above); messages held by the shield wait the longer.
     public mutating func recalibrate(_ calibration: Calibration, now: WallTime) -> [Release] {
         self.calibration = calibration
+        if let spread = calibration.widestSpread, spread.apart > widestSpread?.apart ?? .zero { widestSpread = spread }
         let (reader, shield) = (reader, shield)  // the heap is being changed: nothing else of self may be read
         heap.updateEach { entry in
             let event = entry.event
             if event.origin == reader || calibration.areConnected(event.origin, reader) {
                 entry.releaseAt = Self.releaseTime(
                     of: event, now: now, reader: reader, calibration: calibration, shield: shield)
-            } else if let shielded = Self.shielded(event, arrivedAt: entry.arrivedAt, shield: shield) {
+            } else if let shielded = Self.shielded(
+                event, arrivedAt: entry.arrivedAt, shield: shield, calibration: calibration)
+            {
                 entry.releaseAt = max(entry.releaseAt, shielded)
             }
             entry.historyKey = calibration.historyKey(of: event)
@@ -189,16 +217,16 @@ public struct HoldBackSchedule: Sendable {
         return releaseDue(now: now)
     }
 
-    /// Sets the shield (`nil`: off) at `now`: every waiting message from a sender the reader is
-    /// not connected to is re-timed by it (shown at once with the shield off), and those now
-    /// due are returned.
-    public mutating func setShield(_ shield: TimeSpan?, now: WallTime) -> [Release] {
-        self.shield = shield
-        let (reader, calibration) = (reader, calibration)
+    /// Sets the shield's floor (`nil`: off) at `now`: every waiting message from a sender the
+    /// reader is not connected to is re-timed by the shield it makes (shown at once with the
+    /// shield off), and those now due are returned.
+    public mutating func setShield(_ floor: TimeSpan?, now: WallTime) -> [Release] {
+        shieldFloor = floor
+        let (reader, calibration, shield) = (reader, calibration, shield)
         heap.updateEach { entry in
             let event = entry.event
             guard event.origin != reader, !calibration.areConnected(event.origin, reader) else { return }
-            entry.releaseAt = Self.shielded(event, arrivedAt: entry.arrivedAt, shield: shield) ?? now
+            entry.releaseAt = Self.shielded(event, arrivedAt: entry.arrivedAt, shield: shield, calibration: calibration) ?? now
         }
         return releaseDue(now: now)
     }

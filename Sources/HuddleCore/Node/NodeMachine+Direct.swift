@@ -147,7 +147,7 @@ extension NodeMachine {
             case .earlier(let items):
                 items.compactMap { if case .message(let message) = $0 { .message(message) } else { nil } }
             case .joined, .left, .offsetsChanged, .calibrationEvent, .mark, .unmarked, .markSetAside, .lagStepped,
-                .score, .teamsNamed, .unplaced:
+                .score, .teamsNamed, .unplaced, .momentCue, .shieldGrew:
                 []
             }
         }

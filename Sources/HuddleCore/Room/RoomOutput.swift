@@ -7,8 +7,16 @@ public enum RoomOutput: Equatable, Sendable {
     /// Messages and scores written before the reader joined, shown now in one block in game
     /// order: what a late joiner catches up on (see ``RoomSession/isEarlier(_:)``).
     case earlier([ShownItem])
-    /// Someone proposed a calibration event: a prompt to mark it (`/now LABEL`).
+    /// Someone proposed a calibration event: a prompt to mark it (`/now LABEL`). A name that
+    /// could spoil ("safety") comes at the reader's moment, like a line (``SpoilerFreeMoment``).
     case calibrationEvent(label: String, by: Member)
+    /// Someone the reader is not placed with marked or proposed a moment whose name could spoil:
+    /// the name waits like a line, and this says only that a moment was marked, and what would
+    /// place the reader. Once per member until the two are placed.
+    case momentCue(by: Member)
+    /// The shield grew to `to`: two placed streams (`ahead`, `behind`) run `apart`, farther than
+    /// the shield covered (``HoldBackSchedule/shield``). Said to a reader who is not placed.
+    case shieldGrew(to: TimeSpan, ahead: Member, behind: Member, apart: TimeSpan)
     /// Someone marked a calibration event when their clock read `at`.
     case mark(label: String, by: Member, at: WallTime)
     /// Someone took back their mark of a moment (`/unmark`).
@@ -177,7 +185,9 @@ public struct OffsetReport: Equatable, Sendable {
     /// connected or no longer, or one whose lag behind the reader moved by
     /// ``noticeableChange`` or more.
     public static func isNoticeable(_ entry: Entry, after told: Entry?) -> Bool {
-        guard let told else { return true }
+        // A member never placed is no news until it is ("carol is not calibrated yet" as soon
+        // as bob marks told nothing).
+        guard let told else { return entry.offset != nil }
         if (entry.offset == nil) != (told.offset == nil) { return true }
         switch (entry.behindReader, told.behindReader) {
         case (nil, nil): return false

@@ -37,6 +37,12 @@ public struct RoomSession: Sendable {
     /// ``isEarlier(_:)``).
     private var readerJoinSeq: UInt64 = 0
     private var readerJoinedAt: WallTime = .distantPast
+    /// Every label proposed or marked in the room, told to the reader yet or not: what makes a
+    /// mark of a new label propose it first (never shown; ``labels`` is what the reader was told).
+    private var everyLabel: Set<CalibrationLabel> = []
+    /// Members whose moment the reader was cued about while not placed with them
+    /// (``RoomOutput/momentCue(by:)``): said once per member until the two are placed.
+    private var cued: Set<NodeID> = []
 
     /// Counts of what a room's log gave up on, for the node's counters.
     public struct Tally: Equatable, Sendable {
@@ -87,8 +93,19 @@ public struct RoomSession: Sendable {
         set { people.knownNicks = newValue }
     }
 
-    /// Calibration events proposed in this room (normalised labels).
+    /// Calibration moments the reader has been told of in this room (normalised labels): a
+    /// proposal whose name could spoil reaches the reader at its moment, like a line.
     public var labels: Set<CalibrationLabel> { pendingMarks.labels }
+
+    /// Whether anyone proposed or marked `label` here, told to the reader yet or not: a mark of a
+    /// label nobody did proposes it first.
+    public func isProposed(_ label: CalibrationLabel) -> Bool { everyLabel.contains(label) }
+
+    /// Whether the reader may be told of `label` now: it was told already, or the label names a
+    /// moment anyone can name ahead (``SpoilerFreeMoment``).
+    public func mayName(_ label: CalibrationLabel) -> Bool {
+        labels.contains(label) || SpoilerFreeMoment.contains(label)
+    }
 
     /// Labels this reader does not want to be prompted for.
     public var ignoredLabels: Set<CalibrationLabel> { pendingMarks.ignored }
@@ -105,12 +122,26 @@ public struct RoomSession: Sendable {
     /// Messages waiting to be shown.
     public var heldBackCount: Int { schedule.pendingCount }
 
+    /// Per writer, how many of its events in this room the reader has been shown (or that show
+    /// nothing: joins, marks of names told): never one still held back, so a count that rises says
+    /// nothing of what is coming (`huddle status`).
+    public var shownCounts: [NodeID: Int] {
+        var counts: [NodeID: Int] = [:]
+        for event in log.delivered where !schedule.isPending(event.id) { counts[event.origin, default: 0] += 1 }
+        return counts
+    }
+
     /// How long a message from someone the reader is not placed with waits (`nil`: the shield is
     /// off; see ``HoldBackSchedule/shield``).
     public var shield: TimeSpan? { schedule.shield }
 
-    /// Sets the shield: waiting messages from writers the reader is not placed with are re-timed
-    /// by it, and those now due are shown.
+    /// What the shield is made of: the reader's floor, and the room's widest spread when that is
+    /// what it grew to (``HoldBackSchedule/shield``).
+    public var shieldFloor: TimeSpan? { schedule.shieldFloor }
+    public var widestSpread: Calibration.Spread? { schedule.widestSpread }
+
+    /// Sets the shield's floor (the reader's `/shield`): waiting messages from writers the reader
+    /// is not placed with are re-timed by the shield it makes, and those now due are shown.
     public mutating func setShield(_ shield: TimeSpan?, now: WallTime) -> [RoomOutput] {
         present(schedule.setShield(shield, now: now))
     }
@@ -394,6 +425,12 @@ public struct RoomSession: Sendable {
                 if announce { outputs.append(.left(from)) }
             case .calibrationEvent(let raw):
                 guard let label = CalibrationLabel(raw) else { continue }
+                everyLabel.insert(label)
+                guard event.origin == reader || SpoilerFreeMoment.contains(label) else {
+                    // "safety" is the play: it reaches the reader at its moment, like a line.
+                    outputs += withhold(event, now: now, announce: all)
+                    continue
+                }
                 // The proposer is not offered her own moment: she marks it when she means to.
                 calibrating.pendingMarks.proposed(
                     label, madeAt: event.createdAt, at: now, byReader: event.origin == reader, earlier: earlier)
@@ -402,19 +439,26 @@ public struct RoomSession: Sendable {
                 }
             case .mark(let raw):
                 if let label = CalibrationLabel(raw) {
+                    everyLabel.insert(label)
                     if event.origin == reader {
                         calibrating.pendingMarks.readerMarked(label, at: now)
-                    } else {
+                        if announce { outputs.append(.mark(label: label.normalized, by: from, at: event.createdAt)) }
+                    } else if SpoilerFreeMoment.contains(label) {
                         calibrating.pendingMarks.proposed(label, madeAt: event.createdAt, at: now, earlier: earlier)
+                        if announce { outputs.append(.mark(label: label.normalized, by: from, at: event.createdAt)) }
+                    } else {
+                        outputs += withhold(event, now: now, announce: all)
                     }
-                    if announce { outputs.append(.mark(label: label.normalized, by: from, at: event.createdAt)) }
                 }
                 calibrating.add(event)
                 recalibrate = true
             case .unmark(let raw):
                 if let label = CalibrationLabel(raw) {
                     if event.origin == reader { calibrating.pendingMarks.readerUnmarked(label) }
-                    if announce { outputs.append(.unmarked(label: label.normalized, by: from)) }
+                    // A name the reader was not told yet stays untold.
+                    if announce, event.origin == reader || mayName(label) {
+                        outputs.append(.unmarked(label: label.normalized, by: from))
+                    }
                 }
                 calibrating.add(event)
                 recalibrate = true
@@ -430,6 +474,21 @@ public struct RoomSession: Sendable {
         outputs += unplacedNews()
         // Messages and scores from before the reader joined come as one block (see ``gathered(_:)``).
         return all ? earlierGathered(outputs) : outputs
+    }
+
+    /// Holds a proposal or a mark whose name could spoil (``SpoilerFreeMoment``) until its
+    /// moment reaches the reader, as a line is held (placed with its writer: at the reader's
+    /// moment; else by the shield). A reader not placed with its writer is cued once, in words
+    /// that name nothing, with what would place it (``RoomOutput/momentCue(by:)``). `announce`:
+    /// what comes due at once is said (not while a restart loads the room).
+    private mutating func withhold(_ event: Event, now: WallTime, announce: Bool) -> [RoomOutput] {
+        var outputs = present(schedule.admit(event, now: now), announce: announce)
+        if announce, schedule.isPending(event.id), !calibration.areConnected(event.origin, reader),
+            memberIDs.contains(reader), !isEarlier(event), cued.insert(event.origin).inserted
+        {
+            outputs.append(.momentCue(by: member(event.origin)))
+        }
+        return outputs
     }
 
     /// Each shown message or score written before the reader joined as an ``RoomOutput/earlier(_:)``
@@ -458,13 +517,16 @@ public struct RoomSession: Sendable {
         var outputs: [RoomOutput] = []
         if announce {
             outputs.append(.offsetsChanged(calibrating.news(in: offsetReport)))
-            // A mark set aside is said once, when it is.
+            // A mark set aside is said once, when it is; someone else's by a name the reader was
+            // told, or not at all (the reader can do nothing about it, and the name could spoil).
             for suspect in updated.suspects where !previous.suspects.contains(suspect) {
+                guard suspect.node == reader || CalibrationLabel(suspect.label).map(mayName) == true else { continue }
                 outputs.append(.markSetAside(member(suspect.node), label: suspect.label))
             }
         } else {
             calibrating.known(offsetReport)
         }
+        cued = cued.filter { !updated.areConnected($0, reader) }
         // A step in someone's lag is said in words, once, when it is found.
         for (node, placement) in updated.placements.sorted(by: { $0.key < $1.key }) where announce {
             guard let before = previous.placement(of: node), placement.steps > before.steps,
@@ -474,7 +536,14 @@ public struct RoomSession: Sendable {
                 member(node), change: placement.offset - before.offset, offset: placement.offset,
                 heard: placement.sound?.stepHeard ?? false))
         }
-        outputs += present(schedule.recalibrate(updated, now: now))
+        let shieldBefore = schedule.shield
+        outputs += present(schedule.recalibrate(updated, now: now), announce: announce)
+        // The shield grew to a spread the room just showed: said where it holds lines back.
+        if announce, let shield = schedule.shield, let spread = schedule.widestSpread, shield > shieldBefore ?? .max,
+            !updated.isCalibrated(reader), memberIDs.contains(reader)
+        {
+            outputs.append(.shieldGrew(to: shield, ahead: member(spread.ahead), behind: member(spread.behind), apart: spread.apart))
+        }
         return outputs
     }
 
@@ -496,17 +565,37 @@ public struct RoomSession: Sendable {
         return outputs
     }
 
-    /// What released messages and scores show, in release order; a score also moves the
-    /// scoreboard (see ``standScore(_:)``).
-    private mutating func present(_ releases: [HoldBackSchedule.Release]) -> [RoomOutput] {
-        releases.map { release in
-            guard case .score(let home, let guest) = release.event.body else { return shown(release) }
-            let isCorrection = !standScore(release.event)
-            return .score(ShownScore(
-                event: release.event, from: member(release.event.origin), home: home, guest: guest,
-                shownAt: release.shownAt, held: release.held, waited: release.waited,
-                gameTime: calibration.gameTime(of: release.event), isCorrection: isCorrection, homeName: teams?.home, guestName: teams?.guest))
+    /// What released messages, scores, proposals and marks show, in release order; a score also
+    /// moves the scoreboard (see ``standScore(_:)``), and a proposal or a mark is offered to
+    /// mark from its release on, as if it had been made then. `announce`: proposals and marks are
+    /// said (not while a restart loads the room, nor those written before the reader joined).
+    private mutating func present(_ releases: [HoldBackSchedule.Release], announce: Bool = true) -> [RoomOutput] {
+        var outputs: [RoomOutput] = []
+        for release in releases {
+            let event = release.event
+            switch event.body {
+            case .score(let home, let guest):
+                let isCorrection = !standScore(event)
+                outputs.append(.score(ShownScore(
+                    event: event, from: member(event.origin), home: home, guest: guest,
+                    shownAt: release.shownAt, held: release.held, waited: release.waited,
+                    gameTime: calibration.gameTime(of: event), isCorrection: isCorrection, homeName: teams?.home,
+                    guestName: teams?.guest)))
+            case .calibrationEvent(let raw), .mark(let raw):
+                guard let label = CalibrationLabel(raw) else { continue }
+                let earlier = isEarlier(event)
+                calibrating.pendingMarks.proposed(label, madeAt: release.releaseAt, at: release.shownAt, earlier: earlier)
+                guard announce, !earlier else { continue }
+                if case .mark = event.body {
+                    outputs.append(.mark(label: label.normalized, by: member(event.origin), at: event.createdAt))
+                } else if !ignoredLabels.contains(label), !readerHasMarked(label) {
+                    outputs.append(.calibrationEvent(label: label.normalized, by: member(event.origin)))
+                }
+            default:
+                outputs.append(shown(release))
+            }
         }
+        return outputs
     }
 
     /// Makes a shown score the standing one unless a score of a later game moment stands

@@ -22,11 +22,17 @@ public import HuddleCore
 ///
 /// ```text
 /// {"type":"ready","id","nick","port","data_dir"}
-/// {"type":"message","room","id","from","nick","text","sent_at","shown_at","held_ms","game_ms"} (a line break in "text" is \n)
+/// {"type":"message","room","id","from","nick","text","sent_at","shown_at","held_ms","waited_ms","game_ms"} (a line break in "text" is \n)
+///     held_ms: how long this node held it; waited_ms: how long after it was written the reader saw it,
+///     as the console's "(held 3.0 s)" says (a restart does not reset it); 0 for a line shown on arrival
 ///     a direct message adds "direct":true and "to" (the nick it was sent to); its room is "@NICK";
 ///     a message of a private room adds "private":true
-/// {"type":"calibration","room","label","by","by_id"}
+/// {"type":"calibration","room","label","by","by_id"}   (a name that could spoil comes at the reader's moment)
 /// {"type":"mark","room","label","nick","id","at"}
+/// {"type":"moment_cue","room","by","by_id","suggested":[LABEL]}   (someone the reader is not placed with
+///     marked a moment whose name waits; the labels to mark to be placed)
+/// {"type":"shield_grew","room","seconds","ahead","behind","apart_ms"}   (two placed streams run farther
+///     apart than the shield covered: it grew)
 /// {"type":"offsets","room","offsets":{NICK: ms|null},"members":[{"id","nick","offset_ms","behind_you_ms"[,"heard"]}]}
 ///     "heard":{"matches","confidence","sigma_ms"} when sound (heard matches) placed the member
 /// {"type":"join"|"leave","room","nick","id"}
@@ -40,7 +46,7 @@ public import HuddleCore
 /// {"type":"listening","source":"file"|"device","started_at"}   (listening began: started_at is the
 ///     node-clock ms its first sample counts as heard)
 /// {"type":"listening","state":"stopped","reason"|null}
-/// {"type":"score","room","home","guest","by","by_id","sent_at","shown_at","held_ms","game_ms","correction"[,"home_team","guest_team"]}
+/// {"type":"score","room","home","guest","by","by_id","sent_at","shown_at","held_ms","waited_ms","game_ms","correction"[,"home_team","guest_team"]}
 /// {"type":"teams","room","home","guest","by"}
 /// {"type":"web","url","pair_url","code","expires_in_s"}   (--web, /web: how a phone opens and pairs
 ///     with the page; for the terminal only, never sent to a page)
@@ -318,6 +324,7 @@ public struct OutputRenderer: Sendable {
                 ("from", .string(shown.from.id.hex)), ("nick", .string(shown.from.nick)),
                 ("text", .string(Self.jsonText(shown.text))), ("sent_at", .milliseconds(shown.sentAt)),
                 ("shown_at", .milliseconds(shown.shownAt)), ("held_ms", .milliseconds(shown.held)),
+                ("waited_ms", .milliseconds(shown.held > .zero ? max(shown.held, shown.waited) : .zero)),
                 ("game_ms", .milliseconds(shown.gameTime)),
             ]
             if let directTo { fields += [("direct", .bool(true)), ("to", .string(directTo))] }
@@ -331,6 +338,7 @@ public struct OutputRenderer: Sendable {
                 ("by", .string(score.from.nick)), ("by_id", .string(score.from.id.hex)),
                 ("sent_at", .milliseconds(score.sentAt)), ("shown_at", .milliseconds(score.shownAt)),
                 ("held_ms", .milliseconds(score.held)), ("game_ms", .milliseconds(score.gameTime)),
+                ("waited_ms", .milliseconds(score.held > .zero ? max(score.held, score.waited) : .zero)),
                 ("correction", .bool(score.isCorrection)),
             ]
             if let home = score.homeName, let guest = score.guestName {
@@ -358,6 +366,16 @@ public struct OutputRenderer: Sendable {
             fields = [
                 ("type", "mark"), ("room", room), ("label", .string(label)), ("nick", .string(by.nick)),
                 ("id", .string(by.id.hex)), ("at", .milliseconds(at)),
+            ]
+        case .momentCue(let by):
+            fields = [
+                ("type", "moment_cue"), ("room", room), ("by", .string(by.nick)), ("by_id", .string(by.id.hex)),
+                ("suggested", .array(SpoilerFreeMoment.suggested.map { .string($0) })),
+            ]
+        case .shieldGrew(let shield, let ahead, let behind, let apart):
+            fields = [
+                ("type", "shield_grew"), ("room", room), ("seconds", Self.seconds(shield)), ("ahead", .string(ahead.nick)),
+                ("behind", .string(behind.nick)), ("apart_ms", .milliseconds(apart)),
             ]
         case .unmarked(let label, let by):
             fields = [
@@ -462,6 +480,16 @@ public struct OutputRenderer: Sendable {
         case .mark(let label, let by, _):
             let who = by.id == reader ? "you" : nickText(by, reader: reader)
             lines = [starred("\(who) marked \"\(safe(label))\"")]
+        case .momentCue(let by):
+            let how = "/now kickoff as it reaches your screen"
+            lines = [style(
+                "* \(nickText(by, reader: reader)) marked a moment; its name waits for your stream, as words do. "
+                    + "To be placed, mark a moment anyone can name ahead (\(SpoilerFreeMoment.inWords)): \(how)", .yellow)]
+        case .shieldGrew(let shield, let ahead, let behind, let apart):
+            lines = [starred(
+                "the shield is now \(HumanFormat.duration(shield)): \(nickText(behind, reader: reader)) runs "
+                    + "\(HumanFormat.duration(apart)) behind \(nickText(ahead, reader: reader)), so your stream may be that far "
+                    + "behind too; words from those you are not placed with wait that long (/shield S sets yours)")]
         case .unmarked(let label, let by):
             let who = by.id == reader ? "you" : nickText(by, reader: reader)
             lines = [starred("\(who) took back the mark of \"\(safe(label))\"")]
@@ -575,6 +603,8 @@ public struct OutputRenderer: Sendable {
         let me = report.entries.first { $0.member.id == reader }
         let readerCalibrated = me?.offset != nil
         var lines: [String] = []
+        // Those placed with each other while the reader is not: one line, however many.
+        var placedWithoutReader: [String] = []
         // Only what changed enough to notice (see ``OffsetReport/noticed``).
         for entry in report.entries where entry.member.id != reader && report.noticed.contains(entry.member.id) {
             let who = nickText(entry.member, reader: reader)
@@ -582,12 +612,19 @@ public struct OutputRenderer: Sendable {
                 let heard = entry.heard.map { " (heard, \(HumanFormat.sureness(confidence: $0.confidence)))" } ?? ""
                 lines.append(starred("\(who) is \(HumanFormat.lag(lag))\(heard)"))
             } else if entry.offset == nil {
-                lines.append(starred("\(who) is not calibrated yet"))
+                lines.append(starred("\(who) is not calibrated any more"))
             } else if readerCalibrated {
                 lines.append(starred("\(who) is calibrated with other viewers, not yet with you"))
             } else {
-                lines.append(starred("\(who) is calibrated; you are not yet"))
+                placedWithoutReader.append(who)
             }
+        }
+        switch placedWithoutReader.count {
+        case 0: break
+        case 1: lines.append(starred("\(placedWithoutReader[0]) is calibrated; you are not yet"))
+        default:
+            let names = placedWithoutReader.dropLast().joined(separator: ", ") + " and " + placedWithoutReader.last!
+            lines.append(starred("\(names) are calibrated with each other; you are not yet"))
         }
         // What the reader can do while it is not placed is said once, by ``RoomOutput/unplaced(shield:)``.
         return lines
