@@ -77,6 +77,8 @@ public enum ConsoleCommand: Hashable, Sendable {
         case pair
         case devices
         case revoke(name: String)
+        /// Serve the page on another port (the default is taken, or the viewer wants its own).
+        case port(Int)
     }
 
     /// What `/shield` asks for.
@@ -191,8 +193,15 @@ public enum ConsoleCommand: Hashable, Sendable {
             case ("revoke", 2): self = .web(.revoke(name: String(words[1])))
             case ("revoke", _):
                 throw .invalidArgument(command: "/web revoke", argument: argument, expected: "one device's name (/web devices lists them)")
+            case ("port", 2):
+                guard let port = Int(words[1]), (1...65_535).contains(port) else {
+                    throw .invalidArgument(command: "/web port", argument: String(words[1]), expected: "a port from 1 to 65535")
+                }
+                self = .web(.port(port))
+            case ("port", _):
+                throw .invalidArgument(command: "/web port", argument: argument, expected: "one port, such as /web port 7781")
             default:
-                throw .invalidArgument(command: "/web", argument: argument, expected: "\"devices\" or \"revoke NAME\" (or nothing: a code to pair a phone)")
+                throw .invalidArgument(command: "/web", argument: argument, expected: "\"devices\", \"revoke NAME\" or \"port N\" (or nothing: a code to pair a phone)")
             }
         default: throw .unknownCommand(String(name))
         }
@@ -257,11 +266,13 @@ public enum ConsoleCommand: Hashable, Sendable {
           /history [N]     the last N messages (default 20), ordered by game time
           /listen [off]    hear your screen through the microphone to find offsets without a tap
                            (only features of the sound leave this machine, never the sound)
-          /shield [off|on|S]  until you are placed, others' words wait 90 s (S) so none can spoil;
-                           off if you know your stream is ahead of everyone's
+          /shield [off|on|S]  until you are placed, others' words wait 90 s (S), or longer when
+                           two streams here run farther apart, so none can spoil; off if you
+                           know your stream is ahead of everyone's
           /web             serve this node's page to your phone and show a code to pair it
                            (QR code, address, short code: good once, for 5 minutes)
           /web devices     the phones and tablets paired;  /web revoke NAME  unpairs one
+          /web port N      serve the page on port N (when 7780 is taken, the next free one is)
           /help            this list
           /quit            leave the console (end of input does the same, once a peer has what
                            you wrote, or after 5 s: then it exits 3, the message stored, not sent)

@@ -30,6 +30,9 @@ public protocol NodeWorld {
     mutating func released(_ turn: CommitTurn, _ effects: [NodeEffect])
     /// A line for the reader.
     mutating func show(_ output: NodeOutput)
+    /// A line for the reader on one face (an answer to what it asked), or every face (`nil`):
+    /// by default, the one reader's.
+    mutating func show(_ output: NodeOutput, to face: Face?)
     /// The rooms to announce over mDNS.
     mutating func advertise(rooms: [String])
     /// The peers whose addresses are exempt from the datagram rate limit, and whom a goodbye goes
@@ -50,6 +53,8 @@ public protocol NodeWorld {
 }
 
 extension NodeWorld {
+    public mutating func show(_ output: NodeOutput, to face: Face?) { show(output) }
+
     public mutating func checkSignatures(_ pull: PullRequest, _ events: [Event], more: Bool) -> [NodeInput] {
         let valid = events.filter(\.hasValidSignature)
         return [.pullChecked(pull, valid: valid, invalid: events.count - valid.count, more: more)]
@@ -110,8 +115,8 @@ public enum NodeDriver {
                 answers += world.pullNext(pull, request)
             case .pullDone(let pull):
                 world.pullDone(pull)
-            case .output(let output):
-                world.show(output)
+            case .output(let output, let face):
+                world.show(output, to: face)
             case .advertise(let rooms):
                 world.advertise(rooms: rooms)
             case .vouchedPeers(let addresses, let incarnation):

@@ -24,8 +24,9 @@ public enum NodeEffect: Sendable, Equatable {
     case commit([StoreWrite], turn: CommitTurn)
     /// What waited for `turn`'s commit, now due: carry it out, in order.
     indirect case afterCommit(CommitTurn, [NodeEffect])
-    /// Something for the reader.
-    case output(NodeOutput)
+    /// Something for the reader: on every face (`nil`), or the answer to what one face asked
+    /// (``Face``, ``NodeOutput/isAnswer``).
+    case output(NodeOutput, to: Face? = nil)
     /// The rooms to announce over mDNS changed (joined rooms but direct ones).
     case advertise(rooms: [String])
     /// The peers that signed their own word to this node changed: their addresses are exempt

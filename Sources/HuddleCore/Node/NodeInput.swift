@@ -40,13 +40,13 @@ public enum NodeInput: Sendable {
 
     // MARK: The reader
 
-    /// A line typed on the console, at `at` on the wall clock (Enter).
-    case consoleLine(String, at: WallTime)
-    /// Enter on an empty line, offered as a mark (of `label`, or the moment proposed).
-    case markOffered(String?, at: WallTime)
+    /// A line typed on the console (or sent by a paired page), at `at` on the wall clock (Enter).
+    case consoleLine(String, at: WallTime, from: Face = .console)
+    /// Enter on an empty line (a tap on Now), offered as a mark (of `label`, or the moment proposed).
+    case markOffered(String?, at: WallTime, from: Face = .console)
     /// The viewer paused or resumed its stream.
-    case pause(at: WallTime)
-    case resume(at: WallTime)
+    case pause(at: WallTime, from: Face = .console)
+    case resume(at: WallTime, from: Face = .console)
     /// The answer to ``NodeEffect/askPassphrase(room:)``.
     case passphrase(PassphraseAnswer)
 
@@ -64,6 +64,15 @@ public enum NodeInput: Sendable {
 }
 
 extension NodeMachine {
+    /// Runs `body` as the answer to what `face` asked: what it says goes back there
+    /// (``NodeOutput/isAnswer``), and a confirmation is taken from there only.
+    mutating func answering(_ face: Face, _ body: (inout NodeMachine) -> Void) {
+        let outer = answering
+        answering = face
+        body(&self)
+        answering = outer
+    }
+
     /// Handles one input at one instant; then take what it caused with ``pollEffects()``.
     public mutating func handle(_ input: NodeInput, now: NodeTime) {
         switch input {
@@ -79,10 +88,10 @@ extension NodeMachine {
         case .dropped(let drop, let count): countDropped(drop, count: count)
         case .committed(let turn): committed(turn)
         case .tick: tick(now: now)
-        case .consoleLine(let line, let at): consoleLine(line, at: at, now: now)
-        case .markOffered(let label, let at): markOffered(label, at: at, now: now)
-        case .pause(let at): pause(at: at, now: now)
-        case .resume(let at): resume(at: at, now: now)
+        case .consoleLine(let line, let at, let face): answering(face) { $0.consoleLine(line, at: at, now: now) }
+        case .markOffered(let label, let at, let face): answering(face) { $0.markOffered(label, at: at, now: now) }
+        case .pause(let at, let face): answering(face) { $0.pause(at: at, now: now) }
+        case .resume(let at, let face): answering(face) { $0.resume(at: at, now: now) }
         case .passphrase(let answer): passphraseEntered(answer, now: now)
         case .listeningStarted(let source, let at): listeningStarted(source: source, at: at, now: now)
         case .listeningStopped(let reason): listeningStopped(reason: reason, now: now)

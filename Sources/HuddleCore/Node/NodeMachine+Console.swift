@@ -22,6 +22,7 @@ extension NodeMachine {
     }
 
     mutating func run(_ command: ConsoleCommand, at: WallTime, now: NodeTime) {
+        if let refused = Self.refusal(of: command, from: answering ?? .console) { return reject(refused) }
         switch command {
         case .quit:
             emit(.quit)
@@ -62,6 +63,10 @@ extension NodeMachine {
             inCurrentRoom { machine, room in
                 guard let label = CalibrationLabel(label) else { return machine.reject(.blankLabel) }
                 machine.originate(.calibrationEvent(label: label.normalized), in: room, now: now)
+                if !SpoilerFreeMoment.contains(label), !machine.toldOfNamedMoments {
+                    machine.toldOfNamedMoments = true
+                    machine.say(.namedMoment(label: label.normalized))
+                }
             }
         case .now(let label?):
             inCurrentRoom { machine, room in machine.mark(label, in: room, at: at, now: now) }
@@ -105,9 +110,13 @@ extension NodeMachine {
 
     /// `/shield`, `/shield off`, `/shield on`, `/shield S`: sets how long messages from writers
     /// the reader is not placed with wait, in every room (held ones are re-timed), and says so.
+    /// The reader's setting is a floor: where the current room showed two streams farther apart,
+    /// the shield there is longer, and that is said too.
     mutating func shieldCommand(_ command: ConsoleCommand.ShieldCommand, now: NodeTime) {
         switch command {
-        case .show: return show(.shield(shield, changed: false))
+        case .show:
+            show(.shield(shield, changed: false))
+            return sayShieldGrown(now: now)
         case .off: shield = nil
         case .on: shield = shieldWhenOn
         case .seconds(let seconds):
@@ -120,6 +129,17 @@ extension NodeMachine {
             let outputs = withRoom(room, now: now) { $0.setShield(shield, now: now.wall) }
             show(outputs, room: room, now: now)
         }
+        sayShieldGrown(now: now)
+    }
+
+    /// Says why the current room's shield is longer than the reader's setting, if it is.
+    private mutating func sayShieldGrown(now: NodeTime) {
+        guard let room = currentRoom, let session = rooms[room], let floor = session.shieldFloor,
+            let shield = session.shield, shield > floor, let spread = session.widestSpread
+        else { return }
+        show(
+            [.shieldGrew(to: shield, ahead: session.member(spread.ahead), behind: session.member(spread.behind), apart: spread.apart)],
+            room: room, now: now)
     }
 
     /// `/history N`: the last messages of a room, each at its game time.
@@ -168,17 +188,39 @@ extension NodeMachine {
         } catch {
             return .invalid("\(error)")
         }
-        switch command {
-        case .quit: return .consoleOnly("/quit stops the node from its console; stop a service with SIGTERM")
-        case .joinPrivate: return .consoleOnly("/private asks for the passphrase at the node's console")
-        case .web: return .consoleOnly("/web shows its pairing code at the node's console")
-        default: break
+        if case .notFrom(let face, let typed) = Self.refusal(of: command, from: .control) {
+            return .consoleOnly(Self.refusalWords(command: typed, face: face))
         }
         let current = currentRoom
         currentRoom = room
-        run(command, at: at, now: now)
+        answering(.control) { $0.run(command, at: at, now: now) }
         if currentRoom == room, let current, joined.contains(current) { currentRoom = current }
         return nil
+    }
+
+    /// What `face` may not run, and why: the page and the control socket stop no node (`/quit`)
+    /// and pair no phone (`/web`: a phone pairs, lists or unpairs phones only where the viewer
+    /// sits); the control socket types no passphrase (`/private`). `nil`: it may.
+    public static func refusal(of command: ConsoleCommand, from face: Face) -> CommandProblem? {
+        switch (command, face) {
+        case (_, .console): nil
+        case (.quit, _): .notFrom(face, command: "/quit")
+        case (.web, _): .notFrom(face, command: "/web")
+        case (.joinPrivate, .control): .notFrom(face, command: "/private")
+        default: nil
+        }
+    }
+
+    /// Why a face may not run a command, in words (``refusal(of:from:)``).
+    public static func refusalWords(command: String, face: Face) -> String {
+        switch (command, face) {
+        case ("/quit", .page): "/quit stops the node from its console, not from a phone"
+        case ("/quit", _): "/quit stops the node from its console; stop a service with SIGTERM"
+        case ("/web", .page): "phones are paired and unpaired at the node's console (/web there), not from a phone"
+        case ("/web", _): "/web shows its pairing code at the node's console"
+        case ("/private", _): "/private asks for the passphrase at the node's console"
+        default: "\(command) runs at the node's console only"
+        }
     }
 
     /// Marks `label` at `at`, creating the calibration event first if nobody has proposed it. A
@@ -187,20 +229,27 @@ extension NodeMachine {
     mutating func mark(_ raw: String, in room: String, at: WallTime, now: NodeTime) {
         guard let label = CalibrationLabel(raw) else { return reject(.blankLabel) }
         var at = at
-        if let asked = wildMarkAsked, asked.room == room, asked.label == label,
+        let face = answering ?? .console
+        if let asked = wildMarkAsked, asked.room == room, asked.label == label, asked.face == face,
             now.wall < asked.askedAt + WildMark.confirmWindow
         {
+            // Timed at the first press, as asked; said so, with when that was.
+            say(.markedAtFirstPress(label: label.normalized, room: name(of: room), at: asked.at, ago: now.wall - asked.at))
             at = asked.at
             wildMarkAsked = nil
         } else if let wild = rooms[room]?.wildMark(label, at: at) {
-            wildMarkAsked = (room, label, at, now.wall)
+            wildMarkAsked = (room, label, at, now.wall, face)
             let proposed = rooms[room]?.pendingMarks.proposedAt(label)
             return show(.confirmMark(wild, room: name(of: room), proposedAgo: proposed.map { at - $0 }))
         }
-        if rooms[room]?.labels.contains(label) != true {
+        if rooms[room]?.isProposed(label) != true {
             originate(.calibrationEvent(label: label.normalized), in: room, now: now)
         }
         originate(.mark(label: label.normalized), in: room, at: at, now: now)
+        if !SpoilerFreeMoment.contains(label), !toldOfNamedMoments {
+            toldOfNamedMoments = true
+            say(.namedMoment(label: label.normalized))
+        }
     }
 
     /// Takes back this node's mark of `label`: every node stops counting it.

@@ -36,11 +36,14 @@ extension NodeMachine {
             }
             var vector: [String: UInt64] = [:]
             for (origin, seq) in session.log.vector.entries { vector[origin.hex] = seq }
+            var shownBy: [String: Int] = [:]
+            for (origin, count) in session.shownCounts { shownBy[origin.hex] = count }
             var quarantined: [String: UInt64] = [:]
             for (origin, proof) in session.log.faults { quarantined[origin.hex] = proof.seq }
             return NodeStatus.Room(
                 name: self.name(of: name), privateID: keys[name]?.id, current: name == currentRoom, members: members, eventCount: session.log.count,
-                heldBackCount: session.heldBackCount, versionVector: vector, waitingCount: session.log.waitingCount,
+                heldBackCount: session.heldBackCount, versionVector: vector, shownBy: shownBy,
+                waitingCount: session.log.waitingCount,
                 quarantined: quarantined,
                 score: session.scoreboard.map { board in
                     NodeStatus.Score(

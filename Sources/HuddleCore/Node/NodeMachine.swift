@@ -56,8 +56,14 @@ public struct NodeMachine: Sendable {
     var shieldWhenOn: TimeSpan
     /// Whether the status line counts what is held back (``NodeSetup/showWaiting``).
     public let showWaiting: Bool
-    /// A wild mark the reader was asked about (``WildMark``): made if asked for again in time.
-    var wildMarkAsked: (room: String, label: CalibrationLabel, at: WallTime, askedAt: WallTime)?
+    /// A wild mark the reader was asked about (``WildMark``), and on which face: made if asked
+    /// for again in time, on that face.
+    var wildMarkAsked: (room: String, label: CalibrationLabel, at: WallTime, askedAt: WallTime, face: Face)?
+    /// The face whose input the machine is handling, while it does: answers go there.
+    var answering: Face?
+    /// Whether the reader was told, this run, that a name that could spoil waits for others'
+    /// streams (``NodeNotice/namedMoment(label:)``).
+    var toldOfNamedMoments = false
     /// When each private room had someone reported as holding another passphrase, lately.
     var passphraseMismatchesTold: [String: [WallTime]] = [:]
     /// (peer, private room) pairs already reported as holding another passphrase.
@@ -133,7 +139,7 @@ public struct NodeMachine: Sendable {
     }
 
     mutating func show(_ line: NodeOutput) {
-        effects.append(.output(line))
+        effects.append(.output(line, to: line.isAnswer ? answering : nil))
     }
 
     /// A command that did nothing, and why (a dropped datagram is ``refuse(_:_:from:)``).

@@ -30,6 +30,12 @@ public enum NodeNotice: Sendable, Equatable {
     case listeningAlready(on: Bool, source: String?)
     /// `/ignore LABEL`: the reader will not be asked to mark it in `room`.
     case ignoring(label: String, room: String)
+    /// The reader named a moment whose name could spoil ("safety"): it reaches others at their
+    /// moment, and those not placed only as a cue (``SpoilerFreeMoment``). Said once a run.
+    case namedMoment(label: String)
+    /// A wild mark confirmed (``WildMark``): made at the first press, `at`, which was `ago` before
+    /// the press that confirmed it.
+    case markedAtFirstPress(label: String, room: String, at: WallTime, ago: TimeSpan)
     /// `/delay ±S` in `room`: `others`, the placed members and how far behind the reader each is
     /// now; `nil` while the reader is not placed (the nudge counts once it is).
     case delayed(by: TimeSpan, room: String, others: [Standing]?)
@@ -71,6 +77,8 @@ public enum CommandProblem: Sendable, Equatable {
     case weakDirectKey(nick: String, peer: NodeID)
     /// `/msg` refused (``PeerLookupError``).
     case direct(PeerLookupError)
+    /// A command this face may not run (``NodeMachine/refusal(of:from:)``): `command` as typed.
+    case notFrom(Face, command: String)
 }
 
 /// A room as the reader glances at it: what the status line and `/who` are made of, as plain

@@ -107,10 +107,14 @@ public struct NodeStatus: Codable, Sendable, Equatable {
         public var privateID: String? = nil
         public var current: Bool
         public var members: [RoomMember]
+        /// Events held, shown or not, and of those still held back: replication's state, for
+        /// scripts (the text for a person counts only what was shown, ``shownBy``).
         public var eventCount: Int
         public var heldBackCount: Int
-        /// Highest contiguous seq held per origin id.
+        /// Highest contiguous seq held per origin id, held back or not (replication's state).
         public var versionVector: [String: UInt64]
+        /// Per origin id, the events the reader has been shown (``RoomSession/shownCounts``).
+        public var shownBy: [String: Int] = [:]
         /// Events held that cannot be shown yet: past a gap, or waiting for their causal context.
         public var waitingCount: Int = 0
         /// Origins quarantined for equivocation (id → the seq they signed twice): their events

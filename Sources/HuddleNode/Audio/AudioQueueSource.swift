@@ -76,7 +76,7 @@ public final class AudioQueueSource: AudioSource, @unchecked Sendable {
     }
 
     static func failure(_ what: String, _ status: OSStatus) -> AudioSourceError {
-        AudioSourceError("\(what) (Audio Queue Services error \(status)); use --audio-file")
+        AudioSourceError("\(what) (Audio Queue Services error \(status))", consoleHint: "use --audio-file")
     }
 
     /// Full buffers waiting for the listener's thread, at most a second of them (a listener that

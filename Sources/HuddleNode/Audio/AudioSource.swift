@@ -43,10 +43,19 @@ public struct AudioBlock: Sendable, Equatable {
 
 /// Why a node cannot listen, in one line a person can act on.
 public struct AudioSourceError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let description: String
+    /// Why, in words any face can show (the console, a phone's page).
+    public let reason: String
+    /// What the viewer at the terminal can do instead (a flag of `huddle run`), if anything.
+    public let consoleHint: String?
 
-    public init(_ description: String) {
-        self.description = description
+    /// The reason with the hint: "…; start one, or use --audio-file", "…; use --audio-file".
+    public var description: String {
+        consoleHint.map { reason + ($0.hasPrefix("or ") ? ", " : "; ") + $0 } ?? reason
+    }
+
+    public init(_ reason: String, consoleHint: String? = nil) {
+        self.reason = reason
+        self.consoleHint = consoleHint
     }
 }
 
@@ -59,6 +68,6 @@ func openDefaultInput() throws(AudioSourceError) -> any AudioSource {
     #elseif canImport(AudioToolbox)
     return try AudioQueueSource()
     #else
-    throw AudioSourceError("this platform has no input device Huddle can record; use --audio-file")
+    throw AudioSourceError("this platform has no input device Huddle can record", consoleHint: "use --audio-file")
     #endif
 }

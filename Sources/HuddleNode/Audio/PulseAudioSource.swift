@@ -119,7 +119,8 @@ public final class PulseAudioSource: AudioSource, @unchecked Sendable {
         switch PulseSimpleLibrary.ErrorCode(rawValue: code) {
         case .connectionRefused, .invalidServer, .access, .authKey:
             return AudioSourceError(
-                "no sound server answers\(where_) (PulseAudio or PipeWire: \(reason)); start one, or use --audio-file")
+                "no sound server answers\(where_) (PulseAudio or PipeWire: \(reason)); start one",
+                consoleHint: "or use --audio-file")
         case .noEntity:
             return AudioSourceError(
                 "no input device \(device.map { "\"\($0)\"" } ?? "by default")\(where_) (\(reason))")

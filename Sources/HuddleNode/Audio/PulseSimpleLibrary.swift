@@ -54,7 +54,8 @@ struct PulseSimpleLibrary: @unchecked Sendable {
         guard let handle = names.lazy.compactMap({ dlopen($0, RTLD_NOW | RTLD_LOCAL) }).first else {
             throw AudioSourceError(
                 "listening needs PulseAudio's client library, libpulse-simple.so.0, which this machine lacks "
-                    + "(Debian: sudo apt-get install libpulse0; PipeWire serves it too); or use --audio-file")
+                    + "(Debian: sudo apt-get install libpulse0; PipeWire serves it too)",
+                consoleHint: "or use --audio-file")
         }
         func symbol<Function>(_ name: String, as _: Function.Type) throws(AudioSourceError) -> Function {
             guard let address = dlsym(handle, name) else {

@@ -37,8 +37,8 @@ extension Node {
     /// `/quit`. While a passphrase is asked for (piped stdin, after `/private`), a console's line
     /// is that; a page answers with its own message, never with a chat line.
     @discardableResult
-    func lineArrived(_ line: String, at: WallTime, fromPage: Bool = false) async -> Bool {
-        if !fromPage, machine.passphraseWanted != nil {
+    func lineArrived(_ line: String, at: WallTime, from face: Face = .console) async -> Bool {
+        if face == .console, machine.passphraseWanted != nil {
             await passphraseEntered(line)
             return true
         }
@@ -48,19 +48,19 @@ extension Node {
         if LongLine.flattened(line).utf8.count > MessageBudget.limit {
             switch LongLine.plan(line) {
             case .send(let parts):
-                for part in parts where !(await runConsoleLine(part, at: at)) { return false }
+                for part in parts where !(await runConsoleLine(part, at: at, from: face)) { return false }
             case .refuse(let why):
                 showError("\(why): not sent")
             }
             return true
         }
-        return await runConsoleLine(line, at: at)
+        return await runConsoleLine(line, at: at, from: face)
     }
 
     /// Runs one console line whose Enter arrived at `at`; returns `false` for `/quit`. A bad line
     /// prints an error and changes nothing.
-    func runConsoleLine(_ line: String, at: WallTime) async -> Bool {
-        await feed(.consoleLine(line, at: at))
+    func runConsoleLine(_ line: String, at: WallTime, from face: Face = .console) async -> Bool {
+        await feed(.consoleLine(line, at: at, from: face))
         return !quitRequested
     }
 }

@@ -32,8 +32,11 @@ extension Node {
         switch connected {
         case .success(let source): startListening(to: source)
         case .failure(let error):
-            showError("cannot listen: \(error); running without listening")
+            // The page hears why without the terminal's flags, and its Listen button is put right.
+            showAtConsole(error: "cannot listen: \(error); running without listening")
+            web?.hub.publish(Self.pageRenderer.error("this computer cannot listen: \(error.reason)"))
             await feed(.listeningFailed)
+            refreshPages(force: true)
         }
     }
 

@@ -8,14 +8,16 @@ extension Node {
         switch request {
         case .status:
             return .status(status())
-        case .send(let name, let text):
+        case .send(let asked, let text):
+            let name = roomNamed(asked)
             switch await step({ machine, now in machine.say(text, inRoomNamed: name, now: now) }) {
             case .success(let event):
                 let pushedTo = machine.roomPeers(event.room).map(\.nick).sorted()
                 return .sent(id: "\(event.origin.hex)#\(event.seq)", room: machine.name(of: event.room), pushedTo: pushedTo)
             case .failure(let refusal): return .error(refusal.description)
             }
-        case .command(let name, let line, let json):
+        case .command(let asked, let line, let json):
+            let name = roomNamed(asked)
             let (refusal, shown) = await stepShowing { machine, now in
                 machine.controlLine(line, inRoomNamed: name, at: now.wall, now: now)
             }
@@ -26,10 +28,19 @@ extension Node {
             let trimmed = text.trimmingWhitespace()
             guard !trimmed.isEmpty else { return .error("nothing to send") }
             switch await step({ machine, now in machine.sendDirect(to: target, text: trimmed, now: now) }) {
-            case .success(let event): return .sent(id: "\(event.origin.hex)#\(event.seq)")
+            case .success(let event):
+                let pushedTo = machine.roomPeers(event.room).map(\.nick).sorted()
+                return .sent(id: "\(event.origin.hex)#\(event.seq)", room: machine.name(of: event.room), pushedTo: pushedTo)
             case .failure(let problem): return .error(problem.description)
             }
         }
+    }
+
+    /// The room a request names, or the console's current one when it names none (`huddle send`
+    /// without `--room`); `""` when there is none either (the machine says so).
+    private func roomNamed(_ asked: String) -> String {
+        guard asked.isEmpty else { return asked }
+        return machine.currentRoom.map(machine.name(of:)) ?? ""
     }
 
     /// The node as `huddle status` shows it: the machine's snapshot, with what only the shell

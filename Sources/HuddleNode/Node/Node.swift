@@ -200,13 +200,21 @@ public actor Node {
         web?.hub.publish(Self.pageRenderer.info(text))
     }
 
-    /// A line of the machine's, in words (or JSON).
-    func show(_ output: NodeOutput) {
+    /// A line for the console only: the answer to what was typed there (`/web`).
+    func showAtConsole(info text: String) { show(renderer.info(text)) }
+    func showAtConsole(error text: String) { show(renderer.error(text)) }
+
+    /// A line of the machine's, in words (or JSON), on every face (`nil`) or the one that asked
+    /// (``Face``): the console and the pages; an answer to the control socket goes back through
+    /// it (``stepShowing(_:)``), not here.
+    func show(_ output: NodeOutput, to face: Face? = nil) {
         if case .peer(let id, let nick, let state, let left) = output {
             logger.info("peer \(left ? "left" : "\(state)")", metadata: ["huddle.peer": "\(nick)", "huddle.id": "\(id)"])
         }
-        show(rendered(output, by: renderer))
-        if let hub = web?.hub, let line = rendered(output, by: Self.pageRenderer) { hub.publish(line) }
+        if face == nil || face == .console { show(rendered(output, by: renderer)) }
+        if face == nil || face == .page, let hub = web?.hub, let line = rendered(output, by: Self.pageRenderer) {
+            hub.publish(line)
+        }
     }
 
     /// A line of the machine's as `renderer` writes it (`nil`: nothing to say).
@@ -350,6 +358,6 @@ public actor Node {
 extension [NodeEffect] {
     /// The lines for the reader among these effects.
     var outputs: [NodeOutput] {
-        compactMap { effect in if case .output(let output) = effect { output } else { nil } }
+        compactMap { effect in if case .output(let output, _) = effect { output } else { nil } }
     }
 }

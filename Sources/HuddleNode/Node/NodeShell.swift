@@ -72,6 +72,10 @@ struct NodeShell: NodeWorld {
         onNode { $0.show(output) }
     }
 
+    mutating func show(_ output: NodeOutput, to face: Face?) {
+        onNode { $0.show(output, to: face) }
+    }
+
     mutating func advertise(rooms: [String]) {
         onNode { $0.discovery?.update(rooms: rooms) }
     }

@@ -51,6 +51,13 @@ extension NodeNotice {
             return "not listening"
         case .ignoring(let label, let room):
             return "you will not be asked to mark \"\(label)\" in \(room)"
+        case .namedMoment(let label):
+            return "\"\(label)\" reaches those placed with you at their own moment; those not placed yet see only "
+                + "that you marked a moment. Names that spoil nothing (\(SpoilerFreeMoment.inWords)) reach everyone at "
+                + "once and place those who mark them too"
+        case .markedAtFirstPress(let label, let room, let at, let ago):
+            return "marked \"\(label)\" in \(room) at \(HumanFormat.clock(at)), your first press, "
+                + "\(HumanFormat.duration(ago)) ago (/unmark \(label) takes it back)"
         case .delayed(let nudge, let room, let others):
             let said = "delay \(nudge > .zero ? "+" : "-")\(HumanFormat.duration(nudge)) in \(room)"
             guard let others else {
@@ -103,6 +110,8 @@ extension NodeNotice {
         case .resumed: "resumed"
         case .listeningAlready: "listening_already"
         case .ignoring: "ignoring"
+        case .markedAtFirstPress: "marked_at_first_press"
+        case .namedMoment: "named_moment"
         case .delayed: "delayed"
         case .historyStart: "history_start"
         case .historyEnd: "history_end"
@@ -131,6 +140,7 @@ extension CommandProblem {
     public var words: String {
         switch self {
         case .invalid(let why): why
+        case .notFrom(let face, let command): NodeMachine.refusalWords(command: command, face: face)
         case .noRoom: "you are not in a room: /join ROOM first"
         case .notIn(let room): "you are not in \(room)"
         case .blankLabel: "a label cannot be blank"

@@ -12,16 +12,21 @@ struct WebFace {
     var group: ServiceGroup?
     /// Where a phone on the network opens the page, once the server listens.
     var address: String?
+    /// The port asked for, when the page had to take the next free one instead.
+    var wanted: Int?
 }
 
 extension Node {
-    /// Serves the page (if it is not served yet), then shows a fresh code to pair a phone.
-    func startWeb() {
+    /// Serves the page (if it is not served yet), then shows a fresh code to pair a phone. A
+    /// port in use (`--web-port`, or 7780) is said, and the next free one of the ten after it
+    /// taken: `wanted` is the port first asked for.
+    func startWeb(port: Int? = nil, wanted: Int? = nil) {
         if let address = web?.address {
             showPairing(at: address)
             return
         }
         guard web == nil else { return }  // starting: the codes show once it listens
+        let port = port ?? configuration.webPort
         let hub: WebHub
         do {
             hub = try WebHub(store: store, logger: logger) { [weak self] input in await self?.webInput(input) }
@@ -29,10 +34,10 @@ extension Node {
             showError("cannot serve the page: \(error)")
             return
         }
-        let server = WebServer(hub: hub, host: configuration.listenHost, port: configuration.webPort, clock: clock, logger: logger)
+        let server = WebServer(hub: hub, host: configuration.listenHost, port: port, clock: clock, logger: logger)
         let lanAddress = Self.lanAddress(listeningOn: configuration.listenHost)
         let group = server.serviceGroup { port in await self.webListening(at: "\(lanAddress):\(port)") }
-        web = WebFace(hub: hub, group: group)
+        web = WebFace(hub: hub, group: group, wanted: wanted)
         // A page opened mid-game starts with the conversation so far, as /history lists it.
         for output in machine.shownHistory(Self.historyOnOpening) {
             if let line = rendered(output, by: Self.pageRenderer) { hub.publish(line) }
@@ -41,22 +46,36 @@ extension Node {
             do {
                 try await group.run()
             } catch {
-                self.webFailed(error, port: self.configuration.webPort)
+                self.webFailed(error, port: port)
             }
         }
     }
 
     private func webListening(at address: String) {
         web?.address = address
+        if let wanted = web?.wanted {
+            showAtConsole(
+                info: "port \(wanted) is in use (another program, or another node on this machine): the page is at "
+                    + "\(address) instead; a phone paired with the page on \(wanted) pairs again here "
+                    + "(/web port \(wanted) tries that port again)")
+        }
         showPairing(at: address)
     }
 
+    /// How many ports after the one asked for the page tries when it is in use.
+    static let webPortsTried = 10
+
     private func webFailed(_ error: any Error, port: Int) {
         guard web?.server != nil, !Task.isCancelled else { return }
+        let wanted = web?.wanted ?? port
         web = nil
-        let reason = "\(error)".contains("in use") || "\(error)".contains("EADDRINUSE")
-            ? "port \(port) is in use (choose another with --web-port)" : "\(error)"
-        showError("the page is not served: \(reason)")
+        let inUse = "\(error)".contains("in use") || "\(error)".contains("EADDRINUSE")
+        if inUse, port < wanted + Self.webPortsTried, port < 65_535 {
+            return startWeb(port: port + 1, wanted: wanted)
+        }
+        let reason = inUse
+            ? "ports \(wanted) to \(port) are in use (/web port N tries another, or --web-port N at start)" : "\(error)"
+        showAtConsole(error: "the page is not served: \(reason)")
     }
 
     /// Stops serving: every page hears `bye`, and the server finishes what is in flight.
@@ -95,27 +114,34 @@ extension Node {
         switch command {
         case .pair:
             startWeb()
+        case .port(let port):
+            // Serving elsewhere already: stop that first, then serve on the port asked for.
+            if web != nil {
+                stopWeb()
+                web = nil
+            }
+            startWeb(port: port)
         case .devices:
             let devices = web?.hub.devices ?? ((try? store.webDevices()) ?? [])
             guard !devices.isEmpty else {
-                showInfo("no phone is paired: /web shows a code to pair one")
+                showAtConsole(info: "no phone is paired: /web shows a code to pair one")
                 return
             }
-            showInfo(
+            showAtConsole(info: 
                 (["paired with this node's page:"]
                     + devices.map { "  \($0.name), since \(HumanFormat.clock($0.pairedAt))" }).joined(separator: "\n"))
         case .revoke(let name):
             if let hub = web?.hub {
                 if hub.revoke(name: name) != nil {
-                    showInfo("\(name) is no longer paired: its page is closed, and opens only with a new code")
+                    showAtConsole(info: "\(name) is no longer paired: its page is closed, and opens only with a new code")
                 } else {
-                    showError("no paired device is called \(name) (/web devices lists them)")
+                    showAtConsole(error: "no paired device is called \(name) (/web devices lists them)")
                 }
             } else if let device = ((try? store.webDevices()) ?? []).first(where: { $0.name == name }) {
                 try? store.deleteWebDevice(id: device.id)
-                showInfo("\(name) is no longer paired")
+                showAtConsole(info: "\(name) is no longer paired")
             } else {
-                showError("no paired device is called \(name) (/web devices lists them)")
+                showAtConsole(error: "no paired device is called \(name) (/web devices lists them)")
             }
         }
     }
@@ -124,26 +150,22 @@ extension Node {
     func webInput(_ input: WebInput) async {
         switch input {
         case .line(let text, let at):
-            if case .quit? = try? ConsoleCommand(parsing: text) {
-                web?.hub.publish(Self.pageRenderer.error("/quit stops the node from its console, not from a phone"))
-                return
-            }
-            await lineArrived(text, at: at, fromPage: true)
+            await lineArrived(text, at: at, from: .page)
         case .mark(let label, let at):
             // A tap on Now without a label marks the moment on offer, as Enter does at the console.
-            await feed(.markOffered(label ?? machine.consoleView(now: now).offer?.label.normalized, at: at))
+            await feed(.markOffered(label ?? machine.consoleView(now: now).offer?.label.normalized, at: at, from: .page))
         case .pause(let at):
-            await feed(.pause(at: at))
+            await feed(.pause(at: at, from: .page))
         case .resume(let at):
-            await feed(.resume(at: at))
+            await feed(.resume(at: at, from: .page))
         case .listen(let on, let at):
-            await feed(.consoleLine(on ? "/listen" : "/listen off", at: at))
+            await feed(.consoleLine(on ? "/listen" : "/listen off", at: at, from: .page))
         case .passphrase(let passphrase):
             // Answered on the page: the console's hidden prompt for it comes down.
             if machine.passphraseWanted != nil { console?.withdrawSecret() }
             await passphraseEntered(passphrase)
         case .paired(let name):
-            showInfo("\(name) is paired: it shows this node's rooms (/web revoke \(name) unpairs it)")
+            showAtConsole(info: "\(name) is paired: it shows this node's rooms (/web revoke \(name) unpairs it)")
         case .opened:
             refreshPages(force: true)
         }

@@ -91,7 +91,8 @@ final class PulseAudioBed {
     @Test func noSoundServerIsOneClearLine() {
         let socket = "unix:/tmp/huddle-no-such-server-\(UUID().uuidString.prefix(8))"
         #expect(throws: AudioSourceError(
-            "no sound server answers at \(socket) (PulseAudio or PipeWire: Connection refused); start one, or use --audio-file"))
+            "no sound server answers at \(socket) (PulseAudio or PipeWire: Connection refused); start one",
+            consoleHint: "or use --audio-file"))
         {
             _ = try PulseAudioSource(server: socket)
         }
