@@ -23,17 +23,19 @@ struct NodeLocationOptions: ParsableArguments {
         guard name != nil || dataDir != nil else { throw ValidationError("give --name NICK or --data-dir DIR") }
     }
 
-    /// The data dir: `--data-dir`; for `--name`, its default one, or, when no node answers there,
-    /// the one a running node of that nick recorded (``RunningNodes``: started with `--data-dir`).
+    /// The data dir: `--data-dir`; for `--name`, its default one when a node answers there, else
+    /// the one a running node of that nick recorded (``RunningNodes``: started with `--data-dir`),
+    /// else the default one. A record a killed node left is said on stderr, once, and taken away.
     var directory: String {
         let standard = DataDirectory.resolve(explicit: dataDir, nick: name ?? "")
         guard dataDir == nil, let name else { return standard }
-        func answers(_ directory: String) -> Bool {
-            FileManager.default.fileExists(atPath: DataDirectory.controlSocketPath(in: directory))
+        if RunningNodes.isAnswering(DataDirectory.controlSocketPath(in: standard)) { return standard }
+        let found = RunningNodes.find(name)
+        for stale in found.stale where found.live == nil {
+            FileHandle.standardError.write(Data(
+                "huddle: a node called \(name) ran with data dir \(stale) and is gone (killed?); its record is removed\n".utf8))
         }
-        if answers(standard) { return standard }
-        // A link a killed node left behind names a dir with no socket: the default one is named then.
-        return RunningNodes.dataDirectory(of: name).flatMap { answers($0) ? $0 : nil } ?? standard
+        return found.live ?? standard
     }
 
     /// How to start a node that these options would find.

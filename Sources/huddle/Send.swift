@@ -8,16 +8,18 @@ extension Huddle {
         static let configuration = CommandConfiguration(
             abstract: "Send a message, or run a console command, through the running node.",
             discussion: """
-                The node must be running and in the room (--room), or know the peer (--to NICK, \
-                or NICK#IDPREFIX when two share a nick). Readers see a message held back to their \
-                stream, as if typed in the console; a direct message only its recipient can read. \
-                Says where it went: "sent to superbowl; pushed to bob and carol" (the live peers it \
-                went to at once; the rest get it when they pull).
+                The node must be running; the message goes to the room its console is in, or to \
+                --room ROOM (a room it is in), or to one peer (--to NICK, or NICK#IDPREFIX when two \
+                share a nick). Readers see a message held back to their stream, as if typed in the \
+                console; a direct message only its recipient can read. Says where it went: "sent to \
+                superbowl; pushed to bob and carol" (the live peers it went to at once; the rest get \
+                it when they pull), "sent privately to bob; pushed to bob".
 
-                TEXT starting with / is a console command run in --room as if typed at the node's \
+                TEXT starting with / is a console command run in the room as if typed at the node's \
                 console there: /now kickoff, /event "two minute warning", /unmark kickoff, \
                 /delay +1, /score 7-3, /msg bob psst, /shield off, /history 5, /who. It prints \
-                what the console would say. /quit and /private need the console itself.
+                what the console would say. /quit, /private and /web need the console itself; a \
+                mark that asks to be confirmed is confirmed by sending it again, never at the console.
 
                 With --json: {"id":"ORIGIN#SEQ","room","pushed_to":[NICK...]} for a message, the \
                 node's JSON lines for a command.
@@ -26,7 +28,9 @@ extension Huddle {
 
         @OptionGroup var location: NodeLocationOptions
 
-        @Option(name: .long, help: ArgumentHelp("The room to send to (or to run the command in).", valueName: "ROOM"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp("The room to send to (or to run the command in); the console's room if not given.", valueName: "ROOM"))
         var room: String?
 
         @Option(name: .long, help: ArgumentHelp("Send a direct message to this peer instead.", valueName: "NICK"))
@@ -39,12 +43,12 @@ extension Huddle {
         var text: [String]
 
         func validate() throws {
-            guard (room == nil) != (to == nil) else { throw ValidationError("give either --room ROOM or --to NICK") }
+            guard room == nil || to == nil else { throw ValidationError("give either --room ROOM or --to NICK, not both") }
             guard room?.allSatisfy(\.isWhitespace) != true else { throw ValidationError("--room cannot be blank") }
             guard to?.allSatisfy(\.isWhitespace) != true else { throw ValidationError("--to cannot be blank") }
             guard !message.allSatisfy(\.isWhitespace) else { throw ValidationError("nothing to send") }
             if to != nil, isCommand {
-                throw ValidationError("a command runs in a room: give --room ROOM (to write to one peer: /msg NICK TEXT)")
+                throw ValidationError("a command runs in a room, not to one peer (to write to one peer: /msg NICK TEXT)")
             }
         }
 
@@ -70,9 +74,15 @@ extension Huddle {
             }
         }
 
-        /// "sent to superbowl; pushed to bob and carol".
+        /// "sent to superbowl; pushed to bob and carol"; "sent privately to bob; pushed to bob" (a
+        /// direct room is "@bob").
         static func words(room: String?, pushedTo: [String]?) -> String {
-            let sent = "sent" + (room.map { " to \(TerminalText.escaped($0))" } ?? "")
+            let sent: String
+            if let room, room.hasPrefix("@") {
+                sent = "sent privately to \(TerminalText.escaped(room.dropFirst()))"
+            } else {
+                sent = "sent" + (room.map { " to \(TerminalText.escaped($0))" } ?? "")
+            }
             guard let pushedTo else { return sent }
             guard !pushedTo.isEmpty else { return sent + "; no peer is here yet: it goes out when one is" }
             let names = pushedTo.map(TerminalText.escaped)

@@ -32,7 +32,9 @@ let sampleStatus = NodeStatus(
                     reference: nil),
             ],
             eventCount: 42, heldBackCount: 1,
-            versionVector: [String(repeating: "ab", count: 32): 12, String(repeating: "cd", count: 32): 30])
+            versionVector: [String(repeating: "ab", count: 32): 12, String(repeating: "cd", count: 32): 30],
+            // bob's 30th is held back: not counted for the reader.
+            shownBy: [String(repeating: "ab", count: 32): 12, String(repeating: "cd", count: 32): 29])
     ],
     counters: .init(
         packetsIn: 10, packetsOut: 12, rejected: 0, newerProtocol: 0, eventsReceived: 30, eventsStored: 42))

@@ -34,11 +34,11 @@ extension NodeStatus {
     ///   NICK  ID            ADDRESS          STATE  RTT     LAST SEEN  ROOMS      FOUND BY
     ///   bob   0a1b2c3d4e5f  192.0.2.12:7700  alive  0.4 ms  1.2 s ago  superbowl  mdns
     ///
-    /// ROOM superbowl (current): 42 events
+    /// ROOM superbowl (current): 42 events shown
     ///   NICK         ID            STREAM            CALIBRATED
     ///   alice (you)  3f9a0c1e22b4  yours             yes
     ///   bob          0a1b2c3d4e5f  2.0 s behind you  heard (48)
-    ///   version vector: alice 12, bob 30
+    ///   shown by writer: alice 12, bob 30
     ///
     /// COUNTERS packets in 10, out 12, rejected 3; events received 30, stored 42, duplicates 5
     ///   dropped: bad signature 2, not joined 1
@@ -123,7 +123,10 @@ extension NodeStatus {
     private func roomLines(_ room: Room, width: Int?) -> [String] {
         var lines: [String] = []
         let current = room.current ? " (current)" : ""
-        let events = room.eventCount == 1 ? "1 event" : "\(room.eventCount) events"
+        // What the reader was shown: a count of everything held would rise with a line still
+        // held back, and say that something was said.
+        let shown = room.shownBy.values.reduce(0, +)
+        let events = shown == 1 ? "1 event shown" : "\(shown) events shown"
         let waiting = room.waitingCount > 0 ? ", \(room.waitingCount) waiting for earlier events" : ""
         let sealed = room.privateID != nil ? " (private)" : ""
         // How many messages are held back is not said: a count that jumps tells that a big play is
@@ -150,11 +153,11 @@ extension NodeStatus {
             lines += TextTable(header: ["NICK", "ID", "STREAM", "CALIBRATED"], rows: rows, droppable: [1])
                 .lines(indent: "  ", width: width)
         }
-        let vector = room.versionVector
-            .map { (name: nick(of: $0.key), seq: $0.value) }
+        let byWriter = room.shownBy
+            .map { (name: nick(of: $0.key), count: $0.value) }
             .sorted { $0.name < $1.name }
-            .map { "\($0.name) \($0.seq)" }
-        lines.append("  version vector: " + (vector.isEmpty ? "empty" : vector.joined(separator: ", ")))
+            .map { "\($0.name) \($0.count)" }
+        lines.append("  shown by writer: " + (byWriter.isEmpty ? "nothing yet" : byWriter.joined(separator: ", ")))
         for (id, seq) in room.quarantined.sorted(by: { $0.key < $1.key }) {
             lines.append("  quarantined: \(nick(of: id)) signed two versions of its event #\(seq); nothing of it from there on")
         }

@@ -410,7 +410,10 @@ public struct OutputRenderer: Sendable {
         case .score(let shown):
             fields = score(shown)
         case .unplaced(let shield):
-            fields = [("type", "unplaced"), ("room", room), ("shield_seconds", Self.seconds(shield))]
+            fields = [
+                ("type", "unplaced"), ("room", room), ("shield_seconds", Self.seconds(shield)),
+                ("suggested", .array(SpoilerFreeMoment.suggested.map { .string($0) })),
+            ]
         case .teamsNamed(let home, let guest, let by):
             fields = [
                 ("type", "teams"), ("room", room), ("home", .string(home)), ("guest", .string(guest)),
@@ -519,8 +522,10 @@ public struct OutputRenderer: Sendable {
                 // start), so it says what to do when one is, not that one is on the screen.
                 let how =
                     interactive
-                    ? "When someone proposes a moment, Enter as it reaches your screen (or /listen) places you"
-                    : "/now LABEL at a moment others mark, or /listen, places you"
+                    ? "Enter as a moment someone proposes reaches your screen, or /now kickoff (or the anthem, 2nd half, "
+                        + "end of break: names that spoil nothing) places you, as /listen does"
+                    : "/now LABEL at a moment others mark (kickoff, the anthem, 2nd half, end of break: names that spoil "
+                        + "nothing), or /listen, places you"
                 lines = [style(
                     "* not placed in \(room) yet: others' words wait \(HumanFormat.seconds(shield)) so none can spoil. "
                         + "\(how); /shield off if you are ahead of everyone", .yellow)]

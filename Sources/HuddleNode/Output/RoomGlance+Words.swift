@@ -15,15 +15,18 @@ public import HuddleCore
 /// (``RoomGlance/showWaiting``): a count that jumps tells that a big play is coming.
 extension RoomGlance {
     /// What a viewer glances at: room, peers here, where their stream stands, the score, a pause,
-    /// what is held back. Without a room: the pause, or how to join one.
-    public static func statusLine(of status: StatusGlance) -> String {
+    /// what is held back. Without a room: the pause, or how to join one. `roomAndScore: false`
+    /// leaves out the room and the score, which a phone's page shows apart.
+    public static func statusLine(of status: StatusGlance, roomAndScore: Bool = true) -> String {
         let now = status.now
         guard let view = status.room else {
             return status.pausedAt.map { "paused \(HumanFormat.elapsed(now - $0))" } ?? "not in a room: /join ROOM"
         }
-        var parts = [view.label, view.alivePeers == 1 ? "1 peer" : "\(view.alivePeers) peers"]
+        var parts = (roomAndScore ? [view.label] : []) + [view.alivePeers == 1 ? "1 peer" : "\(view.alivePeers) peers"]
         if view.readerPlaced {
-            parts.append("you: " + standing(among: view.entries, reader: view.reader))
+            // Who has gone (quit, or dead) is not where the reader's stream stands against.
+            let here = view.entries.filter { view.peerStates[$0.member.id] != .gone }
+            parts.append("you: " + standing(among: here, reader: view.reader))
         } else if let shield = view.shield {
             parts.append("not placed: others wait \(HumanFormat.seconds(shield))")
         } else {
@@ -32,7 +35,7 @@ extension RoomGlance {
         if let heard = view.heardPeers {
             parts.append((heard > 0 ? "listening: \(heard) heard" : "listening") + (view.sharingSound ? ", sharing sound" : ""))
         }
-        if let board = view.scoreboard { parts.append(HumanFormat.score(board)) }
+        if roomAndScore, let board = view.scoreboard { parts.append(HumanFormat.score(board)) }
         if let pausedAt = view.pausedAt { parts.append("paused \(HumanFormat.elapsed(now - pausedAt))") }
         if view.showWaiting, view.heldBack > 0 {
             var waiting = "\(view.heldBack) waiting"

@@ -17,9 +17,13 @@ enum WebView {
                 ]))
         }
         let offer: JSONLine = view.offer.map { .object([("label", .string($0.label.normalized)), ("more", .int(Int64($0.more)))]) } ?? .null
+        // Placed with nobody and nothing on offer: the moments anyone can name ahead, to tap.
+        let unplaced = glance.map { !$0.readerPlaced } ?? false
+        let suggest: JSONLine = unplaced ? .array(SpoilerFreeMoment.suggested.map { .string($0) }) : .null
         return JSONLine.object([
             ("t", "view"), ("nick", .string(nick)), ("room", view.room.map { .string($0) } ?? .null),
-            ("status", .string(RoomGlance.statusLine(of: view.status))),
+            ("status", .string(RoomGlance.statusLine(of: view.status, roomAndScore: false))),
+            ("suggest", suggest),
             ("placed", .bool(glance?.readerPlaced ?? false)), ("paused", .bool(view.status.pausedAt != nil)),
             ("listening", .bool(listening)), ("offer", offer), ("ladder", .array(ladder)),
             ("rooms", .array(view.words.rooms.map { .string($0) })),

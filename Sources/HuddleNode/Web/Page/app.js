@@ -171,6 +171,8 @@
     connText: $('conn-text'),
     statusLine: $('status-line'),
     ladder: $('ladder'),
+    score: $('score'),
+    suggest: $('suggest'),
     log: $('log'),
     jump: $('jump'),
     toast: $('toast'),
@@ -748,12 +750,16 @@
     const room = str(v.room);
     ui.roomName.textContent = room || 'Huddle';
     document.title = room ? room + ' · Huddle' : 'Huddle';
-    // The status line is the console's; the room's name is already the title above it.
-    let status = str(v.status);
-    if (room && status.indexOf(room + ' \u00b7 ') === 0) status = status.slice(room.length + 3);
-    ui.statusLine.textContent = status;
-    renderLadder(v.ladder, v.placed, v.score);
+    // The status line is the console's, without the room (the title above) and the score (its
+    // own pill beside the title).
+    ui.statusLine.textContent = str(v.status);
+    const board = scoreText(v.score);
+    ui.score.textContent = board;
+    ui.score.hidden = !board;
+    renderLadder(v.ladder, v.placed);
     renderOffer(v.offer);
+    closeLapsedHints(v.offer);
+    renderSuggestions(v.offer ? null : v.suggest);
     setToggle(ui.pause, !!v.paused, v.paused ? 'Resume' : 'Pause');
     setToggle(ui.listen, !!v.listening, v.listening ? 'Listening' : 'Listen');
     ui.composeText.placeholder = room ? 'Message ' + room : 'Message';
@@ -773,7 +779,7 @@
     return 'in step';
   }
 
-  function renderLadder(ladder, placed, score) {
+  function renderLadder(ladder, placed) {
     const rungs = (Array.isArray(ladder) ? ladder : []).filter((r) => r && typeof r === 'object');
     const keyed = rungs.map((rung, index) => {
       const behind = num(rung.behind_ms);
@@ -797,13 +803,39 @@
       }
       return li;
     });
-    const board = scoreText(score);
-    if (board) {
-      const li = el('li', 'rung is-score', board);
-      li.setAttribute('aria-label', 'score ' + board);
-      items.unshift(li);
-    }
     ui.ladder.replaceChildren(...items);
+  }
+
+  /** While the viewer is placed with nobody and nothing is on offer: the moments anyone can name
+   *  ahead, to tap as they reach this screen (a name like "safety" would be the play itself). */
+  function renderSuggestions(labels) {
+    const picks = (Array.isArray(labels) ? labels : []).filter((l) => typeof l === 'string' && l);
+    if (picks.length === 0 || nowCooldown) {
+      ui.suggest.hidden = true;
+      ui.suggest.replaceChildren();
+      return;
+    }
+    const shown = Array.from(ui.suggest.querySelectorAll('.suggest-pick')).map((b) => b.dataset.label);
+    if (!ui.suggest.hidden && shown.join('\n') === picks.join('\n')) return;
+    const why = el('p', 'suggest-why', 'To be placed, tap a moment as it reaches your screen. ' +
+      'These names tell nobody what happens: others\u2019 moments wait for your stream.');
+    const buttons = picks.map((label) => {
+      const button = el('button', 'suggest-pick', 'Now: ' + label);
+      button.type = 'button';
+      button.dataset.label = label;
+      button.addEventListener('click', () => {
+        if (!sendSealed({ t: 'now', label: label })) {
+          toast('Not connected: nothing was marked. Tap again once it says connected.');
+          return;
+        }
+        buzz();
+        button.disabled = true;
+        button.textContent = '\u2713 Marked ' + label;
+      });
+      return button;
+    });
+    ui.suggest.replaceChildren(why, ...buttons);
+    ui.suggest.hidden = false;
   }
 
   function scoreText(score) {
@@ -986,10 +1018,26 @@
     const game = num(line.game_ms);
     const sent = num(line.sent_at);
     let meta = game !== null ? clock(game) : sent !== null ? '~' + clock(sent) : '';
-    const held = num(line.held_ms);
+    const held = heldFor(line);
     if (held !== null && held > 0) meta += (meta ? ' \u00b7 ' : '') + 'held ' + duration(held);
     if (meta) node.append(el('div', 'msg-meta', meta));
     return node;
+  }
+
+  /** How long a line waited for this stream, as the console says it: from when it was written
+   *  (waited_ms), not from when this node got it (held_ms, which a restart resets). */
+  function heldFor(line) {
+    const held = num(line.held_ms);
+    const waited = num(line.waited_ms);
+    if (held === null || held <= 0) return held;
+    return waited !== null && waited > held ? waited : held;
+  }
+
+  /** A notice in the page's own words where the console's speak of keys or flags. */
+  function pageWords(line) {
+    const text = str(line.message);
+    if (line.kind === 'paused' && /^paused:/.test(text)) return 'Paused: nothing new shows until you tap Resume.';
+    return text;
   }
 
   function note(text, kind, line) {
@@ -1007,7 +1055,7 @@
     let by = 'score from ' + who(str(line.by));
     const time = game !== null ? clock(game) : sent !== null ? '~' + clock(sent) : '';
     if (time) by += ' \u00b7 ' + time;
-    const held = num(line.held_ms);
+    const held = heldFor(line);
     if (held !== null && held > 0) by += ' \u00b7 held ' + duration(held);
     node.append(el('div', 'scorecard-by', by));
     if (line.correction === true) {
@@ -1016,6 +1064,10 @@
     return node;
   }
 
+  /** The hints of proposals still asking for a tap, by label: put right once the viewer marks
+   *  the moment or it is no longer on offer. */
+  const openHints = new Map();
+
   function renderCalibration(line) {
     const by = str(line.by);
     const mine = me && by === me;
@@ -1023,9 +1075,28 @@
     node.append(el('span', 'moment-icon'));
     const body = el('div', 'moment-body');
     body.append(el('div', 'moment-title', mine ? 'You proposed ' + quoted(line.label) : by + ' proposes ' + quoted(line.label)));
-    body.append(el('div', 'moment-hint', mine ? 'Others tap Now when it is on their screen.' : 'Tap Now the moment it is on your screen.'));
+    const hint = el('div', 'moment-hint', mine ? 'Others tap Now when it is on their screen.' : 'Tap Now the moment it is on your screen.');
+    body.append(hint);
     node.append(body);
+    if (!mine && line.earlier !== true) openHints.set(str(line.label), hint);
     return node;
+  }
+
+  function closeHint(label, words) {
+    const hint = openHints.get(label);
+    if (!hint) return;
+    hint.textContent = words;
+    openHints.delete(label);
+  }
+
+  /** After a view: proposals that are neither on offer nor marked have lapsed. */
+  function closeLapsedHints(offer) {
+    const onOffer = offer && typeof offer === 'object' ? str(offer.label) : '';
+    const more = offer && typeof offer === 'object' ? num(offer.more) || 0 : 0;
+    if (more > 0) return; // others wait behind the one on the button: which is not known here
+    for (const label of Array.from(openHints.keys())) {
+      if (label !== onOffer) closeHint(label, 'No longer on offer.');
+    }
   }
 
   function renderConfirmMark(line) {
@@ -1095,7 +1166,7 @@
       case 'message':
         return renderMessage(line);
       case 'info': {
-        const text = str(line.message);
+        const text = pageWords(line);
         if (!text) return null;
         return note(text, /\n/.test(text) ? 'info' : '', line);
       }
@@ -1104,7 +1175,20 @@
       case 'calibration':
         return renderCalibration(line);
       case 'mark':
+        if (me && str(line.nick) === me) closeHint(str(line.label), '\u2713 You marked it.');
         return note('\u2713 ' + who(str(line.nick)) + ' marked ' + quoted(line.label), 'quiet', line);
+      case 'moment_cue': {
+        const picks = Array.isArray(line.suggested) ? line.suggested.filter((l) => typeof l === 'string').join(', ') : 'kickoff';
+        return note(who(str(line.by)) + ' marked a moment. Its name waits for your stream, as words do. To be placed, tap ' +
+          'a moment anyone can name ahead as it reaches your screen: ' + picks + '.', 'warn', line);
+      }
+      case 'shield_grew': {
+        const seconds = num(line.seconds);
+        const apart = num(line.apart_ms);
+        return note('The shield is now ' + duration((seconds || 0) * 1000) + ': ' + who(str(line.behind)) + ' runs ' +
+          duration(apart || 0) + ' behind ' + who(str(line.ahead)) + ', so your stream may be that far behind too. ' +
+          'Words from people you are not placed with wait that long.', '', line);
+      }
       case 'unmark':
         return note(who(str(line.nick)) + ' took back the mark of ' + quoted(line.label), 'quiet', line);
       case 'mark_set_aside':
@@ -1366,7 +1450,9 @@
       toast('Not connected yet.');
       return;
     }
-    setToggle(ui.listen, !on, on ? 'Listen' : 'Listening');
+    // Not "Listening" until the node says so (the view): opening the sound can fail.
+    if (on) setToggle(ui.listen, false, 'Listen');
+    else ui.listen.querySelector('.act-text').textContent = 'Starting\u2026';
   });
 
   ui.rooms.addEventListener('click', () => {
