@@ -2,7 +2,7 @@ import Testing
 
 @testable import HuddleCore
 
-@Suite struct BinaryHeapTests {
+@Suite(.offThePool) struct BinaryHeapTests {
     @Test(arguments: [1, 2, 3] as [UInt64])
     func popsInOrderAfterInsertsAndUpdates(seed: UInt64) {
         var random = SplitMix64(seed: seed)

@@ -4,7 +4,7 @@ import Testing
 
 /// Offsets are functions of time: a pause, a nudge or a step changes a node's offset from its
 /// moment on, so a message's game moment is fixed when it is written, whatever comes later.
-@Suite struct CalibrationOverTimeTests {
+@Suite(.offThePool) struct CalibrationOverTimeTests {
     let alice = NodeID.fixture(1)
     let bob = NodeID.fixture(2)
     let carol = NodeID.fixture(3)

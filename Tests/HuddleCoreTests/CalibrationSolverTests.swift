@@ -37,7 +37,7 @@ struct CalibrationRoomScript {
     var calibration: Calibration { CalibrationSolver.solve(events) }
 }
 
-@Suite struct CalibrationSolverTests {
+@Suite(.offThePool) struct CalibrationSolverTests {
     let n1 = NodeID.fixture(1)
     let n2 = NodeID.fixture(2)
     let n3 = NodeID.fixture(3)

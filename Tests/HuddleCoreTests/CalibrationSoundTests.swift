@@ -14,7 +14,7 @@ extension CalibrationRoomScript {
 /// Offsets from sound: a heard match is an edge between two viewers with its own σ; the fit is
 /// weighted; sound outvotes a thumb; a match that differs is a step. Every figure here is what a
 /// viewer would see (`offset`, `holdBack`).
-@Suite struct CalibrationSoundTests {
+@Suite(.offThePool) struct CalibrationSoundTests {
     let alice = NodeID.fixture(1)
     let bob = NodeID.fixture(2)
     let carol = NodeID.fixture(3)

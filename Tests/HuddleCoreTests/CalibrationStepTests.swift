@@ -5,7 +5,7 @@ import Testing
 
 /// Steps in a node's lag (a rebuffer, a catch-up): the solver fits the node from its marks after
 /// the step instead of averaging before and after.
-@Suite struct CalibrationStepTests {
+@Suite(.offThePool) struct CalibrationStepTests {
     let reference = NodeID.fixture(1)
     let viewer = NodeID.fixture(2)
     let third = NodeID.fixture(3)

@@ -4,7 +4,7 @@ import Testing
 
 /// Marks you can trust: one stray key never moves an offset, a second mark confirms a real
 /// step, and `/unmark` takes a mark back on every node alike.
-@Suite struct CalibrationSuspectTests {
+@Suite(.offThePool) struct CalibrationSuspectTests {
     let alice = NodeID.fixture(1)
     let bob = NodeID.fixture(2)
     let carol = NodeID.fixture(3)

@@ -3,7 +3,7 @@ import Testing
 @testable import HuddleCore
 
 /// What waits for which commit, decided in the machine for every driver (issue 32).
-@Suite struct CommitGateTests {
+@Suite(.offThePool) struct CommitGateTests {
     let shown = StoreWrite.shown([], room: "superbowl", at: .epoch)
     let joined = StoreWrite.joined("superbowl", true)
 

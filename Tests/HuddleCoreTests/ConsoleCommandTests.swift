@@ -2,7 +2,7 @@ import Testing
 
 @testable import HuddleCore
 
-@Suite struct ConsoleCommandTests {
+@Suite(.offThePool) struct ConsoleCommandTests {
     @Test(arguments: [
         ("hello there", ConsoleCommand.say("hello there")),
         ("  spaced out  ", .say("spaced out")),

@@ -2,7 +2,7 @@ import Testing
 
 @testable import HuddleCore
 
-@Suite struct ControlLineSplitterTests {
+@Suite(.offThePool) struct ControlLineSplitterTests {
     typealias Piece = ControlLineSplitter.Piece
 
     func line(_ text: String) -> Piece { .line(Array(text.utf8)) }

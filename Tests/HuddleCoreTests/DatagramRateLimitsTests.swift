@@ -3,7 +3,7 @@ import Testing
 @testable import HuddleCore
 
 /// A flood from one address is cut to its rate before anything is decoded; others go on.
-@Suite struct DatagramRateLimitsTests {
+@Suite(.offThePool) struct DatagramRateLimitsTests {
     let flooder = PeerAddress(host: "192.0.2.66", port: 4000)
     let alice = PeerAddress(host: "192.0.2.11", port: 7700)
 

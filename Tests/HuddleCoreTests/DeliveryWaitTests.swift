@@ -4,7 +4,7 @@ import Testing
 
 /// A node whose input ended waits until a peer holds what it wrote, asks meanwhile, and gives up
 /// at the deadline or at once when no peer can turn up.
-@Suite struct DeliveryWaitTests {
+@Suite(.offThePool) struct DeliveryWaitTests {
     let bob = ReplicationTests.peer(2)
     let carol = ReplicationTests.peer(3)
 

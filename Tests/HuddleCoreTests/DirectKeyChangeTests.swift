@@ -4,7 +4,7 @@ import Testing
 
 /// A peer that changes its agreement key (a restart with a new one, or an attacker flipping
 /// keys): round 3 found each flip kept for good (~0.35 kB) and a weak key said once per flip.
-@Suite struct DirectKeyChangeTests {
+@Suite(.offThePool) struct DirectKeyChangeTests {
     func pair() -> (MachineLAN, alice: Int, bob: Int) {
         var lan = MachineLAN()
         let alice = lan.add("alice")

@@ -5,7 +5,7 @@ import Testing
 /// The node, the simulator and the tests' LAN feed one machine through one door and only carry
 /// out what it asks (issue 32). So one scenario gives the same outputs through two of them: the
 /// simulator runs it with link latency, then `MachineLAN` replays what was said, when and by whom.
-@Suite struct DriverParityTests {
+@Suite(.offThePool) struct DriverParityTests {
     @Test(arguments: [1, 2, 3] as [UInt64])
     func theSimulatorAndTheTestLANShowAScenarioAlike(seed: UInt64) {
         var simulation = Simulation(config: SimulationConfig(nodes: 3, latencyMs: 20, broadcasts: 12, rate: 5, seed: seed))

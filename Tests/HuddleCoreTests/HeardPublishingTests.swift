@@ -4,7 +4,7 @@ import Testing
 
 /// When a listening node turns an aligned match into a `heard` event: the first at once, then
 /// only what changed, a refresh now and then, never a flood.
-@Suite struct HeardPublishingTests {
+@Suite(.offThePool) struct HeardPublishingTests {
     let bob = NodeID.fixture(2)
     let carol = NodeID.fixture(3)
 

@@ -2,7 +2,7 @@ import Testing
 
 @testable import HuddleCore
 
-@Suite struct HoldBackScheduleTests {
+@Suite(.offThePool) struct HoldBackScheduleTests {
     let n1 = NodeID.fixture(1)
     let n2 = NodeID.fixture(2)
     let n3 = NodeID.fixture(3)
@@ -264,6 +264,12 @@ import Testing
         // bob takes his mark back: the streams are still that far apart, the shield stays.
         _ = dave.recalibrate(.none, now: .epoch + .seconds(30))
         #expect(dave.shield == .seconds(155))
+        // A spread the floor covers leaves the floor as it is.
+        var carol = HoldBackSchedule(reader: n9, calibration: .none, shield: .seconds(60))
+        _ = carol.recalibrate(Calibration(placements: [
+            n1: .init(reference: n1, offset: .zero), n2: .init(reference: n1, offset: .seconds(40)),
+        ]), now: .epoch)
+        #expect(carol.shield == .seconds(60))
         // A floor set higher still wins; off is off.
         _ = dave.setShield(.seconds(200), now: .epoch + .seconds(31))
         #expect(dave.shield == .seconds(200))

@@ -2,7 +2,7 @@ import Testing
 
 @testable import HuddleCore
 
-@Suite struct LinkDelayTests {
+@Suite(.offThePool) struct LinkDelayTests {
     let start = MonotonicTime.start + .seconds(100)
 
     @Test func oneWayIsHalfTheMedianRoundTrip() {

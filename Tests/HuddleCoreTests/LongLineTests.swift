@@ -2,7 +2,7 @@ import Testing
 
 @testable import HuddleCore
 
-@Suite struct MessageBudgetTests {
+@Suite(.offThePool) struct MessageBudgetTests {
     @Test(arguments: [
         ("what a catch", 0), ("/msg bob hi", 9), ("  /MSG  bob   hi", 14), ("/msg bob", 8), ("/msg", 0),
         ("/msgs bob hi", 0), ("/event kickoff", 0), ("/ms bob", 0),
@@ -20,7 +20,7 @@ import Testing
     }
 }
 
-@Suite struct LongLineTests {
+@Suite(.offThePool) struct LongLineTests {
     @Test func aLineThatFitsIsSentAsItIs() {
         #expect(LongLine.plan("  what a catch  ") == .send(["what a catch"]))
         #expect(LongLine.plan("two\nlines") == .send(["two\u{2028}lines"]), "a pasted list stays a list")

@@ -3,7 +3,7 @@ import Testing
 @testable import HuddleCore
 
 /// Nicks are free text: members who share one are shown with the start of their id.
-@Suite struct MemberNickTests {
+@Suite(.offThePool) struct MemberNickTests {
     let reader = NodeIdentity.generate()
     let alice = NodeIdentity.generate()
     let mallory = NodeIdentity.generate()

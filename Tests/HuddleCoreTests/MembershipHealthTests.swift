@@ -7,7 +7,7 @@ private let second = TimeSpan.seconds(1)
 /// Lifeguard in the membership machine: a node that is slow itself stretches its own timing,
 /// helpers reach a peer the direct path cannot, suspicion waits for silence and shrinks with
 /// confirmations, one rumour does not outweigh contact, and a dead node is still gone in time.
-@Suite struct MembershipHealthTests {
+@Suite(.offThePool) struct MembershipHealthTests {
     /// A handful of memberships on an in-memory network: each datagram takes `latency` unless a
     /// link drops it; nodes can be frozen (nothing read, no wake-ups, datagrams wait) or dead.
     struct Network {

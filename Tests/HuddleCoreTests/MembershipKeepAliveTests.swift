@@ -5,7 +5,7 @@ import Testing
 /// Keeping NATs open (`Membership+KeepAlive`): peers not found over mDNS are probed every period,
 /// so a router that forgot its mapping gets a new one within a period; peers on this link only
 /// when the ring comes to them.
-@Suite struct MembershipKeepAliveTests {
+@Suite(.offThePool) struct MembershipKeepAliveTests {
     let alice = NodeID.fixture(1)
     let bob = NodeID.fixture(2)
     let carol = NodeID.fixture(3)

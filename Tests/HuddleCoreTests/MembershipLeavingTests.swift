@@ -4,7 +4,7 @@ import Testing
 
 /// A node that stops on purpose says goodbye: its peers take it as left at once, never suspect
 /// it, and a goodbye replayed after it starts again changes nothing.
-@Suite struct MembershipLeavingTests {
+@Suite(.offThePool) struct MembershipLeavingTests {
     let alice = NodeID.fixture(1)
     let bob = NodeID.fixture(2)
     let bobAt = PeerAddress(host: "192.0.2.12", port: 7002)

@@ -2,7 +2,7 @@ import Testing
 
 @testable import HuddleCore
 
-@Suite struct MembershipPeerAddressTests {
+@Suite(.offThePool) struct MembershipPeerAddressTests {
     @Test(arguments: [
         ("192.0.2.1:7000", "192.0.2.1", 7000 as UInt16),
         ("localhost:7000", "localhost", 7000),

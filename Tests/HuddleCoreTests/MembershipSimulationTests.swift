@@ -5,7 +5,7 @@ import Testing
 /// Five memberships talking through an in-memory network with random latency and loss, on a fake
 /// clock advanced in 100 ms steps. Each node is given one seed (a chain), one node is cut off and
 /// then let back in.
-@Suite struct MembershipSimulationTests {
+@Suite(.offThePool) struct MembershipSimulationTests {
     static let step = TimeSpan.milliseconds(100)
 
     /// A datagram on its way.

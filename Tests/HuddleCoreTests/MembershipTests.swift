@@ -4,7 +4,7 @@ import Testing
 
 private let second = TimeSpan.seconds(1)
 
-@Suite struct MembershipTests {
+@Suite(.offThePool) struct MembershipTests {
     let alice = NodeID.fixture(1)
     let bob = NodeID.fixture(2)
     let carol = NodeID.fixture(3)

@@ -3,7 +3,7 @@ import Testing
 @testable import HuddleCore
 
 /// The one loop that carries a machine's effects out in any driver's world (issue 32).
-@Suite struct NodeDriverTests {
+@Suite(.offThePool) struct NodeDriverTests {
     /// A world that notes each call, and commits at once.
     struct Recorder: NodeWorld {
         var calls: [String] = []

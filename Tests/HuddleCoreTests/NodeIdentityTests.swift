@@ -2,7 +2,7 @@ import Testing
 
 @testable import HuddleCore
 
-@Suite struct NodeIdentityTests {
+@Suite(.offThePool) struct NodeIdentityTests {
     let alice = NodeIdentity.generate()
     let mallory = NodeIdentity.generate()
 

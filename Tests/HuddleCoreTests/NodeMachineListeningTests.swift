@@ -3,7 +3,7 @@ import Testing
 
 /// Listening through the machine (docs/AUDIO.md): what a listening node sends, what it takes
 /// from whom, and when a match becomes a `heard` event that moves everyone's offsets.
-@Suite struct NodeMachineListeningTests {
+@Suite(.offThePool) struct NodeMachineListeningTests {
     let room = "superbowl"
 
     /// Two seconds of made-up features starting at `start`, every frame loud.

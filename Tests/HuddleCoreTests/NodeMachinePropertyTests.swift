@@ -12,7 +12,7 @@ import Testing
 /// both under the new ones, and the context on the wire says what the writer's node held, not
 /// what its reader had been shown. This test found that; it is written up as a known limit in
 /// docs/PROTOCOL.md ("Hold-back and causal order").
-@Suite struct NodeMachinePropertyTests {
+@Suite(.offThePool) struct NodeMachinePropertyTests {
     let room = "superbowl"
 
     @Test(arguments: 1...12 as ClosedRange<UInt64>)

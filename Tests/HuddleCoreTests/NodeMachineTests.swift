@@ -4,7 +4,7 @@ import Testing
 /// The node's decisions, run synchronously: machines on a network that exists only in the test
 /// (``MachineLAN``), no socket, no disk, no sleeping. What `NodeActorTests` checked on a real
 /// socket with polling is checked here to the millisecond.
-@Suite struct NodeMachineTests {
+@Suite(.offThePool) struct NodeMachineTests {
     let room = "superbowl"
 
     func pushes(_ host: MachineLAN.Host, to address: PeerAddress) -> [Event] {

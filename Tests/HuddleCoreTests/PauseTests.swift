@@ -4,7 +4,7 @@ import Testing
 
 /// A viewer pauses its stream and plays it again: nothing shows meanwhile, and the paused span,
 /// composed as the reader's delay nudge, moves every held message that much later.
-@Suite struct PauseTests {
+@Suite(.offThePool) struct PauseTests {
     let reader = NodeIdentity.generate()
     let alice = NodeIdentity.generate()
     let base = WallTime.milliseconds(sinceEpoch: 1_700_000_000_000)

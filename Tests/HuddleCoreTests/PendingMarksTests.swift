@@ -3,7 +3,7 @@ import Testing
 @testable import HuddleCore
 
 /// Which proposed moment one key marks: the oldest still open, passed once a later one is marked.
-@Suite struct PendingMarksTests {
+@Suite(.offThePool) struct PendingMarksTests {
     let kickoff = CalibrationLabel("kickoff")!
     let firstDown = CalibrationLabel("first down")!
     let halftime = CalibrationLabel("halftime")!
@@ -95,7 +95,7 @@ import Testing
 }
 
 /// What Tab puts in place of the word before the cursor.
-@Suite struct ConsoleCompletionTests {
+@Suite(.offThePool) struct ConsoleCompletionTests {
     let words = ConsoleCompletion.Words(
         rooms: ["superbowl", "super-league", "chess"], nicks: ["Bob", "bella", "carol"],
         labels: ["kickoff", "first down", "first pitch"])

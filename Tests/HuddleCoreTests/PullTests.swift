@@ -4,7 +4,7 @@ import Testing
 
 /// A pull as every driver runs it, decided by the machine (`NodeMachine+Pulls`): the first request,
 /// batch after batch while the peer has more, and the end.
-@Suite struct PullTests {
+@Suite(.offThePool) struct PullTests {
     let room = "superbowl"
 
     /// bob missed 2 100 of alice's messages (their pushes were lost): one pull brings them all, in

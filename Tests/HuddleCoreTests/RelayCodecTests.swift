@@ -4,7 +4,7 @@ import Testing
 
 /// The relay wrapper (kind 10, docs/PROTOCOL.md): its exact bytes, strict decoding, and random
 /// and mutated input that never traps and, when accepted, re-encodes to the same bytes.
-@Suite struct RelayCodecTests {
+@Suite(.offThePool) struct RelayCodecTests {
     @Test func theRelayCodecRoundTripsAndRefusesWhatItMustNot() throws {
         let from = NodeID.fixture(1), to = NodeID.fixture(2)
         let leaving = WireMessage.leaving(Leaving(from: from, incarnation: 7))

@@ -3,7 +3,7 @@ import Testing
 @testable import HuddleCore
 
 /// Every rule of ``Replication``, driven with a seeded generator and a clock of its own.
-@Suite struct ReplicationTests {
+@Suite(.offThePool) struct ReplicationTests {
     let room = "superbowl"
     let bob = Self.peer(2)
     let carol = Self.peer(3)

@@ -4,7 +4,7 @@ import Testing
 @testable import HuddleCore
 
 /// Private rooms: who can name, read and write them.
-@Suite struct RoomKeyTests {
+@Suite(.offThePool) struct RoomKeyTests {
     // One derivation each (scrypt is slow on purpose), shared by the tests.
     static let key = try! RoomKey(room: "superbowl", passphrase: "touchdown")
     static let wrongPassphrase = try! RoomKey(room: "superbowl", passphrase: "touchdowns")

@@ -4,7 +4,7 @@ import Testing
 
 /// What a room's log does with a peer that misbehaves: equivocation, events that can never be
 /// delivered, floods from fresh keys; and how two logs find out they hold different events.
-@Suite struct RoomLogFaultTests {
+@Suite(.offThePool) struct RoomLogFaultTests {
     let alice = NodeID.fixture(1)
     let bob = NodeID.fixture(2)
     let carol = NodeID.fixture(3)

@@ -4,7 +4,7 @@ import Testing
 
 /// Keys that never joined: two versions of their events prove nothing yet, cost a bounded amount
 /// of memory, and become proof if the origin joins after all.
-@Suite struct RoomLogStrangerTests {
+@Suite(.offThePool) struct RoomLogStrangerTests {
     let mallory = NodeID.fixture(9)
 
     @Test func aConflictFromAStrangerIsNoProofUntilItJoins() {

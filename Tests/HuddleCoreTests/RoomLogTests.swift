@@ -2,7 +2,7 @@ import Testing
 
 @testable import HuddleCore
 
-@Suite struct RoomLogTests {
+@Suite(.offThePool) struct RoomLogTests {
     let alice = NodeID.fixture(1)
     let bob = NodeID.fixture(2)
 
@@ -174,7 +174,7 @@ import Testing
     }
 }
 
-@Suite struct RoomLogBatchTests {
+@Suite(.offThePool) struct RoomLogBatchTests {
     let alice = NodeID.fixture(1)
 
     func log(_ count: UInt64, text: String = "x") -> RoomLog {

@@ -2,7 +2,7 @@ import Testing
 
 @testable import HuddleCore
 
-@Suite struct RoomNameTests {
+@Suite(.offThePool) struct RoomNameTests {
     @Test(arguments: ["superbowl", "worldcup-2026", "Élysée", String(repeating: "r", count: WireLimits.maxRoomBytes)])
     func acceptsNamesThatFitEverywhere(name: String) {
         #expect(RoomName.problem(with: name) == nil)

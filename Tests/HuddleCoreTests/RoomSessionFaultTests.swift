@@ -3,7 +3,7 @@ import Testing
 @testable import HuddleCore
 
 /// What a reader sees when a peer equivocates, or sends what can never be shown.
-@Suite struct RoomSessionFaultTests {
+@Suite(.offThePool) struct RoomSessionFaultTests {
     let reader = NodeIdentity.generate()
     let mallory = NodeIdentity.generate()
     let base = WallTime.milliseconds(sinceEpoch: 1_700_000_000_000)

@@ -5,7 +5,7 @@ import Testing
 /// What a person is told, and when not: a late joiner catches up in one block, offsets are
 /// announced when they change noticeably, a proposer is not offered her own moment, a stray
 /// mark is said once.
-@Suite struct RoomSessionQuietTests {
+@Suite(.offThePool) struct RoomSessionQuietTests {
     let alice = NodeIdentity.generate()
     let bob = NodeIdentity.generate()
     let carol = NodeIdentity.generate()

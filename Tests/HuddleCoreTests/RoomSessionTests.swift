@@ -4,7 +4,7 @@ import Testing
 
 /// Three viewers' rooms wired together by hand, with a fake clock: the DESIGN worked example
 /// as the nodes themselves live it.
-@Suite struct RoomSessionTests {
+@Suite(.offThePool) struct RoomSessionTests {
     let ids = (0..<3).map { _ in NodeIdentity.generate() }
     let base = WallTime.milliseconds(sinceEpoch: 1_700_000_000_000)
 
@@ -148,7 +148,7 @@ import Testing
 }
 
 /// What the console offers to mark, as a room's events arrive.
-@Suite struct RoomSessionMarkOfferTests {
+@Suite(.offThePool) struct RoomSessionMarkOfferTests {
     let me = NodeIdentity.generate()
     let bob = NodeIdentity.generate()
     let now = WallTime.milliseconds(sinceEpoch: 1_700_000_000_000)

@@ -4,7 +4,7 @@ import Testing
 
 /// A scoreboard that does not spoil: scores are held back like messages, so each reader sees the
 /// score of its own stream's moment; of two conflicting scores the later game moment stands.
-@Suite struct ScoreboardTests {
+@Suite(.offThePool) struct ScoreboardTests {
     let reader = NodeIdentity.generate()
     let alice = NodeIdentity.generate()
     let bob = NodeIdentity.generate()

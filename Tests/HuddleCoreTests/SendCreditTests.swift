@@ -2,7 +2,7 @@ import Testing
 
 @testable import HuddleCore
 
-@Suite struct SendCreditTests {
+@Suite(.offThePool) struct SendCreditTests {
     /// Never more bytes out to a host than came from it, but for 64 bytes of slack.
     @Test func whatGoesOutIsPaidByWhatCameIn() {
         var credit = SendCredit()

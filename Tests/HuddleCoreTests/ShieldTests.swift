@@ -5,7 +5,7 @@ import Testing
 /// Nobody is spoiled by default (issue 29): a reader with no offset to a writer waits the
 /// shield; history, the late joiner's block and the status line obey the same rule as the live
 /// screen; a wild mark asks first. Rooms and machines only, on the test's clock.
-@Suite struct ShieldTests {
+@Suite(.offThePool) struct ShieldTests {
     let alice = NodeIdentity.generate()
     let bob = NodeIdentity.generate()
     let carol = NodeIdentity.generate()

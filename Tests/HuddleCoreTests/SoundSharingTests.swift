@@ -4,7 +4,7 @@ import Testing
 /// What of a listening node's sound leaves it (``SoundSharing``): an announcement, every window
 /// to a listening peer while the pair is being placed (for a while, not for ever), then brief
 /// re-checks that the room's listeners take in turns, and nothing else.
-@Suite struct SoundSharingTests {
+@Suite(.offThePool) struct SoundSharingTests {
     let alice = NodeID.fixture(1), bob = NodeID.fixture(2), carol = NodeID.fixture(3)
     static let start = WallTime.epoch + .seconds(1_000)
 

@@ -2,7 +2,7 @@ import Testing
 
 @testable import HuddleCore
 
-@Suite struct SoundWindowBudgetTests {
+@Suite(.offThePool) struct SoundWindowBudgetTests {
     let bob = NodeID.fixture(2)
 
     /// What an honest listener sends passes: three windows when it starts, then one every 2 s.

@@ -4,7 +4,7 @@ import Testing
 
 /// The wire forms of listening (protocol version 5): the `heard` event body (tag 11) and the
 /// sound window (kind 11), exactly as docs/PROTOCOL.md draws them.
-@Suite struct SoundWireTests {
+@Suite(.offThePool) struct SoundWireTests {
     typealias S = WireSamples
     let alice = try! NodeIdentity(privateKeyBytes: [UInt8](repeating: 1, count: 32))
     let bob = try! NodeIdentity(privateKeyBytes: [UInt8](repeating: 2, count: 32))

@@ -5,7 +5,7 @@ import Testing
 /// A moment's name is content too (issue 43): "safety" reaches a reader at his own moment like a
 /// line, an unplaced reader sees only names anyone can say ahead (kickoff, the anthem...) or a cue
 /// that names nothing, and nothing else tells him early.
-@Suite struct SpoilerLabelTests {
+@Suite(.offThePool) struct SpoilerLabelTests {
     let alice = NodeIdentity.generate()
     let dave = NodeIdentity.generate()
     let base = WallTime.milliseconds(sinceEpoch: 1_700_000_000_000)

@@ -4,7 +4,7 @@ import Testing
 
 /// ``TimeSpan``, ``WallTime`` and ``MonotonicTime``: one unit inside, conversions at the edges,
 /// saturating arithmetic.
-@Suite struct TimeTests {
+@Suite(.offThePool) struct TimeTests {
     @Test("a span is the same whichever unit it was written in")
     func unitsAgree() {
         #expect(TimeSpan.seconds(3) == .milliseconds(3_000))

@@ -2,7 +2,7 @@ import Testing
 
 @testable import HuddleCore
 
-@Suite struct VersionVectorTests {
+@Suite(.offThePool) struct VersionVectorTests {
     let a = NodeID.fixture(1)
     let b = NodeID.fixture(2)
     let c = NodeID.fixture(3)

@@ -5,7 +5,7 @@ import Testing
 /// The node's half of the page's cryptography against fixed vectors computed independently, with
 /// Python's `cryptography` from docs/WEB.md (the page's `crypto.js` is checked against the same
 /// derivations, and the RFCs' vectors, in Tests/e2e/test_web_crypto.py).
-@Suite struct WebChannelTests {
+@Suite(.offThePool) struct WebChannelTests {
     static func hex(_ text: String) -> [UInt8] {
         stride(from: 0, to: text.count, by: 2).map { offset in
             let start = text.index(text.startIndex, offsetBy: offset)

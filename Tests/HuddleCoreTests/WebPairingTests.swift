@@ -2,7 +2,7 @@ import Testing
 
 @testable import HuddleCore
 
-@Suite struct WebPairingTests {
+@Suite(.offThePool) struct WebPairingTests {
     let start = MonotonicTime.start + .seconds(1_000)
     let typed: [UInt8] = [0x3a, 0x91, 0x0c, 0xff, 0x42]
     let secret = [UInt8](repeating: 0xa5, count: 16)

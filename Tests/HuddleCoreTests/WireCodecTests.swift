@@ -2,7 +2,7 @@ import Testing
 
 @testable import HuddleCore
 
-@Suite("Wire codec: round trips, layout, limits and rejections")
+@Suite("Wire codec: round trips, layout, limits and rejections", .offThePool)
 struct WireCodecTests {
     typealias S = WireSamples
 

@@ -2,7 +2,7 @@ import Testing
 
 @testable import HuddleCore
 
-@Suite("Wire framing: length prefix and the frame splitter")
+@Suite("Wire framing: length prefix and the frame splitter", .offThePool)
 struct WireFrameTests {
     static let messages = WireSamples.messages
 

@@ -4,7 +4,7 @@ import Testing
 
 /// Random and mutated input: the decoder never traps, and whatever it accepts is canonical
 /// (re-encodes to exactly the bytes it was decoded from).
-@Suite("Wire codec: random and mutated input")
+@Suite("Wire codec: random and mutated input", .offThePool)
 struct WireFuzzTests {
     /// Decodes `bytes`; if that works, checks the result re-encodes to the same bytes.
     /// Returns whether it decoded, and records the first few non-canonical inputs in `failures`.

@@ -95,25 +95,30 @@ private struct RunningServer: Sendable {
 @Suite struct ControlSocketTests {
     init() { BrokenPipes.ignored }
 
+    /// How long a request may take before the test calls it hung: far longer than an answer
+    /// takes (under a millisecond), because the test pool can be seconds late to run the server's
+    /// next step while other tests compute (see `OffThePool` in HuddleCoreTests).
+    static let answerWithin = Duration.seconds(60)
+
     @Test func statusAndSendRoundTrip() async throws {
         let directory = try TemporaryDirectory()
         let running = try await RunningServer.start(at: directory.socketPath)
 
-        let status = try await ControlClient.request(.status, socketPath: directory.socketPath, timeout: .seconds(5))
+        let status = try await ControlClient.request(.status, socketPath: directory.socketPath, timeout: Self.answerWithin)
         #expect(status == .status(sampleStatus))
 
         let sent = try await ControlClient.request(
-            .send(room: "superbowl", text: "go!"), socketPath: directory.socketPath, timeout: .seconds(5))
+            .send(room: "superbowl", text: "go!"), socketPath: directory.socketPath, timeout: Self.answerWithin)
         #expect(sent == .sent(id: String(repeating: "ab", count: 32) + "#3"))
 
         let refused = try await ControlClient.request(
-            .send(room: "nba", text: "hi"), socketPath: directory.socketPath, timeout: .seconds(5))
+            .send(room: "nba", text: "hi"), socketPath: directory.socketPath, timeout: Self.answerWithin)
         #expect(refused == .error("you are not in room \"nba\""))
 
         // A console command travels as one and its words come back (`huddle send "/now kickoff"`).
         let said = try await ControlClient.request(
             .command(room: "superbowl", line: "/now kickoff", json: false), socketPath: directory.socketPath,
-            timeout: .seconds(5))
+            timeout: Self.answerWithin)
         #expect(said == .said(["* ran /now kickoff"]))
 
         try await running.stop()
@@ -173,7 +178,7 @@ private struct RunningServer: Sendable {
         let directory = try TemporaryDirectory()
         let error = await #expect(throws: ControlClientError.self) {
             try await ControlClient.request(
-                .status, socketPath: directory.socketPath, timeout: .seconds(5),
+                .status, socketPath: directory.socketPath, timeout: Self.answerWithin,
                 startCommand: "huddle run --name alice")
         }
         #expect(error == .noNode(dataDirectory: directory.path, startCommand: "huddle run --name alice"))
@@ -189,13 +194,13 @@ private struct RunningServer: Sendable {
         #expect(FileManager.default.fileExists(atPath: directory.socketPath))
 
         let error = await #expect(throws: ControlClientError.self) {
-            try await ControlClient.request(.status, socketPath: directory.socketPath, timeout: .seconds(5))
+            try await ControlClient.request(.status, socketPath: directory.socketPath, timeout: Self.answerWithin)
         }
         #expect(error == .noNode(dataDirectory: directory.path, startCommand: ControlClient.defaultStartCommand))
         #expect(error?.description.contains("no Huddle node is running with data dir \(directory.path)") == true)
 
         let running = try await RunningServer.start(at: directory.socketPath)
-        #expect(try await ControlClient.request(.status, socketPath: directory.socketPath, timeout: .seconds(5))
+        #expect(try await ControlClient.request(.status, socketPath: directory.socketPath, timeout: Self.answerWithin)
             == .status(sampleStatus))
         try await running.stop()
     }
@@ -208,7 +213,7 @@ private struct RunningServer: Sendable {
             try await second.start(path: directory.socketPath, handler: answer)
         }
         // The first one is untouched.
-        #expect(try await ControlClient.request(.status, socketPath: directory.socketPath, timeout: .seconds(5))
+        #expect(try await ControlClient.request(.status, socketPath: directory.socketPath, timeout: Self.answerWithin)
             == .status(sampleStatus))
         try await running.stop()
     }
@@ -248,7 +253,7 @@ private struct RunningServer: Sendable {
         #expect(!FileManager.default.fileExists(atPath: directory.socketPath))
         #expect(try await idle.line() == nil)
         await #expect(throws: ControlClientError.self) {
-            try await ControlClient.request(.status, socketPath: directory.socketPath, timeout: .seconds(5))
+            try await ControlClient.request(.status, socketPath: directory.socketPath, timeout: Self.answerWithin)
         }
     }
 
@@ -353,7 +358,7 @@ private final class RawConnection: @unchecked Sendable {
             close(fd)
             throw POSIXError(.ECONNREFUSED)
         }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)  // a hang, not a slow answer: the test pool can be seconds late
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
