@@ -22,8 +22,10 @@ def test_a_killed_peer_is_gone_within_ten_seconds_and_alive_when_back(lan):
     peer_state(one, "two", "gone", timeout=10)
     assert time.monotonic() - killed_at <= 10
 
+    # The status agrees: two is gone, or already forgotten (a peer whose address one never
+    # proved is forgotten once gone, on the next tick: docs/PROTOCOL.md, "Trust"), never here.
     status = one.status()
-    assert [p["state"] for p in status["peers"] if p["nick"] == "two"] == ["gone"]
+    assert [p["state"] for p in status["peers"] if p["nick"] == "two"] in ([], ["gone"]), status["peers"]
 
     lan("two", peers=[one.address])
     peer_state(one, "two", "alive", timeout=10)

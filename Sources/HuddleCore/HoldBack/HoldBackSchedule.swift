@@ -21,9 +21,9 @@
 /// ahead of everyone), such a message is shown at once.
 ///
 /// The shield is the reader's floor (90 s by default: the widest spread measured between
-/// streams of one broadcast) or, when the room has shown two placed streams farther apart, that
-/// spread plus ``spreadMargin``: it grows with what the room knows, and never shrinks by itself
-/// (``widestSpread``).
+/// streams of one broadcast) or, when the room has shown two placed streams farther apart than
+/// that, their spread plus ``spreadMargin``: it grows with what the room knows, and never shrinks
+/// by itself (``widestSpread``).
 ///
 /// ```swift
 /// // bob's stream is 2 s behind alice's; alice wrote `aliceSaysGoal` when her clock read t.
@@ -83,10 +83,13 @@ public struct HoldBackSchedule: Sendable {
     /// no moment anyone wrote about comes due (the reader's own messages still show at once).
     public private(set) var isHolding = false
     /// How long a message from a writer the reader is not connected to waits after it was
-    /// written; `nil`: it is shown at once (see the shield, above). The larger of ``shieldFloor``
-    /// and the room's widest spread plus ``spreadMargin``.
+    /// written; `nil`: it is shown at once (see the shield, above). ``shieldFloor``, or the room's
+    /// widest spread plus ``spreadMargin`` once that spread is wider than the floor.
     public var shield: TimeSpan? {
-        shieldFloor.map { floor in widestSpread.map { max(floor, $0.apart + Self.spreadMargin) } ?? floor }
+        shieldFloor.map { floor in
+            guard let spread = widestSpread?.apart, spread > floor else { return floor }
+            return spread + Self.spreadMargin
+        }
     }
     /// The shield the reader set (`--shield`, `/shield S`), or the default; `nil`: off.
     public private(set) var shieldFloor: TimeSpan?

@@ -90,8 +90,9 @@ extension NodeMachine {
         case .tick: tick(now: now)
         case .consoleLine(let line, let at, let face): answering(face) { $0.consoleLine(line, at: at, now: now) }
         case .markOffered(let label, let at, let face): answering(face) { $0.markOffered(label, at: at, now: now) }
-        case .pause(let at, let face): answering(face) { $0.pause(at: at, now: now) }
-        case .resume(let at, let face): answering(face) { $0.resume(at: at, now: now) }
+        // A pause is news on every face, wherever it was pressed: the one stream stopped.
+        case .pause(let at, _): pause(at: at, now: now)
+        case .resume(let at, _): resume(at: at, now: now)
         case .passphrase(let answer): passphraseEntered(answer, now: now)
         case .listeningStarted(let source, let at): listeningStarted(source: source, at: at, now: now)
         case .listeningStopped(let reason): listeningStopped(reason: reason, now: now)

@@ -165,7 +165,9 @@ extension Node {
             if machine.passphraseWanted != nil { console?.withdrawSecret() }
             await passphraseEntered(passphrase)
         case .paired(let name):
+            // The page hears it in its own words: unpairing is the console's.
             showAtConsole(info: "\(name) is paired: it shows this node's rooms (/web revoke \(name) unpairs it)")
+            web?.hub.publish(Self.pageRenderer.info("\(name) is paired: it shows this node's rooms, held back as the node shows them"))
         case .opened:
             refreshPages(force: true)
         }
