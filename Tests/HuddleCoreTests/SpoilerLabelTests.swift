@@ -45,12 +45,13 @@ import Testing
 
     @Test func spoilerFreeMomentsAreThoseAnyScheduleNames() {
         for label in ["kickoff", "Kick-off", "the anthem", "2nd half", "start of the second half", "Q3", "halftime",
-            "end of break", "back from commercials", "first pitch", "7th inning", "puck drop"]
+            "end of break", "back from commercials", "first pitch", "7th inning", "puck drop", "10:00", "q3 12:00",
+            "2nd half 45:00"]
         {
             #expect(SpoilerFreeMoment.contains(CalibrationLabel(label)!), "\(label)")
         }
         for label in ["safety", "a goal", "touchdown", "interception", "overtime", "first down", "red card", "q9",
-            "2nd goal", "kickoff return td"]
+            "2nd goal", "kickoff return td", "touchdown 10:00", "7:61", "safety q3"]
         {
             #expect(!SpoilerFreeMoment.contains(CalibrationLabel(label)!), "\(label)")
         }

@@ -202,6 +202,30 @@ private func object(_ line: String?) throws -> [String: Any] {
         #expect(line == "[nba] 23:30:05 bob: what a catch  (held 350 ms)")
     }
 
+    @Test func thoseCalibratedWithoutTheReaderAreOneLineAndTheNeverPlacedNoNews() throws {
+        // A late joiner (alice) finds bob and carol placed with each other, dave with nobody.
+        let report = OffsetReport(entries: [
+            .init(member: alice, offset: nil, behindReader: nil),
+            .init(member: bob, offset: .seconds(2), behindReader: nil),
+            .init(member: carol, offset: .zero, behindReader: nil),
+            .init(member: dave, offset: nil, behindReader: nil),
+        ])
+        var told = report
+        told.noticed = Set(report.entries.filter { OffsetReport.isNoticeable($0, after: nil) }.map(\.member.id))
+        #expect(told.noticed == [bob.id, carol.id])
+        let text = try #require(plain.render(.offsetsChanged(told), room: "superbowl", reader: alice.id))
+        #expect(text == "* bob and carol are calibrated with each other; you are not yet")
+    }
+
+    @Test func aMomentCueNamesNothingAndSaysWhatPlacesTheReader() throws {
+        let text = try #require(plain.render(.momentCue(by: bob), room: "superbowl", reader: alice.id))
+        #expect(text.hasPrefix("* bob marked a moment; its name waits for your stream"))
+        #expect(text.contains("/now kickoff"))
+        let fields = try object(json.render(.momentCue(by: bob), room: "superbowl", reader: alice.id))
+        #expect(fields["type"] as? String == "moment_cue" && fields["by"] as? String == "bob")
+        #expect(Set(fields.keys) == ["type", "room", "by", "by_id", "suggested"], "nothing of the moment itself")
+    }
+
     @Test func offsetsInWordsRelativeToTheReader() throws {
         let text = try #require(plain.render(offsets, room: "superbowl", reader: alice.id))
         let lines = text.split(separator: "\n").map(String.init)

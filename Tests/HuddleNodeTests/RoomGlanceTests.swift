@@ -70,6 +70,22 @@ import Testing
         }
     }
 
+    @Test func aPeerWhoIsGoneIsNotWhereTheViewersStreamStands() throws {
+        // alice quit (gone): bob's line no longer measures his stream against hers (issue 43).
+        let view = RoomGlance(session: try bobsRoom(), label: "superbowl", alivePeers: 0, peerStates: [alice.id: .gone])
+        #expect(RoomGlance.statusLine(of: StatusGlance(room: view, pausedAt: nil, now: base + .seconds(20)))
+            == "superbowl · 0 peers · you: placed")
+    }
+
+    @Test func aPagesStatusLineLeavesTheRoomAndTheScoreToThePage() throws {
+        var room = try bobsRoom()
+        _ = try room.compose(.score(home: 7, guest: 3), now: base + .seconds(12), signer: bob)
+        let view = RoomGlance(session: room, label: "superbowl", alivePeers: 1)
+        let status = StatusGlance(room: view, pausedAt: nil, now: base + .seconds(12))
+        #expect(RoomGlance.statusLine(of: status) == "superbowl · 1 peer · you: 3.0 s behind alice · 7–3")
+        #expect(RoomGlance.statusLine(of: status, roomAndScore: false) == "1 peer · you: 3.0 s behind alice")
+    }
+
     @Test func whoListsEachMemberFromTheReadersStream() throws {
         let view = RoomGlance(
             session: try bobsRoom(), label: "superbowl", alivePeers: 1, peerStates: [alice.id: .suspect])

@@ -531,3 +531,86 @@ def test_a_page_served_mid_game_starts_with_what_was_shown_and_nothing_held(lan)
         assert "still held for alice" not in texts, phone.lines
     finally:
         phone.close()
+
+
+# ---------------------------------------------------------------------------- the couch, round 3
+
+
+def test_the_header_with_a_score_fits_a_small_phone_and_the_consoles_answers_stay_there(lan, driver):
+    """Issue 43: once a score existed the header became a small box scrolling inside itself (two
+    viewers out of sight) and the score was shown twice; console-only text (the /history block,
+    /web devices) reached the page."""
+    alice = start_web_node(lan, "alice")
+    others = [lan(nick, peers=[alice.node.address]) for nick in ("bob", "carol", "dave", "erin")]
+    alive_to_each_other(alice.node, *others)
+    pair_with_qr(driver, alice)
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 375, "height": 812, "deviceScaleFactor": 3, "mobile": True})
+    try:
+        calibrate(alice.node, others[0], 1)
+        alice.node.say("/teams Chiefs Eagles")
+        alice.node.say("/score 14-7")
+        wait_page(driver, lambda d: text_of(d, "score") == "Chiefs 14\u20137 Eagles", "the score beside the room")
+        wait_page(driver, lambda d: d.execute_script("return document.querySelectorAll('#ladder .rung').length") == 5,
+                  "a rung for each of the five")
+        fit = driver.execute_script("""
+            const ladder = document.getElementById('ladder');
+            const top = document.querySelector('.top');
+            const box = top.getBoundingClientRect();
+            const rungs = Array.from(ladder.querySelectorAll('.rung')).map(function (r) {
+              const b = r.getBoundingClientRect();
+              return {text: r.textContent, left: b.left, right: b.right, top: b.top, bottom: b.bottom};
+            });
+            const name = document.getElementById('room-name');
+            const score = document.getElementById('score');
+            return {width: window.innerWidth, ladderScrolls: ladder.scrollHeight > ladder.clientHeight + 1,
+                    nameCut: name.scrollWidth > name.clientWidth + 1, scoreCut: score.scrollWidth > score.clientWidth + 1,
+                    topScrolls: top.scrollHeight > top.clientHeight + 1, pageScrollsSideways: document.documentElement.scrollWidth > window.innerWidth,
+                    headerTop: box.top, headerBottom: box.bottom, rungs: rungs, header: top.textContent};""")
+        assert fit["width"] == 375, fit
+        assert not fit["ladderScrolls"] and not fit["topScrolls"] and not fit["pageScrollsSideways"], fit
+        assert not fit["nameCut"] and not fit["scoreCut"], fit  # "superbowl" and the score whole
+        for rung in fit["rungs"]:
+            assert 0 <= rung["left"] and rung["right"] <= 375, rung
+            assert fit["headerTop"] <= rung["top"] and rung["bottom"] <= fit["headerBottom"], rung
+        assert fit["header"].count("14\u20137") == 1, fit["header"]  # once: in its pill, not in the status line too
+        screenshot(driver, "web-header-with-a-score-375")
+
+        # What alice asks at her console is answered there, not on her phone.
+        alice.node.say("/history 5")
+        alice.node.say("/web devices")
+        handled(alice.node)
+        alice.node.say("the end of it")
+        wait_page(driver, lambda d: "the end of it" in texts(d), "a line alice wrote after")
+        log = text_of(driver, "log")
+        assert "paired with this node's page" not in log and "/web revoke" not in log, log
+        assert texts(driver).count("the end of it") == 1
+        assert "history" not in log.lower(), log
+    finally:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True})
+
+
+def test_an_unplaced_phone_reads_no_moments_name_and_is_offered_moments_that_spoil_nothing(lan, driver):
+    """Issue 43: a phone placed with nobody showed a big NOW: safety the moment bob, ahead, marked
+    it. Now it shows a cue that names nothing, and buttons for moments anyone can name ahead."""
+    alice = start_web_node(lan, "alice", shield=30)
+    bob = lan("bob", peers=[alice.node.address])
+    alive_to_each_other(alice.node, bob)
+    pair_with_qr(driver, alice)
+    wait_page(driver, lambda d: shown(d, "suggest"), "the moments to tap while unplaced")
+    picks = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#suggest .suggest-pick')).map(b => b.dataset.label)")
+    assert "kickoff" in picks, picks
+
+    bob.say("/now safety")
+    alice.node.wait_for(lambda o: o["type"] == "moment_cue" and o["by"] == "bob", what="the cue")
+    wait_page(driver, lambda d: "marked a moment" in text_of(d, "log"), "the cue on the page")
+    handled(alice.node)
+    assert "safety" not in driver.execute_script("return document.body.textContent").lower()
+    assert not shown(driver, "now")
+    screenshot(driver, "web-unplaced-cue-and-moments")
+
+    tap(driver, driver.find_element("css selector", "#suggest .suggest-pick[data-label='kickoff']"))
+    alice.node.wait_for(lambda o: o["type"] == "mark" and o["nick"] == "alice" and o["label"] == "kickoff",
+                        what="alice's mark of kickoff from her phone")

@@ -1,7 +1,8 @@
 /// The moments anyone can name before they happen: kickoff, the anthem, the start of a half or a
-/// quarter, the end of a break. Their names tell nothing about the play, so a proposal of one
-/// may reach a reader who is not placed yet at once; any other name ("safety", "a goal") is the
-/// play itself, and waits like a line (``RoomSession``).
+/// quarter, the end of a break, the game clock crossing a reading ("10:00", "q2 5:00"). Their names
+/// tell nothing about the play, so a proposal of one may reach a reader who is not placed yet at
+/// once; any other name ("safety", "a goal") is the play itself, and waits like a line
+/// (``RoomSession``).
 ///
 /// Labels are matched after ``CalibrationLabel`` normalises them, with hyphens and runs of spaces
 /// read as one space and a leading "the" or "start of (the)" left out:
@@ -9,6 +10,7 @@
 /// ```swift
 /// SpoilerFreeMoment.contains(CalibrationLabel("Kick-off")!)              // true
 /// SpoilerFreeMoment.contains(CalibrationLabel("start of the 2nd half")!)  // true
+/// SpoilerFreeMoment.contains(CalibrationLabel("q3 12:00")!)               // true: the clock passes it
 /// SpoilerFreeMoment.contains(CalibrationLabel("safety")!)                 // false
 /// SpoilerFreeMoment.contains(CalibrationLabel("overtime")!)               // false: it says the score is tied
 /// ```
@@ -17,7 +19,8 @@ public enum SpoilerFreeMoment {
     public static let suggested = ["kickoff", "anthem", "2nd half", "end of break"]
 
     /// In words, for a sentence: what kinds of moment are spoiler-free.
-    public static let inWords = "kickoff, the anthem, the start of a half or quarter, the end of a break"
+    public static let inWords =
+        "kickoff, the anthem, the start of a half or quarter, the end of a break, the game clock at 10:00"
 
     /// Whether `label` names a moment any schedule predicts.
     public static func contains(_ label: CalibrationLabel) -> Bool {
@@ -27,6 +30,13 @@ public enum SpoilerFreeMoment {
             words.removeFirst(2)
             if words.first == "the" { words.removeFirst() }
         }
+        // The game clock crossing a reading, alone or after or before its period: "10:00",
+        // "q3 12:00", "12:00 2nd half".
+        if let clock = words.firstIndex(where: isClockReading) {
+            var period = words
+            period.remove(at: clock)
+            if period.isEmpty || contains(CalibrationLabel(period.joined(separator: " "))!) { return true }
+        }
         let phrase = words.joined(separator: " ")
         if starts.contains(phrase) || breaks.contains(phrase) { return true }
         // "2nd half", "third quarter", "q3", "7th inning", "first period".
@@ -34,6 +44,13 @@ public enum SpoilerFreeMoment {
             return (1...4).contains(n)
         }
         return words.count == 2 && ordinals.contains(words[0]) && parts.contains(words[1])
+    }
+
+    /// "10:00", "2:30", "45:00": minutes and seconds as a game clock shows them.
+    private static func isClockReading(_ word: String) -> Bool {
+        let parts = word.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let minutes = Int(parts[0]), let seconds = Int(parts[1]) else { return false }
+        return (1...2).contains(parts[0].count) && parts[1].count == 2 && (0...99).contains(minutes) && seconds < 60
     }
 
     /// Where a game starts, by sport.

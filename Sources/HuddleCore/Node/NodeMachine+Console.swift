@@ -230,15 +230,15 @@ extension NodeMachine {
         guard let label = CalibrationLabel(raw) else { return reject(.blankLabel) }
         var at = at
         let face = answering ?? .console
-        if let asked = wildMarkAsked, asked.room == room, asked.label == label, asked.face == face,
+        if let asked = wildMarksAsked[face], asked.room == room, asked.label == label,
             now.wall < asked.askedAt + WildMark.confirmWindow
         {
             // Timed at the first press, as asked; said so, with when that was.
             say(.markedAtFirstPress(label: label.normalized, room: name(of: room), at: asked.at, ago: now.wall - asked.at))
             at = asked.at
-            wildMarkAsked = nil
+            wildMarksAsked[face] = nil
         } else if let wild = rooms[room]?.wildMark(label, at: at) {
-            wildMarkAsked = (room, label, at, now.wall, face)
+            wildMarksAsked[face] = (room, label, at, now.wall)
             let proposed = rooms[room]?.pendingMarks.proposedAt(label)
             return show(.confirmMark(wild, room: name(of: room), proposedAgo: proposed.map { at - $0 }))
         }

@@ -56,9 +56,9 @@ public struct NodeMachine: Sendable {
     var shieldWhenOn: TimeSpan
     /// Whether the status line counts what is held back (``NodeSetup/showWaiting``).
     public let showWaiting: Bool
-    /// A wild mark the reader was asked about (``WildMark``), and on which face: made if asked
-    /// for again in time, on that face.
-    var wildMarkAsked: (room: String, label: CalibrationLabel, at: WallTime, askedAt: WallTime, face: Face)?
+    /// The wild mark each face was asked about (``WildMark``): made if asked for again in time, on
+    /// that face.
+    var wildMarksAsked: [Face: (room: String, label: CalibrationLabel, at: WallTime, askedAt: WallTime)] = [:]
     /// The face whose input the machine is handling, while it does: answers go there.
     var answering: Face?
     /// Whether the reader was told, this run, that a name that could spoil waits for others'
