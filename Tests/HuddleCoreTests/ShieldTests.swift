@@ -131,6 +131,25 @@ import Testing
         #expect(room.wildMark(CalibrationLabel("q3")!, at: base + .seconds(218)) == nil)
     }
 
+    @Test func aFirstMarkNearOneStreamIsNotWildThoughAnotherRunsFarBehind() throws {
+        // frank's stream runs 150 s behind alice's (both placed); carol, not placed yet, marks
+        // kickoff 8 s after alice: 142 s ahead of frank, and no slip (the spoiler audit saw every
+        // late joiner asked, and left unplaced).
+        var room = RoomSession(room: "superbowl", reader: carol.id)
+        var alices = Writer(alice)
+        var franks = Writer(NodeIdentity.generate())
+        try alices.says(.join(nick: "alice"), at: base, to: &room)
+        try franks.says(.join(nick: "frank"), at: base, to: &room)
+        _ = try room.compose(.join(nick: "carol"), now: base, signer: carol)
+        try alices.says(.mark(label: "kickoff"), at: base + .seconds(1), to: &room)
+        try franks.says(.mark(label: "kickoff"), at: base + .seconds(151), to: &room)
+        let kickoff = CalibrationLabel("kickoff")!
+        #expect(room.wildMark(kickoff, at: base + .seconds(9)) == nil)
+        // 100 s after frank's is far from both: asked, naming the nearer (frank).
+        let lost = try #require(room.wildMark(kickoff, at: base + .seconds(251)))
+        #expect(lost.peer?.nick == "frank" && lost.behindPeer == .seconds(100))
+    }
+
     @Test func aWildMarkIsMadeOnlyWhenAskedForAgainAndThenAtTheFirstPress() throws {
         var lan = MachineLAN()
         let alice = lan.add("alice", shield: .seconds(90))

@@ -243,7 +243,8 @@ extension NodeMachine {
             return show(.confirmMark(wild, room: name(of: room), proposedAgo: proposed.map { at - $0 }))
         }
         if rooms[room]?.isProposed(label) != true {
-            originate(.calibrationEvent(label: label.normalized), in: room, now: now)
+            // Of the mark's moment, so that a reader it is held for gets the two in this order.
+            originate(.calibrationEvent(label: label.normalized), in: room, at: at, now: now)
         }
         originate(.mark(label: label.normalized), in: room, at: at, now: now)
         if !SpoilerFreeMoment.contains(label), !toldOfNamedMoments {

@@ -185,10 +185,12 @@ public struct RoomSession: Sendable {
             let move = placed.offset - before.offset
             return move.magnitude > WildMark.largestMove ? WildMark(label: label, reach: .move(move)) : nil
         }
-        // Not placed yet: the farthest the mark would put the reader from anyone it places it with.
+        // Not placed yet: how near the mark would put the reader to the nearest stream it places it
+        // with. Far from one is no sign of a slip when the room's own streams run far apart (a
+        // viewer 2 min behind everyone): far from all of them is.
         let apart = after.placements.keys.filter { $0 != reader && memberIDs.contains($0) }
             .compactMap { peer in after.lag(of: reader, behind: peer).map { (member(peer), $0) } }
-            .max { $0.1.magnitude < $1.1.magnitude }
+            .min { ($0.1.magnitude, $0.0.id) < ($1.1.magnitude, $1.0.id) }
         guard let apart, apart.1.magnitude > WildMark.widestSpread else { return nil }
         return WildMark(label: label, reach: .apart(from: apart.0, behind: apart.1))
     }
