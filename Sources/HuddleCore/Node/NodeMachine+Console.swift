@@ -63,10 +63,7 @@ extension NodeMachine {
             inCurrentRoom { machine, room in
                 guard let label = CalibrationLabel(label) else { return machine.reject(.blankLabel) }
                 machine.originate(.calibrationEvent(label: label.normalized), in: room, now: now)
-                if !SpoilerFreeMoment.contains(label), !machine.toldOfNamedMoments {
-                    machine.toldOfNamedMoments = true
-                    machine.say(.namedMoment(label: label.normalized))
-                }
+                machine.tellOnceWhereNamesGo(label)
             }
         case .now(let label?):
             inCurrentRoom { machine, room in machine.mark(label, in: room, at: at, now: now) }
@@ -247,10 +244,15 @@ extension NodeMachine {
             originate(.calibrationEvent(label: label.normalized), in: room, at: at, now: now)
         }
         originate(.mark(label: label.normalized), in: room, at: at, now: now)
-        if !SpoilerFreeMoment.contains(label), !toldOfNamedMoments {
-            toldOfNamedMoments = true
-            say(.namedMoment(label: label.normalized))
-        }
+        tellOnceWhereNamesGo(label)
+    }
+
+    /// The first time this run the reader names a moment whose name could spoil, says where it
+    /// goes (``NodeNotice/namedMoment(label:)``) and which names would do what it wants.
+    mutating func tellOnceWhereNamesGo(_ label: CalibrationLabel) {
+        guard !SpoilerFreeMoment.contains(label), !toldOfNamedMoments else { return }
+        toldOfNamedMoments = true
+        say(.namedMoment(label: label.normalized))
     }
 
     /// Takes back this node's mark of `label`: every node stops counting it.

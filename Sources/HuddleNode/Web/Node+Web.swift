@@ -127,9 +127,8 @@ extension Node {
                 showAtConsole(info: "no phone is paired: /web shows a code to pair one")
                 return
             }
-            showAtConsole(info: 
-                (["paired with this node's page:"]
-                    + devices.map { "  \($0.name), since \(HumanFormat.clock($0.pairedAt))" }).joined(separator: "\n"))
+            let lines = ["paired with this node's page:"] + devices.map { "  \($0.name), since \(HumanFormat.clock($0.pairedAt))" }
+            showAtConsole(info: lines.joined(separator: "\n"))
         case .revoke(let name):
             if let hub = web?.hub {
                 if hub.revoke(name: name) != nil {
