@@ -684,3 +684,33 @@ def test_a_capture_of_the_phone_leg_holds_no_words_of_a_private_room(lan, tmp_pa
         counts = {what: data.count(plain.encode())
                   for what, data in (("raw", captured), ("page to node, unmasked", from_page), ("node to page", to_page))}
         assert not any(counts.values()), f"{plain!r} is in the capture: {counts}"
+
+
+def test_upgrades_that_announce_a_body_and_close_give_their_slots_back(lan):
+    """Issue 45, 1: 32 upgrade requests that announce a body (`Content-Length: 5`), never send it
+    and close took every WebSocket slot for good: from then on the page refused every phone, from
+    any address. Each slot now goes back when its connection closes, however it closes."""
+    served = serve(lan)
+    sources = ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"]
+    for round_ in range(2):  # more than the 32 slots in all, twice over
+        for source in sources:
+            for _ in range(8):
+                sock = socket.create_connection(("127.0.0.1", served.port), timeout=5, source_address=(source, 0))
+                key = b64u(os.urandom(16)) + "=="
+                sock.sendall((f"GET /ws HTTP/1.1\r\nHost: {served.address}\r\nOrigin: http://{served.address}\r\n"
+                              "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                              f"Sec-WebSocket-Key: {key}\r\nContent-Length: 5\r\n\r\n").encode())
+                sock.close()
+        time.sleep(0.5)
+    # A phone pairs and chats, from here and from an address the attack used.
+    phone = poll(lambda: _pairs(served), timeout=10, interval=0.5, what="a phone pairing after the attack")
+    still_chatting(served, "after the half-sent upgrades", phone)
+    other = paired_phone(served, code=served.new_offer()["code"], source=sources[0])
+    still_chatting(served, "from an address the attack used", other)
+
+
+def _pairs(served: Served) -> Phone | None:
+    try:
+        return paired_phone(served)
+    except (Closed, PairingRefused, OSError):
+        return None

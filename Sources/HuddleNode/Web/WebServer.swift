@@ -72,14 +72,17 @@ struct WebServer: Sendable {
         let upgrade: @Sendable (HTTPRequest, any Channel, Logger) throws -> ShouldUpgradeResult<
             WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
         > = { [hub, clock, names] request, channel, _ in
+                let address = channel.remoteAddress?.ipAddress ?? "?"
                 guard request.path == "/ws",
                     WebRequestCheck.refusal(
                         host: request.authority, origin: request.headerFields[.origin], isWebSocket: true, names: names) == nil,
-                    webSockets.admit(channel.remoteAddress?.ipAddress ?? "?")
+                    webSockets.admit(address)
                 else { return .dontUpgrade }
-                let address = channel.remoteAddress?.ipAddress ?? "?"
+                // Given back when the connection closes, however it ends: an upgrade admitted whose
+                // handler never runs (a request that announced a body and closed) took a slot for
+                // good, and 32 of them refused every WebSocket after (issue 45).
+                channel.closeFuture.whenComplete { _ in webSockets.release(address) }
                 return .upgrade([:]) { inbound, outbound, _ in
-                    defer { webSockets.release(address) }
                     await WebConnection(hub: hub, clock: clock, channel: channel).serve(inbound, outbound)
                 }
             }
