@@ -30,6 +30,16 @@ import Testing
         return room
     }
 
+    /// The reference and the viewer mark moments `moments` (20 s apart, as ``script``'s), the
+    /// viewer `behind` later, without noise.
+    func markMoments(_ moments: Range<Int>, behind: TimeSpan, in room: inout CalibrationRoomScript) {
+        for i in moments {
+            let moment = WallTime.milliseconds(sinceEpoch: Int64(i) * 20_000 + 100_000)
+            room.mark(reference, "moment \(i)", at: moment)
+            room.mark(viewer, "moment \(i)", at: moment + behind)
+        }
+    }
+
     /// The fit without step detection, as the solver did before steps.
     func plainOffset(_ events: [Event], of node: NodeID) -> TimeSpan? {
         let marks = CalibrationSolver.countedMarksAndNudges(in: events).marks
@@ -86,11 +96,7 @@ import Testing
         #expect(room.calibration.offset(of: viewer) == .seconds(5))
         room.nudge(viewer, 3_000, at: .epoch + .seconds(170))  // after the fourth mark (165 000), before the fifth
         #expect(room.calibration.offset(of: viewer) == .seconds(8))
-        for i in 4..<8 {
-            let moment = WallTime.milliseconds(sinceEpoch: Int64(i) * 20_000 + 100_000)
-            room.mark(reference, "moment \(i)", at: moment)
-            room.mark(viewer, "moment \(i)", at: moment + .seconds(8))
-        }
+        markMoments(4..<8, behind: .seconds(8), in: &room)
         // The marks after the pause agree with those before it once the pause is taken off them:
         // no step, nothing set aside, and the pause is counted once.
         let placement = try #require(room.calibration.placement(of: viewer))
@@ -106,9 +112,7 @@ import Testing
         // exactly at the new lag (15.8 s). It fits: nothing set aside, the offset is the new lag.
         var room = script(moments: 2, sigma: 0, seed: 1) { _ in .seconds(3) }
         room.nudge(viewer, 12_800, at: .epoch + .seconds(130))
-        let moment = WallTime.milliseconds(sinceEpoch: 2 * 20_000 + 100_000)
-        room.mark(reference, "moment 2", at: moment)
-        room.mark(viewer, "moment 2", at: moment + .milliseconds(15_800))
+        markMoments(2..<3, behind: .milliseconds(15_800), in: &room)
         let calibration = room.calibration
         #expect(calibration.suspects.isEmpty, "\(calibration.suspects)")
         #expect(calibration.offset(of: viewer) == .milliseconds(15_800))
@@ -122,11 +126,7 @@ import Testing
         // after it say the lag did not change. Two of them make a step back to the lag they show.
         var room = script(moments: 4, sigma: 0, seed: 1) { _ in .seconds(5) }
         room.nudge(viewer, 10_000, at: .epoch + .seconds(170))
-        for i in 4..<7 {
-            let moment = WallTime.milliseconds(sinceEpoch: Int64(i) * 20_000 + 100_000)
-            room.mark(reference, "moment \(i)", at: moment)
-            room.mark(viewer, "moment \(i)", at: moment + .seconds(5))
-        }
+        markMoments(4..<7, behind: .seconds(5), in: &room)
         let placement = try #require(room.calibration.placement(of: viewer))
         #expect(placement.steps == 1 && placement.offset == .seconds(5))
     }

@@ -66,56 +66,36 @@ import Testing
         #expect(room.markOffer(now: base + .seconds(4))?.label.normalized == "2nd half")
     }
 
-    /// alice's room, where bob has joined; `bobSays` delivers bob's next event and returns what
-    /// alice was shown.
-    final class AliceHearsBob {
-        var room: RoomSession
-        let bob: NodeIdentity
-        private var seq: UInt64 = 1
-
-        init(alice: NodeIdentity, bob: NodeIdentity, at base: WallTime) throws {
-            room = RoomSession(room: "superbowl", reader: alice.id)
-            self.bob = bob
-            _ = try room.compose(.join(nick: "alice"), now: base, signer: alice)
-            _ = bobSays(.join(nick: "bob"), at: base)
-        }
-
-        func bobSays(_ body: EventBody, at: WallTime) -> [RoomOutput] {
-            defer { seq += 1 }
-            return room.receive(bob.event(seq, body, at: at, for: room), now: at)
-        }
-    }
-
     @Test func offsetsAreToldWhenTheyChangeByATenthOfASecondOrMore() throws {
-        let talk = try AliceHearsBob(alice: alice, bob: bob, at: base)
+        let talk = try ReaderHearsPeer(reader: alice, "alice", peer: bob, "bob", at: base)
         func noticed(_ outputs: [RoomOutput]) -> Set<NodeID> {
             outputs.reduce(into: Set<NodeID>()) { if case .offsetsChanged(let report) = $1 { $0.formUnion(report.noticed) } }
         }
         _ = try talk.room.compose(.mark(label: "A"), now: base + .seconds(10), signer: alice)
-        #expect(noticed(talk.bobSays(.mark(label: "A"), at: base + .seconds(13))) == [bob.id, alice.id])
+        #expect(noticed(talk.peerSays(.mark(label: "A"), at: base + .seconds(13))) == [bob.id, alice.id])
         // A second moment 40 ms off refits bob to 3 020 ms: not worth a line.
         _ = try talk.room.compose(.mark(label: "B"), now: base + .seconds(30), signer: alice)
-        let small = talk.bobSays(.mark(label: "B"), at: base + .milliseconds(33_040))
+        let small = talk.peerSays(.mark(label: "B"), at: base + .milliseconds(33_040))
         #expect(talk.room.calibration.offset(of: bob.id) == .milliseconds(3_020))
         #expect(small.contains { if case .offsetsChanged = $0 { true } else { false } }, "scripts still get it")
         #expect(noticed(small).isEmpty)
         // A nudge of half a second is.
-        #expect(noticed(talk.bobSays(.delayNudge(milliseconds: 500), at: base + .seconds(40))) == [bob.id])
+        #expect(noticed(talk.peerSays(.delayNudge(milliseconds: 500), at: base + .seconds(40))) == [bob.id])
     }
 
     @Test func aStrayMarkIsSaidOnce() throws {
-        let talk = try AliceHearsBob(alice: alice, bob: bob, at: base)
+        let talk = try ReaderHearsPeer(reader: alice, "alice", peer: bob, "bob", at: base)
         for (label, at) in [("kickoff", 10_000), ("end of q1", 400_000)] {
             _ = try talk.room.compose(.mark(label: label), now: base + .milliseconds(at), signer: alice)
-            _ = talk.bobSays(.mark(label: label), at: base + .milliseconds(at) + .seconds(3))
+            _ = talk.peerSays(.mark(label: label), at: base + .milliseconds(at) + .seconds(3))
         }
-        var setAside = talk.bobSays(.mark(label: "first down"), at: base + .seconds(430))
+        var setAside = talk.peerSays(.mark(label: "first down"), at: base + .seconds(430))
         setAside += try talk.room.compose(.mark(label: "first down"), now: base + .seconds(517), signer: alice).outputs
         let said = setAside.filter { if case .markSetAside = $0 { true } else { false } }
         #expect(said == [.markSetAside(talk.room.member(bob.id), label: "first down")])
         #expect(talk.room.calibration.offset(of: bob.id) == .seconds(3))
         // bob takes it back: the suspect is gone, nothing else changes.
-        _ = talk.bobSays(.unmark(label: "first down"), at: base + .seconds(520))
+        _ = talk.peerSays(.unmark(label: "first down"), at: base + .seconds(520))
         #expect(talk.room.calibration.suspects.isEmpty)
         #expect(talk.room.calibration.offset(of: bob.id) == .seconds(3))
     }

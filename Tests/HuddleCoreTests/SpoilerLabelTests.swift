@@ -10,26 +10,6 @@ import Testing
     let dave = NodeIdentity.generate()
     let base = WallTime.milliseconds(sinceEpoch: 1_700_000_000_000)
 
-    /// dave's room with alice in it; `fromAlice` delivers her next event at `at` (arriving then).
-    final class DaveHearsAlice {
-        var room: RoomSession
-        let alice: NodeIdentity
-        private var seq: UInt64 = 0
-
-        init(dave: NodeIdentity, alice: NodeIdentity, at base: WallTime) throws {
-            room = RoomSession(room: "superbowl", reader: dave.id)
-            self.alice = alice
-            _ = try room.compose(.join(nick: "dave"), now: base, signer: dave)
-            _ = say(.join(nick: "alice"), at: base)
-        }
-
-        @discardableResult
-        func say(_ body: EventBody, at: WallTime, arriving: WallTime? = nil) -> [RoomOutput] {
-            seq += 1
-            return room.receive(alice.event(seq, body, at: at, for: room), now: arriving ?? at)
-        }
-    }
-
     func proposals(_ outputs: [RoomOutput]) -> [String] {
         outputs.compactMap { output in
             switch output {
@@ -59,15 +39,15 @@ import Testing
     }
 
     @Test func anUnplacedReaderIsCuedWithoutTheNameAndGetsItWhenTheShieldLetsItGo() throws {
-        let dave = try DaveHearsAlice(dave: self.dave, alice: alice, at: base)
+        let dave = try ReaderHearsPeer(reader: self.dave, "dave", peer: alice, "alice", at: base)
         // alice proposes "safety" and marks it: dave, placed with nobody, reads no name.
-        var outputs = dave.say(.calibrationEvent(label: "safety"), at: base + .seconds(10))
-        outputs += dave.say(.mark(label: "safety"), at: base + .seconds(10))
+        var outputs = dave.peerSays(.calibrationEvent(label: "safety"), at: base + .seconds(10))
+        outputs += dave.peerSays(.mark(label: "safety"), at: base + .seconds(10))
         #expect(proposals(outputs) == ["cue from alice"])
         #expect(dave.room.markOffer(now: base + .seconds(11)) == nil)
         #expect(dave.room.labels.isEmpty)
         // A second moment of hers is not cued again.
-        outputs = dave.say(.calibrationEvent(label: "touchdown"), at: base + .seconds(40))
+        outputs = dave.peerSays(.calibrationEvent(label: "touchdown"), at: base + .seconds(40))
         #expect(proposals(outputs).isEmpty)
         // 90 s after she wrote it, the shield lets the name go, and it is offered from then on.
         #expect(proposals(dave.room.wake(now: base + .milliseconds(99_999))).isEmpty)
@@ -79,20 +59,20 @@ import Testing
     }
 
     @Test func aSpoilerFreeNameReachesAnUnplacedReaderAtOnce() throws {
-        let dave = try DaveHearsAlice(dave: self.dave, alice: alice, at: base)
-        let outputs = dave.say(.calibrationEvent(label: "Kickoff"), at: base + .seconds(1))
-            + dave.say(.mark(label: "kickoff"), at: base + .seconds(1))
+        let dave = try ReaderHearsPeer(reader: self.dave, "dave", peer: alice, "alice", at: base)
+        let outputs = dave.peerSays(.calibrationEvent(label: "Kickoff"), at: base + .seconds(1))
+            + dave.peerSays(.mark(label: "kickoff"), at: base + .seconds(1))
         #expect(proposals(outputs) == ["proposes kickoff", "marked kickoff"])
         #expect(dave.room.markOffer(now: base + .seconds(2))?.label.normalized == "kickoff")
     }
 
     @Test func aPlacedReaderGetsAProposalAtHisOwnMoment() throws {
         // dave is 2 min 18 s behind alice (both marked kickoff); alice marks "safety" later.
-        let dave = try DaveHearsAlice(dave: self.dave, alice: alice, at: base)
-        dave.say(.mark(label: "kickoff"), at: base + .seconds(1))
+        let dave = try ReaderHearsPeer(reader: self.dave, "dave", peer: alice, "alice", at: base)
+        dave.peerSays(.mark(label: "kickoff"), at: base + .seconds(1))
         _ = try dave.room.compose(.mark(label: "kickoff"), now: base + .seconds(139), signer: self.dave)
         #expect(dave.room.calibration.lag(of: self.dave.id, behind: alice.id) == .seconds(138))
-        let outputs = dave.say(.mark(label: "safety"), at: base + .seconds(200), arriving: base + .milliseconds(200_100))
+        let outputs = dave.peerSays(.mark(label: "safety"), at: base + .seconds(200), arriving: base + .milliseconds(200_100))
         #expect(proposals(outputs).isEmpty, "no name, and no cue: he is placed")
         #expect(dave.room.markOffer(now: base + .seconds(300)) == nil)
         #expect(dave.room.nextWake == base + .seconds(338))
@@ -102,21 +82,21 @@ import Testing
     }
 
     @Test func anotherReadersSetAsideMarkOrTakenBackMarkIsNotNamedEarly() throws {
-        let dave = try DaveHearsAlice(dave: self.dave, alice: alice, at: base)
+        let dave = try ReaderHearsPeer(reader: self.dave, "dave", peer: alice, "alice", at: base)
         // A take-back of a name dave was never told says nothing.
-        var outputs = dave.say(.mark(label: "safety"), at: base + .seconds(5))
-        outputs += dave.say(.unmark(label: "safety"), at: base + .seconds(6))
+        var outputs = dave.peerSays(.mark(label: "safety"), at: base + .seconds(5))
+        outputs += dave.peerSays(.unmark(label: "safety"), at: base + .seconds(6))
         #expect(proposals(outputs) == ["cue from alice"])
         // Once told, it is said.
         _ = dave.room.wake(now: base + .seconds(95))
-        outputs = dave.say(.unmark(label: "safety"), at: base + .seconds(96))
+        outputs = dave.peerSays(.unmark(label: "safety"), at: base + .seconds(96))
         #expect(proposals(outputs) == ["unmarked safety"])
     }
 
     @Test func aRestartNeitherRepeatsANameNorShowsOneEarly() throws {
-        let dave = try DaveHearsAlice(dave: self.dave, alice: alice, at: base)
-        dave.say(.mark(label: "safety"), at: base + .seconds(5))
-        dave.say(.mark(label: "touchdown"), at: base + .seconds(80))
+        let dave = try ReaderHearsPeer(reader: self.dave, "dave", peer: alice, "alice", at: base)
+        dave.peerSays(.mark(label: "safety"), at: base + .seconds(5))
+        dave.peerSays(.mark(label: "touchdown"), at: base + .seconds(80))
         _ = dave.room.wake(now: base + .seconds(96))  // "safety" told; "touchdown" not yet
         var restarted = RoomSession(room: "superbowl", reader: self.dave.id)
         let outputs = restarted.restore(dave.room.log.delivered, shown: [], now: base + .seconds(100))
@@ -126,8 +106,8 @@ import Testing
     }
 
     @Test func theReadersOwnMarkOfANameNobodyToldHimProposesNothingTwice() throws {
-        let dave = try DaveHearsAlice(dave: self.dave, alice: alice, at: base)
-        dave.say(.calibrationEvent(label: "safety"), at: base + .seconds(5))
+        let dave = try ReaderHearsPeer(reader: self.dave, "dave", peer: alice, "alice", at: base)
+        dave.peerSays(.calibrationEvent(label: "safety"), at: base + .seconds(5))
         #expect(dave.room.isProposed(CalibrationLabel("safety")!))
         #expect(!dave.room.labels.contains(CalibrationLabel("safety")!))
     }
