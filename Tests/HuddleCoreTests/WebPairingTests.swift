@@ -6,6 +6,21 @@ import Testing
     let start = MonotonicTime.start + .seconds(1_000)
     let typed: [UInt8] = [0x3a, 0x91, 0x0c, 0xff, 0x42]
     let secret = [UInt8](repeating: 0xa5, count: 16)
+    let page = [UInt8](repeating: 1, count: 32)
+    let node = [UInt8](repeating: 2, count: 32)
+    let confirm = [UInt8](repeating: 3, count: 32)
+
+    /// The page's proof that it knows `code` (docs/WEB.md, pairing step 4).
+    func proof(_ code: String) -> [UInt8] { WebChannel.pairTag(confirm, page: page, node: node, code: code, by: .page) }
+
+    /// `pairing.pair` with a proof of `code` from `address`.
+    func guess(
+        _ code: String, _ pairing: inout WebPairing, from address: String = "192.168.1.23", at now: MonotonicTime
+    ) -> WebPairing.Verdict {
+        pairing.pair(
+            proof: proof(code), page: page, node: node, confirm: confirm, deviceKey: [9], name: "phone", id: [1],
+            from: address, at: .epoch, now: now)
+    }
 
     @Test func codesHoldTheirBitsAndReadAsPeopleTypeThem() {
         let code = PairingCode(random: typed)
@@ -22,14 +37,13 @@ import Testing
     @Test func aCodePairsOnceAndIsUsedUp() throws {
         var pairing = WebPairing()
         let offer = pairing.offer(typed: typed, secret: secret, now: start)
-        #expect(pairing.attempt(now: start) == .allowed([offer.typed.letters, offer.secret.letters]))
         let paired = pairing.paired(using: offer.typed.letters, name: "phone", key: [1], id: [0xab, 0x01], at: .epoch, now: start)
         let device = try #require(paired)
         #expect(device.id == "ab01")
         #expect(device.name == "phone")
         #expect(pairing.device(id: "ab01") == device)
         // Used: neither code is on offer any more.
-        #expect(pairing.attempt(now: start) == .noCode)
+        #expect(guess(offer.secret.letters, &pairing, at: start) == .noCode)
         #expect(pairing.paired(using: offer.secret.letters, name: "tablet", key: [2], id: [2], at: .epoch, now: start) == nil)
     }
 
@@ -38,7 +52,7 @@ import Testing
         let offer = pairing.offer(typed: typed, secret: secret, now: start)
         let late = start + WebPairing.codeLifetime
         #expect(pairing.paired(using: offer.typed.letters, name: "phone", key: [1], id: [1], at: .epoch, now: late) == nil)
-        #expect(pairing.attempt(now: late) == .noCode)
+        #expect(guess(offer.typed.letters, &pairing, at: late) == .noCode)
     }
 
     @Test func aNewOfferWithdrawsTheOldCodes() {
@@ -49,19 +63,73 @@ import Testing
         #expect(pairing.paired(using: new.typed.letters, name: "phone", key: [1], id: [1], at: .epoch, now: start) != nil)
     }
 
-    @Test func attemptsAreFiveAMinuteFromEveryoneTogether() {
+    @Test func wrongGuessesAreCountedPerAddressAndARightAnswerSpendsNothing() {
         var pairing = WebPairing()
-        pairing.offer(typed: typed, secret: secret, now: start)
-        for second in 0..<WebPairing.attemptsPerMinute {
-            guard case .allowed = pairing.attempt(now: start + .seconds(second)) else {
-                Issue.record("attempt \(second) refused")
+        let offer = pairing.offer(typed: typed, secret: secret, now: start)
+        let stranger = "192.168.1.66"
+        for second in 0..<WebPairing.wrongGuessesPerMinute {
+            #expect(guess("0000AAAA", &pairing, from: stranger, at: start + .seconds(second)) == .wrong)
+        }
+        // The stranger waits, and is told when his own first guess leaves the minute.
+        #expect(guess("0000AAAB", &pairing, from: stranger, at: start + .seconds(10)) == .tooMany(retryAfter: .seconds(50)))
+        // Even the right code waits behind his own wrong ones…
+        #expect(guess(offer.typed.letters, &pairing, from: stranger, at: start + .seconds(11)) == .tooMany(retryAfter: .seconds(49)))
+        // …but the QR secret is always checked, from anywhere, and pairs.
+        guard case .paired = guess(offer.secret.letters, &pairing, from: stranger, at: start + .seconds(12)) else {
+            Issue.record("the QR secret did not pair from an address out of guesses")
+            return
+        }
+        // A friend's right code, typed while the stranger guesses, pairs at the first try.
+        let second = pairing.offer(typed: [1, 2, 3, 4, 5], secret: [UInt8](repeating: 7, count: 16), now: start + .seconds(13))
+        #expect(guess("0000AAAC", &pairing, from: stranger, at: start + .seconds(14)) == .tooMany(retryAfter: .seconds(46)))
+        guard case .paired = guess(second.typed.letters, &pairing, from: "192.168.1.23", at: start + .seconds(15)) else {
+            Issue.record("a friend's right code waited behind a stranger's guesses")
+            return
+        }
+        // A minute after his first guess, the stranger may guess again.
+        pairing.offer(typed: typed, secret: secret, now: start + .seconds(59))
+        #expect(guess("0000AAAA", &pairing, from: stranger, at: start + .seconds(60)) == .wrong)
+    }
+
+    @Test func rightAnswersDoNotSpendTheBudget() {
+        var pairing = WebPairing()
+        for round in 0..<(2 * WebPairing.wrongGuessesPerMinute) {
+            let offer = pairing.offer(typed: [UInt8(round), 2, 3, 4, 5], secret: secret, now: start)
+            guard case .paired = guess(offer.typed.letters, &pairing, at: start + .seconds(round)) else {
+                Issue.record("pairing \(round) in a minute was refused")
                 return
             }
         }
-        #expect(pairing.attempt(now: start + .seconds(10)) == .tooMany(retryAfter: .seconds(50)))
-        // A minute after the first, one more is allowed.
-        guard case .allowed = pairing.attempt(now: start + .seconds(60)) else {
-            Issue.record("the budget did not refill")
+    }
+
+    @Test func aCodeGuessedAtTooOftenFromManyAddressesNoLongerPairs() {
+        var pairing = WebPairing()
+        let offer = pairing.offer(typed: typed, secret: secret, now: start)
+        var verdicts: [WebPairing.Verdict] = []
+        for index in 0..<(WebPairing.wrongGuessesPerCode + 10) {
+            verdicts.append(guess("0000AAAA", &pairing, from: "10.0.\(index / 250).\(index % 250)", at: start + .milliseconds(index)))
+        }
+        #expect(verdicts.filter { $0 == .wrong }.count == WebPairing.wrongGuessesPerCode - 1 + 10)
+        #expect(verdicts[WebPairing.wrongGuessesPerCode - 1] == .wornOut)
+        // Worn out: the right typed code no longer pairs, from a fresh address; the QR secret does.
+        #expect(guess(offer.typed.letters, &pairing, from: "192.168.1.23", at: start + .seconds(1)) == .wrong)
+        guard case .paired = guess(offer.secret.letters, &pairing, from: "192.168.1.23", at: start + .seconds(2)) else {
+            Issue.record("the QR secret did not pair once the typed code was worn out")
+            return
+        }
+        // One stranger with 8 addresses, 5 guesses a minute each for the code's 5 minutes, does
+        // not wear a code out: a friend's right code still pairs at the end.
+        let fresh = pairing.offer(typed: [9, 9, 9, 9, 9], secret: [UInt8](repeating: 8, count: 16), now: start + .seconds(100))
+        for minute in 0..<5 {
+            for host in 0..<8 {
+                for guessNumber in 0..<WebPairing.wrongGuessesPerMinute {
+                    let at = start + .seconds(100 + 60 * minute + guessNumber)
+                    #expect(guess("0000AAAA", &pairing, from: "10.9.9.\(host)", at: at) == .wrong)
+                }
+            }
+        }
+        guard case .paired = guess(fresh.typed.letters, &pairing, at: start + .seconds(100 + 290)) else {
+            Issue.record("8 addresses guessing for the code's life wore it out")
             return
         }
     }
@@ -95,10 +163,10 @@ import Testing
     @Test func aProofPairsOnlyWithTheCodeItWasMadeWith() {
         var pairing = WebPairing()
         let offer = pairing.offer(typed: typed, secret: secret, now: start)
-        let (page, node, confirm) = ([UInt8](repeating: 1, count: 32), [UInt8](repeating: 2, count: 32), [UInt8](repeating: 3, count: 32))
-        func proof(_ code: String) -> [UInt8] { WebChannel.pairTag(confirm, page: page, node: node, code: code, by: .page) }
         func pair(_ tag: [UInt8]) -> WebPairing.Verdict {
-            pairing.pair(proof: tag, page: page, node: node, confirm: confirm, deviceKey: [9], name: "phone", id: [1], at: .epoch, now: start)
+            pairing.pair(
+                proof: tag, page: page, node: node, confirm: confirm, deviceKey: [9], name: "phone", id: [1], from: "192.168.1.23",
+                at: .epoch, now: start)
         }
         #expect(pair(proof("0000AAAA")) == .wrong)
         // A proof by the node (the other nonce) is not the page's.

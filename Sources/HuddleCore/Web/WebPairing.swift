@@ -4,21 +4,27 @@
 /// - Each ``offer(typed:secret:now:)`` makes a new typed code (40 bits) and a QR secret (128),
 ///   and withdraws the ones before it; both expire after ``codeLifetime``, and the first pairing
 ///   with either uses both up.
-/// - Attempts are counted together, whoever makes them: ``attemptsPerMinute`` a minute. A flood
-///   of guesses gets nowhere (5 a minute for 5 minutes is 25 guesses of 2^40) and leaves the
-///   node's other work alone.
+/// - Only wrong guesses at the typed code are counted, and per address: ``wrongGuessesPerMinute``
+///   from one address in a minute, then "wait". A right answer spends nothing, and a stranger's
+///   guesses spend nobody else's chance (one budget for everyone let one stranger keep every
+///   phone from pairing, issue 45). The QR secret (128 bits) is always checked: nobody guesses it.
+/// - A code takes at most ``wrongGuessesPerCode`` wrong guesses in all, from however many
+///   addresses, then no longer pairs (the QR secret still does): a typed code's 2^40 hold against
+///   any number of machines, and one stranger with 8 addresses (200 guesses in the code's 5
+///   minutes) never wears it out.
 ///
 /// ```swift
 /// var pairing = WebPairing()
 /// let offer = pairing.offer(typed: random(5), secret: random(16), now: now)  // shown in the terminal
-/// guard case .allowed(let codes) = pairing.attempt(now: now) else { … }     // try each code's tag
-/// let device = pairing.paired(using: code, name: "phone", key: k, id: random(16), at: wall, now: now)
+/// switch pairing.pair(proof: tag, …, from: "192.168.1.23", now: now) { case .paired(let device, _): … }
 /// ```
 public struct WebPairing: Sendable {
     /// How long a code is good for.
     public static let codeLifetime = TimeSpan.seconds(300)
-    /// Attempts, right or wrong, from anyone, in a minute.
-    public static let attemptsPerMinute = 5
+    /// Wrong guesses at the typed code from one address in a minute.
+    public static let wrongGuessesPerMinute = 5
+    /// Wrong guesses at one typed code in all, from everyone, before it no longer pairs.
+    public static let wrongGuessesPerCode = 256
     /// Most devices paired at once (a viewer's phone and tablet, a friend's phone).
     public static let maximumDevices = 16
 
@@ -29,7 +35,7 @@ public struct WebPairing: Sendable {
         public var expires: MonotonicTime
     }
 
-    /// What a pairing attempt came to (``pair(proof:page:node:confirm:deviceKey:name:id:at:now:)``).
+    /// What a pairing attempt came to (``pair(proof:page:node:confirm:deviceKey:name:id:from:at:now:)``).
     public enum Verdict: Sendable, Equatable {
         case paired(WebDevice, code: String)
         /// The proof matches no code on offer.
@@ -38,44 +44,55 @@ public struct WebPairing: Sendable {
         case noCode
         /// The code was right, but ``maximumDevices`` are paired already.
         case full
+        /// This address guessed wrong ``wrongGuessesPerMinute`` times in the last minute.
         case tooMany(retryAfter: TimeSpan)
+        /// Wrong, and the typed code has now been guessed at ``wrongGuessesPerCode`` times: it no
+        /// longer pairs. Said once per code, for the viewer (the page hears "wrong").
+        case wornOut
     }
 
-    /// A page's proof (docs/WEB.md, pairing step 4), checked against the codes on offer within
-    /// the attempts' budget: if it proves one, the device is paired under `id` (16 random bytes)
-    /// with `deviceKey`, the key the pairing's exchange gave.
+    /// A page's proof (docs/WEB.md, pairing step 4) from `address`, checked against the QR
+    /// secret, then, within that address's budget, against the typed code: if it proves one, the
+    /// device is paired under `id` (16 random bytes) with `deviceKey`, the key the pairing's
+    /// exchange gave.
     public mutating func pair(
         proof: [UInt8], page: [UInt8], node: [UInt8], confirm: [UInt8], deviceKey: [UInt8], name: String, id: [UInt8],
-        at wall: WallTime, now: MonotonicTime
+        from address: String, at wall: WallTime, now: MonotonicTime
     ) -> Verdict {
-        switch attempt(now: now) {
-        case .tooMany(let retryAfter): return .tooMany(retryAfter: retryAfter)
-        case .noCode: return .noCode
-        case .allowed(let codes):
-            let proven = codes.first { code in
-                WebChannel.tagMatches(proof, WebChannel.pairTag(confirm, page: page, node: node, code: code, by: .page))
-            }
-            guard let code = proven else { return .wrong }
-            guard let device = paired(using: code, name: name, key: deviceKey, id: id, at: wall, now: now) else {
-                return devices.count >= Self.maximumDevices ? .full : .noCode
-            }
-            return .paired(device, code: code)
+        guard let offer, now < offer.expires else {
+            self.offer = nil
+            return .noCode
         }
-    }
-
-    /// What an attempt may do.
-    public enum Attempt: Sendable, Equatable {
-        /// Check the page's tag against each of these codes' letters.
-        case allowed([String])
-        /// No code is on offer (none shown, or it expired or was used).
-        case noCode
-        /// Too many attempts: try again after this long.
-        case tooMany(retryAfter: TimeSpan)
+        func proves(_ code: PairingCode) -> Bool {
+            WebChannel.tagMatches(proof, WebChannel.pairTag(confirm, page: page, node: node, code: code.letters, by: .page))
+        }
+        func pairs(_ code: PairingCode) -> Verdict {
+            guard let device = paired(using: code.letters, name: name, key: deviceKey, id: id, at: wall, now: now) else {
+                return .full
+            }
+            return .paired(device, code: code.letters)
+        }
+        if proves(offer.secret) { return pairs(offer.secret) }
+        wrongGuesses = wrongGuesses.compactMapValues { times in
+            let recent = times.filter { now - $0 < .seconds(60) }
+            return recent.isEmpty ? nil : recent
+        }
+        if let recent = wrongGuesses[address], recent.count >= Self.wrongGuessesPerMinute {
+            return .tooMany(retryAfter: recent[0] + .seconds(60) - now)
+        }
+        guard wrongGuessesAtCode < Self.wrongGuessesPerCode else { return .wrong }
+        if proves(offer.typed) { return pairs(offer.typed) }
+        wrongGuesses[address, default: []].append(now)
+        wrongGuessesAtCode += 1
+        return wrongGuessesAtCode == Self.wrongGuessesPerCode ? .wornOut : .wrong
     }
 
     public private(set) var offer: Offer?
     public private(set) var devices: [WebDevice]
-    private var attempts: [MonotonicTime] = []
+    /// When each address guessed wrong in the last minute.
+    private var wrongGuesses: [String: [MonotonicTime]] = [:]
+    /// Wrong guesses at the typed code on offer, from everyone.
+    private var wrongGuessesAtCode = 0
 
     public init(devices: [WebDevice] = []) {
         self.devices = devices
@@ -87,21 +104,8 @@ public struct WebPairing: Sendable {
         precondition(typed.count >= 5 && secret.count >= 16, "a typed code needs 40 bits, a QR secret 128")
         let offer = Offer(typed: PairingCode(random: typed), secret: PairingCode(random: secret), expires: now + Self.codeLifetime)
         self.offer = offer
+        wrongGuessesAtCode = 0
         return offer
-    }
-
-    /// Takes one attempt from the budget, and says which codes it may be checked against.
-    public mutating func attempt(now: MonotonicTime) -> Attempt {
-        attempts.removeAll { now - $0 >= .seconds(60) }
-        if attempts.count >= Self.attemptsPerMinute {
-            return .tooMany(retryAfter: attempts[0] + .seconds(60) - now)
-        }
-        attempts.append(now)
-        guard let offer, now < offer.expires else {
-            offer = nil
-            return .noCode
-        }
-        return .allowed([offer.typed.letters, offer.secret.letters])
     }
 
     /// A page proved it knows the code on offer: the codes are used up and the device is kept

@@ -167,6 +167,10 @@ extension Node {
             // The page hears it in its own words: unpairing is the console's.
             showAtConsole(info: "\(name) is paired: it shows this node's rooms (/web revoke \(name) unpairs it)")
             web?.hub.publish(Self.pageRenderer.info("\(name) is paired: it shows this node's rooms, held back as the node shows them"))
+        case .codeWornOut:
+            showAtConsole(
+                error: "the typed code was guessed wrong \(WebPairing.wrongGuessesPerCode) times (someone on the network is "
+                    + "trying codes): it no longer pairs; the QR code still does, and /web shows a new code")
         case .opened:
             refreshPages(force: true)
         }

@@ -115,7 +115,8 @@ struct WebConnection {
         else { return false }
         let verdict = hub.pair(
             proof: tag, page: pagePublic, node: exchange.publicKey, confirm: keys.confirm, deviceKey: keys.device,
-            name: ask.name ?? "phone", at: clock.wall(), now: clock.monotonic())
+            name: ask.name ?? "phone", from: channel.remoteAddress?.ipAddress ?? "?", at: clock.wall(),
+            now: clock.monotonic())
         switch verdict {
         case .paired(let device, let code):
             let mine = WebChannel.pairTag(keys.confirm, page: pagePublic, node: exchange.publicKey, code: code, by: .node)
@@ -126,6 +127,9 @@ struct WebConnection {
             return true
         case .wrong, .noCode:
             try await Self.say([("t", "error"), ("message", "wrong or expired code")], outbound)
+        case .wornOut:
+            try await Self.say([("t", "error"), ("message", "wrong or expired code")], outbound)
+            await hub.inputs(.codeWornOut)
         case .full:
             try await Self.say(
                 [("t", "error"),

@@ -14,6 +14,9 @@ enum WebInput: Sendable, Equatable {
     case passphrase(String?)
     /// A device was just paired: the node tells its viewer.
     case paired(name: String)
+    /// The typed code on offer was guessed at too often and no longer pairs: the node tells its
+    /// viewer (someone on the network is guessing).
+    case codeWornOut
     /// A page opened a session: it needs the view as it stands.
     case opened
 }
@@ -80,17 +83,17 @@ final class WebHub: Sendable {
         return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &random) }
     }
 
-    /// Checks a page's proof against the codes on offer, within the attempts' budget; pairs the
-    /// device if it is right.
+    /// Checks a page's proof from `address` against the codes on offer, within that address's
+    /// budget; pairs the device if it is right.
     func pair(
         proof: [UInt8], page: [UInt8], node: [UInt8], confirm: [UInt8], deviceKey: [UInt8], name: String,
-        at wall: WallTime, now: MonotonicTime
+        from address: String, at wall: WallTime, now: MonotonicTime
     ) -> WebPairing.Verdict {
         let id = Self.randomBytes(16)
         let verdict = state.withLock { state in
             state.pairing.pair(
-                proof: proof, page: page, node: node, confirm: confirm, deviceKey: deviceKey, name: name, id: id, at: wall,
-                now: now)
+                proof: proof, page: page, node: node, confirm: confirm, deviceKey: deviceKey, name: name, id: id,
+                from: address, at: wall, now: now)
         }
         if case .paired(let device, _) = verdict {
             do {
