@@ -140,6 +140,50 @@ import Testing
         #expect(lan[bob].outputs.contains(.listeningStopped(reason: nil)))
     }
 
+    /// Issue 45: a stranger without keys sent windows "from alice" to bob (random signatures),
+    /// faster than alice's budget: they spent it before their signatures were checked, and bob
+    /// never took alice's own. Now only a signed window spends its sender's budget, and a
+    /// replayed one, or one sent 5 minutes from now, is refused before it does.
+    @Test func forgedReplayedAndFarOffWindowsSpendNothingOfTheSendersBudget() throws {
+        var (lan, alice, bob) = listeningPair()
+        let aliceID = lan[alice].machine.identity
+        let bobID = lan[bob].machine.identity
+        let key = aliceID.directKey(with: bobID.id, peerAgreementKey: bobID.agreementPublicKey, name: "@bob")!
+        let source = lan[alice].address
+        func window(_ seed: UInt32, sentAt: WallTime) -> SoundWindow {
+            let sound = frames(seed)
+            return SoundWindow.made(
+                by: aliceID, room: room, for: bobID.id, pairKey: key, sentAt: sentAt, start: sentAt - .seconds(2),
+                bits: sound.bits, loud: sound.loud)
+        }
+        for second in 0..<20 {
+            let now = lan.now.wall
+            // Ten forged windows a second "from alice", then her own.
+            for forgery in 0..<10 {
+                var forged = window(UInt32(100 * second + forgery), sentAt: now)
+                forged.signature = Array(repeating: UInt8(forgery), count: 64)
+                lan.on(bob) { $0.handle(.datagram(forged.encoded(), from: source), now: $1) }
+            }
+            if second % 2 == 0 {
+                let honest = window(UInt32(second), sentAt: now)
+                lan.on(bob) { $0.handle(.datagram(honest.encoded(), from: source), now: $1) }
+                // Replayed at once, and again a second later.
+                lan.on(bob) { $0.handle(.datagram(honest.encoded(), from: source), now: $1) }
+            }
+            lan.advance(.seconds(1))
+        }
+        #expect(lan[bob].heard.count == 10, "every one of alice's own windows")
+        #expect(lan[bob].machine.counters.drops[.soundReplayed] == 10)
+        #expect((lan[bob].machine.counters.drops[.badSignature] ?? 0) + (lan[bob].machine.counters.drops[.checkBudget] ?? 0) == 200)
+        #expect(lan[bob].machine.counters.drops[.soundBudget] == nil)
+        // A window signed to have been sent in 1970, or in 2100.
+        for sentAt in [WallTime.epoch + .seconds(1), lan.now.wall + .seconds(3_600 * 24 * 365 * 75)] {
+            lan.on(bob) { $0.handle(.datagram(window(7, sentAt: sentAt).encoded(), from: source), now: $1) }
+        }
+        #expect(lan[bob].machine.counters.drops[.soundReplayed] == 12)
+        #expect(lan[bob].heard.count == 10)
+    }
+
     @Test func anAlignedMatchBecomesAHeardEventThatPlacesBothViewersEverywhere() throws {
         var (lan, alice, bob) = listeningPair()
         let carol = lan.add("carol")

@@ -8,10 +8,12 @@ only while it needs it."""
 from __future__ import annotations
 
 import random
+import socket
 import subprocess
 import time
 from pathlib import Path
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
 from huddletest.audio_corpus import write_pcm16
@@ -202,9 +204,9 @@ def test_what_leaves_a_listening_node_is_readable_by_its_one_receiver_and_only_w
 
 def test_a_member_flooding_sound_windows_gets_one_a_second_opened(lan, tmp_path):
     """Round 3: 16 member identities flooding windows took a node from 2 % to 51 % of a core.
-    Now each sender's windows are budgeted (one a second, bursts of four) before any signature
-    is checked or seal opened: eve's 200 windows in 2 s cost bob 200 lookups, and he opens a
-    handful."""
+    Now each sender's windows are budgeted (one a second, bursts of four) before any seal is
+    opened or match tried (their signatures first: issue 45): eve's 200 windows in 2 s cost bob
+    200 signature checks, and he opens a handful."""
     wav = speechlike_wav(tmp_path / "room.wav", 30)
     with WireClient("eve") as eve:
         bob = lan("bob", extra=["--audio-file", str(wav)])
@@ -227,6 +229,54 @@ def test_a_member_flooding_sound_windows_gets_one_a_second_opened(lan, tmp_path)
                      and c, timeout=10, what="bob dealt with eve's 200 windows")
     opened = after["sound_windows_in"] - before["sound_windows_in"]
     refused = after["drops"].get("sound_budget", 0) - before["drops"].get("sound_budget", 0)
-    print(f"eve sent 200 windows in {elapsed:.1f} s: bob opened {opened}, refused {refused} unchecked")
+    print(f"eve sent 200 windows in {elapsed:.1f} s: bob opened {opened}, refused {refused} unopened")
     assert opened <= 4 + elapsed + 1
     assert refused >= 200 - (4 + elapsed + 1)
+
+
+def test_forged_and_replayed_windows_from_a_stranger_cost_a_member_none_of_his_sound(lan, tmp_path):
+    """Issue 45: a stranger with no key sent windows "from alice" to bob (random signatures),
+    1.5 a second: they spent alice's budget before their signatures were checked, and the two
+    never aligned. Now the stranger floods 10 a second "from eve" from another address, replays
+    each of eve's windows and sends one dated 1970: bob takes every one of eve's own."""
+    wav = speechlike_wav(tmp_path / "room.wav", 40)
+    forger = Ed25519PrivateKey.generate()
+    stranger = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    stranger.bind(("127.0.0.3", 0))
+    with WireClient("eve") as eve, stranger:
+        bob = lan("bob", extra=["--audio-file", str(wav)])
+        eve.meet(bob.address)
+        eve.join(bob.address)
+        bob.wait_for(lambda o: o["type"] == "listening" and "source" in o, what="bob hearing his file")
+        bob_id = bytes.fromhex(bob.id)
+        key = poll(lambda: eve.pair_key(bob_id), timeout=10, what="eve has bob's agreement key")
+        poll(lambda: any(m["nick"] == "eve" for m in room(bob)["members"]), timeout=10, what="eve a member on bob")
+        host, port = bob.address.rsplit(":", 1)
+        before = bob.status()["counters"]
+        honest = 0
+        for tick in range(100):  # 10 s
+            now = now_ms()
+            forged = encode_sound_window(eve.id, ROOM, now, now - 2_000, [tick + 7] * 200, [True] * 200,
+                                         key=forger, pair_key=key, to_id=bob_id)
+            stranger.sendto(forged, (host, int(port)))
+            if tick % 20 == 0:  # eve's own, every 2 s, and the stranger's copy of it
+                window = encode_sound_window(eve.id, ROOM, now, now - 2_000, [tick + 1] * 200, [True] * 200,
+                                             key=eve.key, pair_key=key, to_id=bob_id)
+                eve.send_raw(bob.address, window)
+                honest += 1
+                time.sleep(0.05)
+                stranger.sendto(window, (host, int(port)))
+            time.sleep(0.1)
+        old = encode_sound_window(eve.id, ROOM, 1_000, 0, [3] * 200, [True] * 200, key=eve.key, pair_key=key,
+                                  to_id=bob_id)
+        stranger.sendto(old, (host, int(port)))
+
+        def dealt_with(c: dict) -> bool:
+            drops = {k: c["drops"].get(k, 0) - before["drops"].get(k, 0)
+                     for k in ("bad_signature", "check_budget", "sound_replayed")}
+            return drops["bad_signature"] + drops["check_budget"] >= 100 and drops["sound_replayed"] >= honest + 1
+        after = poll(lambda: c if dealt_with(c := bob.status()["counters"]) else None, timeout=10,
+                     what="bob dealt with the stranger's windows")
+    taken = after["sound_windows_in"] - before["sound_windows_in"]
+    assert taken == honest, f"bob took {taken} of eve's {honest} windows"
+    assert after["drops"].get("sound_budget", 0) == before["drops"].get("sound_budget", 0)

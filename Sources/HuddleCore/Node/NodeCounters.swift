@@ -49,8 +49,12 @@ public struct NodeCounters: Sendable {
         /// A sound window from a node that is not a live peer in the window's room.
         case unknownSender = "unknown_sender"
         /// A sound window past its sender's budget (one a second, bursts of four) or everyone's
-        /// (eight a second): dropped before its signature is checked (``NodeMachine/soundWindowBudget``).
+        /// (eight a second): dropped, its signature checked, before its seal is opened
+        /// (``NodeMachine/soundWindowBudget``).
         case soundBudget = "sound_budget"
+        /// A signed sound window sent more than 5 minutes from now, or not after its sender's last
+        /// one taken: a replay.
+        case soundReplayed = "sound_replayed"
         /// An event of a private room this node is in that the room's key does not open: sealed
         /// with another passphrase's key, tampered with, or not sealed at all (and a sealed event
         /// in a public room).

@@ -15,6 +15,9 @@ extension NodeMachine {
     struct Hearing: Sendable {
         /// How many peers' sound windows are opened (``soundWindowBudget``).
         var budget = NodeMachine.soundWindowBudget
+        /// The `sentAt` of each peer's latest window taken (within ``soundWindowFreshness``): one
+        /// not after it is a replay.
+        var lastSentAt: [NodeID: WallTime] = [:]
         /// Whether the reader's latest word was to listen (`/listen`, `--listen`) rather than
         /// not: a source takes a while to start, and what was asked last is what counts.
         var wanted = false
@@ -115,7 +118,8 @@ extension NodeMachine {
             self.joined.contains { self.rooms[$0]?.calibration.areConnected(me, peer) == true }
         }
         let recipients = listening.sharing.recipients(
-            among: shared.keys.sorted(), placed: placed, frames: bits.count, now: now.wall)
+            among: shared.keys.sorted(), placed: placed, host: { shared[$0]?.peer.address.host ?? "" }, frames: bits.count,
+            now: now.wall)
         self.listening = listening
         for id in recipients {
             guard let (room, peer) = shared[id], let key = directRoom(with: id).flatMap({ keys[$0] }) else { continue }
@@ -138,14 +142,23 @@ extension NodeMachine {
 
     /// How many sound windows this node opens, per sender and in all: a listening node sends a
     /// peer at most one 2 s window every 2 s (three at once when it starts listening), so more
-    /// than one a second (bursts of four) is a flood, dropped before its signature is checked or
-    /// its seal opened (`sound_budget`); eight a second from everyone together (bursts of 16).
+    /// than one a second (bursts of four) is a flood, dropped before its seal is opened or it
+    /// reaches the matcher (`sound_budget`); eight a second from everyone together (bursts of 16).
     /// Round 3: 16 member identities flooding windows took a node from 2 % to 51 % of a core.
+    /// Spent only by windows whose signature holds: forged windows "from bob", spending bob's
+    /// budget, kept a pair from aligning for good (issue 45); the signature checks themselves
+    /// come from the source address's budget.
     public static let soundWindowBudget = RateBudget(perPeer: 1, total: 8, burst: .seconds(4), totalBurst: .seconds(2))
 
+    /// How far a window's `sentAt` may be from this node's clock: a window sent longer ago is a
+    /// replay (or from a clock this far off, which matching could not use anyway).
+    public static let soundWindowFreshness = TimeSpan.seconds(300)
+
     /// A peer's sound window from `source`: taken only while listening, from a live peer of a
-    /// joined room whose join there was delivered, within the sender's budget of signature checks,
-    /// signed by its sender, and opened with the pair's key. Anything else is counted and dropped.
+    /// joined room whose join there was delivered, within the source's budget of signature
+    /// checks, signed by its sender, sent within ``soundWindowFreshness`` of now and after the
+    /// sender's last window taken (a replay is refused), within the sender's
+    /// ``soundWindowBudget``, and opened with the pair's key. Anything else is counted and dropped.
     mutating func receive(_ window: SoundWindow, from source: PeerAddress, now: NodeTime) {
         counters.packetsIn += 1
         membership.arrived(window.encodedByteCount, from: source)
@@ -161,12 +174,17 @@ extension NodeMachine {
             membership.alivePeers(inRoom: window.room).contains(where: { $0.id == window.from }),
             rooms[window.room]?.members.contains(where: { $0.id == window.from }) == true
         else { return countDropped(.unknownSender) }
-        guard hearing.budget.admit(window.from, now: now.monotonic) else { return countDropped(.soundBudget) }
         guard signatureChecks(1, from: source, now: now) == 1 else { return countDropped(.checkBudget) }
         guard window.hasValidSignature else {
             badSignatures(1, from: source, now: now)
             return countDropped(.badSignature)
         }
+        guard (window.sentAt - now.wall).magnitude <= Self.soundWindowFreshness,
+            hearing.lastSentAt[window.from].map({ window.sentAt > $0 }) ?? true
+        else { return countDropped(.soundReplayed) }
+        guard hearing.budget.admit(window.from, now: now.monotonic) else { return countDropped(.soundBudget) }
+        hearing.lastSentAt = hearing.lastSentAt.filter { now.wall - $0.value <= Self.soundWindowFreshness }
+        hearing.lastSentAt[window.from] = window.sentAt
         guard let pairRoom = directRoom(with: window.from),
             let opened = keys[pairRoom]?.open(window, for: identity.id), opened.isOpen
         else { return countDropped(.unreadable) }

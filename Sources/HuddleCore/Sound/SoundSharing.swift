@@ -6,10 +6,13 @@
 ///   peer, so that peers which listen learn that this node does;
 /// - **placing**: a peer that listens (a window of its own came within ``Rules/peerListening``)
 ///   and whose offset from this node is not known yet gets every window, from a budget of
-///   ``Rules/placing`` seconds a peer that refills at that much an hour (a pair that matches at
-///   all is placed within about 30 s; a peer watching something else, or one that only says it
-///   listens, is not sent the room's sound for ever, nor again each time it comes back); a run
-///   starts only with ``Rules/placingRun`` in the budget;
+///   ``Rules/placing`` seconds a host (all the ids at one address share it) that refills at that
+///   much an hour (a pair that matches at all is placed within about 30 s; a peer watching
+///   something else, or one that only says it listens, is not sent the room's sound for ever, nor
+///   again each time it comes back); a run starts only with ``Rules/placingRun`` in the budget;
+///   and from ``Rules/placingTotal`` for everyone together, a window counted once however many
+///   get it: fresh keys, or more machines, buy no more of the room's sound (five ids taking turns
+///   got 99 % of it with a budget per id, issue 45);
 /// - **re-checking**: ``Rules/recheckWindows`` windows in a row to every peer, at most once every
 ///   ``Rules/recheckEvery``, so that a rebuffer or a drift shows and a peer that started
 ///   listening unseen hears of this one. The listeners of a room take turns: a node waits until
@@ -22,14 +25,15 @@
 ///   cannot tell whose stream moved, and this node's sound, matched by the others, tells it;
 /// - nothing else.
 ///
-/// Once a pair is placed, at most 4 s of every 120 s leave the node: 120 s of room sound an
-/// hour. Pure: the machine asks with each window, and the answer depends only on what it was
+/// Once a pair is placed, at most 4 s of every 120 s leave the node for re-checks: 120 s of room
+/// sound an hour, and at most ``Rules/placingTotal`` more for placing: 300 s an hour in all. Pure: the machine asks with each window, and the answer depends only on what it was
 /// told.
 ///
 /// ```swift
 /// var sharing = SoundSharing(me: aliceID)
 /// sharing.peerWindow(from: bob, at: now)                       // bob listens too
-/// let to = sharing.recipients(among: [bob, carol], placed: { _ in false }, frames: 200, now: now)
+/// let to = sharing.recipients(
+///     among: [bob, carol], placed: { _ in false }, host: { hosts[$0]! }, frames: 200, now: now)
 /// ```
 public struct SoundSharing: Sendable, Equatable {
     public struct Rules: Sendable, Equatable {
@@ -39,9 +43,12 @@ public struct SoundSharing: Sendable, Equatable {
         public var recheckEvery: TimeSpan = .seconds(120)
         /// Windows in a re-check (4 s: the matcher needs 3 s of loud sound in common).
         public var recheckWindows = 2
-        /// How long a listening, unplaced peer is sent every window: a budget per peer that
+        /// How long a listening, unplaced peer is sent every window: a budget per host that
         /// refills at this much an hour.
         public var placing: TimeSpan = .seconds(120)
+        /// How long windows go out for placing, to anyone: a budget for everyone together that
+        /// refills at this much an hour.
+        public var placingTotal: TimeSpan = .seconds(180)
         /// The least budget a run of placing windows starts with.
         public var placingRun: TimeSpan = .seconds(30)
         /// A peer counts as listening this long after its last window.
@@ -80,14 +87,21 @@ public struct SoundSharing: Sendable, Equatable {
     /// When each peer's latest window came (kept for two re-check periods: the room's listeners
     /// are those that sent one since).
     private var lastWindow: [NodeID: WallTime] = [:]
-    /// Each peer's placing budget, when it was last topped up, where it is not full.
-    private var placingLeft: [NodeID: Budget] = [:]
+    /// Each host's placing budget, when it was last topped up, where it is not full.
+    private var placingLeft: [String: Budget] = [:]
+    /// Everyone's placing budget.
+    private var placingTotalLeft: Budget?
     private struct Budget: Sendable, Equatable {
         var left: TimeSpan
         var at: WallTime
+
+        /// What is left at `now`, refilled at `full` an hour, never past `full`.
+        func left(full: TimeSpan, now: WallTime) -> TimeSpan {
+            min(full, left + TimeSpan.microseconds(Int64(Double((now - at).microseconds) * (full / .seconds(3_600)))))
+        }
     }
-    /// Peers in a run of placing windows now.
-    private var placing: Set<NodeID> = []
+    /// Hosts in a run of placing windows now.
+    private var placing: Set<String> = []
 
     public init(me: NodeID, rules: Rules = Rules()) {
         self.me = me
@@ -100,9 +114,10 @@ public struct SoundSharing: Sendable, Equatable {
     }
 
     /// The peers among `peers` that this node's next window, of `frames` frames, goes to;
-    /// `placed` says whether a peer's offset from this node is known (by sound or by marks).
+    /// `placed` says whether a peer's offset from this node is known (by sound or by marks), and
+    /// `host` where it is (its address without the port: the ids at one host share a budget).
     public mutating func recipients(
-        among peers: [NodeID], placed: (NodeID) -> Bool, frames: Int, now: WallTime
+        among peers: [NodeID], placed: (NodeID) -> Bool, host: (NodeID) -> String, frames: Int, now: WallTime
     ) -> [NodeID] {
         defer { windows += 1 }
         lastWindow = lastWindow.filter { now - $0.value <= max(rules.peerListening, rules.recheckEvery * 2) }
@@ -122,13 +137,9 @@ public struct SoundSharing: Sendable, Equatable {
             recheckLeft -= 1
             (reason, chosen) = (.rechecking, peers)
         } else {
-            chosen = peers.filter { peer in
-                guard listening[peer] != nil, !placed(peer) else {
-                    placing.remove(peer)
-                    return false
-                }
-                return spendPlacing(on: peer, seconds: seconds, now: now)
-            }
+            let wanting = peers.filter { listening[$0] != nil && !placed($0) }
+            let hosts = spendPlacing(on: Set(wanting.map(host)), seconds: seconds, now: now)
+            chosen = wanting.filter { hosts.contains(host($0)) }
             reason = .placing
         }
         (self.reason, latestPeers) = chosen.isEmpty ? (.kept, []) : (reason, chosen)
@@ -139,23 +150,37 @@ public struct SoundSharing: Sendable, Equatable {
         return chosen
     }
 
-    /// Takes a window's seconds from `peer`'s placing budget (topped up first), if a run is on
-    /// or the budget holds enough to start one.
-    mutating func spendPlacing(on peer: NodeID, seconds: Double, now: WallTime) -> Bool {
-        let full = rules.placing
-        let budget = placingLeft[peer] ?? Budget(left: full, at: now)
-        let refill = TimeSpan.microseconds(Int64(Double((now - budget.at).microseconds) * (full / .seconds(3_600))))
-        var left = min(full, budget.left + refill)
+    /// The hosts among `hosts` that the next window, of `seconds`, goes to for placing: each
+    /// whose budget (topped up first) holds the window and which is in a run or holds enough to
+    /// start one, if everyone's budget holds it too. Takes the window from each of theirs, and
+    /// once from everyone's.
+    mutating func spendPlacing(on hosts: Set<String>, seconds: Double, now: WallTime) -> Set<String> {
+        placing.formIntersection(hosts)
         let cost = TimeSpan.microseconds(Int64(seconds * 1_000_000))
-        let goes = left >= cost && (placing.contains(peer) || left >= rules.placingRun)
-        if goes {
-            left = left - cost
-            placing.insert(peer)
-        } else {
-            placing.remove(peer)
+        let full = rules.placing
+        var left: [String: TimeSpan] = [:]
+        for host in hosts {
+            left[host] = placingLeft[host]?.left(full: full, now: now) ?? full
         }
-        placingLeft[peer] = left >= full ? nil : Budget(left: left, at: now)
-        return goes
+        let total = placingTotalLeft?.left(full: rules.placingTotal, now: now) ?? rules.placingTotal
+        var going = hosts.filter { host in
+            left[host]! >= cost && (placing.contains(host) || left[host]! >= rules.placingRun)
+        }
+        if total < cost { going = [] }
+        for host in hosts {
+            var budget = left[host]!
+            if going.contains(host) {
+                budget = budget - cost
+                placing.insert(host)
+            } else {
+                placing.remove(host)
+            }
+            placingLeft[host] = budget >= full ? nil : Budget(left: budget, at: now)
+        }
+        if !going.isEmpty {
+            placingTotalLeft = Budget(left: total - cost, at: now)
+        }
+        return going
     }
 
     /// This node's matcher found a peer's lag moved by a step (a rebuffer, a catch-up): its next
