@@ -35,4 +35,11 @@ import Testing
         }
         #expect(WebRequestCheck.refusal(host: host, origin: nil, isWebSocket: true, names: names)?.status == 403)
     }
+
+    @Test func twoHostsAreABadRequestWhicheverIsTheMachines() {
+        for (first, second) in [("127.0.0.1:7780", "evil.example"), ("evil.example", "127.0.0.1:7780")] {
+            let refusal = WebRequestCheck.refusal(host: first, secondHost: second, origin: nil, isWebSocket: false, names: names)
+            #expect(refusal == .twoHosts && refusal?.status == 400)
+        }
+    }
 }

@@ -372,6 +372,16 @@ def host_requests(served: Served) -> dict[str, tuple[str, set[int]]]:
         "Host: evil.example, on /app.js": (f"GET /app.js HTTP/1.1\r\nHost: evil.example:{port}", {421}),
         "no Host, HTTP/1.0": ("GET / HTTP/1.0", {421}),
         "no Host, HTTP/1.1": ("GET / HTTP/1.1", {400, 421}),
+        # Two Hosts: which one a proxy in between went by is anyone's guess (the first won, issue 45).
+        "two Hosts, the node's first": (f"GET / HTTP/1.1\r\nHost: {served.address}\r\nHost: evil.example", {400}),
+        "two Hosts, the node's second": (f"GET / HTTP/1.1\r\nHost: evil.example\r\nHost: {served.address}", {400}),
+        "two Hosts, a WebSocket": (
+            f"GET /ws HTTP/1.1\r\nHost: {served.address}\r\nHost: evil.example\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            f"Origin: http://{served.address}", {400}),
+        "a path the page does not have": (f"GET /admin HTTP/1.1\r\nHost: {served.address}", {404}),
+        "CONNECT": (f"CONNECT evil.example:443 HTTP/1.1\r\nHost: {served.address}", {400, 404, 405}),
+        "DELETE /": (f"DELETE / HTTP/1.1\r\nHost: {served.address}", {404, 405}),
     }
 
 
@@ -402,12 +412,15 @@ def try_upgrade(served: Served, attempt: dict) -> int:
     return 101
 
 
-def test_a_wrong_host_gets_421_and_a_foreign_origin_no_websocket(lan):
+def test_a_wrong_host_gets_421_two_hosts_400_a_foreign_origin_no_websocket_and_every_answer_its_headers(lan):
     served = serve(lan)
     for what, (head, refusals) in host_requests(served).items():
         status, headers, body = request(served.address, head)
         assert status in refusals, (what, status, body)
         assert b"alice" not in body and b"superbowl" not in body
+        # Every answer, refusals and errors too, carries the page's security headers.
+        assert "frame-ancestors 'none'" in headers.get("content-security-policy", ""), (what, headers)
+        assert headers.get("x-content-type-options") == "nosniff", (what, headers)
     statuses = {what: try_upgrade(served, attempt) for what, attempt in upgrade_attempts(served).items()}
     assert all(400 <= status < 500 for status in statuses.values()), statuses
     # The control: the same client, with the page's own Host and Origin, does upgrade.

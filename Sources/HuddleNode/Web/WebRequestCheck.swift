@@ -1,3 +1,5 @@
+import HTTPTypes
+
 /// What the page's server lets in, before anything else (docs/WEB.md, "What the server refuses").
 /// Pure, so the rules are tested without a socket.
 ///
@@ -6,17 +8,26 @@
 ///   how DNS rebinding would turn a web page on the internet into a client of this server.
 /// - **Origin** (WebSockets): exactly `http://` + the Host the request came with. A page of
 ///   another site, open on the same phone, cannot talk to the node.
+/// - **One Host**: a request with two is refused (400): which one a proxy or a cache in between
+///   went by is anyone's guess.
 enum WebRequestCheck {
+    /// A Host header left among a request's fields: the conversion to `HTTPRequest` takes the
+    /// first as its `authority` and leaves any other among the fields.
+    static let hostField = HTTPField.Name("Host")!
+
     enum Refusal: Equatable, Sendable {
         /// `421`: the Host is a name this machine does not answer to.
         case host(String?)
         /// `403`: a WebSocket from another origin.
         case origin(String?)
+        /// `400`: two Host headers.
+        case twoHosts
 
         var status: Int {
             switch self {
             case .host: 421
             case .origin: 403
+            case .twoHosts: 400
             }
         }
 
@@ -24,13 +35,18 @@ enum WebRequestCheck {
             switch self {
             case .host(let host): "the Host \(host.map { "\"\($0)\"" } ?? "header is missing and") is not this machine's address"
             case .origin(let origin): "a WebSocket from \(origin ?? "no origin") is not this page's"
+            case .twoHosts: "a request names one Host"
             }
         }
     }
 
     /// Why a request with this `Host` (and, for a WebSocket, `Origin`) is refused; `nil` lets it in.
-    /// `names`: the machine's own host names, lower case (its hostname, and that with `.local`).
-    static func refusal(host: String?, origin: String?, isWebSocket: Bool, names: Set<String>) -> Refusal? {
+    /// `secondHost`: a Host header after the first, if any. `names`: the machine's own host names,
+    /// lower case (its hostname, and that with `.local`).
+    static func refusal(host: String?, secondHost: String? = nil, origin: String?, isWebSocket: Bool, names: Set<String>)
+        -> Refusal?
+    {
+        guard secondHost == nil else { return .twoHosts }
         guard let host, hostIsThisMachine(host, names: names) else { return .host(host) }
         if isWebSocket, origin?.lowercased() != "http://" + host.lowercased() {
             return .origin(origin)

@@ -53,6 +53,7 @@ struct WebServer: Sendable {
         let perAddress = ConnectionsPerAddress(limit: Self.tcpConnectionsPerAddress)
         let webSockets = ConnectionsPerAddress(limit: Self.webSocketsPerAddress, total: Self.maximumWebSockets)
         let router = Router()
+        router.middlewares.add(SecurityHeadersMiddleware())
         router.middlewares.add(HostCheckMiddleware(names: names))
         for file in WebPage.files {
             router.get(RouterPath(file.path)) { _, _ in WebPage.response(file) }
@@ -63,7 +64,8 @@ struct WebServer: Sendable {
             // Only a request that is no WebSocket upgrade gets here (a refused upgrade is
             // answered 400 by the upgrade channel itself, and says nothing more).
             let refusal = WebRequestCheck.refusal(
-                host: request.head.authority, origin: request.headers[.origin], isWebSocket: true, names: names)
+                host: request.head.authority, secondHost: request.headers[WebRequestCheck.hostField], origin: request.headers[.origin],
+                isWebSocket: true, names: names)
             return WebPage.refuse(status: refusal?.status ?? 400, refusal?.reason ?? "this is the page's WebSocket: open / instead")
         }
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
@@ -75,7 +77,8 @@ struct WebServer: Sendable {
                 let address = channel.remoteAddress?.ipAddress ?? "?"
                 guard request.path == "/ws",
                     WebRequestCheck.refusal(
-                        host: request.authority, origin: request.headerFields[.origin], isWebSocket: true, names: names) == nil,
+                        host: request.authority, secondHost: request.headerFields[WebRequestCheck.hostField], origin: request.headerFields[.origin],
+                        isWebSocket: true, names: names) == nil,
                     webSockets.admit(address)
                 else { return .dontUpgrade }
                 // Given back when the connection closes, however it ends: an upgrade admitted whose
@@ -118,6 +121,7 @@ struct GatedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
         do {
             try channel.pipeline.syncOperations.addHandlers([
                 perAddress.handler(), IdleStateHandler(readTimeout: readTimeout), CloseWhenReadIdle(),
+                SecurityHeadersOnRefusedUpgrades(),
             ])
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
@@ -143,6 +147,58 @@ final class CloseWhenReadIdle: ChannelInboundHandler, RemovableChannelHandler, S
     }
 }
 
+/// Puts the page's security headers (``WebPage/securityHeaders``) on every answer, whatever
+/// gave it: a route, a refusal, or an error the router threw (a path it does not know, a method
+/// it does not take, CONNECT).
+struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        } catch {
+            response = WebPage.refuse(status: 500, "the page's server failed")
+        }
+        for field in WebPage.securityHeaders where response.headers[field.name] == nil {
+            response.headers.append(field)
+        }
+        return response
+    }
+}
+
+/// Puts the security headers on the one answer no route gives: the upgrade channel's own empty
+/// 400 to a WebSocket upgrade it was told not to make (a foreign Origin, a wrong Host). It sits
+/// below the HTTP encoder, so it sees an answer's head as bytes; any head without a
+/// `content-security-policy` gets ``WebPage/securityHeaders`` after its status line. The
+/// router's answers have them already (``SecurityHeadersMiddleware``); a WebSocket's frames
+/// never begin `HTTP/1.1 `.
+final class SecurityHeadersOnRefusedUpgrades: ChannelOutboundHandler, RemovableChannelHandler, Sendable {
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    static let lines = WebPage.securityHeaders.map { "\($0.name.rawName): \($0.value)\r\n" }.joined()
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        var buffer = unwrapOutboundIn(data)
+        guard buffer.readableBytes > 9, buffer.getString(at: buffer.readerIndex, length: 9) == "HTTP/1.1 ",
+            let head = buffer.getString(at: buffer.readerIndex, length: min(buffer.readableBytes, 8_192)),
+            let statusLine = head.range(of: "\r\n"),
+            head.range(of: "content-security-policy:", options: .caseInsensitive) == nil
+        else {
+            context.write(data, promise: promise)
+            return
+        }
+        var out = context.channel.allocator.buffer(capacity: buffer.readableBytes + Self.lines.utf8.count)
+        out.writeString(String(head[..<statusLine.upperBound]) + Self.lines)
+        buffer.moveReaderIndex(forwardBy: head[..<statusLine.upperBound].utf8.count)
+        out.writeBuffer(&buffer)
+        context.write(wrapOutboundOut(out), promise: promise)
+    }
+}
+
 /// Refuses a request whose Host is not this machine before any route sees it.
 struct HostCheckMiddleware<Context: RequestContext>: RouterMiddleware {
     let names: Set<String>
@@ -150,7 +206,9 @@ struct HostCheckMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        if let refusal = WebRequestCheck.refusal(host: request.head.authority, origin: nil, isWebSocket: false, names: names) {
+        if let refusal = WebRequestCheck.refusal(
+            host: request.head.authority, secondHost: request.headers[WebRequestCheck.hostField], origin: nil, isWebSocket: false, names: names)
+        {
             return WebPage.refuse(status: refusal.status, refusal.reason)
         }
         return try await next(request, context)
