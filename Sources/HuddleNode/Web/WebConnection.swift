@@ -19,6 +19,8 @@ struct WebConnection {
     let hub: WebHub
     let clock: any NodeClock
     let channel: any Channel
+    /// Where the connection's seat is kept: a session needs one of its own.
+    let admission: WebAdmission
 
     /// Closes the connection after ``handshakeDeadline`` unless cancelled first.
     private func deadline() -> Task<Void, Never> {
@@ -41,6 +43,10 @@ struct WebConnection {
             }
             guard let (device, since, opener, sealer) = try await handshake(&messages, outbound, paired: paired) else {
                 try? await outbound.close(.policyViolation, reason: nil)
+                return
+            }
+            guard admission.open(channel) else {
+                try? await outbound.close(.policyViolation, reason: "too many pages open")
                 return
             }
             deadline.cancel()

@@ -18,16 +18,13 @@ import ServiceLifecycle
 /// try await group.run()                         // until group.triggerGracefulShutdown()
 /// ```
 struct WebServer: Sendable {
-    /// TCP connections at once (page loads and WebSockets); past it, new ones wait to be accepted.
-    static let maximumTCPConnections = 256
-    /// TCP connections from one address at once; past it, a new one is closed at once.
-    static let tcpConnectionsPerAddress = 16
+    /// TCP connections accepted at once; past it, new ones wait to be accepted. Above the seats
+    /// (``WebSeats/Limits``), so that a newcomer reaches the gate that may seat it in an
+    /// unproven connection's place.
+    static let acceptedAtOnce = 512
     /// A connection that sends nothing this long is closed: one that never sends a request, an
     /// idle keep-alive, a page whose phone slept (an open page answers the node's pings every 2 s).
     static let readTimeout = TimeAmount.seconds(15)
-    /// WebSockets at once, paired or not, and from one address.
-    static let maximumWebSockets = 32
-    static let webSocketsPerAddress = 8
 
     let hub: WebHub
     let host: String
@@ -50,8 +47,7 @@ struct WebServer: Sendable {
     /// The server as a service group of its own, which serves once run and stops (finishing what
     /// is in flight) when shut down gracefully; `ready` gets the bound port once it listens.
     func serviceGroup(ready: @escaping @Sendable (Int) async -> Void) -> ServiceGroup {
-        let perAddress = ConnectionsPerAddress(limit: Self.tcpConnectionsPerAddress)
-        let webSockets = ConnectionsPerAddress(limit: Self.webSocketsPerAddress, total: Self.maximumWebSockets)
+        let admission = WebAdmission()
         let router = Router()
         router.middlewares.add(SecurityHeadersMiddleware())
         router.middlewares.add(HostCheckMiddleware(names: names))
@@ -74,19 +70,18 @@ struct WebServer: Sendable {
         let upgrade: @Sendable (HTTPRequest, any Channel, Logger) throws -> ShouldUpgradeResult<
             WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
         > = { [hub, clock, names] request, channel, _ in
-                let address = channel.remoteAddress?.ipAddress ?? "?"
+                // The seat is given back when the connection closes, however it ends: an upgrade
+                // admitted whose handler never ran (a request that announced a body and closed)
+                // once kept its slot for good, and 32 of them refused every WebSocket after
+                // (issue 45).
                 guard request.path == "/ws",
                     WebRequestCheck.refusal(
-                        host: request.authority, secondHost: request.headerFields[WebRequestCheck.hostField], origin: request.headerFields[.origin],
-                        isWebSocket: true, names: names) == nil,
-                    webSockets.admit(address)
+                        host: request.authority, secondHost: request.headerFields[WebRequestCheck.hostField],
+                        origin: request.headerFields[.origin], isWebSocket: true, names: names) == nil,
+                    admission.upgrade(channel)
                 else { return .dontUpgrade }
-                // Given back when the connection closes, however it ends: an upgrade admitted whose
-                // handler never runs (a request that announced a body and closed) took a slot for
-                // good, and 32 of them refused every WebSocket after (issue 45).
-                channel.closeFuture.whenComplete { _ in webSockets.release(address) }
                 return .upgrade([:]) { inbound, outbound, _ in
-                    await WebConnection(hub: hub, clock: clock, channel: channel).serve(inbound, outbound)
+                    await WebConnection(hub: hub, clock: clock, channel: channel, admission: admission).serve(inbound, outbound)
                 }
             }
         let app = Application(
@@ -96,11 +91,11 @@ struct WebServer: Sendable {
             server: HTTPServerBuilder { responder in
                 GatedChildChannel(
                     base: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: configuration, shouldUpgrade: upgrade),
-                    perAddress: perAddress, readTimeout: Self.readTimeout)
+                    admission: admission, readTimeout: Self.readTimeout)
             },
             configuration: ApplicationConfiguration(
                 address: .hostname(host, port: port), serverName: nil,
-                availableConnectionsDelegate: MaximumAvailableConnections(Self.maximumTCPConnections)),
+                availableConnectionsDelegate: MaximumAvailableConnections(Self.acceptedAtOnce)),
             onServerRunning: { channel in await ready(channel.localAddress?.port ?? 0) },
             logger: logger
         )
@@ -108,19 +103,18 @@ struct WebServer: Sendable {
     }
 }
 
-/// The upgrade channel, with a gate in front of every connection it is handed: a cap of
-/// connections per address (``ConnectionsPerAddress``) and a read timeout, both from the moment
-/// it is accepted.
+/// The upgrade channel, with a gate in front of every connection it is handed: its seat
+/// (``WebAdmission``) and a read timeout, both from the moment it is accepted.
 struct GatedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
     let base: Base
-    let perAddress: ConnectionsPerAddress
+    let admission: WebAdmission
     let readTimeout: TimeAmount
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         do {
             try channel.pipeline.syncOperations.addHandlers([
-                perAddress.handler(), IdleStateHandler(readTimeout: readTimeout), CloseWhenReadIdle(),
+                admission.gate(), IdleStateHandler(readTimeout: readTimeout), CloseWhenReadIdle(),
                 SecurityHeadersOnRefusedUpgrades(),
             ])
         } catch {
