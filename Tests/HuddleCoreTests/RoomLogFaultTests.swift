@@ -367,6 +367,24 @@ import Testing
         #expect(log.insert(.fixture(carol, 1, .join(nick: "carol")), reserved: reserved).deliveredCount == 1)
     }
 
+    /// Issue 45: 32 keys proven from 4 hosts took every reserved slot, and a newcomer's messages
+    /// were not shown. Origins proven only by answering share half of the slots, from however
+    /// many hosts; a node DNS-SD announced still gets in.
+    @Test func keysProvenFromManyHostsLeaveSeatsForAnnouncedNodes() {
+        var limits = RoomLogLimits()
+        limits.maxOrigins = 100
+        limits.reservedOrigins = 32
+        var log = RoomLog(room: "superbowl", limits: limits)
+        let open = (100...167).map { NodeID.fixture(UInt8($0)) }
+        for key in open { _ = log.insert(.fixture(key, 1, .join(nick: "key")), reserved: { _ in .refused }) }
+        let sybils = (0..<32).map { NodeID.fixture(UInt8(10 + $0)) }
+        let host = Dictionary(uniqueKeysWithValues: sybils.enumerated().map { ($1, "192.0.2.\(60 + $0 / 8)") })
+        let reserved = { (origin: NodeID) in origin == carol ? ReservedSeat.announced("192.0.2.13") : .host(host[origin]!) }
+        let outcomes = sybils.map { log.insert(.fixture($0, 1, .join(nick: "key")), reserved: reserved) }
+        #expect(outcomes.filter { $0.deliveredCount == 1 }.count == limits.reservedForProven)
+        #expect(log.insert(.fixture(carol, 1, .join(nick: "carol")), reserved: reserved).deliveredCount == 1)
+    }
+
     /// Another node seated an origin this one did not: a member's message naming it in its
     /// context is delivered all the same, whichever arrives first, and digests stop asking for it.
     @Test func nothingWaitsForAnOriginThatFoundNoSlot() {

@@ -64,8 +64,8 @@ public struct RoomLog: Sendable {
     var pendingProofs: [NodeID: Equivocation] = [:]
     /// Origins whose first event found no slot (see `RoomLog+Seats`).
     var unseated = UnseatedOrigins()
-    /// The origins seated in reserved slots, by the host whose share they use (``ReservedSeat``).
-    var reservedHosts: [NodeID: String] = [:]
+    /// The origins seated in reserved slots, and the seat each took (``ReservedSeat``).
+    var reservedSeats: [NodeID: ReservedSeat] = [:]
 
     public init(room: String, limits: RoomLogLimits = RoomLogLimits()) {
         self.room = room
@@ -262,7 +262,7 @@ public struct RoomLog: Sendable {
         if event.seq == vector[event.origin] + 1 {
             if event.seq == 1 {
                 unseated.remove(event.origin)
-                if isPastOpenSlots, case .host(let host) = reserved(event.origin) { reservedHosts[event.origin] = host }
+                if isPastOpenSlots, case let seat = reserved(event.origin), seat.host != nil { reservedSeats[event.origin] = seat }
             }
             append(event)
             absorbAhead(of: event.origin)
@@ -303,7 +303,10 @@ public struct RoomLog: Sendable {
         switch seat {
         case .refused: false
         case .unlimited: true
-        case .host(let host): reservedHosts.values.count { $0 == host } < limits.reservedPerHost
+        case .announced(let host): reservedSeats.values.count { $0.host == host } < limits.reservedPerHost
+        case .host(let host):
+            reservedSeats.values.count { $0.host == host } < limits.reservedPerHost
+                && reservedSeats.values.count { if case .host = $0 { true } else { false } } < limits.reservedForProven
         }
     }
 

@@ -18,6 +18,10 @@ public struct RoomLogLimits: Hashable, Sendable {
     /// Most of the reserved slots that origins of one host may take (``ReservedSeat``): keys are
     /// free, and one machine can answer probes for many of them.
     public var reservedPerHost = 8
+    /// Most of the reserved slots that origins proven only by answering at their address may
+    /// take, from all hosts together (``ReservedSeat/host(_:)``): the rest are kept for nodes
+    /// DNS-SD announced or the viewer named.
+    public var reservedForProven = 16
     /// Most origins remembered as refused a slot, so that nobody's event waits for them (see
     /// `RoomLog+Seats`).
     public var maxUnseatedOrigins = 4096

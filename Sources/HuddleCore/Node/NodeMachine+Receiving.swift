@@ -141,7 +141,8 @@ extension NodeMachine {
 
     /// Whether `origin` may take one of a room's reserved origin slots
     /// (``RoomLogLimits/reservedOrigins``): there is a node behind it, this one (no share) or a
-    /// live peer whose address answered (within its host's share). A fresh key's join is not enough.
+    /// live peer whose address answered (within its host's share; one found only by answering,
+    /// within the share of all such, ``ReservedSeat``). A fresh key's join is not enough.
     func reservedSeat(_ origin: NodeID) -> ReservedSeat {
         Self.reservedSeat(origin, me: identity.id, membership: membership)
     }
@@ -149,7 +150,7 @@ extension NodeMachine {
     static func reservedSeat(_ origin: NodeID, me: NodeID, membership: Membership) -> ReservedSeat {
         if origin == me { return .unlimited }
         guard membership.hasVouched(origin), let peer = membership.peers[origin] else { return .refused }
-        return .host(peer.address.host)
+        return peer.foundBy == .mdns || peer.foundBy == .seed ? .announced(peer.address.host) : .host(peer.address.host)
     }
 
     /// How many bytes `room`'s log may hold past gaps, given what the other rooms hold.
