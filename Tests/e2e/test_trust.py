@@ -275,6 +275,38 @@ def test_one_machines_keys_that_answer_probes_take_at_most_their_share_of_the_re
             sybil.close()
 
 
+def test_keys_proven_from_four_machines_leave_reserved_slots_for_a_friend_the_viewer_named(lan):
+    """Round 4 (issue 45, 6): 32 keys that answered probes from 4 hosts took all 32 reserved
+    slots, 8 a host, and a newcomer's messages were not shown. Keys proven only by answering
+    now share 16 of them: carol, whom bob named at start (`--peer`), joins the room after the
+    attack and chats both ways."""
+    alice = lan("alice")
+    carol = lan("carol", room=None)
+    bob = lan("bob", peers=[alice.address, carol.address])
+    bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice", timeout=20, what="alice's join on bob")
+    poll(lambda: any(p["id"] == carol.id for p in bob.status()["peers"]), timeout=10, what="bob meeting carol")
+    fill_open_slots(bob, taken=2)
+    drops_before = bob.status()["counters"]["drops"].get("too_many_origins", 0)
+    sybils = [WireClient(f"sybil{i}", rooms=[ROOM], host=f"127.0.0.{2 + i % 4}") for i in range(32)]
+    try:
+        for sybil in sybils:
+            sybil.meet(bob.address)
+            sybil.join(bob.address)
+        poll(lambda: bob.status()["counters"]["drops"].get("too_many_origins", 0) - drops_before >= 16, timeout=15,
+             what="bob refusing the sybils past their share")
+        members = {m["nick"] for m in next(r for r in bob.status()["rooms"] if r["name"] == ROOM)["members"]}
+        seated = sorted(n for n in members if n.startswith("sybil"))
+        print(f"sybils from 4 hosts seated in reserved slots: {len(seated)} of 32")
+        assert len(seated) == 16, seated
+
+        carol.say(f"/join {ROOM}")
+        bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "carol", timeout=10, what="carol's join on bob")
+        print("carol to bob and back (ms):", chat_both_ways(carol, bob, "past the sybils of four hosts", timeout=5))
+    finally:
+        for sybil in sybils:
+            sybil.close()
+
+
 def test_silent_fresh_keys_do_not_slow_noticing_a_dead_peer(lan):
     """Round 3: 100 fresh keys that each sent one probe and fell silent stretched the time for
     alice to notice bob was dead from 5.6 s to 95.6 s. They stay out of her probe ring until
