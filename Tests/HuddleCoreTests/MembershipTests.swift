@@ -950,6 +950,45 @@ private let second = TimeSpan.seconds(1)
         #expect(sybils.allSatisfy { id in changes(log, of: id).map(\.2) == [.suspect, .gone] })
     }
 
+    /// Issue 45: a hundred keys that answer probes at their addresses kept a dead friend "alive"
+    /// for 88 s, each taking its turn in the one ring before him. The keys have a ring of their
+    /// own, taken in turns with the friends' and a host at a time: bob dies after a minute of the
+    /// keys answering everything, and is gone within 15 s, whether DNS-SD announced him (the keys
+    /// on 13 hosts) or he reached alice first (the keys on 4 hosts, his in their ring).
+    @Test(arguments: [(true, 13), (false, 4)])
+    func keysThatAnswerProbesStretchOnlyTheirOwnRing(bobAnnounced: Bool, hosts: Int) throws {
+        var membership = aliceNode()
+        if bobAnnounced {
+            _ = membership.addDiscovered(id: bob, nick: "bob", address: bobAt, rooms: ["superbowl"], now: .start)
+        }
+        _ = membership.receive(probe(from: bob), from: bobAt, now: .start)
+        membership.proveForTest(bob)
+        let keys = (0..<100).map { NodeID.fixture(UInt8(10 + $0)) }
+        for (n, id) in keys.enumerated() {
+            _ = membership.receive(
+                probe(from: id, nick: "key\(n)"), from: PeerAddress(host: "192.0.2.\(100 + n % hosts)", port: UInt16(20_000 + n)),
+                now: .start)
+            membership.proveForTest(id)
+        }
+        let diesAt = MonotonicTime.start + 60 * second
+        var log: [(at: MonotonicTime, directive: MembershipDirective)] = []
+        var at = MonotonicTime.start
+        while at <= diesAt + 30 * second {
+            let directives = membership.tick(now: at)
+            log += directives.map { (at, $0) }
+            // Every probe is answered at once, but bob's once he is dead.
+            for (sequence, outstanding) in membership.outstanding {
+                guard case .peer(let id) = outstanding.target, id != bob || at < diesAt else { continue }
+                _ = membership.heard(from: id, now: at + .microseconds(300))
+                membership.outstanding[sequence] = nil
+            }
+            at = directives.wake!
+        }
+        let gone = try #require(changes(log, of: bob).first { $0.2 == .gone }?.0)
+        #expect(gone - diesAt <= 15 * second, "bob gone \((gone - diesAt).milliseconds) ms after he died")
+        #expect(keys.allSatisfy { membership.peers[$0]?.state == .alive }, "the keys, answering, stay")
+    }
+
     /// A full table of one machine's keys (each answering at its own port) gives way to a node
     /// from another host: the crowded host's peer seen longest ago makes room. Another key from
     /// the crowded host is still refused.

@@ -325,6 +325,36 @@ def test_silent_fresh_keys_do_not_slow_noticing_a_dead_peer(lan):
     assert noticed < 15
 
 
+def test_keys_that_answer_probes_do_not_slow_noticing_a_dead_friend(lan):
+    """Round 4 (issue 45, 7): 100 keys that answered probes kept a dead peer "alive" for 88 s,
+    each taking its turn in the one probe ring before him. They have a ring of their own now,
+    taken in turns with the friends' and a host at a time: with 100 answering keys from 4 hosts
+    about, bob notices alice (his seed) is gone within 15 s of her death."""
+    alice, bob = pair(lan)
+    sybils = [WireClient(f"sybil{i}", rooms=[ROOM], host=f"127.0.0.{2 + i % 4}") for i in range(100)]
+    try:
+        with ThreadPoolExecutor(25) as pool:
+            list(pool.map(lambda sybil: sybil.meet(bob.address), sybils))
+        poll(lambda: len(bob.status()["peers"]) >= 101, timeout=15, what="bob taking the keys in")
+        time.sleep(10)  # the ring's cursor somewhere among the keys
+        since = len(bob.outputs)
+        alice.kill9()
+        killed = time.monotonic()
+        poll(lambda: any(o["type"] == "peer" and o["id"] == alice.id and o["state"] == "gone"
+                         for o in list(bob.outputs)[since:]), timeout=40, what="bob noticing alice is gone")
+        noticed = time.monotonic() - killed
+        alive = sum(p["state"] == "alive" for p in bob.status()["peers"])
+        print(f"alice gone on bob {noticed:.1f} s after she died, with 100 answering keys about ({alive} alive)")
+        assert noticed < 15
+        assert alive >= 100, "the keys, answering, stay"
+    finally:
+        threads = [threading.Thread(target=sybil.close) for sybil in sybils]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+
 def test_a_peer_table_full_of_one_machines_keys_still_takes_a_newcomer(lan):
     """Round 3: 256 fresh keys that each probed filled bob's peer table, and no newcomer was ever
     added. 256 keys on 127.0.0.2, each answering at its own port, fill it now: carol, from

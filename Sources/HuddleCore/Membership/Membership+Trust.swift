@@ -149,6 +149,15 @@ extension Membership {
         moves.values.map { $0.candidateAnswered ? $0.since + probeTimeout : $0.askedAt + periodLength }.min()
     }
 
+    /// Whether `peer` was announced on this network over DNS-SD, named by the viewer (a seed), or
+    /// named in gossip by such a peer (``Peer/introducedBy``): a standing no number of keys that
+    /// prove their addresses can buy. Such peers have the inner probe ring (``nextTarget()``) and
+    /// the reserved origin slots kept for them (``ReservedSeat``).
+    public func isAnnounced(_ peer: Peer) -> Bool {
+        let named = { (peer: Peer) in peer.foundBy == .mdns || peer.foundBy == .seed }
+        return named(peer) || peer.introducedBy.flatMap { peers[$0] }.map(named) == true
+    }
+
     /// Whether `peer` is in the probe ring, and so watched for failure: its address answered,
     /// this node's side named it, or it answers only through relays. A key that probed us and
     /// never answered at its address is not (a hundred such keys once stretched the time to

@@ -24,6 +24,9 @@
 /// - **Probing.** Each ``MembershipConfig/probeInterval`` (a period) one alive or suspect peer
 ///   is probed: the next by id after the last one (a ring), so each peer is probed once in N
 ///   periods and, with every node doing the same, about one probe a period reaches any node.
+///   The ring is two, taken in turns: peers announced over DNS-SD or named by the viewer (and
+///   those they named), and, a host at a time, peers proven only by answering; keys that answer
+///   probes stretch only their own ring (``nextTarget()``).
 ///   While none of the period's probes is answered, up to ``MembershipConfig/probeAttempts`` go
 ///   out, evenly spaced; with each retry up to ``MembershipConfig/indirectProbes`` other alive
 ///   members are asked to probe the peer for us (a ``ProbeRequest``, SWIM's ping-req): each
@@ -110,8 +113,13 @@ public struct Membership: Sendable {
     var period: Period?
     /// When the next period may start.
     var nextPeriodAt: MonotonicTime = .distantPast
-    /// The last period's target: the next is the first peer by id after it.
+    /// The inner ring's last target: the next is the first peer by id after it (``nextTarget()``).
     var lastTarget: NodeID?
+    /// The outer ring's last host, the last target of each of its hosts, and whether the latest
+    /// period was the outer ring's turn (``nextTarget()``).
+    var lastOuterHost: String?
+    var outerCursor: [String: NodeID] = [:]
+    var outerTurn = false
     /// Peers to probe at the next tick, outside the ring.
     var probeSoon: Set<NodeID> = []
     /// Checks of whether a peer moved to another address (`Membership+Trust`).

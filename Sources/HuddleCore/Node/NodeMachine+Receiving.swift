@@ -150,9 +150,7 @@ extension NodeMachine {
     static func reservedSeat(_ origin: NodeID, me: NodeID, membership: Membership) -> ReservedSeat {
         if origin == me { return .unlimited }
         guard membership.hasVouched(origin), let peer = membership.peers[origin] else { return .refused }
-        let announced = { (peer: Peer) in peer.foundBy == .mdns || peer.foundBy == .seed }
-        let introducer = peer.introducedBy.flatMap { membership.peers[$0] }
-        return announced(peer) || introducer.map(announced) == true ? .announced(peer.address.host) : .host(peer.address.host)
+        return membership.isAnnounced(peer) ? .announced(peer.address.host) : .host(peer.address.host)
     }
 
     /// How many bytes `room`'s log may hold past gaps, given what the other rooms hold.
