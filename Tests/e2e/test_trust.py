@@ -167,6 +167,40 @@ def test_gossip_naming_a_victim_brings_it_no_more_than_the_gossip_carried(lan):
     assert withheld > 0
 
 
+def test_a_fresh_keys_gossip_spends_only_what_its_own_socket_sent(lan):
+    """Round 4 (issue 45, 8): credit was kept by host, so what one socket of a machine had sent
+    (a member acking all evening) paid for probes of a victim that a fresh key on another port
+    of it named: 4 bytes at the victim for each byte of the one probe that named it. Credit is
+    kept by address now."""
+    bob = lan("bob")
+    victim = Counter("127.0.0.3")
+    member = WireClient("member", rooms=[ROOM], host="127.0.0.2")
+    stranger = WireClient("stranger", rooms=[ROOM], host="127.0.0.2")
+    sent = [0]
+    send = stranger.send_raw
+
+    def counting(to, data):
+        sent[0] += len(data)
+        send(to, data)
+
+    stranger.send_raw = counting
+    try:
+        member.meet(bob.address)
+        for _ in range(40):  # the member's socket earns its host plenty of credit
+            member.probe(bob.address)
+            time.sleep(0.05)
+        records = [PeerRecord(fresh_key()[1], f"ghost{n}", victim.address[0], victim.address[1]) for n in range(32)]
+        stranger.probe(bob.address, peers=records)
+        time.sleep(7)  # past the 5 s a node named only by gossip is probed
+    finally:
+        member.close()
+        stranger.close()
+        victim.close()
+    print(f"the stranger's socket sent {sent[0]} bytes; the victim got {victim.bytes} bytes in {victim.datagrams} "
+          f"datagrams ({victim.bytes / sent[0]:.2f} per byte)")
+    assert victim.bytes <= sent[0] + 64  # 64 bytes of slack an address (SendCredit.slack)
+
+
 def forged_udp(source: tuple[str, int], destination: tuple[str, int], payload: bytes) -> bytes:
     """An IPv4 packet carrying a UDP datagram from `source` (any address we like) to
     `destination`. The kernel fills in the IP checksum; a UDP checksum of 0 means none."""

@@ -54,7 +54,7 @@ extension Membership {
         }
         // From another address: it may have moved (a NAT's new mapping), or someone passed its
         // datagram on. It moves only if its known address stops answering (Membership+Trust).
-        let moveChecks = address != peer.address ? checkMove(id, to: address, payer: address.host, now: now) : []
+        let moveChecks = address != peer.address ? checkMove(id, to: address, payer: address.description, now: now) : []
         peer.vouched = max(peer.vouched, incarnation)
         peer.nick = nick
         peer.rooms = rooms
@@ -97,7 +97,7 @@ extension Membership {
             guard record.incarnation <= peer.vouched else {
                 probeSoon.insert(record.id)
                 if address != peer.address {
-                    directives += checkMove(record.id, to: address, payer: peers[sender]?.address.host ?? address.host, now: now)
+                    directives += checkMove(record.id, to: address, payer: (peers[sender]?.address ?? address).description, now: now)
                 }
                 continue
             }

@@ -24,7 +24,7 @@ extension Membership {
         var since: MonotonicTime
         /// When the candidate was last probed.
         var askedAt: MonotonicTime
-        /// Whose credit probes of the candidate spend: the host that named it.
+        /// Whose credit probes of the candidate spend: the address that named it.
         var payer: String
         var knownAnswered = false
         var candidateAnswered = false
@@ -60,7 +60,7 @@ extension Membership {
 
     /// `bytes` arrived from `source`: credit for datagrams to addresses not proven yet.
     public mutating func arrived(_ bytes: Int, from source: PeerAddress) {
-        sendCredit.earn(bytes, from: source.host)
+        sendCredit.earn(bytes, from: source.description)
     }
 
     /// Whether a datagram of `bytes` may go to `address` now: at once to a trusted address
@@ -70,19 +70,23 @@ extension Membership {
         return sendCredit.spend(bytes, payer: payer(for: address))
     }
 
-    /// The host whose credit pays for datagrams to `address`: the member that gossiped it, else
-    /// the address's own host.
+    /// The address whose credit pays for datagrams to `address`: the member that gossiped it,
+    /// else the address itself. An address, not a host: credit that a host's other sockets
+    /// earned (a peer's node talking all evening) paid for datagrams to a port of that host that
+    /// a forged source or a stranger's gossip named, up to 4 bytes at the victim for each the
+    /// stranger sent (issue 45).
     func payer(for address: PeerAddress) -> String {
         if let check = moves.values.first(where: { $0.candidate == address }) { return check.payer }
         if let named = hearsay.values.first(where: { $0.address == address }), let via = named.via,
             let namer = peers[via]
         {
-            return namer.address.host
+            return namer.address.description
         }
-        return address.host
+        return address.description
     }
 
-    /// Starts a check of whether peer `id` moved to `candidate`, named by `payer`'s host: probes
+    /// Starts a check of whether peer `id` moved to `candidate`, named by `payer` (an address,
+    /// whose credit pays for probes of the candidate): probes
     /// the known address and the candidate at once. At most one check per peer runs; while it
     /// waits for the candidate, news of the same candidate asks it again (its first probe may have
     /// found no credit, or been lost), at most once per ``addressCheckInterval``.

@@ -469,7 +469,7 @@ public struct Membership: Sendable {
         guard id != me, let peer = peers[id] else { return [] }
         noteContact(id, now: now)
         if let source, source != peer.address, peer.state != .gone {
-            return checkMove(id, to: source, payer: source.host, now: now) + rescheduleIfEarlier(now: now)
+            return checkMove(id, to: source, payer: source.description, now: now) + rescheduleIfEarlier(now: now)
         }
         guard peer.state != .alive else { return [] }
         probeSoon.insert(id)
