@@ -13,32 +13,39 @@ import Testing
         }
     }
 
-    // RFC 7748 §6.1's two keys: the page is Alice, the node Bob.
+    // RFC 7748 §6.1's two keys as CPace's scalars: the page's ya is Alice's, the node's yb Bob's.
     static let page = hex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a")
     static let node = hex("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb")
-    static let pagePublic = hex("8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a")
+    static let sid = Array(UInt8(0)..<16)
+    /// The page's share for the code 7K3MQ9TX (Tests/huddletest/cpace.py).
+    static let pageShare = hex("4dda3a22cf9804d80ee4c1af97390c339df22347b474396255a118ef1ba06a69")
 
     @Test func pairingGivesTheDocumentsKeysAndTags() throws {
-        let exchange = try WebChannel.PairingExchange(privateKey: Self.node)
-        #expect(exchange.publicKey == Self.hex("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f"))
-        let keys = try #require(exchange.keys(withPage: Self.pagePublic))
-        #expect(keys.confirm == Self.hex("d473c7aba2a786a6e923422e9274fbcf72a6b7669071bb9b826716c09029f3c7"))
-        #expect(keys.device == Self.hex("1075fce06e2029a6a0a2f76e17c29db2d3a8c6118bcdb155caf510441b4de33f"))
-        let pageTag = WebChannel.pairTag(keys.confirm, page: Self.pagePublic, node: exchange.publicKey, code: "7K3MQ9TX", by: .page)
-        #expect(pageTag == Self.hex("6dd10047cdcdffdb877fa3d96dcdb75a"))
+        let code = PairingCode(letters: "7K3MQ9TX")
+        #expect(CPace.share(scalar: Self.page, generator: CPace.generator(code: Array("7K3MQ9TX".utf8), sid: Self.sid)) == Self.pageShare)
+        let exchange = try #require(WebChannel.PairingExchange(code: code, sid: Self.sid, page: Self.pageShare, scalar: Self.node))
+        #expect(exchange.publicKey == Self.hex("f756e2f6308ec6873097e08818a5698b36a6dee2a435833ce6dcdd37ecbfe11c"))
+        #expect(exchange.confirm == Self.hex("6f5911d345d6f09bf4a3d12380446ff3ede68f3539756dcf48e30b335760d270"))
+        #expect(exchange.device == Self.hex("3d4d958717e6e9f6a59638d823e528f1caabe9c619c9408764dfa20afa904e21"))
+        let pageTag = WebChannel.pairTag(exchange.confirm, page: Self.pageShare, node: exchange.publicKey, code: "", by: .page)
+        #expect(pageTag == Self.hex("751b7875c212d6aa59abbdda5f98b6e8"))
         #expect(
-            WebChannel.pairTag(keys.confirm, page: Self.pagePublic, node: exchange.publicKey, code: "7K3MQ9TX", by: .node)
-                == Self.hex("7888ae1f900bfca7fb218b36ac742e3f"))
-        // Another code, or the keys the other way round, make another tag.
-        #expect(WebChannel.pairTag(keys.confirm, page: Self.pagePublic, node: exchange.publicKey, code: "7K3MQ9TW", by: .page) != pageTag)
-        #expect(WebChannel.pairTag(keys.confirm, page: exchange.publicKey, node: Self.pagePublic, code: "7K3MQ9TX", by: .page) != pageTag)
+            WebChannel.pairTag(exchange.confirm, page: Self.pageShare, node: exchange.publicKey, code: "", by: .node)
+                == Self.hex("46b17263d1b7d0a43ac34b85b4c81295"))
+        // The node running with another code, or another session id, holds another key: the
+        // page's tag does not match it.
+        for (other, sid) in [("7K3MQ9TW", Self.sid), ("7K3MQ9TX", Array(UInt8(1)...16))] {
+            let wrong = try #require(
+                WebChannel.PairingExchange(code: PairingCode(letters: other), sid: sid, page: Self.pageShare, scalar: Self.node))
+            #expect(wrong.confirm != exchange.confirm)
+        }
     }
 
-    @Test func aLowOrderPointOrAShortKeyPairsWithNothing() throws {
-        let exchange = WebChannel.PairingExchange()
-        #expect(exchange.keys(withPage: [UInt8](repeating: 0, count: 32)) == nil)
-        #expect(exchange.keys(withPage: [1] + [UInt8](repeating: 0, count: 31)) == nil)
-        #expect(exchange.keys(withPage: Array(Self.pagePublic.prefix(31))) == nil)
+    @Test func aLowOrderPointOrAShortSharePairsWithNothing() throws {
+        let code = PairingCode(letters: "7K3MQ9TX")
+        for share in [[UInt8](repeating: 0, count: 32), [1] + [UInt8](repeating: 0, count: 31), Array(Self.pageShare.prefix(31))] {
+            #expect(WebChannel.PairingExchange(code: code, sid: Self.sid, page: share, scalar: Self.node) == nil)
+        }
     }
 
     @Test func framesAreSealedInOrderAndOpenOnlyInTheirPlace() throws {

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import pytest
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
+from huddletest import cpace
 from huddletest.node import Node, handled
 from huddletest.polling import poll
 from huddletest.skips import cannot_run_here
@@ -232,11 +233,15 @@ def test_an_unpaired_browser_gets_the_empty_page_and_no_session(lan):
     ws.send_frame(2, captured)
     assert shut_at_once(ws) == []
 
-    # A pairing with a public key that is not one (all zeros: X25519's secret would be zero).
-    ws = WebSocket(served.address, timeout=AT_ONCE)
-    ws.send_text({"t": "pair", "pub": b64u(bytes(32)), "name": "phone"})
-    got = shut_at_once(ws)
-    assert [json.loads(payload)["t"] for _, payload in got] == ["error"], got
+    # A pairing whose share is a low-order point (all zeros, or 1: CPace's secret would be all
+    # zeros whatever the code), and one in the old form, without a code or a session id.
+    for ask in ({"t": "pair", "code": "typed", "sid": b64u(os.urandom(16)), "pub": b64u(bytes(32)), "name": "phone"},
+                {"t": "pair", "code": "qr", "sid": b64u(os.urandom(16)), "pub": b64u(b"\x01" + bytes(31)), "name": "p"},
+                {"t": "pair", "pub": b64u(os.urandom(32)), "name": "phone"}):
+        ws = WebSocket(served.address, timeout=AT_ONCE)
+        ws.send_text(ask)
+        got = shut_at_once(ws)
+        assert [json.loads(payload)["t"] for _, payload in got] == ["error"], (ask, got)
 
     # The page's files are served to anyone, and hold nothing of the node's.
     never = [b"alice", b"bob", b"superbowl", secret_line.encode(), served.alice.id.encode(), served.bob.id.encode(),
@@ -781,7 +786,9 @@ def test_a_stranger_holding_every_seat_he_can_get_leaves_a_phone_room_to_pair(la
         def open_one():
             ws = WebSocket(served.address, timeout=3, source=source)
             try:
-                ws.send_text({"t": "pair", "pub": b64u(os.urandom(32)), "name": "stranger"})
+                _, _, share = cpace.start("0000AAAA")
+                ws.send_text({"t": "pair", "code": "typed", "sid": b64u(os.urandom(16)), "pub": b64u(share),
+                              "name": "stranger"})
             except OSError:
                 ws.close()
                 raise

@@ -11,10 +11,10 @@ import socket
 import struct
 import time
 
-from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from huddletest import cpace
 
 
 def b64u(data: bytes) -> str:
@@ -30,11 +30,6 @@ def keystream(key: bytes, nonce: bytes, count: int) -> bytes:
     cryptography takes the 32-bit counter and the nonce as one 16-byte value)."""
     full = (1).to_bytes(4, "little") + nonce
     return Cipher(algorithms.ChaCha20(key, full), mode=None).encryptor().update(bytes(count))
-
-
-def pair_keys(shared: bytes) -> tuple[bytes, bytes]:
-    stream = keystream(shared, bytes(12), 64)
-    return stream[:32], stream[32:]
 
 
 def pair_tag(confirm: bytes, page: bytes, node: bytes, code: str, who: str) -> bytes:
@@ -228,25 +223,27 @@ class Phone:
         self.last_seq = 0
 
     def pair(self, code: str, name: str = "phone", ws: WebSocket | None = None) -> dict:
+        """Pairs as docs/WEB.md says (CPace with the code, Tests/huddletest/cpace.py): the typed
+        code normalised, or the QR's secret (anything longer than 8 letters) as it is."""
         ws = ws or WebSocket(self.address)
-        secret = X25519PrivateKey.generate()
-        page = secret.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
-        ws.send_text({"t": "pair", "pub": b64u(page), "name": name})
+        code = normalized(code)
+        kind = "qr" if len(code) > 8 else "typed"
+        sid, ya, page = cpace.start(code)
+        ws.send_text({"t": "pair", "code": kind, "sid": b64u(sid), "pub": b64u(page), "name": name})
         answer = ws.receive_json()
         if answer.get("t") != "pair":
             raise PairingRefused(answer)
         node = from_b64u(answer["pub"])
-        confirm, device_key = pair_keys(secret.exchange(X25519PublicKey_from(node)))
-        code = normalized(code)
-        ws.send_text({"t": "proof", "tag": b64u(pair_tag(confirm, page, node, code, "client"))})
+        confirm, device_key = cpace.keys(sid, ya, page, node)
+        ws.send_text({"t": "proof", "tag": b64u(pair_tag(confirm, page, node, "", "client"))})
         try:
             answer = ws.receive_json()
         except Closed as closed:
             raise PairingRefused(str(closed))
         if answer.get("t") != "paired":
             raise PairingRefused(answer)
-        assert from_b64u(answer["tag"]) == pair_tag(confirm, page, node, code, "server"), \
-            "the node's tag does not prove it knows the code"
+        assert from_b64u(answer["tag"]) == pair_tag(confirm, page, node, "", "server"), \
+            "the node's tag does not prove it ran CPace with the same code"
         self.device, self.key = answer["device"], device_key
         self.ws = ws
         return answer
@@ -316,8 +313,3 @@ class Phone:
         if self.ws:
             self.ws.close()
             self.ws = None
-
-
-def X25519PublicKey_from(raw: bytes):
-    from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PublicKey
-    return X25519PublicKey.from_public_bytes(raw)

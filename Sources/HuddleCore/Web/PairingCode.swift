@@ -7,7 +7,7 @@
 /// PairingCode.normalized(" 7k3m q9tx ")           // "7K3MQ9TX": as the page and the node compare it
 /// ```
 public struct PairingCode: Sendable, Hashable {
-    /// The letters without separators: what both sides put in the pairing tag.
+    /// The letters without separators: what both sides run CPace with.
     public let letters: String
 
     static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
@@ -15,6 +15,11 @@ public struct PairingCode: Sendable, Hashable {
     /// The code `random` spells, 5 bits a letter (40 bits: 8 letters; 128: 26).
     public init(random: [UInt8]) {
         letters = Base32.encode(random, alphabet: Self.alphabet)
+    }
+
+    /// A code as it is spelled: for tests against fixed vectors.
+    init(letters: String) {
+        self.letters = letters
     }
 
     /// How bits of randomness it holds.

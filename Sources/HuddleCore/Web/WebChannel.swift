@@ -1,13 +1,14 @@
 import Crypto
 import Foundation
 
-/// The phone page's cryptography, the node's half (docs/WEB.md): X25519 for pairing, and
-/// ChaCha20-Poly1305 for every frame after it. The page has the same functions in `crypto.js`,
-/// written against the same RFCs, because a page on plain `http://` has no WebCrypto.
+/// The phone page's cryptography, the node's half (docs/WEB.md): CPace for pairing (``CPace``),
+/// and ChaCha20-Poly1305 for every frame after it. The page has the same functions in
+/// `crypto.js`, written against the same RFCs and draft, because a page on plain `http://` has
+/// no WebCrypto.
 ///
 /// ```swift
-/// let (kc, deviceKey) = WebChannel.pairKeys(shared)                          // from X25519
-/// let proof = WebChannel.pairTag(kc, page: a, node: b, code: "7K3MQ9TX", by: .page)
+/// let (kc, deviceKey) = WebChannel.pairKeys(sessionKey: isk)                 // from CPace
+/// let proof = WebChannel.pairTag(kc, page: ya, node: yb, code: "", by: .page)
 /// var outgoing = WebChannel.Sealer(key: WebChannel.connectionKey(deviceKey, nonce: n), direction: .toPage)
 /// let frame = outgoing.seal(Array(json.utf8))
 /// ```
@@ -33,15 +34,16 @@ public enum WebChannel {
         return Array(sealed.ciphertext)
     }
 
-    /// The two keys a pairing's X25519 secret `shared` gives: `confirm` for the tags that prove
-    /// the code, and the device's lasting key.
-    public static func pairKeys(_ shared: [UInt8]) -> (confirm: [UInt8], device: [UInt8]) {
-        let stream = keystream(shared, nonce: [UInt8](repeating: 0, count: 12), count: 64)
-        return (Array(stream[0..<32]), Array(stream[32..<64]))
+    /// The two keys a pairing's CPace session key gives: `confirm` for the tags that prove both
+    /// sides ran it with the same code, and the device's lasting key.
+    public static func pairKeys(sessionKey: [UInt8]) -> (confirm: [UInt8], device: [UInt8]) {
+        precondition(sessionKey.count == 64, "CPace's session key is 64 bytes")
+        return (Array(sessionKey[0..<32]), Array(sessionKey[32..<64]))
     }
 
-    /// The tag that proves knowing `code` (its letters), bound to both public keys: ChaCha20-Poly1305
-    /// over nothing, with `page ‖ node ‖ code` as additional data.
+    /// The tag that proves holding `confirm`, bound to both public shares (and to `code`, empty
+    /// since CPace binds the code into the key): ChaCha20-Poly1305 over nothing, with
+    /// `page ‖ node ‖ code` as additional data.
     public static func pairTag(_ confirm: [UInt8], page: [UInt8], node: [UInt8], code: String, by prover: Prover)
         -> [UInt8]
     {
@@ -120,32 +122,23 @@ public enum WebChannel {
 }
 
 extension WebChannel {
-    /// The node's side of one pairing attempt: a fresh X25519 key, and what it shares with the
-    /// page's.
+    /// The node's side of one pairing attempt (docs/WEB.md, "Pairing"): CPace's responder, with a
+    /// fresh scalar, for the page's session id and share.
     public struct PairingExchange: Sendable {
-        let key: Curve25519.KeyAgreement.PrivateKey
-
-        public init() {
-            key = Curve25519.KeyAgreement.PrivateKey()
-        }
-
-        /// An exchange with a known key: for tests against fixed vectors.
-        init(privateKey: [UInt8]) throws {
-            key = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: privateKey)
-        }
-
         /// What the node sends the page (`{"t":"pair","pub":…}`).
-        public var publicKey: [UInt8] { Array(key.publicKey.rawRepresentation) }
+        public let publicKey: [UInt8]
+        /// The confirmation key and the device's key.
+        public let confirm: [UInt8]
+        public let device: [UInt8]
 
-        /// The keys shared with the page whose public key is `page`; `nil` for a key that is not
-        /// one, or one of the points that would make the secret all zeros.
-        public func keys(withPage page: [UInt8]) -> (confirm: [UInt8], device: [UInt8])? {
-            guard page.count == 32, let theirs = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: page),
-                let shared = try? key.sharedSecretFromKeyAgreement(with: theirs)
+        /// `nil` for a share that is not 32 bytes, or a low-order point (CPace aborts).
+        public init?(code: PairingCode, sid: [UInt8], page: [UInt8], scalar: [UInt8]) {
+            let generator = CPace.generator(code: Array(code.letters.utf8), sid: sid)
+            guard page.count == 32, let mine = CPace.share(scalar: scalar, generator: generator),
+                let secret = CPace.secret(scalar: scalar, share: page)
             else { return nil }
-            let bytes = shared.withUnsafeBytes { Array($0) }
-            guard bytes.contains(where: { $0 != 0 }) else { return nil }
-            return pairKeys(bytes)
+            publicKey = mine
+            (confirm, device) = pairKeys(sessionKey: CPace.sessionKey(sid: sid, secret: secret, initiator: page, responder: mine))
         }
     }
 

@@ -4,10 +4,14 @@
 /// - Each ``offer(typed:secret:now:)`` makes a new typed code (40 bits) and a QR secret (128),
 ///   and withdraws the ones before it; both expire after ``codeLifetime``, and the first pairing
 ///   with either uses both up.
-/// - Only wrong guesses at the typed code are counted, and per address: ``wrongGuessesPerMinute``
-///   from one address in a minute, then "wait". A right answer spends nothing, and a stranger's
-///   guesses spend nobody else's chance (one budget for everyone let one stranger keep every
-///   phone from pairing, issue 45). The QR secret (128 bits) is always checked: nobody guesses it.
+/// - A pairing runs CPace with one of them (``CPace``): ``begin(_:from:now:)`` gives the code,
+///   the page's proof then says whether the page knew it (``finish(_:code:proven:name:key:id:from:at:now:)``).
+///   Nobody can test codes offline against what a pairing sends: each guess is an attempt.
+/// - Only guesses at the typed code are counted, and per address: ``wrongGuessesPerMinute``
+///   from one address in a minute, then "wait". An attempt counts from its start and is given
+///   back when it proves right, so a right answer spends nothing, and a stranger's guesses spend
+///   nobody else's chance (one budget for everyone let one stranger keep every phone from
+///   pairing, issue 45). The QR secret (128 bits) is never budgeted: nobody guesses it.
 /// - A code takes at most ``wrongGuessesPerCode`` wrong guesses in all, from however many
 ///   addresses, then no longer pairs (the QR secret still does): a typed code's 2^40 hold against
 ///   any number of machines, and one stranger with 8 addresses (200 guesses in the code's 5
@@ -16,7 +20,10 @@
 /// ```swift
 /// var pairing = WebPairing()
 /// let offer = pairing.offer(typed: random(5), secret: random(16), now: now)  // shown in the terminal
-/// switch pairing.pair(proof: tag, …, from: "192.168.1.23", now: now) { case .paired(let device, _): … }
+/// guard case .code(let code) = pairing.begin(.typed, from: "192.168.1.23", now: now) else { refuse() }
+/// // … CPace with code.letters, the page's proof checked …
+/// let verdict = pairing.finish(.typed, code: code, proven: right, name: "phone", key: k, id: random(16),
+///                              from: "192.168.1.23", at: wall, now: now)
 /// ```
 public struct WebPairing: Sendable {
     /// How long a code is good for.
@@ -35,44 +42,45 @@ public struct WebPairing: Sendable {
         public var expires: MonotonicTime
     }
 
-    /// What a pairing attempt came to (``pair(proof:page:node:confirm:deviceKey:name:id:from:at:now:)``).
+    /// Which code a pairing runs with: the one typed, or the QR's secret.
+    public enum CodeKind: String, Sendable, Equatable {
+        case typed
+        case qr
+    }
+
+    /// What a pairing attempt may start with.
+    public enum Begin: Sendable, Equatable {
+        /// Run CPace with this code.
+        case code(PairingCode)
+        /// No code is on offer (none shown, expired, used, or a typed code worn out).
+        case noCode
+        /// This address guessed ``wrongGuessesPerMinute`` times in the last minute.
+        case tooMany(retryAfter: TimeSpan)
+    }
+
+    /// What a pairing attempt came to (``finish(_:code:proven:name:key:id:from:at:now:)``).
     public enum Verdict: Sendable, Equatable {
         case paired(WebDevice, code: String)
-        /// The proof matches no code on offer.
+        /// The page's proof was not the code's.
         case wrong
         /// No code is on offer (none shown, or it expired or was used).
         case noCode
         /// The code was right, but ``maximumDevices`` are paired already.
         case full
-        /// This address guessed wrong ``wrongGuessesPerMinute`` times in the last minute.
-        case tooMany(retryAfter: TimeSpan)
         /// Wrong, and the typed code has now been guessed at ``wrongGuessesPerCode`` times: it no
         /// longer pairs. Said once per code, for the viewer (the page hears "wrong").
         case wornOut
     }
 
-    /// A page's proof (docs/WEB.md, pairing step 4) from `address`, checked against the QR
-    /// secret, then, within that address's budget, against the typed code: if it proves one, the
-    /// device is paired under `id` (16 random bytes) with `deviceKey`, the key the pairing's
-    /// exchange gave.
-    public mutating func pair(
-        proof: [UInt8], page: [UInt8], node: [UInt8], confirm: [UInt8], deviceKey: [UInt8], name: String, id: [UInt8],
-        from address: String, at wall: WallTime, now: MonotonicTime
-    ) -> Verdict {
+    /// A pairing attempt from `address` with the code of `kind`: the code to run CPace with.
+    /// An attempt at the typed code counts against the address and the code from now on; its
+    /// ``finish(_:code:proven:name:key:id:from:at:now:)`` gives it back if it proves right.
+    public mutating func begin(_ kind: CodeKind, from address: String, now: MonotonicTime) -> Begin {
         guard let offer, now < offer.expires else {
             self.offer = nil
             return .noCode
         }
-        func proves(_ code: PairingCode) -> Bool {
-            WebChannel.tagMatches(proof, WebChannel.pairTag(confirm, page: page, node: node, code: code.letters, by: .page))
-        }
-        func pairs(_ code: PairingCode) -> Verdict {
-            guard let device = paired(using: code.letters, name: name, key: deviceKey, id: id, at: wall, now: now) else {
-                return .full
-            }
-            return .paired(device, code: code.letters)
-        }
-        if proves(offer.secret) { return pairs(offer.secret) }
+        guard kind == .typed else { return .code(offer.secret) }
         wrongGuesses = wrongGuesses.compactMapValues { times in
             let recent = times.filter { now - $0 < .seconds(60) }
             return recent.isEmpty ? nil : recent
@@ -80,19 +88,48 @@ public struct WebPairing: Sendable {
         if let recent = wrongGuesses[address], recent.count >= Self.wrongGuessesPerMinute {
             return .tooMany(retryAfter: recent[0] + .seconds(60) - now)
         }
-        guard wrongGuessesAtCode < Self.wrongGuessesPerCode else { return .wrong }
-        if proves(offer.typed) { return pairs(offer.typed) }
+        guard wrongGuessesAtCode < Self.wrongGuessesPerCode else { return .noCode }
         wrongGuesses[address, default: []].append(now)
         wrongGuessesAtCode += 1
-        return wrongGuessesAtCode == Self.wrongGuessesPerCode ? .wornOut : .wrong
+        return .code(offer.typed)
+    }
+
+    /// The end of an attempt ``begin(_:from:now:)`` started with `code`: `proven` when the page's
+    /// proof was right for it. Right: the device is paired under `id` (16 random bytes) with
+    /// `key`, the key the pairing gave, and the attempt is given back. Wrong: the guess stays
+    /// counted.
+    public mutating func finish(
+        _ kind: CodeKind, code: PairingCode, proven: Bool, name: String, key: [UInt8], id: [UInt8], from address: String,
+        at wall: WallTime, now: MonotonicTime
+    ) -> Verdict {
+        guard proven else {
+            guard kind == .typed, wrongGuessesAtCode >= Self.wrongGuessesPerCode, !wornOutSaid, offer?.typed == code else {
+                return .wrong
+            }
+            wornOutSaid = true
+            return .wornOut
+        }
+        if kind == .typed, offer?.typed == code {
+            wrongGuessesAtCode = max(0, wrongGuessesAtCode - 1)
+            if var times = wrongGuesses[address], !times.isEmpty {
+                times.removeLast()
+                wrongGuesses[address] = times.isEmpty ? nil : times
+            }
+        }
+        guard let device = paired(using: code.letters, name: name, key: key, id: id, at: wall, now: now) else {
+            return devices.count >= Self.maximumDevices ? .full : .noCode
+        }
+        return .paired(device, code: code.letters)
     }
 
     public private(set) var offer: Offer?
     public private(set) var devices: [WebDevice]
     /// When each address guessed wrong in the last minute.
     private var wrongGuesses: [String: [MonotonicTime]] = [:]
-    /// Wrong guesses at the typed code on offer, from everyone.
+    /// Wrong guesses at the typed code on offer, from everyone, and whether the viewer was told
+    /// it wore out.
     private var wrongGuessesAtCode = 0
+    private var wornOutSaid = false
 
     public init(devices: [WebDevice] = []) {
         self.devices = devices
@@ -105,6 +142,7 @@ public struct WebPairing: Sendable {
         let offer = Offer(typed: PairingCode(random: typed), secret: PairingCode(random: secret), expires: now + Self.codeLifetime)
         self.offer = offer
         wrongGuessesAtCode = 0
+        wornOutSaid = false
         return offer
     }
 

@@ -62,6 +62,8 @@ struct WebConnection {
     /// What a page says in the clear: `pair`, `proof`, `hello`.
     private struct Clear: Decodable {
         var t: String
+        var code: String?
+        var sid: String?
         var pub: String?
         var name: String?
         var tag: String?
@@ -104,28 +106,49 @@ struct WebConnection {
         return (device, open.since ?? 0, opener, WebChannel.Sealer(key: key, direction: .toPage))
     }
 
-    /// A pairing attempt (`pair`, then `proof`); `true` once the device is paired.
+    /// A pairing attempt (`pair`, then `proof`): CPace with the code the page names, the node
+    /// answering as its responder; `true` once the device is paired.
     private func pair(
         _ ask: Clear, _ messages: inout WebSocketInboundMessageStream.AsyncIterator, _ outbound: WebSocketOutboundWriter
     ) async throws -> Bool {
-        let exchange = WebChannel.PairingExchange()
-        guard let pagePublic = ask.pub.flatMap(WebChannel.bytes(base64url:)),
-            let keys = exchange.keys(withPage: pagePublic)
+        let address = channel.remoteAddress?.ipAddress ?? "?"
+        guard let kind = ask.code.flatMap(WebPairing.CodeKind.init(rawValue:)),
+            let sid = ask.sid.flatMap(WebChannel.bytes(base64url:)), (16...64).contains(sid.count),
+            let pagePublic = ask.pub.flatMap(WebChannel.bytes(base64url:)), pagePublic.count == 32
         else {
+            try await Self.say([("t", "error"), ("message", "that is not a pairing request")], outbound)
+            return false
+        }
+        let code: PairingCode
+        switch hub.beginPairing(kind, from: address, now: clock.monotonic()) {
+        case .code(let offered): code = offered
+        case .noCode:
+            try await Self.say([("t", "error"), ("message", "wrong or expired code")], outbound)
+            return false
+        case .tooMany(let retryAfter):
+            try await Self.say(
+                [("t", "error"), ("message", .string("too many attempts: wait \(max(1, retryAfter.milliseconds / 1000)) s"))],
+                outbound)
+            return false
+        }
+        guard let exchange = WebChannel.PairingExchange(code: code, sid: sid, page: pagePublic, scalar: WebHub.randomBytes(32))
+        else {
+            _ = finish(kind, code, proven: false, deviceKey: [], ask, address)
             try await Self.say([("t", "error"), ("message", "that is not a pairing request")], outbound)
             return false
         }
         try await Self.say([("t", "pair"), ("pub", .string(WebChannel.base64url(exchange.publicKey)))], outbound)
         guard let proof = Self.clear(try await messages.next()), proof.t == "proof",
             let tag = proof.tag.flatMap(WebChannel.bytes(base64url:))
-        else { return false }
-        let verdict = hub.pair(
-            proof: tag, page: pagePublic, node: exchange.publicKey, confirm: keys.confirm, deviceKey: keys.device,
-            name: ask.name ?? "phone", from: channel.remoteAddress?.ipAddress ?? "?", at: clock.wall(),
-            now: clock.monotonic())
+        else {
+            _ = finish(kind, code, proven: false, deviceKey: [], ask, address)
+            return false
+        }
+        let expected = WebChannel.pairTag(exchange.confirm, page: pagePublic, node: exchange.publicKey, code: "", by: .page)
+        let verdict = finish(kind, code, proven: WebChannel.tagMatches(tag, expected), deviceKey: exchange.device, ask, address)
         switch verdict {
-        case .paired(let device, let code):
-            let mine = WebChannel.pairTag(keys.confirm, page: pagePublic, node: exchange.publicKey, code: code, by: .node)
+        case .paired(let device, _):
+            let mine = WebChannel.pairTag(exchange.confirm, page: pagePublic, node: exchange.publicKey, code: "", by: .node)
             try await Self.say(
                 [("t", "paired"), ("device", .string(device.id)), ("name", .string(device.name)),
                  ("tag", .string(WebChannel.base64url(mine)))], outbound)
@@ -141,12 +164,17 @@ struct WebConnection {
                 [("t", "error"),
                  ("message", .string("this node has \(WebPairing.maximumDevices) devices paired: unpair one first (/web revoke NAME)"))],
                 outbound)
-        case .tooMany(let retryAfter):
-            try await Self.say(
-                [("t", "error"), ("message", .string("too many attempts: wait \(max(1, retryAfter.milliseconds / 1000)) s"))],
-                outbound)
         }
         return false
+    }
+
+    /// Ends a pairing attempt with the hub (``WebHub/finishPairing(_:code:proven:deviceKey:name:from:at:now:)``).
+    private func finish(
+        _ kind: WebPairing.CodeKind, _ code: PairingCode, proven: Bool, deviceKey: [UInt8], _ ask: Clear, _ address: String
+    ) -> WebPairing.Verdict {
+        hub.finishPairing(
+            kind, code: code, proven: proven, deviceKey: deviceKey, name: ask.name ?? "phone", from: address, at: clock.wall(),
+            now: clock.monotonic())
     }
 
     // MARK: The session

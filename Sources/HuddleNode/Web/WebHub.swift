@@ -83,17 +83,22 @@ final class WebHub: Sendable {
         return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &random) }
     }
 
-    /// Checks a page's proof from `address` against the codes on offer, within that address's
-    /// budget; pairs the device if it is right.
-    func pair(
-        proof: [UInt8], page: [UInt8], node: [UInt8], confirm: [UInt8], deviceKey: [UInt8], name: String,
-        from address: String, at wall: WallTime, now: MonotonicTime
+    /// A pairing attempt from `address` with the code of `kind`: the code to run CPace with, or
+    /// why not (``WebPairing/begin(_:from:now:)``).
+    func beginPairing(_ kind: WebPairing.CodeKind, from address: String, now: MonotonicTime) -> WebPairing.Begin {
+        state.withLock { $0.pairing.begin(kind, from: address, now: now) }
+    }
+
+    /// The end of an attempt: `proven` when the page's proof was right. A device paired is kept
+    /// in the store.
+    func finishPairing(
+        _ kind: WebPairing.CodeKind, code: PairingCode, proven: Bool, deviceKey: [UInt8], name: String, from address: String,
+        at wall: WallTime, now: MonotonicTime
     ) -> WebPairing.Verdict {
         let id = Self.randomBytes(16)
         let verdict = state.withLock { state in
-            state.pairing.pair(
-                proof: proof, page: page, node: node, confirm: confirm, deviceKey: deviceKey, name: name, id: id,
-                from: address, at: wall, now: now)
+            state.pairing.finish(
+                kind, code: code, proven: proven, name: name, key: deviceKey, id: id, from: address, at: wall, now: now)
         }
         if case .paired(let device, _) = verdict {
             do {

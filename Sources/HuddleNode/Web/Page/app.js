@@ -342,7 +342,7 @@
       pairFailed('Could not reach the node. Is it still running?');
       return;
     }
-    const state = { sock, done: false, timer: 0, secret: null, pub: null, expect: null, key: null, opened: false };
+    const state = { sock, done: false, timer: 0, sid: null, secret: null, pub: null, expect: null, key: null, opened: false };
     pairing = state;
 
     const finish = (error) => {
@@ -361,9 +361,17 @@
     sock.onopen = () => {
       state.opened = true;
       try {
+        // CPace (WEB.md, "Pairing"): the generator from the code, the channel and a fresh sid;
+        // our share Ya = X25519(ya, g).
+        state.sid = C.randomBytes(16);
         state.secret = C.randomBytes(32);
-        state.pub = C.x25519Public(state.secret);
-        sock.send(JSON.stringify({ t: 'pair', pub: C.b64u(state.pub), name: name }));
+        const g = C.cpaceGenerator(C.utf8(code), C.utf8('huddle-pair-v1'), state.sid);
+        state.pub = C.x25519(state.secret, g);
+        sock.send(JSON.stringify({
+          // A code longer than the typed one's 8 letters is the QR's secret, scanned or typed.
+          t: 'pair', code: fromQR || code.length > 8 ? 'qr' : 'typed', sid: C.b64u(state.sid), pub: C.b64u(state.pub),
+          name: name,
+        }));
       } catch (e) {
         finish('This phone could not make a key: ' + (e && e.message ? e.message : e));
       }
@@ -387,12 +395,21 @@
           nodePub = null;
         }
         if (!nodePub || nodePub.length !== 32) return finish('The node sent a key this page cannot use.');
+        let shared;
         try {
-          const shared = C.x25519(state.secret, nodePub);
-          const keys = C.pairKeys(shared);
-          const proof = C.pairTag(keys.kc, state.pub, nodePub, code, 'client');
-          state.expect = C.pairTag(keys.kc, state.pub, nodePub, code, 'server');
-          state.key = keys.K;
+          // x25519 throws where K would be all zeros (the node's Yb a low-order point).
+          shared = C.x25519(state.secret, nodePub);
+        } catch (e) {
+          shared = null;
+        }
+        if (!shared || shared.every((b) => b === 0)) return finish('The node sent a key this page cannot use.');
+        try {
+          // ISK = H(sid, K, Ya, Yb): kc proves the code both ways, the rest is the device's key.
+          const isk = C.cpaceIsk(state.sid, shared, state.pub, new Uint8Array(0), nodePub, new Uint8Array(0));
+          const kc = isk.slice(0, 32);
+          const proof = C.pairTag(kc, state.pub, nodePub, '', 'client');
+          state.expect = C.pairTag(kc, state.pub, nodePub, '', 'server');
+          state.key = isk.slice(32, 64);
           sock.send(JSON.stringify({ t: 'proof', tag: C.b64u(proof) }));
         } catch (e) {
           finish('This phone could not compute the proof: ' + (e && e.message ? e.message : e));

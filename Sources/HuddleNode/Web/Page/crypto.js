@@ -1,11 +1,13 @@
-// The phone page's own cryptography: X25519 (RFC 7748) and ChaCha20-Poly1305 (RFC 8439), and the
-// pairing and session derivations of docs/WEB.md built on them.
+// The phone page's own cryptography: X25519 (RFC 7748), ChaCha20-Poly1305 (RFC 8439), SHA-512
+// (FIPS 180-4), and the pairing and session derivations of docs/WEB.md built on them: pairing is
+// CPace (draft-irtf-cfrg-cpace-21, suite CPACE-X25519-SHA512, the page the initiator).
 //
 // Why it exists: the phone reaches the node over plain http:// on the home network (no certificate
 // signs a laptop's LAN address, and phones refuse a self-signed one), and a plain-HTTP page is not
 // a secure context, so it has no WebCrypto (`crypto.subtle`), only `crypto.getRandomValues`. So the
-// page carries these primitives itself. Written from the RFCs; checked against their test vectors
-// and against Python's `cryptography` by Tests/e2e/test_web_crypto.py in Chromium.
+// page carries these primitives itself. Written from the RFCs, FIPS 180-4 and the draft; checked
+// against their test vectors, and against Python's `cryptography`, `hashlib` and the CPace of
+// Tests/huddletest/cpace.py, by Tests/e2e/test_web_crypto.py in Chromium.
 //
 // Loaded by <script src="/crypto.js"> before app.js; defines one global, HuddleCrypto. Every
 // function takes bytes as a Uint8Array (an ArrayBuffer, another typed array or a plain array of
@@ -108,9 +110,10 @@ var HuddleCrypto = (function () {
     function sub(a, b) { return (a - b + P) % P; }
     function mul(a, b) { return (a * b) % P; }
 
-    // a^(p-2): the exponent is public, so square-and-multiply over its bits is fine.
-    function invert(a) {
-        let result = 1n, base = a, e = P - 2n;
+    // a^e mod p. The exponents used here are public constants, so square-and-multiply over their
+    // bits branches on nothing secret.
+    function power(a, e) {
+        let result = 1n, base = a;
         while (e > 0n) {
             if (e & 1n) result = mul(result, base);
             base = mul(base, base);
@@ -118,6 +121,9 @@ var HuddleCrypto = (function () {
         }
         return result;
     }
+
+    // 1/a as a^(p-2) (Fermat); 0 for 0.
+    function invert(a) { return power(a, P - 2n); }
 
     function decodeLittleEndian(b) {
         let n = 0n;
@@ -499,20 +505,218 @@ var HuddleCrypto = (function () {
         return chacha20(key, nonce, 1, ciphertext);
     }
 
-    // ---------------------------------------------------------------- docs/WEB.md
+    // ---------------------------------------------------------------- SHA-512 (FIPS 180-4)
 
-    const ZERO_NONCE = new Uint8Array(12);
+    // JavaScript's bit operators work on 32 bits, so every 64-bit word here is two: its high half
+    // and its low half, the high one first (in arrays: hi at 2i, lo at 2i + 1). A sum of 64-bit
+    // words adds the low halves as plain numbers (a few of them stay far below 2^53, so exactly),
+    // carries what passes 2^32 into the high halves, and keeps each half mod 2^32.
 
-    // Pairing step 3: from Z, the ChaCha20 keystream of key Z, nonce zero, counter 1:
-    // bytes 0..<32 are kc (the confirmation key), 32..<64 are K (the device's key).
-    function pairKeys(Z) {
-        const stream = chacha20(bytes(Z, 32, "pairKeys Z"), ZERO_NONCE, 1, new Uint8Array(64));
-        return { kc: stream.slice(0, 32), K: stream.slice(32, 64) };
+    // §4.2.3: the first 64 bits of the fractional parts of the cube roots of the first 80 primes.
+    const SHA512_K = new Uint32Array([
+        0x428a2f98, 0xd728ae22, 0x71374491, 0x23ef65cd, 0xb5c0fbcf, 0xec4d3b2f, 0xe9b5dba5, 0x8189dbbc,
+        0x3956c25b, 0xf348b538, 0x59f111f1, 0xb605d019, 0x923f82a4, 0xaf194f9b, 0xab1c5ed5, 0xda6d8118,
+        0xd807aa98, 0xa3030242, 0x12835b01, 0x45706fbe, 0x243185be, 0x4ee4b28c, 0x550c7dc3, 0xd5ffb4e2,
+        0x72be5d74, 0xf27b896f, 0x80deb1fe, 0x3b1696b1, 0x9bdc06a7, 0x25c71235, 0xc19bf174, 0xcf692694,
+        0xe49b69c1, 0x9ef14ad2, 0xefbe4786, 0x384f25e3, 0x0fc19dc6, 0x8b8cd5b5, 0x240ca1cc, 0x77ac9c65,
+        0x2de92c6f, 0x592b0275, 0x4a7484aa, 0x6ea6e483, 0x5cb0a9dc, 0xbd41fbd4, 0x76f988da, 0x831153b5,
+        0x983e5152, 0xee66dfab, 0xa831c66d, 0x2db43210, 0xb00327c8, 0x98fb213f, 0xbf597fc7, 0xbeef0ee4,
+        0xc6e00bf3, 0x3da88fc2, 0xd5a79147, 0x930aa725, 0x06ca6351, 0xe003826f, 0x14292967, 0x0a0e6e70,
+        0x27b70a85, 0x46d22ffc, 0x2e1b2138, 0x5c26c926, 0x4d2c6dfc, 0x5ac42aed, 0x53380d13, 0x9d95b3df,
+        0x650a7354, 0x8baf63de, 0x766a0abb, 0x3c77b2a8, 0x81c2c92e, 0x47edaee6, 0x92722c85, 0x1482353b,
+        0xa2bfe8a1, 0x4cf10364, 0xa81a664b, 0xbc423001, 0xc24b8b70, 0xd0f89791, 0xc76c51a3, 0x0654be30,
+        0xd192e819, 0xd6ef5218, 0xd6990624, 0x5565a910, 0xf40e3585, 0x5771202a, 0x106aa070, 0x32bbd1b8,
+        0x19a4c116, 0xb8d2d0c8, 0x1e376c08, 0x5141ab53, 0x2748774c, 0xdf8eeb99, 0x34b0bcb5, 0xe19b48a8,
+        0x391c0cb3, 0xc5c95a63, 0x4ed8aa4a, 0xe3418acb, 0x5b9cca4f, 0x7763e373, 0x682e6ff3, 0xd6b2b8a3,
+        0x748f82ee, 0x5defb2fc, 0x78a5636f, 0x43172f60, 0x84c87814, 0xa1f0ab72, 0x8cc70208, 0x1a6439ec,
+        0x90befffa, 0x23631e28, 0xa4506ceb, 0xde82bde9, 0xbef9a3f7, 0xb2c67915, 0xc67178f2, 0xe372532b,
+        0xca273ece, 0xea26619c, 0xd186b8c7, 0x21c0c207, 0xeada7dd6, 0xcde0eb1e, 0xf57d4f7f, 0xee6ed178,
+        0x06f067aa, 0x72176fba, 0x0a637dc5, 0xa2c898a6, 0x113f9804, 0xbef90dae, 0x1b710b35, 0x131c471b,
+        0x28db77f5, 0x23047d84, 0x32caab7b, 0x40c72493, 0x3c9ebe0a, 0x15c9bebc, 0x431d67c4, 0x9c100d4c,
+        0x4cc5d4be, 0xcb3e42b6, 0x597f299c, 0xfc657e2a, 0x5fcb6fab, 0x3ad6faec, 0x6c44198c, 0x4a475817,
+    ]);
+
+    // §5.3.5: the initial hash value, the first 64 bits of the fractional parts of the square roots
+    // of the first 8 primes.
+    const SHA512_IV = new Uint32Array([
+        0x6a09e667, 0xf3bcc908, 0xbb67ae85, 0x84caa73b, 0x3c6ef372, 0xfe94f82b, 0xa54ff53a, 0x5f1d36f1,
+        0x510e527f, 0xade682d1, 0x9b05688c, 0x2b3e6c1f, 0x1f83d9ab, 0xfb41bd6b, 0x5be0cd19, 0x137e2179,
+    ]);
+
+    const TWO_32 = 0x100000000;
+
+    function readUint32BE(b, at) {
+        return ((b[at] << 24) | (b[at + 1] << 16) | (b[at + 2] << 8) | b[at + 3]) >>> 0;
     }
 
-    // Pairing steps 4 and 5: the tag of sealing nothing with key kc, nonce "client" or "server"
-    // padded with zeros to 12 bytes, additional data A ‖ B ‖ CODE. `code` is used as given: the
-    // caller makes it upper case without the dash (or passes the QR's SECRET).
+    function writeUint32BE(out, at, n) {
+        out[at] = n >>> 24; out[at + 1] = n >>> 16; out[at + 2] = n >>> 8; out[at + 3] = n;
+    }
+
+    // §6.4.2: one 128-byte block b[at..] into the hash value h (16 halves); w is room for the
+    // message schedule (160 halves), reused from block to block.
+    function sha512Block(h, w, b, at) {
+        for (let i = 0; i < 32; i++) w[i] = readUint32BE(b, at + 4 * i);
+        for (let i = 16; i < 80; i++) {
+            // W[i] = σ1(W[i-2]) + W[i-7] + σ0(W[i-15]) + W[i-16]. A rotation right by n < 32 takes
+            // each half's low n bits into the other half's top; by 32 + n, the halves swap first.
+            const xh = w[2 * (i - 15)], xl = w[2 * (i - 15) + 1];
+            // σ0(x) = ROTR 1 ^ ROTR 8 ^ SHR 7
+            const s0h = ((xh >>> 1) | (xl << 31)) ^ ((xh >>> 8) | (xl << 24)) ^ (xh >>> 7);
+            const s0l = ((xl >>> 1) | (xh << 31)) ^ ((xl >>> 8) | (xh << 24)) ^ ((xl >>> 7) | (xh << 25));
+            const yh = w[2 * (i - 2)], yl = w[2 * (i - 2) + 1];
+            // σ1(y) = ROTR 19 ^ ROTR 61 ^ SHR 6
+            const s1h = ((yh >>> 19) | (yl << 13)) ^ ((yl >>> 29) | (yh << 3)) ^ (yh >>> 6);
+            const s1l = ((yl >>> 19) | (yh << 13)) ^ ((yh >>> 29) | (yl << 3)) ^ ((yl >>> 6) | (yh << 26));
+            const lo = (s0l >>> 0) + (s1l >>> 0) + w[2 * (i - 7) + 1] + w[2 * (i - 16) + 1];
+            const hi = (s0h >>> 0) + (s1h >>> 0) + w[2 * (i - 7)] + w[2 * (i - 16)] + Math.floor(lo / TWO_32);
+            w[2 * i] = hi;        // a Uint32Array keeps the value mod 2^32
+            w[2 * i + 1] = lo;
+        }
+
+        let ah = h[0], al = h[1], bh = h[2], bl = h[3], ch = h[4], cl = h[5], dh = h[6], dl = h[7];
+        let eh = h[8], el = h[9], fh = h[10], fl = h[11], gh = h[12], gl = h[13], hh = h[14], hl = h[15];
+        for (let i = 0; i < 80; i++) {
+            // Σ1(e) = ROTR 14 ^ ROTR 18 ^ ROTR 41
+            const S1h = ((eh >>> 14) | (el << 18)) ^ ((eh >>> 18) | (el << 14)) ^ ((el >>> 9) | (eh << 23));
+            const S1l = ((el >>> 14) | (eh << 18)) ^ ((el >>> 18) | (eh << 14)) ^ ((eh >>> 9) | (el << 23));
+            // Ch(e, f, g) = (e AND f) XOR (NOT e AND g)
+            const chh = (eh & fh) ^ (~eh & gh), chl = (el & fl) ^ (~el & gl);
+            // T1 = h + Σ1(e) + Ch(e, f, g) + K[i] + W[i]
+            const t1l = hl + (S1l >>> 0) + (chl >>> 0) + SHA512_K[2 * i + 1] + w[2 * i + 1];
+            const t1h = hh + (S1h >>> 0) + (chh >>> 0) + SHA512_K[2 * i] + w[2 * i] + Math.floor(t1l / TWO_32);
+            // Σ0(a) = ROTR 28 ^ ROTR 34 ^ ROTR 39
+            const S0h = ((ah >>> 28) | (al << 4)) ^ ((al >>> 2) | (ah << 30)) ^ ((al >>> 7) | (ah << 25));
+            const S0l = ((al >>> 28) | (ah << 4)) ^ ((ah >>> 2) | (al << 30)) ^ ((ah >>> 7) | (al << 25));
+            // Maj(a, b, c) = (a AND b) XOR (a AND c) XOR (b AND c)
+            const majh = (ah & bh) ^ (ah & ch) ^ (bh & ch), majl = (al & bl) ^ (al & cl) ^ (bl & cl);
+            // T2 = Σ0(a) + Maj(a, b, c)
+            const t2l = (S0l >>> 0) + (majl >>> 0);
+            const t2h = (S0h >>> 0) + (majh >>> 0) + Math.floor(t2l / TWO_32);
+
+            hh = gh; hl = gl;
+            gh = fh; gl = fl;
+            fh = eh; fl = el;
+            // e = d + T1 (mod 2^64)
+            const newEl = dl + (t1l >>> 0);
+            eh = (dh + (t1h >>> 0) + Math.floor(newEl / TWO_32)) >>> 0; el = newEl >>> 0;
+            dh = ch; dl = cl;
+            ch = bh; cl = bl;
+            bh = ah; bl = al;
+            // a = T1 + T2 (mod 2^64)
+            const newAl = (t1l >>> 0) + (t2l >>> 0);
+            ah = ((t1h >>> 0) + (t2h >>> 0) + Math.floor(newAl / TWO_32)) >>> 0; al = newAl >>> 0;
+        }
+
+        // §6.4.2 step 4: the new hash value is the old one plus a..h, word by word (mod 2^64).
+        const v = [ah, al, bh, bl, ch, cl, dh, dl, eh, el, fh, fl, gh, gl, hh, hl];
+        for (let i = 0; i < 16; i += 2) {
+            const lo = h[i + 1] + v[i + 1];
+            h[i] = h[i] + v[i] + Math.floor(lo / TWO_32);
+            h[i + 1] = lo;
+        }
+    }
+
+    // The 64-byte digest of any number of bytes. §5.1.2: the message is followed by a 1 bit, zeros
+    // up to 112 bytes mod 128, and its length in bits as 128 bits big-endian; whole blocks of the
+    // message are hashed where they lie, only the last one or two are copied to be padded.
+    function sha512(data) {
+        const input = bytes(data);
+        const h = SHA512_IV.slice();
+        const w = new Uint32Array(160);
+        const whole = input.length - (input.length % 128);
+        for (let at = 0; at < whole; at += 128) sha512Block(h, w, input, at);
+
+        const rest = input.length - whole;
+        const tail = new Uint8Array(rest < 112 ? 128 : 256);
+        tail.set(input.subarray(whole));
+        tail[rest] = 0x80;
+        // The length in bits: a byte count below 2^53 makes at most 56 bits, so the top 64 of the
+        // 128 stay zero; the next 32 are the count / 2^29, the last 32 the count * 8 mod 2^32.
+        writeUint32BE(tail, tail.length - 8, Math.floor(input.length / 0x20000000));
+        writeUint32BE(tail, tail.length - 4, (input.length * 8) >>> 0);
+        for (let at = 0; at < tail.length; at += 128) sha512Block(h, w, tail, at);
+
+        const out = new Uint8Array(64);
+        for (let i = 0; i < 16; i++) writeUint32BE(out, 4 * i, h[i]);
+        return out;
+    }
+
+    // ---------------------------------------------------------------- CPace (draft-irtf-cfrg-cpace-21)
+
+    // Pairing runs CPace, suite CPACE-X25519-SHA512, the page as the initiator A (docs/WEB.md,
+    // "Pairing"): both sides derive a generator g from the code (PRS), the channel identifier CI and
+    // the page's random sid; each sends Y = X25519(y, g) for its random y; K = X25519(y, the other's
+    // Y); the ISK hashes K with the transcript. Someone in the middle learns nothing to test code
+    // guesses against offline: every guess costs an online attempt.
+
+    // prepend_len: the length of `data` as LEB128 (7 bits a byte, least significant first, the top
+    // bit set on every byte but the last), then `data`.
+    function prependLen(data) {
+        const b = bytes(data);
+        const length = [];
+        let n = b.length;
+        do {
+            const low = n % 128;
+            n = Math.floor(n / 128);
+            length.push(n > 0 ? low + 128 : low);
+        } while (n > 0);
+        return concat(length, b);
+    }
+
+    // lv_cat: each part with prepend_len, one after the other.
+    function lvCat(...parts) {
+        return concat(...parts.map(prependLen));
+    }
+
+    const CPACE_DSI = utf8("CPace255");           // the suite's domain separation for g
+    const CPACE_DSI_ISK = utf8("CPace255_ISK");   // and for the ISK
+    const SHA512_BLOCK = 128;                     // H.s_in_bytes
+    const ELL2_A = 486662n;                       // Curve25519: v^2 = u^3 + A u^2 + u
+    const ELL2_Z = 2n;                            // the draft's non-square for p = 2^255 - 19
+    const ELL2_HALF_A = mul(ELL2_A, invert(2n));  // A / 2 in the field (243331: A is even)
+
+    // generator_string(DSI, PRS, CI, sid, 128): zeros after DSI and PRS fill the first hash block,
+    // so that block depends on nothing but the code (and a longer PRS gets none).
+    function generatorString(prs, ci, sid) {
+        const zeros = Math.max(0, SHA512_BLOCK - 1 - prependLen(prs).length - prependLen(CPACE_DSI).length);
+        return lvCat(CPACE_DSI, prs, new Uint8Array(zeros), ci, sid);
+    }
+
+    // Elligator 2 (the draft's reference, Z = 2, B = 1): a field element r to the u-coordinate of
+    // a point of the curve. v = -A / (1 + Z r^2); e = (v^3 + A v^2 + v)^((p-1)/2), the Legendre
+    // symbol as a field element (1, -1, or 0); u = e v - (1 - e) A / 2. So u = v where v^3 + A v^2
+    // + v is a square, else u = -v - A, for which it is. 1 + Z r^2 is never 0 (-1/2 is not a square
+    // mod p), so v is always defined.
+    function elligator2(r) {
+        const v = sub(0n, mul(ELL2_A, invert(add(1n, mul(ELL2_Z, mul(r, r))))));
+        const v2 = mul(v, v);
+        const e = power(add(add(mul(v2, v), mul(ELL2_A, v2)), v), (P - 1n) / 2n);
+        return sub(mul(e, v), mul(sub(1n, e), ELL2_HALF_A));
+    }
+
+    // calculate_generator: SHA-512 of the generator string; its first 32 bytes, read as RFC 7748's
+    // decodeUCoordinate of 255 bits does (little-endian, the top bit cleared, then taken mod p);
+    // Elligator 2; the u-coordinate as 32 bytes little-endian. prs, ci and sid are bytes (the page:
+    // the code as UTF-8, "huddle-pair-v1", 16 random bytes).
+    function cpaceGenerator(prs, ci, sid) {
+        const h = sha512(generatorString(bytes(prs), bytes(ci), bytes(sid))).slice(0, 32);
+        h[31] &= 127;
+        return encodeLittleEndian32(elligator2(decodeLittleEndian(h) % P));
+    }
+
+    // The ISK of the initiator-responder mode: SHA-512(lv_cat(DSI_ISK, sid, K) ‖ transcript_ir),
+    // transcript_ir = lv_cat(Ya, ADa) ‖ lv_cat(Yb, ADb). 64 bytes; the page splits it into kc
+    // (0..<32) and the device's key (32..<64).
+    function cpaceIsk(sid, K, Ya, ADa, Yb, ADb) {
+        return sha512(concat(lvCat(CPACE_DSI_ISK, sid, K), lvCat(Ya, ADa), lvCat(Yb, ADb)));
+    }
+
+    // ---------------------------------------------------------------- docs/WEB.md
+
+    // Pairing's key confirmation: the tag of sealing nothing with key kc, nonce "client" or
+    // "server" padded with zeros to 12 bytes, additional data A ‖ B ‖ CODE. With CPace the code is
+    // already in kc, so the page passes "" (the additional data is Ya ‖ Yb); `code` is used as given.
     function pairTag(kc, A, B, code, who) {
         if (who !== "client" && who !== "server") throw new RangeError('pairTag: who is "client" or "server"');
         const nonce = new Uint8Array(12);
@@ -578,8 +782,9 @@ var HuddleCrypto = (function () {
     return Object.freeze({
         randomBytes, x25519, x25519Public,
         chacha20, poly1305, seal, open,
+        sha512, prependLen, lvCat, cpaceGenerator, cpaceIsk,
         b64u, fromB64u, utf8, fromUtf8, concat,
-        pairKeys, pairTag, connKey, Sealer, Opener,
+        pairTag, connKey, Sealer, Opener,
         PAGE_TO_NODE, NODE_TO_PAGE,
     });
 })();
