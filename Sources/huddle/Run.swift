@@ -105,6 +105,13 @@ extension Huddle {
         var soundRecheck: Int = 120
 
         @Option(
+            name: .customLong("sound-placing"),
+            help: ArgumentHelp(
+                "While listening, how many seconds of the room's sound features an hour your node shares to place a peer that listens but whose offset is not known yet: a budget for each machine (all of its keys together), and half as much again for everyone together. A pair that matches at all is placed in about 15 s.",
+                valueName: "SECONDS"))
+        var soundPlacing: Int = 120
+
+        @Option(
             name: .long,
             help: ArgumentHelp(
                 "Until you are placed with a writer (by marks or sound), their messages wait this many seconds after they were written, so that none can spoil your stream (streams of one broadcast differ by up to 90 s). 'off' shows them at once: only if your stream is ahead of everyone's. (In the console: /shield.)",
@@ -180,6 +187,9 @@ extension Huddle {
             guard (10...3_600).contains(soundRecheck) else {
                 throw ValidationError("--sound-recheck must be whole seconds from 10 to 3600 (default 120)")
             }
+            guard (10...3_600).contains(soundPlacing) else {
+                throw ValidationError("--sound-placing must be whole seconds from 10 to 3600 (default 120)")
+            }
             guard Logger.Level(rawValue: logLevel) != nil else {
                 throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
             }
@@ -201,7 +211,8 @@ extension Huddle {
             configuration.showWaiting = showWaiting
             configuration.web = web
             configuration.webPort = webPort ?? NodeConfiguration.defaultWebPort
-            configuration.soundSharing = SoundSharing.Rules(recheckEvery: .seconds(Int64(soundRecheck)))
+            configuration.soundSharing = SoundSharing.Rules(
+                recheckEvery: .seconds(Int64(soundRecheck)), placing: .seconds(Int64(soundPlacing)))
             // The interactive console when a person is at a terminal; scripts get lines.
             let console =
                 configuration.console && !json && !plain && InteractiveConsole.isAvailable

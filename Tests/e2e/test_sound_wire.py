@@ -280,3 +280,50 @@ def test_forged_and_replayed_windows_from_a_stranger_cost_a_member_none_of_his_s
     taken = after["sound_windows_in"] - before["sound_windows_in"]
     assert taken == honest, f"bob took {taken} of eve's {honest} windows"
     assert after["drops"].get("sound_budget", 0) == before["drops"].get("sound_budget", 0)
+
+
+def test_five_keys_at_one_machine_get_no_more_of_the_rooms_sound_than_one_member(lan, tmp_path):
+    """Issue 45, 4: five member keys taking turns posing as a listener got 642 of 650 s of the
+    room's sound, each with a placing budget of its own. The budget is a machine's now, all its
+    keys together. bob listens with `--sound-placing 10` (10 s an hour a machine, 15 s for
+    everyone); five keys on one host take turns sending him their own windows, 8 s each, for
+    40 s: they get the announcement, a re-check and at most that one machine's 10 s, not the
+    20 windows bob heard."""
+    wav = speechlike_wav(tmp_path / "room.wav", 60)
+    keys = [WireClient(f"key{i}", host="127.0.0.2") for i in range(5)]
+    try:
+        bob = lan("bob", extra=["--audio-file", str(wav), "--sound-placing", "10"])
+        bob_id = bytes.fromhex(bob.id)
+        for key in keys:
+            key.meet(bob.address)
+            key.join(bob.address)
+        bob.wait_for(lambda o: o["type"] == "listening" and "source" in o, what="bob hearing his file")
+        pair_keys = [poll(lambda key=key: key.pair_key(bob_id), timeout=10, what="a key's pair key") for key in keys]
+        poll(lambda: sum(m["nick"].startswith("key") for m in room(bob)["members"]) == 5, timeout=10,
+             what="the five keys members on bob")
+        starts: set[int] = set()
+        started = time.monotonic()
+        last_sent = 0.0
+        while (elapsed := time.monotonic() - started) < 40:
+            turn = int(elapsed // 8)
+            if time.monotonic() - last_sent >= 2:
+                now = now_ms()
+                keys[turn].send_raw(bob.address, encode_sound_window(
+                    keys[turn].id, ROOM, now, now - 2_000, [turn + 1] * 200, [True] * 200, key=keys[turn].key,
+                    pair_key=pair_keys[turn], to_id=bob_id))
+                last_sent = time.monotonic()
+            for key in keys:
+                while True:
+                    try:
+                        starts.add(key.recv(timeout=0.02, kind=SoundWindow).message.start)
+                    except TimeoutError:
+                        break
+        sharing = bob.status()["listening"]["sharing"]
+    finally:
+        for key in keys:
+            key.close()
+    print(f"five keys of one machine got {len(starts)} of bob's windows in 40 s; bob: {sharing}")
+    # 3 announced, 2 of a re-check, 5 of the machine's placing budget (10 s), two in flight: a
+    # budget per key, and none for everyone, sent them all 20.
+    assert len(starts) <= 12, sorted(starts)
+    assert len(starts) >= 5, "the keys were sent nothing: the attack did not run"

@@ -14,8 +14,8 @@ public enum ReservedSeat: Hashable, Sendable {
     /// It may, without a share: this node's own events, or the store's.
     case unlimited
     /// A proven peer at `host` that DNS-SD announced here, that the viewer named, or that one of
-    /// those introduced: it may
-    /// while fewer of the reserved slots than the host's share hold origins of that host.
+    /// those introduced: it may while fewer of the reserved slots than the host's share hold
+    /// origins of that host.
     case announced(String)
     /// A peer at `host` proven only by answering there: as ``announced(_:)``, and while origins
     /// proven only so hold fewer than ``RoomLogLimits/reservedForProven`` of the slots.

@@ -54,8 +54,13 @@ public struct SoundSharing: Sendable, Equatable {
         /// A peer counts as listening this long after its last window.
         public var peerListening: TimeSpan = .seconds(30)
 
-        public init(recheckEvery: TimeSpan = .seconds(120)) {
+        /// `placing` (`huddle run --sound-placing`) sets the budget a host; everyone's is half as
+        /// much again, and a run starts with a quarter of it (at most 30 s).
+        public init(recheckEvery: TimeSpan = .seconds(120), placing: TimeSpan = .seconds(120)) {
             self.recheckEvery = recheckEvery
+            self.placing = placing
+            placingTotal = placing * 3 / 2
+            placingRun = min(.seconds(30), placing / 4)
         }
     }
 
