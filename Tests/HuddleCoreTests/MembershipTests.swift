@@ -164,30 +164,6 @@ private let second = TimeSpan.seconds(1)
         #expect(other.isProven(bob))
     }
 
-    /// A peer that reached alice first is proven only by answering; once bob, her seed, names it
-    /// alive in his gossip, it has his standing (the inner probe ring, the reserved origin slots
-    /// kept for announced nodes). A peer proven only by answering names nobody into it.
-    @Test func aSeedNamingAPeerThatReachedUsFirstLendsItItsStanding() throws {
-        var membership = aliceNode()
-        membership.addSeed(bobAt)
-        let toBob = try #require(membership.tick(now: .start).probes.first?.probe)
-        _ = membership.receive(ack(toBob, from: bob), from: bobAt, now: .start + .microseconds(500))
-        _ = membership.receive(probe(from: carol, nick: "carol", port: carolAt.port), from: carolAt, now: .start + .milliseconds(1))
-        _ = membership.receive(probe(from: dave, nick: "dave", port: 7004), from: PeerAddress(host: "192.0.2.14", port: 7004), now: .start + .milliseconds(1))
-        membership.proveAllForTest()
-        #expect(membership.peers[bob].map(membership.isAnnounced) == true)
-        #expect(membership.peers[carol].map(membership.isAnnounced) == false)
-        // Dave, proven only by answering, names carol: nothing.
-        _ = membership.receive(probe(from: dave, nick: "dave", port: 7004, peers: [record(carol, "carol", at: carolAt)]),
-                               from: PeerAddress(host: "192.0.2.14", port: 7004), now: .start + .milliseconds(2))
-        #expect(membership.peers[carol].map(membership.isAnnounced) == false)
-        // Bob, the seed, names her: she has his standing.
-        _ = membership.receive(probe(from: bob, peers: [record(carol, "carol", at: carolAt)]), from: bobAt, now: .start + .milliseconds(3))
-        #expect(membership.peers[carol]?.introducedBy == bob)
-        #expect(membership.peers[carol].map(membership.isAnnounced) == true)
-        #expect(membership.peers[dave].map(membership.isAnnounced) == false)
-    }
-
     @Test func oneSeedIsEnough() throws {
         var membership = aliceNode()
         membership.addSeed(bobAt)

@@ -90,11 +90,6 @@ extension Membership {
                 if record.state == .alive { noteHearsay(record.id, at: address, via: sender, now: now) }
                 continue
             }
-            // A peer that reached us first, named alive by an announced member or a seed: it
-            // vouches for it (``isAnnounced(_:)``), as if it had named it before we met.
-            if record.state == .alive, !isAnnounced(peer), peers[sender]?.isNamedHere == true {
-                peers[record.id]?.introducedBy = sender
-            }
             if record.state != .alive, record.incarnation == peer.incarnation, peer.state != .alive {
                 confirm(record.id, by: sender)  // the same suspicion, from another member
             }

@@ -158,7 +158,8 @@ extension Membership {
     /// prove their addresses can buy. Such peers have the inner probe ring (``nextTarget()``) and
     /// the reserved origin slots kept for them (``ReservedSeat``).
     public func isAnnounced(_ peer: Peer) -> Bool {
-        peer.isNamedHere || peer.introducedBy.flatMap { peers[$0] }?.isNamedHere == true
+        let named = { (peer: Peer) in peer.foundBy == .mdns || peer.foundBy == .seed }
+        return named(peer) || peer.introducedBy.flatMap { peers[$0] }.map(named) == true
     }
 
     /// Whether `peer` is in the probe ring, and so watched for failure: its address answered,

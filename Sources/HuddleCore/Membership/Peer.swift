@@ -44,13 +44,10 @@ public struct Peer: Hashable, Sendable {
     /// ``address``: it receives there (docs/PROTOCOL.md, "Trust"). Until then datagrams to it
     /// spend credit (``SendCredit``) and it has none of a peer's privileges.
     public var addressProven = false
-    /// The member that named it in gossip (it vouched for it, and for its address): first, when
-    /// it was hearsay, or later, a peer ``isNamedHere`` naming one that reached us first. Such a
-    /// namer lends it its standing (``Membership/isAnnounced(_:)``).
+    /// For a peer first named by gossip: the member that named it (it vouched for it, and for
+    /// its address). A peer announced or named by the viewer that names a newcomer lends it its
+    /// standing for a room's reserved origin slots (``ReservedSeat``).
     public var introducedBy: NodeID?
-    /// Whether this node's own side named it: DNS-SD announced it here, or the viewer gave it as a
-    /// seed (`--peer`).
-    public var isNamedHere: Bool { foundBy == .mdns || foundBy == .seed }
 
     /// A peer as given (``Membership`` makes these; this is for tests and status output).
     public init(
