@@ -6,16 +6,15 @@
 /// ports: so each host has a share, ``RoomLogLimits/reservedPerHost``. And one attacker has
 /// several hosts: 32 keys proven from 4 took every reserved slot (issue 45), so origins proven
 /// only that way share ``RoomLogLimits/reservedForProven`` of them, and the rest are kept for
-/// nodes the network announced over DNS-SD or the viewer named (`--peer`), and those such a node
-/// introduced by gossip (``Peer/introducedBy``).
+/// nodes the network announced over DNS-SD or the viewer named (`--peer`). Not for nodes such a
+/// node names in gossip: it names every peer it knows, strangers too.
 public enum ReservedSeat: Hashable, Sendable {
     /// It may not: no node behind it has proven itself.
     case refused
     /// It may, without a share: this node's own events, or the store's.
     case unlimited
-    /// A proven peer at `host` that DNS-SD announced here, that the viewer named, or that one of
-    /// those introduced: it may while fewer of the reserved slots than the host's share hold
-    /// origins of that host.
+    /// A proven peer at `host` that DNS-SD announced here, or that the viewer named: it may while
+    /// fewer of the reserved slots than the host's share hold origins of that host.
     case announced(String)
     /// A peer at `host` proven only by answering there: as ``announced(_:)``, and while origins
     /// proven only so hold fewer than ``RoomLogLimits/reservedForProven`` of the slots.

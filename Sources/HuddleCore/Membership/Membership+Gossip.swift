@@ -41,13 +41,12 @@ extension Membership {
         foundBy: PeerSource, rttSample: TimeSpan?, now: MonotonicTime, announcedPort: UInt16? = nil
     ) -> [MembershipDirective] {
         let rooms = Array(rooms.prefix(WireLimits.maxRoomsPerNode))
-        let introducer = hearsay.removeValue(forKey: id)?.via
+        hearsay[id] = nil
         guard var peer = peers[id] else {
             guard makeRoom(verified: true, for: address) else { return [] }
             peers[id] = Peer(
                 id: id, nick: nick, address: address, rooms: rooms, state: .alive, incarnation: incarnation,
                 lastSeen: now, rtt: rttSample, foundBy: foundBy, vouched: incarnation, announcedPort: announcedPort)
-            peers[id]?.introducedBy = introducer
             changedAt[id] = now
             lastContact[id] = now
             return [.peerChanged(id: id, nick: nick, from: nil, to: .alive)]

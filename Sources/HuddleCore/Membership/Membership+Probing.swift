@@ -130,8 +130,8 @@ extension Membership {
     }
 
     /// The next alive or suspect peer in the ring (``isInRing(_:)``): the ring is two, taken in
-    /// turns. The inner one holds the peers DNS-SD announced, the viewer named, or one of those
-    /// named (``isAnnounced(_:)``), each in turn by id; the outer one those proven only by
+    /// turns. The inner one holds the peers DNS-SD announced or the viewer named
+    /// (``isAnnounced(_:)``), each in turn by id; the outer one those proven only by
     /// answering, taken a host at a time (each host in turn, and that host's next peer by id).
     /// So keys that answer probes stretch only their own ring, and only by their hosts: a
     /// hundred of them kept a dead friend "alive" for 88 s when every peer took its turn in one

@@ -153,13 +153,13 @@ extension Membership {
         moves.values.map { $0.candidateAnswered ? $0.since + probeTimeout : $0.askedAt + periodLength }.min()
     }
 
-    /// Whether `peer` was announced on this network over DNS-SD, named by the viewer (a seed), or
-    /// named in gossip by such a peer (``Peer/introducedBy``): a standing no number of keys that
-    /// prove their addresses can buy. Such peers have the inner probe ring (``nextTarget()``) and
-    /// the reserved origin slots kept for them (``ReservedSeat``).
+    /// Whether `peer` was announced on this network over DNS-SD or named by the viewer (a seed):
+    /// a standing no number of keys that prove their addresses can buy. Such peers have the inner
+    /// probe ring (``nextTarget()``) and the reserved origin slots kept for them
+    /// (``ReservedSeat``). Not a peer one of them named in gossip: a member gossips every peer it
+    /// knows, a stranger's keys too (lending them standing gave 17 keys a seat past the 16).
     public func isAnnounced(_ peer: Peer) -> Bool {
-        let named = { (peer: Peer) in peer.foundBy == .mdns || peer.foundBy == .seed }
-        return named(peer) || peer.introducedBy.flatMap { peers[$0] }.map(named) == true
+        peer.foundBy == .mdns || peer.foundBy == .seed
     }
 
     /// Whether `peer` is in the probe ring, and so watched for failure: its address answered,

@@ -24,9 +24,9 @@
 /// - **Probing.** Each ``MembershipConfig/probeInterval`` (a period) one alive or suspect peer
 ///   is probed: the next by id after the last one (a ring), so each peer is probed once in N
 ///   periods and, with every node doing the same, about one probe a period reaches any node.
-///   The ring is two, taken in turns: peers announced over DNS-SD or named by the viewer (and
-///   those they named), and, a host at a time, peers proven only by answering; keys that answer
-///   probes stretch only their own ring (``nextTarget()``).
+///   The ring is two, taken in turns: peers announced over DNS-SD or named by the viewer, and, a
+///   host at a time, peers proven only by answering; keys that answer probes stretch only their
+///   own ring (``nextTarget()``).
 ///   While none of the period's probes is answered, up to ``MembershipConfig/probeAttempts`` go
 ///   out, evenly spaced; with each retry up to ``MembershipConfig/indirectProbes`` other alive
 ///   members are asked to probe the peer for us (a ``ProbeRequest``, SWIM's ping-req): each

@@ -44,10 +44,6 @@ public struct Peer: Hashable, Sendable {
     /// ``address``: it receives there (docs/PROTOCOL.md, "Trust"). Until then datagrams to it
     /// spend credit (``SendCredit``) and it has none of a peer's privileges.
     public var addressProven = false
-    /// For a peer first named by gossip: the member that named it (it vouched for it, and for
-    /// its address). A peer announced or named by the viewer that names a newcomer lends it its
-    /// standing for a room's reserved origin slots (``ReservedSeat``).
-    public var introducedBy: NodeID?
 
     /// A peer as given (``Membership`` makes these; this is for tests and status output).
     public init(
