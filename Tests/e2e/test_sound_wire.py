@@ -202,6 +202,22 @@ def test_what_leaves_a_listening_node_is_readable_by_its_one_receiver_and_only_w
     assert sharing["shared_with"]["eve"] >= 24 and sharing["shared_with"].get("mallory", 0) <= 10
 
 
+def listening_bob(lan, wav: Path, clients: list, extra: list[str] = ()) -> tuple:
+    """bob listening to `wav` (with `extra` flags), each of `clients` a member of his room: bob,
+    his id, and each client's pair key with him."""
+    bob = lan("bob", extra=["--audio-file", str(wav), *extra])
+    for client in clients:
+        client.meet(bob.address)
+        client.join(bob.address)
+    bob.wait_for(lambda o: o["type"] == "listening" and "source" in o, what="bob hearing his file")
+    bob_id = bytes.fromhex(bob.id)
+    keys = [poll(lambda client=client: client.pair_key(bob_id), timeout=10, what=f"{client.nick} has bob's agreement key")
+            for client in clients]
+    nicks = {client.nick for client in clients}
+    poll(lambda: nicks <= {m["nick"] for m in room(bob)["members"]}, timeout=10, what=f"{sorted(nicks)} members on bob")
+    return bob, bob_id, keys
+
+
 def test_a_member_flooding_sound_windows_gets_one_a_second_opened(lan, tmp_path):
     """Round 3: 16 member identities flooding windows took a node from 2 % to 51 % of a core.
     Now each sender's windows are budgeted (one a second, bursts of four) before any seal is
@@ -209,13 +225,7 @@ def test_a_member_flooding_sound_windows_gets_one_a_second_opened(lan, tmp_path)
     200 signature checks, and he opens a handful."""
     wav = speechlike_wav(tmp_path / "room.wav", 30)
     with WireClient("eve") as eve:
-        bob = lan("bob", extra=["--audio-file", str(wav)])
-        eve.meet(bob.address)
-        eve.join(bob.address)
-        bob.wait_for(lambda o: o["type"] == "listening" and "source" in o, what="bob hearing his file")
-        bob_id = bytes.fromhex(bob.id)
-        key = poll(lambda: eve.pair_key(bob_id), timeout=10, what="eve has bob's agreement key")
-        poll(lambda: any(m["nick"] == "eve" for m in room(bob)["members"]), timeout=10, what="eve a member on bob")
+        bob, bob_id, (key,) = listening_bob(lan, wav, [eve])
         before = bob.status()["counters"]
         started = time.monotonic()
         for n in range(200):
@@ -244,13 +254,7 @@ def test_forged_and_replayed_windows_from_a_stranger_cost_a_member_none_of_his_s
     stranger = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     stranger.bind(("127.0.0.3", 0))
     with WireClient("eve") as eve, stranger:
-        bob = lan("bob", extra=["--audio-file", str(wav)])
-        eve.meet(bob.address)
-        eve.join(bob.address)
-        bob.wait_for(lambda o: o["type"] == "listening" and "source" in o, what="bob hearing his file")
-        bob_id = bytes.fromhex(bob.id)
-        key = poll(lambda: eve.pair_key(bob_id), timeout=10, what="eve has bob's agreement key")
-        poll(lambda: any(m["nick"] == "eve" for m in room(bob)["members"]), timeout=10, what="eve a member on bob")
+        bob, bob_id, (key,) = listening_bob(lan, wav, [eve])
         host, port = bob.address.rsplit(":", 1)
         before = bob.status()["counters"]
         honest = 0
@@ -292,15 +296,7 @@ def test_five_keys_at_one_machine_get_no_more_of_the_rooms_sound_than_one_member
     wav = speechlike_wav(tmp_path / "room.wav", 60)
     keys = [WireClient(f"key{i}", host="127.0.0.2") for i in range(5)]
     try:
-        bob = lan("bob", extra=["--audio-file", str(wav), "--sound-placing", "10"])
-        bob_id = bytes.fromhex(bob.id)
-        for key in keys:
-            key.meet(bob.address)
-            key.join(bob.address)
-        bob.wait_for(lambda o: o["type"] == "listening" and "source" in o, what="bob hearing his file")
-        pair_keys = [poll(lambda key=key: key.pair_key(bob_id), timeout=10, what="a key's pair key") for key in keys]
-        poll(lambda: sum(m["nick"].startswith("key") for m in room(bob)["members"]) == 5, timeout=10,
-             what="the five keys members on bob")
+        bob, bob_id, pair_keys = listening_bob(lan, wav, keys, extra=["--sound-placing", "10"])
         starts: set[int] = set()
         started = time.monotonic()
         last_sent = 0.0

@@ -134,6 +134,19 @@ def test_a_stranger_that_passes_fresh_probes_between_two_nodes_moves_neither(lan
     chat_both_ways(alice, bob, "after", timeout=2)
 
 
+def counting_sends(client: WireClient) -> list[int]:
+    """Counts the bytes `client` sends from now on (its acks too): `[total]`, kept up to date."""
+    sent = [0]
+    send = client.send_raw
+
+    def counting(to, data):
+        sent[0] += len(data)
+        send(to, data)
+
+    client.send_raw = counting
+    return sent
+
+
 def test_gossip_naming_a_victim_brings_it_no_more_than_the_gossip_carried(lan):
     """Round 3: gossip records naming a victim's address made a node probe it, 29 bytes at the
     victim for every byte the attacker sent. Now probes to an address that has not proven
@@ -141,14 +154,7 @@ def test_gossip_naming_a_victim_brings_it_no_more_than_the_gossip_carried(lan):
     bob = lan("bob")
     victim = Counter("127.0.0.3")
     mallory = WireClient("mallory", rooms=[ROOM], host="127.0.0.2")
-    sent = [0]
-    send = mallory.send_raw
-
-    def counting(to, data):
-        sent[0] += len(data)
-        send(to, data)
-
-    mallory.send_raw = counting
+    sent = counting_sends(mallory)
     try:
         mallory.meet(bob.address)
         for batch in range(10):
@@ -176,14 +182,7 @@ def test_a_fresh_keys_gossip_spends_only_what_its_own_socket_sent(lan):
     victim = Counter("127.0.0.3")
     member = WireClient("member", rooms=[ROOM], host="127.0.0.2")
     stranger = WireClient("stranger", rooms=[ROOM], host="127.0.0.2")
-    sent = [0]
-    send = stranger.send_raw
-
-    def counting(to, data):
-        sent[0] += len(data)
-        send(to, data)
-
-    stranger.send_raw = counting
+    sent = counting_sends(stranger)
     try:
         member.meet(bob.address)
         for _ in range(40):  # the member's socket earns its host plenty of credit
