@@ -66,7 +66,8 @@ extension Huddle {
             let now = WallTime(microsecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1_000_000))
             _ = session.restore(events, shown: try store.shownIDs(room: key?.id ?? room), now: now)
             let messages = session.history(last: limit ?? .max)
-            let renderer = OutputRenderer(json: json, colors: !json && OutputSink.standardOutputWantsColors)
+            let renderer = OutputRenderer(
+                json: json, colors: !json && OutputSink.standardOutputWantsColors, picturesDirectory: directory + "/pictures")
             if messages.isEmpty, !json {
                 print("no messages in \(TerminalText.escaped(room)) yet")
             }

@@ -21,6 +21,10 @@ extension Huddle {
                 what the console would say. /quit, /private and /web need the console itself; a \
                 mark that asks to be confirmed is confirmed by sending it again, never at the console.
 
+                --photo FILE sends a picture, TEXT its caption: held back like a line, fetched by \
+                each peer ahead of its moment; GPS, camera and time metadata are removed first. \
+                It prints the message as the console shows it (with --json, its JSON line).
+
                 With --json: {"id":"ORIGIN#SEQ","room","pushed_to":[NICK...]} for a message, the \
                 node's JSON lines for a command.
                 """
@@ -39,13 +43,25 @@ extension Huddle {
         @Flag(name: .long, help: "Print JSON: the message's id and where it went, or the command's JSON lines.")
         var json = false
 
-        @Argument(help: ArgumentHelp("The message or /command (words are joined with spaces).", valueName: "TEXT"))
-        var text: [String]
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Send this picture (JPEG, PNG or WebP, at most 16 MiB) with TEXT as its caption; where and when it was taken is removed first.",
+                valueName: "FILE"))
+        var photo: String?
+
+        @Argument(help: ArgumentHelp("The message or /command (words are joined with spaces); with --photo, its caption.", valueName: "TEXT"))
+        var text: [String] = []
 
         func validate() throws {
             guard room == nil || to == nil else { throw ValidationError("give either --room ROOM or --to NICK, not both") }
             guard room?.allSatisfy(\.isWhitespace) != true else { throw ValidationError("--room cannot be blank") }
             guard to?.allSatisfy(\.isWhitespace) != true else { throw ValidationError("--to cannot be blank") }
+            if let photo {
+                guard to == nil, !isCommand else { throw ValidationError("--photo goes to a room (--room), with a caption, not a command") }
+                guard !photo.contains("\"") else { throw ValidationError("--photo: a path with a double quote in it cannot be sent") }
+                return
+            }
             guard !message.allSatisfy(\.isWhitespace) else { throw ValidationError("nothing to send") }
             if to != nil, isCommand {
                 throw ValidationError("a command runs in a room, not to one peer (to write to one peer: /msg NICK TEXT)")
@@ -57,7 +73,10 @@ extension Huddle {
 
         func run() async throws {
             let request: ControlRequest =
-                if let to {
+                if let photo {
+                    // The node reads the file: a path it finds whatever its working directory.
+                    .command(room: room ?? "", line: "/photo \"\(Self.absolute(photo))\" \(message)", json: json)
+                } else if let to {
                     .sendDirect(to: to, text: message)
                 } else if isCommand {
                     .command(room: room ?? "", line: message, json: json)
@@ -72,6 +91,11 @@ extension Huddle {
             case let response:
                 throw CommandFailure(unexpected: response)
             }
+        }
+
+        static func absolute(_ path: String) -> String {
+            let expanded = (path as NSString).expandingTildeInPath
+            return expanded.hasPrefix("/") ? expanded : FileManager.default.currentDirectoryPath + "/" + expanded
         }
 
         /// "sent to superbowl; pushed to bob and carol"; "sent privately to bob; pushed to bob" (a

@@ -34,6 +34,14 @@ import Testing
         mutating func web(_ command: ConsoleCommand.WebCommand) { calls.append("web") }
         mutating func listen(_ on: Bool) { calls.append("listen") }
         mutating func hear(_ window: SoundWindow, receivedAt: WallTime) { calls.append("hear") }
+        mutating func preparePicture(_ source: PictureSource, caption: String, room: String, face: Face?) -> [NodeInput] {
+            calls.append("prepare picture")
+            return []
+        }
+        mutating func fetchPicture(_ fetch: PictureFetch) -> [NodeInput] {
+            calls.append("fetch picture")
+            return []
+        }
     }
 
     let peer = PeerAddress(host: "10.0.0.2", port: 7400)

@@ -42,6 +42,8 @@ struct WireCodecTests {
             (.join(nick: "a"), 1), (.leave, 2), (.chat(text: "a"), 3), (.calibrationEvent(label: "a"), 4),
             (.mark(label: "a"), 5), (.delayNudge(milliseconds: 1), 6), (.unmark(label: "a"), 10),
             (.heard(HeardMatch(peer: S.bob, at: .epoch, lag: .zero, confidence: 10)), 11),
+            (.picture(Picture(type: .jpeg, byteCount: 1, width: 1, height: 1, root: Array(repeating: 1, count: 32),
+                              key: Array(repeating: 2, count: 32), caption: "")), 12),
         ]
         for (body, tag) in tags {
             let bytes = S.event(S.alice, 1, body, room: "", context: [:]).encoded()
@@ -51,7 +53,7 @@ struct WireCodecTests {
 
     @Test("message kinds are the documented bytes")
     func kinds() {
-        #expect(WireMessage.Kind.allCases.map(\.rawValue) == [1, 2, 3, 4, 5, 6, 7, 8, 9])
+        #expect(WireMessage.Kind.allCases.map(\.rawValue) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13])
         #expect(WireProtocol.version == 5)
         #expect(RelayMessage.kind == 10, "kind 10 is a relay, decoded by RelayMessage")
         #expect(SoundWindow.kind == 11, "kind 11 is a sound window, decoded by SoundWindow and Datagram")
@@ -489,7 +491,7 @@ struct WireCodecTests {
         #expect(wireError(bytes) == .unknownPeerState(value, offset: offset))
     }
 
-    @Test("unknown event body tags are rejected", arguments: [UInt8(0), 12, 255])
+    @Test("unknown event body tags are rejected", arguments: [UInt8(0), 13, 255])
     func bodyTag(value: UInt8) {
         var bytes = WireMessage.events([S.event(S.alice, 1, .leave)]).encoded()
         #expect(bytes[67] == 2)

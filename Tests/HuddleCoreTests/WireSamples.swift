@@ -182,12 +182,19 @@ enum WireSamples {
     }
 
     static func randomBody(using rng: inout SplitMix64) -> EventBody {
-        switch Int.random(in: 0..<6, using: &rng) {
+        switch Int.random(in: 0..<7, using: &rng) {
         case 0: .join(nick: randomString(maxBytes: WireLimits.maxNickBytes, using: &rng))
         case 1: .leave
         case 2: .chat(text: randomString(maxBytes: WireLimits.maxChatTextBytes, using: &rng))
         case 3: .calibrationEvent(label: randomString(maxBytes: WireLimits.maxLabelBytes, using: &rng))
         case 4: .mark(label: randomString(maxBytes: WireLimits.maxLabelBytes, using: &rng))
+        case 5:
+            .picture(
+                Picture(
+                    type: PictureType.allCases.randomElement(using: &rng)!, byteCount: Int(UInt32.random(in: 0...UInt32.max, using: &rng)),
+                    width: Int(UInt16.random(in: 0...UInt16.max, using: &rng)), height: Int(UInt16.random(in: 0...UInt16.max, using: &rng)),
+                    root: randomBytes(Picture.hashByteCount, using: &rng), key: randomBytes(Picture.hashByteCount, using: &rng),
+                    caption: randomString(maxBytes: Picture.maxCaptionBytes, using: &rng)))
         default: .delayNudge(milliseconds: Int64(bitPattern: rng.next()))
         }
     }
@@ -199,6 +206,10 @@ enum WireSamples {
             createdAtMilliseconds: Int64(bitPattern: rng.next()), context: randomVector(using: &rng),
             body: randomBody(using: &rng),
             signature: (0..<Event.signatureByteCount).map { _ in UInt8.random(in: 0...255, using: &rng) })
+    }
+
+    static func randomBytes(_ count: Int, using rng: inout SplitMix64) -> [UInt8] {
+        (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }
     }
 
     static func randomPeer(using rng: inout SplitMix64) -> PeerRecord {
@@ -263,6 +274,13 @@ enum WireSamples {
             return .nack(Nack(from: randomID(using: &rng), target: randomID(using: &rng), sentAt: MonotonicTime(microseconds: Int64(bitPattern: rng.next()))))
         case .leaving:
             return .leaving(Leaving(from: randomID(using: &rng), incarnation: rng.next()))
+        case .pieceRequest:
+            return .pieceRequest(PieceRequest(root: randomBytes(Picture.hashByteCount, using: &rng), index: UInt32.random(in: 0...UInt32.max, using: &rng)))
+        case .piece:
+            return .piece(
+                Piece(
+                    root: randomBytes(Picture.hashByteCount, using: &rng), index: UInt32.random(in: 0...UInt32.max, using: &rng),
+                    bytes: randomBytes(Int.random(in: 0...64, using: &rng), using: &rng)))
         }
     }
 }

@@ -266,7 +266,7 @@ public enum CalibrationSolver {
     private static func isRelevant(_ body: EventBody) -> Bool {
         switch body {
         case .join, .leave, .mark, .unmark, .delayNudge, .heard: true
-        case .chat, .calibrationEvent, .sealed, .score, .teams: false
+        case .chat, .picture, .calibrationEvent, .sealed, .score, .teams: false
         }
     }
 
@@ -289,6 +289,7 @@ public enum CalibrationSolver {
                     10, "\(match.peer) \(match.atMilliseconds) \(match.sigmaMicros) \(match.confidenceTenths)",
                     match.lag.microseconds
                 )
+            case .picture(let picture): (11, picture.rootHex + "\u{0}" + picture.caption, 0)
             }
         }
         // The wire's readings, so that the order holds past what a WallTime holds.

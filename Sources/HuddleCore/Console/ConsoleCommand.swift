@@ -56,10 +56,13 @@ public enum ConsoleCommand: Hashable, Sendable {
     case quit
     /// `/web`: serve the phone's page and show how to pair one; `/web devices`; `/web revoke NAME`.
     case web(WebCommand)
+    /// `/photo PATH [caption]`: a JPEG, PNG or WebP file to the current room, held back like a line.
+    /// A path with spaces is quoted: `/photo "my pics/replay.jpg" look`.
+    case photo(path: String, caption: String)
 
     /// Every command's name, as typed, for completion.
     public static let names = [
-        "/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/status", "/leave", "/rooms", "/who", "/event", "/now", "/unmark", "/ignore", "/delay", "/history", "/listen", "/shield", "/web", "/help", "/quit",
+        "/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/status", "/leave", "/rooms", "/who", "/event", "/now", "/unmark", "/ignore", "/delay", "/history", "/listen", "/shield", "/web", "/photo", "/help", "/quit",
     ]
 
     /// Default number of messages `/history` shows.
@@ -185,6 +188,9 @@ public enum ConsoleCommand: Hashable, Sendable {
             default: throw .invalidArgument(command: "/help", argument: argument, expected: "\"all\" (/help alone is the short list)")
             }
         case "/quit", "/exit": try none(); self = .quit
+        case "/photo":
+            let (path, caption) = try Self.parsePhoto(required("a picture file, e.g. /photo ~/replay.jpg what a catch"))
+            self = .photo(path: path, caption: caption)
         case "/web":
             let words = argument.split(whereSeparator: \.isWhitespace)
             switch (words.first?.lowercased(), words.count) {
@@ -209,6 +215,19 @@ public enum ConsoleCommand: Hashable, Sendable {
 
     /// `+1`, `-0.5`, `+2.25`, `2` (later, as `+2`): a number of seconds, to whole milliseconds
     /// (a nudge's unit on the wire).
+    /// `PATH [caption]` or `"PATH WITH SPACES" [caption]`.
+    private static func parsePhoto(_ text: String) throws(ConsoleCommandError) -> (path: String, caption: String) {
+        if text.hasPrefix("\""), let close = text.dropFirst().firstIndex(of: "\"") {
+            let path = String(text[text.index(after: text.startIndex)..<close])
+            guard !path.isEmpty else {
+                throw .invalidArgument(command: "/photo", argument: text, expected: "a file's path")
+            }
+            return (path, text[text.index(after: close)...].trimmingWhitespace())
+        }
+        let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        return (String(parts[0]), parts.count > 1 ? parts[1].trimmingWhitespace() : "")
+    }
+
     private static func parseDelay(_ text: String) throws(ConsoleCommandError) -> TimeSpan {
         let invalid = ConsoleCommandError.invalidArgument(
             command: "/delay", argument: text, expected: "S, +S or -S seconds, e.g. 1, +1 or -0.5")
@@ -236,6 +255,7 @@ public enum ConsoleCommand: Hashable, Sendable {
           /web             chat from your phone: serves a page and shows a code (QR) to pair it
           /who             who is here, and how far ahead of or behind you
           /msg NICK TEXT   a direct message, held back like any other
+          /photo FILE [T]  a photo (JPEG, PNG, WebP) with a caption, held back like a line
           /delay [+|-]S    nudge your offset by S seconds (+ is later)
           /pause, /resume  your stream paused (DVR) / playing again
           /score H-G       the score on your screen now (home first)
@@ -249,6 +269,8 @@ public enum ConsoleCommand: Hashable, Sendable {
           /join ROOM       join ROOM and make it current
           /private ROOM    join private ROOM: asks for its passphrase, which is not shown
           /msg NICK TEXT   a direct message only NICK can read, held back like any other
+          /photo FILE [T]  send a JPEG, PNG or WebP picture with caption T, held back like a
+                           line; where and when it was taken (EXIF, XMP) is removed first
           /leave           leave the current room
           /rooms           rooms you are in and rooms seen on the network
           /who             people in the current room, with how far their stream is from yours

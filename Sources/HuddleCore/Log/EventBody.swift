@@ -30,18 +30,24 @@ public enum EventBody: Hashable, Sendable {
     /// it: an edge between the two viewers for the solver, like both marking one unnamed moment
     /// (see ``HeardMatch``). Not held back, not shown in history.
     case heard(HeardMatch)
+    /// A picture with its caption (``Picture``): a message like ``chat(text:)``, held back and
+    /// listed in history the same way; its bytes are fetched apart (``PictureBlob``).
+    case picture(Picture)
 }
 
 extension EventBody {
-    /// Whether this is a chat message (the only kind that is held back and listed in history).
+    /// Whether this is a message, words or a picture (what history lists).
     public var isChat: Bool {
-        if case .chat = self { true } else { false }
+        switch self {
+        case .chat, .picture: true
+        default: false
+        }
     }
 
-    /// Whether this body is held back until the reader's stream reaches it: chat and scores.
+    /// Whether this body is held back until the reader's stream reaches it: messages and scores.
     public var isHeldBack: Bool {
         switch self {
-        case .chat, .score: true
+        case .chat, .picture, .score: true
         default: false
         }
     }
@@ -49,6 +55,20 @@ extension EventBody {
     /// Whether this is a score.
     public var isScore: Bool {
         if case .score = self { true } else { false }
+    }
+
+    /// The words of a message: a line's text, a picture's caption.
+    public var messageText: String? {
+        switch self {
+        case .chat(let text): text
+        case .picture(let picture): picture.caption
+        default: nil
+        }
+    }
+
+    /// The picture of a message that has one.
+    public var picture: Picture? {
+        if case .picture(let picture) = self { picture } else { nil }
     }
 
     /// Whether this is a private room's body not opened (yet).

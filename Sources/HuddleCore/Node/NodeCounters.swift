@@ -86,6 +86,14 @@ public struct NodeCounters: Sendable {
         /// A peer's X25519 key for direct messages of small order: it would give a room key
         /// anyone can compute, so there is no direct room with that peer.
         case weakAgreementKey = "weak_agreement_key"
+        /// A picture that declares more bytes or pixels than a node fetches: refused unread.
+        case pictureTooLarge = "picture_too_large"
+        /// A picture past its writer's byte budget: not fetched.
+        case pictureBudget = "picture_budget"
+        /// A piece of a picture's blob that did not match its hash: dropped, asked elsewhere.
+        case pictureMismatch = "picture_mismatch"
+        /// A stranger's picture past the few kept until it is vouched for.
+        case pictureParked = "picture_parked"
 
         public init(_ rejection: RoomLog.Rejection) {
             switch rejection {

@@ -50,6 +50,10 @@ public protocol NodeWorld {
     mutating func listen(_ on: Bool)
     /// A peer's sound window, for the matcher.
     mutating func hear(_ window: SoundWindow, receivedAt: WallTime)
+    /// Reads, strips, seals and stores a picture to send; the answer comes back as an input.
+    mutating func preparePicture(_ source: PictureSource, caption: String, room: String, face: Face?) -> [NodeInput]
+    /// Fetches a picture's blob; the answer comes back as an input (now or later).
+    mutating func fetchPicture(_ fetch: PictureFetch) -> [NodeInput]
 }
 
 extension NodeWorld {
@@ -77,6 +81,10 @@ extension HeadlessWorld {
     public mutating func web(_ command: ConsoleCommand.WebCommand) {}
     public mutating func listen(_ on: Bool) {}
     public mutating func hear(_ window: SoundWindow, receivedAt: WallTime) {}
+    public mutating func preparePicture(_ source: PictureSource, caption: String, room: String, face: Face?) -> [NodeInput] {
+        [.picturePrepared(.failure(PictureProblem("pictures need a node with a disk")), room: room, from: face)]
+    }
+    public mutating func fetchPicture(_ fetch: PictureFetch) -> [NodeInput] { [] }
 }
 
 /// The one loop that carries a machine's effects out in a ``NodeWorld``, in the machine's order.
@@ -133,6 +141,10 @@ public enum NodeDriver {
                 world.listen(on)
             case .hear(let window, let receivedAt):
                 world.hear(window, receivedAt: receivedAt)
+            case .preparePicture(let source, let caption, let room, let face):
+                answers += world.preparePicture(source, caption: caption, room: room, face: face)
+            case .fetchPicture(let fetch):
+                answers += world.fetchPicture(fetch)
             }
         }
     }

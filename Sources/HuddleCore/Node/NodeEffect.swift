@@ -50,6 +50,13 @@ public enum NodeEffect: Sendable, Equatable {
     /// A peer's sound window, verified and opened: hand it to the matcher, stamped with when it
     /// arrived on this node's clock (ms).
     case hear(SoundWindow, receivedAt: WallTime)
+    /// `/photo`: read (or take) the picture, strip what says where and when it was taken, check
+    /// its header, seal and store its blob; answer with ``NodeInput/picturePrepared(_:room:from:)``
+    /// for `face`.
+    case preparePicture(PictureSource, caption: String, room: String, face: Face?)
+    /// Fetch a picture's blob from its sources, checking every chunk; answer with
+    /// ``NodeInput/pictureFetched(_:_:)``.
+    case fetchPicture(PictureFetch)
 }
 
 /// A write to the node's store. The store keeps, across restarts, what the machine is given

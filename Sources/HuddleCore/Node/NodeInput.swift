@@ -50,6 +50,14 @@ public enum NodeInput: Sendable {
     /// The answer to ``NodeEffect/askPassphrase(room:)``.
     case passphrase(PassphraseAnswer)
 
+    // MARK: Pictures
+
+    /// The answer to ``NodeEffect/preparePicture(_:caption:room:face:)``: the picture, its blob
+    /// stored, ready to go out in `room`, or why not.
+    case picturePrepared(Result<Picture, PictureProblem>, room: String, from: Face?)
+    /// What a ``NodeEffect/fetchPicture(_:)`` came to, by the blob's root.
+    case pictureFetched([UInt8], PictureFetchOutcome)
+
     // MARK: Listening
 
     /// The sound source started; its first sample counts as heard at `at`.
@@ -94,6 +102,10 @@ extension NodeMachine {
         case .pause(let at, _): pause(at: at, now: now)
         case .resume(let at, _): resume(at: at, now: now)
         case .passphrase(let answer): passphraseEntered(answer, now: now)
+        case .picturePrepared(let result, let room, let face):
+            if let face { answering(face) { $0.picturePrepared(result, room: room, now: now) } }
+            else { picturePrepared(result, room: room, now: now) }
+        case .pictureFetched(let root, let outcome): pictureFetched(root, outcome, now: now)
         case .listeningStarted(let source, let at): listeningStarted(source: source, at: at, now: now)
         case .listeningStopped(let reason): listeningStopped(reason: reason, now: now)
         case .listeningFailed: listeningFailed()

@@ -28,6 +28,8 @@ extension NodeMachine {
             emit(.quit)
         case .web(let command):
             emit(.web(command))
+        case .photo(let path, let caption):
+            preparePicture(.file(path), caption: caption, now: now)
         case .help(let all):
             show(.help(all: all))
         case .join(let room):
@@ -204,6 +206,8 @@ extension NodeMachine {
         case (.quit, _): .notFrom(face, command: "/quit")
         case (.web, _): .notFrom(face, command: "/web")
         case (.joinPrivate, .control): .notFrom(face, command: "/private")
+        // A path names a file on the node's machine: a phone must not make the node read its files.
+        case (.photo, .page): .notFrom(face, command: "/photo")
         default: nil
         }
     }
@@ -216,6 +220,7 @@ extension NodeMachine {
         case ("/web", .page): "phones are paired and unpaired at the node's console (/web there), not from a phone"
         case ("/web", _): "/web shows its pairing code at the node's console"
         case ("/private", _): "/private asks for the passphrase at the node's console"
+        case ("/photo", .page): "a phone sends a photo with its camera button, not a file on the node's machine"
         default: "\(command) runs at the node's console only"
         }
     }

@@ -143,7 +143,7 @@ extension NodeMachine {
     func directOutputs(_ outputs: [RoomOutput]) -> [RoomOutput] {
         outputs.flatMap { output -> [RoomOutput] in
             switch output {
-            case .message, .equivocated: [output]
+            case .message, .pictureArrived, .equivocated: [output]
             case .earlier(let items):
                 items.compactMap { if case .message(let message) = $0 { .message(message) } else { nil } }
             case .joined, .left, .offsetsChanged, .calibrationEvent, .mark, .unmarked, .markSetAside, .lagStepped,

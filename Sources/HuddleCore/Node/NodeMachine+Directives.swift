@@ -179,6 +179,7 @@ extension NodeMachine {
             for room in joined { states[room] = replicationState(room) }
             perform(replication.tick(now: now.monotonic, rooms: states), now: now)
         }
+        pictureTick(now: now)
     }
 
     /// When ``tick(now:)`` is next due, on the monotonic clock every driver's timer runs on: the

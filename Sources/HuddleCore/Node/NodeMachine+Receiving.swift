@@ -49,7 +49,7 @@ extension NodeMachine {
             perform(membership.receive(request, from: source, now: now.monotonic), now: now)
         case .nack(let nack):
             perform(membership.receive(nack, from: source, now: now.monotonic), now: now)
-        case .syncRequest, .syncResponse:
+        case .syncRequest, .syncResponse, .pieceRequest, .piece:
             countDropped(.misplaced)
         }
     }
@@ -200,6 +200,7 @@ extension NodeMachine {
             pushEvidence(proof, to: membership.alivePeers(inRoom: room))
         }
         show(outputs, room: room, now: now)
+        picturesArrived(fresh.compactMap { $0.body.isSealed ? rooms[room]?.opened($0) : $0 }, room: room, now: now)
         perform(
             replication.received(
                 room: room, events: fresh, from: source, state: replicationState(room), now: now.monotonic),

@@ -12,6 +12,10 @@ extension NodeMachine {
         var outputs: [RoomOutput] = []
         if let held = stored.removeValue(forKey: room) {
             outputs = session.restore(held.events, faults: held.faults, shown: held.shown, now: now.wall)
+            for event in held.events where event.origin != identity.id {
+                guard let picture = session.opened(event)?.body.picture else { continue }
+                wantStoredPicture(picture, of: event.origin, room: room, now: now)
+            }
         }
         rooms[room] = session
         show(outputs, room: room, now: now)
@@ -136,7 +140,7 @@ extension NodeMachine {
     /// Shows a room's outputs, recording shown messages first so a restart never shows them again.
     mutating func show(_ outputs: [RoomOutput], room: String, now: NodeTime) {
         let isDirect = direct.rooms[room] != nil
-        let outputs = isDirect ? directOutputs(outputs) : outputs
+        let outputs = markMissingPictures(isDirect ? directOutputs(outputs) : outputs, room: room)
         guard !outputs.isEmpty else { return }
         let shownIDs = outputs.flatMap { output -> [EventID] in
             switch output {

@@ -98,6 +98,8 @@ public struct NodeMachine: Sendable {
     var pulls = PullSlots()
     /// Inputs' effects waiting for their writes' commit (``CommitGate``).
     var commitGate = CommitGate()
+    /// Blobs held, fetched, parked and refused (`NodeMachine+Pictures`).
+    var pictures = PictureState()
 
     /// Node-wide cap on the bytes of events held past gaps, every room together.
     public static let maximumBufferedBytes = 16 << 20
@@ -161,6 +163,7 @@ public struct NodeMachine: Sendable {
     mutating func start(room: String? = nil, key: RoomKey? = nil, seeds: [PeerAddress] = [], now: NodeTime) {
         let restore = self.restore ?? NodeRestore()
         self.restore = nil
+        pictures.held = restore.pictures
         effects.append(.persist(.nick(nick, identity.id, at: now.wall)))
         if knownNicks[nick] == nil { knownNicks[nick] = identity.id }
         for seed in seeds { membership.addSeed(seed) }
@@ -250,11 +253,14 @@ public struct NodeRestore: Sendable {
     public var currentRoom: String?
     public var knownNicks: [String: NodeID]
     public var privateRoomNames: [String: String]
+    /// The roots of the pictures whose blobs are all on disk.
+    public var pictures: Set<[UInt8]>
 
     public init(
         rooms: [String: StoredRoom] = [:], joined: [String] = [], currentRoom: String? = nil,
-        knownNicks: [String: NodeID] = [:], privateRoomNames: [String: String] = [:]
+        knownNicks: [String: NodeID] = [:], privateRoomNames: [String: String] = [:], pictures: Set<[UInt8]> = []
     ) {
+        self.pictures = pictures
         self.rooms = rooms
         self.joined = joined
         self.currentRoom = currentRoom

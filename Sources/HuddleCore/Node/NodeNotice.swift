@@ -79,6 +79,8 @@ public enum CommandProblem: Sendable, Equatable {
     case direct(PeerLookupError)
     /// A command this face may not run (``NodeMachine/refusal(of:from:)``): `command` as typed.
     case notFrom(Face, command: String)
+    /// A picture was not sent: why.
+    case picture(PictureProblem)
 }
 
 /// A room as the reader glances at it: what the status line and `/who` are made of, as plain

@@ -40,6 +40,9 @@ public enum RoomOutput: Equatable, Sendable {
     case score(ShownScore)
     /// Someone named the two sides.
     case teamsNamed(home: String, guest: String, by: Member)
+    /// The bytes of a picture shown before they were all here arrived: show it now (the message
+    /// as it was shown).
+    case pictureArrived(ShownMessage)
     /// The reader, in the room, has no offset (it joined, or took back the mark that placed it):
     /// what others write waits `shield` after it was written, or shows at once with the shield
     /// off (`nil`). Said once each time the reader becomes unplaced.
@@ -143,6 +146,7 @@ public struct Member: Hashable, Sendable {
 public struct ShownMessage: Equatable, Sendable {
     public var event: Event
     public var from: Member
+    /// What it says: a line's text, a picture's caption.
     public var text: String
     /// The sender's clock when it sent the message.
     public var sentAt: WallTime { event.createdAt }
@@ -156,6 +160,12 @@ public struct ShownMessage: Equatable, Sendable {
     /// The message's game time (sender's clock less its offset), `nil` while the sender is not
     /// calibrated.
     public var gameTime: WallTime?
+    /// Whether its picture's bytes were not all on this node when it was shown: the line says so,
+    /// and ``RoomOutput/pictureArrived(_:)`` shows the picture when they are.
+    public var pictureMissing = false
+
+    /// The message's picture, if it has one.
+    public var picture: Picture? { event.body.picture }
 }
 
 /// Offsets of a room's members after a calibration change.

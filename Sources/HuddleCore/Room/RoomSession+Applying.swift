@@ -12,7 +12,7 @@ extension RoomSession {
             let earlier = isEarlier(event)
             let announce = all && !earlier
             switch event.body {
-            case .chat, .score:
+            case .chat, .picture, .score:
                 outputs += present(schedule.admit(event, now: now))
             case .teams(let home, let guest):
                 // The latest naming wins, by its sender's time, then origin and seq: the same on
@@ -225,7 +225,7 @@ extension RoomSession {
     }
 
     func shown(_ release: HoldBackSchedule.Release) -> RoomOutput {
-        guard case .chat(let text) = release.event.body else { preconditionFailure("only chat and scores are held back") }
+        guard let text = release.event.body.messageText else { preconditionFailure("only messages and scores are held back") }
         return .message(ShownMessage(
             event: release.event, from: member(release.event.origin), text: text, shownAt: release.shownAt,
             held: release.held, waited: release.waited, gameTime: calibration.gameTime(of: release.event)))

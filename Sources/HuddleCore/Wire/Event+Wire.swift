@@ -97,6 +97,7 @@ extension EventBody {
         case teams = 9
         case unmark = 10
         case heard = 11
+        case picture = 12
     }
 
     var tag: Tag {
@@ -112,6 +113,7 @@ extension EventBody {
         case .teams: .teams
         case .unmark: .unmark
         case .heard: .heard
+        case .picture: .picture
         }
     }
 
@@ -127,6 +129,7 @@ extension EventBody {
         case .score: 1 + 2 + 2
         case .teams(let home, let guest): 1 + 2 + home.utf8.count + 2 + guest.utf8.count
         case .heard: 1 + WireLimits.heardBodyBytes
+        case .picture(let picture): 1 + picture.encodedByteCount
         }
     }
 
@@ -178,6 +181,8 @@ extension ByteWriter {
             write(match.lag.microseconds)
             write(match.sigmaMicros)
             write(match.confidenceTenths)
+        case .picture(let picture):
+            write(picture)
         }
     }
 
@@ -266,6 +271,8 @@ extension ByteReader {
                 HeardMatch(
                     peer: try readNodeID(), atMilliseconds: try readInt64(), lag: .microseconds(try readInt64()),
                     sigmaMicros: try readUInt32(), confidenceTenths: try readUInt16()))
+        case .picture:
+            return .picture(try readPicture())
         }
     }
 

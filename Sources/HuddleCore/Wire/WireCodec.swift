@@ -55,6 +55,10 @@ extension WireMessage {
             payload = NodeID.byteCount * 2 + 8 + Event.signatureByteCount
         case .leaving:
             payload = NodeID.byteCount + 8 + Event.signatureByteCount
+        case .pieceRequest:
+            payload = Picture.hashByteCount + 4
+        case .piece(let piece):
+            payload = Picture.hashByteCount + 4 + 4 + piece.bytes.count
         }
         return WireProtocol.envelopeByteCount + payload
     }
@@ -132,6 +136,10 @@ extension WireMessage {
             writer.write(leaving.from)
             writer.write(leaving.incarnation)
             writer.write(signature: leaving.signature)
+        case .pieceRequest(let request):
+            writer.write(request)
+        case .piece(let piece):
+            writer.write(piece)
         }
     }
 
@@ -196,6 +204,10 @@ extension WireMessage {
                 Leaving(
                     from: try reader.readNodeID(), incarnation: try reader.readUInt64(),
                     signature: Array(try reader.readBytes(Event.signatureByteCount))))
+        case .pieceRequest:
+            self = .pieceRequest(try reader.readPieceRequest())
+        case .piece:
+            self = .piece(try reader.readPiece())
         }
     }
 }

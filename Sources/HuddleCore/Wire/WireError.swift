@@ -51,6 +51,8 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
     case lengthOutOfRange(Field, length: Int, min: Int, max: Int, offset: Int)
     /// A sealed body that holds another sealed body (checked before sealing, never on the wire).
     case sealedInsideSealed
+    /// A picture body names a type this version does not know.
+    case unknownPictureType(UInt8, offset: Int)
     /// A relay (kind 10) whose payload is a message of a kind no relay carries: one that does not
     /// prove itself by a signature (a digest), or another relay.
     case notRelayable(kind: UInt8, offset: Int)
@@ -71,6 +73,8 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
         case versionVector = "version vector"
         case eventSeq = "event seq"
         case sealedBody = "sealed body"
+        case caption
+        case piece
         case roomTags = "room tags"
         case relayPayload = "relay payload"
         case soundFrames = "sound frames"
@@ -121,6 +125,8 @@ public enum WireError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(field) of \(length) bytes at offset \(offset) (allowed: \(min) to \(max))"
         case .sealedInsideSealed:
             "a sealed body cannot hold another sealed body"
+        case .unknownPictureType(let type, let offset):
+            "unknown picture type \(hex8(type)) at offset \(offset)"
         case .notRelayable(let kind, let offset):
             "a relay cannot carry a message of kind \(kind) (at offset \(offset)): only events, probes, acks and goodbyes"
         case .nonCanonicalSound(let offset):

@@ -21,6 +21,8 @@
 ///     kind 7 probeRequest  from:32 target:32 sentAt:i64 signature:64
 ///     kind 8 nack          from:32 target:32 sentAt:i64 signature:64
 ///     kind 9 leaving       from:32 incarnation:u64 signature:64
+///     kind 12 pieceRequest root:32 index:u32                    (TCP only, see PieceRequest)
+///     kind 13 piece        root:32 index:u32 length:u32 bytes
 ///
 ///     str   = length:u16 utf8[length]          UTF-8, no C0 controls or DEL, per-field limit
 ///     vv    = count:u16 (origin:32 seq:u64)*   origins strictly ascending, every seq >= 1
@@ -57,6 +59,10 @@ public enum WireMessage: Hashable, Sendable {
     /// "I am stopping on purpose": a node's goodbye, so its peers say it left instead of
     /// suspecting it.
     case leaving(Leaving)
+    /// "Send me this piece of a picture's blob" (TCP only; see ``PieceRequest``).
+    case pieceRequest(PieceRequest)
+    /// A piece of a picture's blob, or none (TCP only).
+    case piece(Piece)
 
     /// The envelope's kind byte for each message.
     public enum Kind: UInt8, Hashable, Sendable, CaseIterable {
@@ -69,6 +75,8 @@ public enum WireMessage: Hashable, Sendable {
         case probeRequest = 7
         case nack = 8
         case leaving = 9
+        case pieceRequest = 12
+        case piece = 13
     }
 
     /// This message's kind.
@@ -83,6 +91,8 @@ public enum WireMessage: Hashable, Sendable {
         case .probeRequest: .probeRequest
         case .nack: .nack
         case .leaving: .leaving
+        case .pieceRequest: .pieceRequest
+        case .piece: .piece
         }
     }
 }

@@ -115,6 +115,7 @@ extension Node {
                     }
                     let syncServer = SyncServer(
                         respond: { await self.syncResponse(to: $0) },
+                        piece: { [pictures] in pictures.piece($0) },
                         reject: { await self.countDropped($0, $1, from: $2) })
                     tasks.addTask {
                         try await tcp.executeThenClose { connections in
@@ -128,6 +129,7 @@ extension Node {
                     }
                     tasks.addTask { await self.timerLoop() }
                     tasks.addTask { await self.pullLoop(group: group) }
+                    tasks.addTask { await self.pictureLoop(group: group) }
                     tasks.addTask { try await control.run() }
                     if let discoveries {
                         tasks.addTask {

@@ -18,6 +18,9 @@ extension Node {
             }
         case .command(let asked, let line, let json):
             let name = roomNamed(asked)
+            if case .photo(let path, let caption)? = try? ConsoleCommand(parsing: line) {
+                return await sendPicture(path: path, caption: caption, inRoomNamed: name, json: json)
+            }
             let (refusal, shown) = await stepShowing { machine, now in
                 machine.controlLine(line, inRoomNamed: name, at: now.wall, now: now)
             }

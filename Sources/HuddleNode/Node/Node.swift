@@ -61,6 +61,10 @@ public actor Node {
     let pullRequests: AsyncStream<(PullRequest, first: SyncRequest)>
     let pullRequestSink: AsyncStream<(PullRequest, first: SyncRequest)>.Continuation
     var pullWaiters: [PullRequest: CheckedContinuation<PullStep, Never>] = [:]
+    /// Pictures on disk, and the fetches the machine asked for, to run (``pictureLoop(group:)``).
+    nonisolated let pictures: PictureStore
+    let pictureFetches: AsyncStream<PictureFetch>
+    let pictureFetchSink: AsyncStream<PictureFetch>.Continuation
 
     /// Commits under way, by turn: each tells the machine when its writes are on disk, and the
     /// machine lets out what waited for them (``CommitGate``).
@@ -87,20 +91,27 @@ public actor Node {
         self.logger = logger
         self.port = port
         self.datagrams = datagrams
-        let renderer = OutputRenderer(json: configuration.json, colors: configuration.colors, interactive: console != nil)
+        let renderer = OutputRenderer(
+            json: configuration.json, colors: configuration.colors, interactive: console != nil,
+            picturesDirectory: configuration.dataDir + "/pictures")
         self.renderer = renderer
         self.console = console
         self.sink = sink ?? console ?? OutputSink(droppedNotice: { count in
             renderer.error("\(count) output lines were dropped: stdout was not read for a while")
         })
         self.clock = clock
+        pictures = PictureStore(dataDir: configuration.dataDir)
+        try pictures.prepare()
+        var restore = try store.restore()
+        restore.pictures = pictures.heldRoots()
         machine = NodeMachine(
             NodeSetup(
                 identity: identity, nick: configuration.nick, port: UInt16(port), startedAt: clock.wall(),
                 seed: UInt64.random(in: .min ... .max), shield: configuration.shield,
                 showWaiting: configuration.showWaiting, soundSharing: configuration.soundSharing),
-            restore: try store.restore())
+            restore: restore)
         (pullRequests, pullRequestSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        (pictureFetches, pictureFetchSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
     /// The instant an input is handled at: both clocks, read once.
@@ -211,6 +222,7 @@ public actor Node {
         if case .peer(let id, let nick, let state, let left) = output {
             logger.info("peer \(left ? "left" : "\(state)")", metadata: ["huddle.peer": "\(nick)", "huddle.id": "\(id)"])
         }
+        revealPictures(of: output)
         if face == nil || face == .console { show(rendered(output, by: renderer)) }
         if face == nil || face == .page, let hub = web?.hub, let line = rendered(output, by: Self.pageRenderer) {
             hub.publish(line)

@@ -120,4 +120,16 @@ struct NodeShell: NodeWorld {
     mutating func hear(_ window: SoundWindow, receivedAt: WallTime) {
         onNode { $0.listening?.received(window, receivedAt: receivedAt) }
     }
+
+    /// Read, stripped and sealed off the actor (``Node/preparePicture(_:caption:room:face:)``).
+    mutating func preparePicture(_ source: PictureSource, caption: String, room: String, face: Face?) -> [NodeInput] {
+        onNode { $0.preparePicture(source, caption: caption, room: room, face: face) }
+        return []
+    }
+
+    /// Fetched in a task of its own (``Node/pictureLoop(group:)``).
+    mutating func fetchPicture(_ fetch: PictureFetch) -> [NodeInput] {
+        node.pictureFetchSink.yield(fetch)
+        return []
+    }
 }

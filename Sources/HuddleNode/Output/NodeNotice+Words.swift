@@ -154,6 +154,7 @@ extension CommandProblem {
         case .weakDirectKey(let nick, let peer):
             "\(nick) (\(peer)) offers a key for direct messages that anyone could read them with: no direct messages with it"
         case .direct(let problem): problem.description
+        case .picture(let problem): "picture not sent: \(problem)"
         }
     }
 }

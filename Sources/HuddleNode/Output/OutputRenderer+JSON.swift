@@ -5,6 +5,17 @@ import HuddleCore
 /// (README, "Scripting").
 extension OutputRenderer {
 
+    /// A message's picture: `{"type","width","height","bytes","ready"[,"path"]}`; the path once it
+    /// is all here (`ready`).
+    func pictureObject(_ picture: Picture, ready: Bool) -> JSONLine {
+        var fields: [(String, JSONLine)] = [
+            ("type", .string(picture.type.mimeType)), ("width", .int(Int64(picture.width))),
+            ("height", .int(Int64(picture.height))), ("bytes", .int(Int64(picture.byteCount))), ("ready", .bool(ready)),
+        ]
+        if ready, let path = path(of: picture) { fields.append(("path", .string(path))) }
+        return .object(fields)
+    }
+
     func renderJSON(_ output: RoomOutput, room: String, directTo: String?, isPrivate: Bool) -> String {
         let room = JSONLine.string(room)
         var fields: [(String, JSONLine)]
@@ -20,6 +31,7 @@ extension OutputRenderer {
             if let directTo { fields += [("direct", .bool(true)), ("to", .string(directTo))] }
             if isPrivate { fields.append(("private", .bool(true))) }
             if earlier { fields.append(("earlier", .bool(true))) }
+            if let picture = shown.picture { fields.append(("picture", pictureObject(picture, ready: !shown.pictureMissing))) }
             return fields
         }
         func score(_ score: ShownScore) -> [(String, JSONLine)] {
@@ -99,6 +111,12 @@ extension OutputRenderer {
             ]
         case .score(let shown):
             fields = score(shown)
+        case .pictureArrived(let shown):
+            fields = [
+                ("type", "picture"), ("room", room), ("id", .string(Self.eventID(shown.event.id))),
+                ("from", .string(shown.from.id.hex)), ("nick", .string(shown.from.nick)),
+            ]
+            if let picture = shown.picture { fields.append(("picture", pictureObject(picture, ready: true))) }
         case .unplaced(let shield):
             fields = [
                 ("type", "unplaced"), ("room", room), ("shield_seconds", Self.seconds(shield)),

@@ -69,16 +69,24 @@ public struct OutputRenderer: Sendable {
     /// prompts then say to press Enter rather than to type `/now LABEL`.
     public let interactive: Bool
     let timeZone: TimeZone
+    /// Where the node keeps pictures (``PictureStore``): a shown picture's file is named there.
+    public let picturesDirectory: String?
 
-    public init(json: Bool, colors: Bool, interactive: Bool = false) {
-        self.init(json: json, colors: colors, interactive: interactive, timeZone: .current)
+    public init(json: Bool, colors: Bool, interactive: Bool = false, picturesDirectory: String? = nil) {
+        self.init(json: json, colors: colors, interactive: interactive, timeZone: .current, picturesDirectory: picturesDirectory)
     }
 
-    init(json: Bool, colors: Bool, interactive: Bool = false, timeZone: TimeZone) {
+    init(json: Bool, colors: Bool, interactive: Bool = false, timeZone: TimeZone, picturesDirectory: String? = nil) {
         self.json = json
         self.colors = colors && !json
         self.interactive = interactive && !json
         self.timeZone = timeZone
+        self.picturesDirectory = picturesDirectory
+    }
+
+    /// Where a shown picture's file is (``PictureStore/shownPath(of:)``), when this renderer knows.
+    func path(of picture: Picture) -> String? {
+        picturesDirectory.map { "\($0)/\(picture.rootHex).\(picture.type.fileExtension)" }
     }
 
     // MARK: Room output
@@ -110,17 +118,26 @@ public struct OutputRenderer: Sendable {
     ///   - member: the sender (its nick from its latest join; people see ``Member/displayName``).
     ///   - gameTime: the message's game time, `nil` while its sender is not calibrated.
     public func history(_ event: Event, from member: Member, gameTime: WallTime?, room: String) -> String? {
-        guard case .chat(let text) = event.body else { return nil }
+        guard let text = event.body.messageText else { return nil }
+        let picture = event.body.picture
         if json {
-            return JSONLine.object([
+            var fields: [(String, JSONLine)] = [
                 ("type", "message"), ("room", .string(room)), ("id", .string(Self.eventID(event.id))),
                 ("from", .string(event.origin.hex)), ("nick", .string(member.nick)), ("text", .string(Self.jsonText(text))),
                 ("sent_at", .milliseconds(event.createdAt)), ("game_ms", .milliseconds(gameTime)),
-            ]).render()
+            ]
+            if let picture { fields.append(("picture", pictureObject(picture, ready: isOnDisk(picture)))) }
+            return JSONLine.object(fields).render()
         }
         return messageLine(
             time: gameTime ?? event.createdAt, calibrated: gameTime != nil, from: member,
-            text: text, isReader: false, held: .zero)
+            text: picture.map { pictureTag($0, missing: !isOnDisk($0)) + (text.isEmpty ? "" : " " + text) } ?? text,
+            isReader: false, held: .zero)
+    }
+
+    /// Whether a picture's own file is on disk (shown, or being listed by history after it was).
+    func isOnDisk(_ picture: Picture) -> Bool {
+        path(of: picture).map { FileManager.default.fileExists(atPath: $0) } ?? false
     }
 
     /// Where a member's stream is relative to the reader's, in words: "2.0 s behind you",
@@ -376,6 +393,9 @@ public struct OutputRenderer: Sendable {
             lines = offsetLines(report, reader: reader)
         case .score(let score):
             lines = [scoreLine(score, reader: reader)]
+        case .pictureArrived(let shown):
+            let clock = (shown.gameTime == nil ? "~" : "") + HumanFormat.clock(shown.gameTime ?? shown.sentAt, timeZone: timeZone)
+            lines = [starred("\(nickText(shown.from, reader: reader))'s photo of \(clock) is here: \(shown.picture.map { pictureTag($0, missing: false) } ?? "")")]
         case .unplaced(let shield):
             let room = safe(room)
             if let shield {
@@ -427,7 +447,17 @@ public struct OutputRenderer: Sendable {
     private func messageLine(_ shown: ShownMessage, reader: NodeID) -> String {
         messageLine(
             time: shown.gameTime ?? shown.sentAt, calibrated: shown.gameTime != nil, from: shown.from,
-            text: shown.text, isReader: shown.from.id == reader, held: shown.held, waited: shown.waited)
+            text: shown.picture.map { pictureTag($0, missing: shown.pictureMissing) + (shown.text.isEmpty ? "" : " " + shown.text) }
+                ?? shown.text,
+            isReader: shown.from.id == reader, held: shown.held, waited: shown.waited)
+    }
+
+    /// `[photo 1600×900 /path/to/it.jpg]`, or `[photo 1600×900, on its way]` while its bytes are not
+    /// all here: what a message's picture shows as in a terminal.
+    func pictureTag(_ picture: Picture, missing: Bool) -> String {
+        let size = "photo \(picture.width)×\(picture.height)"
+        guard !missing, let path = path(of: picture) else { return "[\(size), on its way]" }
+        return "[\(size) \(path)]"
     }
 
     private func messageLine(

@@ -169,6 +169,7 @@ extension HuddleStore {
         case .score(let home, let guest): ("score", "\(home)-\(guest)")
         case .teams(let home, let guest): ("teams", "\(home) v \(guest)")
         case .heard(let match): ("heard", "\(match.peer) \(match.lag.microseconds) µs ± \(match.sigma.microseconds)")
+        case .picture(let picture): ("picture", "\(picture.rootHex) \(picture.caption)")
         }
     }
 }

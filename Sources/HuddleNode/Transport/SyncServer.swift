@@ -2,8 +2,8 @@ import HuddleCore
 import NIOCore
 import Synchronization
 
-/// Serves pulls: answers each ``SyncRequest`` on a TCP connection with a ``SyncResponse``,
-/// within limits a peer cannot stretch:
+/// Serves pulls: answers each ``SyncRequest`` on a TCP connection with a ``SyncResponse``, and
+/// each ``PieceRequest`` with a ``Piece`` of a picture's blob, within limits a peer cannot stretch:
 /// - at most ``maximumConnections`` at once, and at most ``maximumPerAddress`` from one address,
 ///   so a peer that holds its share still leaves slots for everyone else;
 /// - each request must arrive whole within ``requestDeadline`` of the connection opening or of
@@ -28,6 +28,8 @@ final class SyncServer: Sendable {
 
     /// The answer to a request (from the node's log).
     private let respond: @Sendable (SyncRequest) async -> SyncResponse
+    /// The answer to a request for a piece of a picture's blob (from disk, off the node's actor).
+    private let piece: @Sendable (PieceRequest) async -> Piece
     /// Counts and logs a refused connection or a broken one: why, and the peer's address.
     private let reject: @Sendable (_ drop: NodeCounters.Drop, _ reason: String, _ peer: String) async -> Void
     /// Connections open, by remote address (host only).
@@ -35,9 +37,11 @@ final class SyncServer: Sendable {
 
     init(
         respond: @escaping @Sendable (SyncRequest) async -> SyncResponse,
+        piece: @escaping @Sendable (PieceRequest) async -> Piece = { Piece(root: $0.root, index: $0.index, bytes: []) },
         reject: @escaping @Sendable (_ drop: NodeCounters.Drop, _ reason: String, _ peer: String) async -> Void
     ) {
         self.respond = respond
+        self.piece = piece
         self.reject = reject
     }
 
@@ -82,8 +86,11 @@ final class SyncServer: Sendable {
             }.get()
             try await connection.executeThenClose { inbound, outbound in
                 for try await message in inbound {
-                    guard case .syncRequest(let request) = message else { throw SyncError.unexpectedReply }
-                    try await outbound.write(.syncResponse(await respond(request)))
+                    switch message {
+                    case .syncRequest(let request): try await outbound.write(.syncResponse(await respond(request)))
+                    case .pieceRequest(let request): try await outbound.write(.piece(await piece(request)))
+                    default: throw SyncError.unexpectedReply
+                    }
                 }
             }
         } catch {

@@ -22,6 +22,8 @@ struct MachineLAN {
         /// Peers' sound windows the machine handed to its matcher, and `/listen` requests.
         var heard: [SoundWindow] = []
         var listenRequests: [Bool] = []
+        /// Blobs the machine asked to fetch, oldest first.
+        var fetches: [PictureFetch] = []
         /// Whether writes wait (``MachineLAN/holdCommits``).
         var holdCommits = false
         /// What the LAN carries next: datagrams and relays sent, and pulls asked (answered by the
@@ -321,4 +323,21 @@ extension MachineLAN.Host {
     mutating func quit() { quitAsked = true }
     mutating func hear(_ window: SoundWindow, receivedAt: WallTime) { heard.append(window) }
     mutating func listen(_ on: Bool) { listenRequests.append(on) }
+
+    /// A picture from bytes, stripped and sealed as the node's shell does it (all pure).
+    mutating func preparePicture(_ source: PictureSource, caption: String, room: String, face: Face?) -> [NodeInput] {
+        guard case .bytes(let bytes) = source, let stripped = try? PictureFile.stripped(bytes),
+            let header = try? PictureFile.header(of: stripped)
+        else { return [.picturePrepared(.failure(PictureProblem("not a picture")), room: room, from: face)] }
+        let blob = PictureBlob(sealing: stripped, key: PictureBlob.newKey())
+        let picture = Picture(
+            type: header.type, byteCount: stripped.count, width: header.width, height: header.height, root: blob.root,
+            key: blob.key, caption: caption)
+        return [.picturePrepared(.success(picture), room: room, from: face)]
+    }
+
+    mutating func fetchPicture(_ fetch: PictureFetch) -> [NodeInput] {
+        fetches.append(fetch)
+        return []
+    }
 }

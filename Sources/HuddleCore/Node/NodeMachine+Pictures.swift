@@ -1,0 +1,228 @@
+/// Pictures on the node: which blobs to fetch and from whom, when a stranger's picture may be
+/// fetched, and telling the reader when a picture shown before its bytes arrived is here.
+///
+/// A picture's bytes travel ahead of its moment: as soon as a picture event is taken in, the
+/// machine asks the shell to fetch its blob (``NodeEffect/fetchPicture(_:)``) from the room's
+/// live peers, the writer first. What the message shows waits for the reader's moment like any
+/// line; only the bytes come early, sealed, and nothing about them is said before.
+///
+/// ```
+/// effect  .fetchPicture(fetch)                 fetch the blob, checking each chunk
+/// input   .pictureFetched(root, .held)         it is all here (or .failed: asked again later)
+/// output  .pictureArrived(message)             if its message was shown before it was here
+/// ```
+extension NodeMachine {
+    /// How long after a failed fetch the machine asks again, with the peers live then.
+    public static let pictureRetryAfter = TimeSpan.seconds(10)
+    /// Most fetches of one blob before the machine gives up until a restart.
+    public static let pictureAttempts = 30
+
+    /// `/photo PATH [caption]`: the shell reads, strips and seals the picture, then answers with
+    /// ``NodeInput/picturePrepared(_:room:from:)``.
+    mutating func preparePicture(_ source: PictureSource, caption: String, now: NodeTime) {
+        guard let room = currentRoom, joined.contains(room) else { return reject(.noRoom) }
+        if caption.utf8.count > Picture.maxCaptionBytes {
+            return reject(.invalid("a caption is at most \(Picture.maxCaptionBytes) bytes"))
+        }
+        emit(.preparePicture(source, caption: caption, room: room, face: answering))
+    }
+
+    /// The shell prepared a picture (its blob is stored here): it goes out as the next message
+    /// of `room`, or the reader hears why not.
+    mutating func picturePrepared(_ result: Result<Picture, PictureProblem>, room: String, now: NodeTime) {
+        switch result {
+        case .failure(let problem):
+            reject(.picture(problem))
+        case .success(let picture):
+            pictures.held.insert(picture.root)
+            guard joined.contains(room) else { return reject(.noRoom) }
+            originate(.picture(picture), in: room, now: now)
+        }
+    }
+
+    /// Picture events just taken into `room`: fetch each blob not here yet, unless its writer is a
+    /// stranger (parked until it is vouched for) or it is over the limits (refused, counted).
+    mutating func picturesArrived(_ events: [Event], room: String, now: NodeTime) {
+        for event in events {
+            guard let picture = event.body.picture, event.origin != identity.id else { continue }
+            wantPicture(picture, of: event.origin, room: room, now: now)
+        }
+    }
+
+    mutating func wantPicture(_ picture: Picture, of origin: NodeID, room: String, now: NodeTime) {
+        let root = picture.root
+        guard !pictures.held.contains(root), pictures.wanted[root] == nil, !pictures.refused.contains(root) else { return }
+        guard picture.isWithinLimits else {
+            pictures.refused.insert(root)
+            return counters.count(.pictureTooLarge)
+        }
+        guard membership.isProven(origin) || membership.hasVouched(origin) else {
+            guard pictures.mayPark(from: origin) else { return counters.count(.pictureParked) }
+            pictures.parked[origin, default: [:]][root] = (room, picture)
+            return
+        }
+        guard pictures.admit(picture, of: origin, now: now.monotonic) else {
+            pictures.refused.insert(root)
+            return counters.count(.pictureBudget)
+        }
+        pictures.wanted[root] = PictureWant(picture: picture, room: room, origin: origin)
+        fetchPicture(root, now: now)
+    }
+
+    /// A picture of the store whose blob is not all here: its writer was admitted when it came,
+    /// so it is fetched at the next tick, once peers are there to ask.
+    mutating func wantStoredPicture(_ picture: Picture, of origin: NodeID, room: String, now: NodeTime) {
+        let root = picture.root
+        guard !pictures.held.contains(root), pictures.wanted[root] == nil, picture.isWithinLimits else { return }
+        pictures.wanted[root] = PictureWant(picture: picture, room: room, origin: origin, retryAt: now.wall)
+    }
+
+    /// Asks the shell for `root`'s blob from the room's live peers, the writer first.
+    mutating func fetchPicture(_ root: [UInt8], now: NodeTime) {
+        guard var want = pictures.wanted[root] else { return }
+        let peers = membership.alivePeers(inRoom: want.room)
+        let sources = (peers.filter { $0.id == want.origin } + peers.filter { $0.id != want.origin }).map(\.syncAddress)
+        guard !sources.isEmpty else {
+            // Nobody to ask yet (a restart, before peers answer): not an attempt.
+            want.retryAt = now.wall + Self.pictureRetryAfter
+            pictures.wanted[root] = want
+            return
+        }
+        want.attempts += 1
+        want.retryAt = nil
+        pictures.wanted[root] = want
+        emit(.fetchPicture(PictureFetch(picture: want.picture, room: want.room, sources: sources)))
+    }
+
+    /// What a fetch came to.
+    mutating func pictureFetched(_ root: [UInt8], _ outcome: PictureFetchOutcome, now: NodeTime) {
+        guard var want = pictures.wanted[root] else { return }
+        switch outcome {
+        case .held:
+            pictures.wanted[root] = nil
+            pictures.held.insert(root)
+            for (room, message) in pictures.shownMissing.removeValue(forKey: root) ?? [] {
+                var message = message
+                message.pictureMissing = false
+                show([.pictureArrived(message)], room: room, now: now)
+            }
+        case .failed(let drops):
+            for drop in drops { counters.count(drop) }
+            guard want.attempts < Self.pictureAttempts else {
+                pictures.wanted[root] = nil
+                return
+            }
+            want.retryAt = now.wall + Self.pictureRetryAfter
+            pictures.wanted[root] = want
+        }
+    }
+
+    /// Fetches due again, and a stranger's pictures once it is vouched for.
+    mutating func pictureTick(now: NodeTime) {
+        for (root, want) in pictures.wanted where want.retryAt.map({ $0 <= now.wall }) ?? false {
+            fetchPicture(root, now: now)
+        }
+        for (origin, parked) in pictures.parked where membership.isProven(origin) || membership.hasVouched(origin) {
+            pictures.parked[origin] = nil
+            for (_, entry) in parked { wantPicture(entry.picture, of: origin, room: entry.room, now: now) }
+        }
+    }
+
+    /// Marks messages about to be shown whose picture is not all here, and remembers them to say
+    /// when it is (``RoomOutput/pictureArrived(_:)``).
+    mutating func markMissingPictures(_ outputs: [RoomOutput], room: String) -> [RoomOutput] {
+        func marked(_ message: ShownMessage) -> ShownMessage {
+            guard let picture = message.picture, !pictures.held.contains(picture.root) else { return message }
+            var message = message
+            message.pictureMissing = true
+            pictures.shownMissing[picture.root, default: []].append((room, message))
+            return message
+        }
+        return outputs.map { output in
+            switch output {
+            case .message(let message): .message(marked(message))
+            case .earlier(let items):
+                .earlier(items.map { item in
+                    if case .message(let message) = item { .message(marked(message)) } else { item }
+                })
+            default: output
+            }
+        }
+    }
+}
+
+/// Where a picture to send comes from: a file the reader named, or bytes a paired page sent.
+public enum PictureSource: Sendable, Equatable {
+    case file(String)
+    case bytes([UInt8])
+}
+
+/// Why a picture was not sent.
+public struct PictureProblem: Error, Sendable, Equatable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A blob to fetch (``NodeEffect/fetchPicture(_:)``): from the first of `sources` that holds it.
+public struct PictureFetch: Sendable, Equatable {
+    public var picture: Picture
+    public var room: String
+    /// Peers' sync (TCP) addresses, the writer's first.
+    public var sources: [PeerAddress]
+}
+
+/// What a fetch came to (``NodeInput/pictureFetched(_:_:)``).
+public enum PictureFetchOutcome: Sendable, Equatable {
+    /// The whole blob is on this node, every chunk checked.
+    case held
+    /// No source gave all of it; what was refused on the way (a chunk that did not match).
+    case failed([NodeCounters.Drop])
+}
+
+/// A picture the node fetches: where it came from, how often it was asked for.
+struct PictureWant: Sendable {
+    var picture: Picture
+    var room: String
+    var origin: NodeID
+    var attempts = 0
+    var retryAt: WallTime?
+}
+
+/// The machine's pictures (`NodeMachine+Pictures`).
+struct PictureState: Sendable {
+    /// Blobs all on this node (the shell says at start which; fetches and sends add).
+    var held: Set<[UInt8]> = []
+    /// Blobs being fetched or waiting to be asked again.
+    var wanted: [[UInt8]: PictureWant] = [:]
+    /// Strangers' pictures, until the stranger is vouched for.
+    var parked: [NodeID: [[UInt8]: (room: String, picture: Picture)]] = [:]
+    /// Pictures over the limits: never fetched.
+    var refused: Set<[UInt8]> = []
+    /// Messages shown before their picture was here, by root.
+    var shownMissing: [[UInt8]: [(room: String, message: ShownMessage)]] = [:]
+    /// Each writer's budget of picture bytes (``byteRate``).
+    var budgets: [NodeID: TokenBuckets.Bucket] = [:]
+
+    /// What a writer's pictures may take: 256 KiB a second, 64 MiB at once (a photo every few
+    /// seconds all evening, forty in a burst). A picture costs at least ``leastCost``, so ten
+    /// thousand tiny ones run out as a few hundred large ones would.
+    static let byteRate = TokenBuckets.Rate(perSecond: 256 * 1024, burst: 64 * 1024 * 1024)
+    static let leastCost = 64 * 1024
+    /// Strangers' pictures kept until they are vouched for: per stranger, and all together.
+    static let parkedPerOrigin = 16
+    static let parkedTotal = 256
+
+    /// Whether `origin`'s budget covers `picture`; spends it if so.
+    mutating func admit(_ picture: Picture, of origin: NodeID, now: MonotonicTime) -> Bool {
+        var bucket = TokenBuckets.refill(budgets[origin], rate: Self.byteRate, now: now)
+        let cost = Double(max(picture.byteCount, Self.leastCost))
+        guard bucket.tokens >= cost else { return false }
+        bucket.tokens -= cost
+        TokenBuckets.store(bucket, at: origin, in: &budgets, rate: Self.byteRate, now: now)
+        return true
+    }
+
+    func mayPark(from origin: NodeID) -> Bool {
+        (parked[origin]?.count ?? 0) < Self.parkedPerOrigin && parked.values.reduce(0) { $0 + $1.count } < Self.parkedTotal
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import HuddleCore
+import NIOCore
+
+/// Pictures on the node: preparing one to send, fetching the blobs the machine asks for, and
+/// opening a picture's file when its message is shown.
+extension Node {
+    /// Fetches at once; more wait. Two keep a second picture coming while a large one does.
+    static let picturesFetchedAtOnce = 2
+
+    /// Reads the picture (a file, or a page's bytes), refuses what is not a picture or is too large
+    /// before reading it all, strips what says where and when it was taken, seals and keeps its
+    /// blob and its own file (the sender sees it at once), then hands it to the machine.
+    func preparePicture(_ source: PictureSource, caption: String, room: String, face: Face?) {
+        let store = pictures
+        Task {
+            let result = await Task.detached { Self.prepared(source, caption: caption, store: store) }.value
+            await feed(.picturePrepared(result, room: room, from: face))
+        }
+    }
+
+    /// `huddle send --photo PATH` (`/photo PATH` through the control socket): prepared while the
+    /// client waits, so it hears what became of it.
+    func sendPicture(path: String, caption: String, inRoomNamed name: String, json: Bool) async -> ControlResponse {
+        guard let room = machine.joinedRoom(named: name) else {
+            return .error(name.isEmpty ? "the node is in no room" : "the node is not in \(name)")
+        }
+        let store = pictures
+        let result = await Task.detached { Self.prepared(.file(path), caption: caption, store: store) }.value
+        let (_, shown) = await stepShowing { machine, now in
+            machine.handle(.picturePrepared(result, room: room, from: .control), now: now)
+        }
+        let renderer = OutputRenderer(json: json, colors: false, picturesDirectory: pictures.directory)
+        return .said(shown.compactMap { rendered($0, by: renderer) })
+    }
+
+    nonisolated static func prepared(_ source: PictureSource, caption: String, store: PictureStore) -> Result<Picture, PictureProblem> {
+        let bytes: [UInt8]
+        switch source {
+        case .bytes(let given):
+            bytes = given
+        case .file(let path):
+            let path = (path as NSString).expandingTildeInPath
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
+                return .failure(PictureProblem("no file at \(path)"))
+            }
+            let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+            guard size <= Picture.maxBytes else {
+                return .failure(PictureProblem("\(path) is \(size / 1_048_576) MiB; a picture is at most 16 MiB"))
+            }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                return .failure(PictureProblem("cannot read \(path)"))
+            }
+            bytes = Array(data)
+        }
+        guard !bytes.isEmpty, bytes.count <= Picture.maxBytes else {
+            return .failure(PictureProblem("a picture is 1 byte to 16 MiB; this is \(bytes.count) bytes"))
+        }
+        do {
+            let stripped = try PictureFile.stripped(bytes)
+            let header = try PictureFile.header(of: stripped)
+            let blob = PictureBlob(sealing: stripped, key: PictureBlob.newKey())
+            let picture = Picture(
+                type: header.type, byteCount: stripped.count, width: header.width, height: header.height,
+                root: blob.root, key: blob.key, caption: caption)
+            guard picture.isWithinLimits else { return .failure(PictureProblem("the picture is too large to send")) }
+            try store.keep(blob)
+            _ = store.reveal(picture)
+            return .success(picture)
+        } catch let error as PictureFileError {
+            return .failure(PictureProblem(error.description))
+        } catch {
+            return .failure(PictureProblem("could not keep the picture: \(error)"))
+        }
+    }
+
+    /// Opens the file of each picture a line is about to show, so the path it names is there:
+    /// a picture's own bytes are on disk from its moment on, never before.
+    func revealPictures(of output: NodeOutput) {
+        var shown: [ShownMessage] = []
+        switch output {
+        case .room(.message(let message), _), .room(.pictureArrived(let message), _): shown = [message]
+        case .room(.earlier(let items), _):
+            shown = items.compactMap { if case .message(let message) = $0 { message } else { nil } }
+        case .history(let event, _, _, _):
+            if let picture = event.body.picture { _ = pictures.reveal(picture) }
+        default: break
+        }
+        for message in shown where !message.pictureMissing {
+            if let picture = message.picture { _ = pictures.reveal(picture) }
+        }
+    }
+
+    /// Runs the fetches the machine asks for, a few at once; each one's outcome goes back through
+    /// the machine's door (which asks for a blob once at a time).
+    func pictureLoop(group: any EventLoopGroup) async {
+        let fetcher = PictureFetcher(group: group, store: pictures)
+        await withTaskGroup(of: Void.self) { fetches in
+            var running = 0
+            for await fetch in pictureFetches {
+                if running >= Self.picturesFetchedAtOnce {
+                    await fetches.next()
+                    running -= 1
+                }
+                running += 1
+                fetches.addTask {
+                    let outcome = await fetcher.fetch(fetch)
+                    await self.feed(.pictureFetched(fetch.picture.root, outcome))
+                }
+            }
+        }
+    }
+}
