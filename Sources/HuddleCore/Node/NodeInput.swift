@@ -55,6 +55,8 @@ public enum NodeInput: Sendable {
     /// The answer to ``NodeEffect/preparePicture(_:caption:room:face:)``: the picture, its blob
     /// stored, ready to go out in `room`, or why not.
     case picturePrepared(Result<Picture, PictureProblem>, room: String, from: Face?)
+    /// A picture to send from a face that has its bytes (a paired page): as `/photo` with a file.
+    case pictureOffered(PictureSource, caption: String, from: Face)
     /// What a ``NodeEffect/fetchPicture(_:)`` came to, by the blob's root.
     case pictureFetched([UInt8], PictureFetchOutcome)
 
@@ -106,6 +108,8 @@ extension NodeMachine {
             if let face { answering(face) { $0.picturePrepared(result, room: room, now: now) } }
             else { picturePrepared(result, room: room, now: now) }
         case .pictureFetched(let root, let outcome): pictureFetched(root, outcome, now: now)
+        case .pictureOffered(let source, let caption, let face):
+            answering(face) { $0.preparePicture(source, caption: caption, now: now) }
         case .listeningStarted(let source, let at): listeningStarted(source: source, at: at, now: now)
         case .listeningStopped(let reason): listeningStopped(reason: reason, now: now)
         case .listeningFailed: listeningFailed()

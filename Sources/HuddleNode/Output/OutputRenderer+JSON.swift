@@ -5,11 +5,11 @@ import HuddleCore
 /// (README, "Scripting").
 extension OutputRenderer {
 
-    /// A message's picture: `{"type","width","height","bytes","ready"[,"path"]}`; the path once it
-    /// is all here (`ready`).
+    /// A message's picture: `{"root","type","width","height","bytes","ready"[,"path"]}`; the path
+    /// once it is all here (`ready`) and this renderer knows where pictures are (not a page's).
     func pictureObject(_ picture: Picture, ready: Bool) -> JSONLine {
         var fields: [(String, JSONLine)] = [
-            ("type", .string(picture.type.mimeType)), ("width", .int(Int64(picture.width))),
+            ("root", .string(picture.rootHex)), ("type", .string(picture.type.mimeType)), ("width", .int(Int64(picture.width))),
             ("height", .int(Int64(picture.height))), ("bytes", .int(Int64(picture.byteCount))), ("ready", .bool(ready)),
         ]
         if ready, let path = path(of: picture) { fields.append(("path", .string(path))) }

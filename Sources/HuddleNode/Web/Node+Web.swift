@@ -1,3 +1,4 @@
+import Foundation
 import HuddleCore
 import NIOCore
 import NIOPosix
@@ -173,7 +174,29 @@ extension Node {
                     + "trying codes): it no longer pairs; the QR code still does, and /web shows a new code")
         case .opened:
             refreshPages(force: true)
+        case .photo(let bytes, let caption):
+            await feed(.pictureOffered(.bytes(bytes), caption: caption, from: .page))
+        case .picture(let root, let session):
+            web?.hub.send(pictureForPage(root: root), to: session)
+        case .photoRefused(let why, let session):
+            web?.hub.send(Self.pageRenderer.error("picture not sent: \(why)"), to: session)
         }
+    }
+
+    /// `{"t":"picture","root","type","data"}`: the bytes of a picture this node has shown (its own
+    /// file is on disk only from its message's moment on), or `"missing":true`.
+    func pictureForPage(root: String) -> String {
+        let missing = JSONLine.object([("t", "picture"), ("root", .string(root)), ("missing", .bool(true))]).render()
+        guard root.count == 64, PictureStore.bytes(hex: root) != nil else { return missing }
+        for type in PictureType.allCases {
+            let path = "\(pictures.directory)/\(root).\(type.fileExtension)"
+            guard let data = FileManager.default.contents(atPath: path) else { continue }
+            return JSONLine.object([
+                ("t", "picture"), ("root", .string(root)), ("type", .string(type.mimeType)),
+                ("data", .string(data.base64EncodedString())),
+            ]).render()
+        }
+        return missing
     }
 
     /// How many of the current room's messages a page served mid-game starts with.

@@ -15,6 +15,10 @@ struct WebConnection {
     static let maximumFrame = 16 * 1024
     /// How often the node pings an open page, to time its link.
     static let pingEvery = Duration.seconds(2)
+    /// Bytes of a photo in one part a page sends (base64 in a sealed frame under ``maximumFrame``).
+    static let photoPartBytes = 8 * 1024
+    /// Largest photo a page may send: the page sends it scaled to 1,600 px, a few hundred KiB.
+    static let maximumPhotoBytes = 8 * 1024 * 1024
 
     let hub: WebHub
     let clock: any NodeClock
@@ -187,6 +191,33 @@ struct WebConnection {
         var label: String?
         var on: Bool?
         var id: Int?
+        /// A photo's parts: `n` counts from 0, `data` is base64; `photo` says how many `parts`.
+        var n: Int?
+        var parts: Int?
+        var data: String?
+        var caption: String?
+        var root: String?
+    }
+
+    /// A photo a page is sending, part by part (``WebConnection/photoPartBytes`` each).
+    struct PhotoUpload {
+        var bytes: [UInt8] = []
+        var parts = 0
+        var failed: String?
+
+        mutating func add(part n: Int?, base64: String?) {
+            guard failed == nil else { return }
+            guard n == parts, let base64, let data = Data(base64Encoded: base64), data.count <= WebConnection.photoPartBytes else {
+                failed = "a photo's part arrived out of order or broken: send it again"
+                return
+            }
+            guard bytes.count + data.count <= WebConnection.maximumPhotoBytes else {
+                failed = "a photo from a phone is at most \(WebConnection.maximumPhotoBytes / 1_048_576) MiB: the page scales it down first"
+                return
+            }
+            bytes += data
+            parts += 1
+        }
     }
 
     /// The link's delay, shared by the pinging task and the reader (``LinkDelay``).
@@ -203,6 +234,7 @@ struct WebConnection {
         await hub.inputs(.opened)
         let link = LinkTiming()
         var opener = opener
+        var upload = PhotoUpload()
         try await withThrowingTaskGroup(of: Void.self) { group in
             // Out: the outbox, sealed in order; a `bye` ends it.
             group.addTask { [channel] in
@@ -249,6 +281,17 @@ struct WebConnection {
                 case "resume": await hub.inputs(.resume(at: arrived))
                 case "listen": await hub.inputs(.listen(said.on ?? true, at: arrived))
                 case "passphrase": await hub.inputs(.passphrase(said.text))
+                case "photo_part": upload.add(part: said.n, base64: said.data)
+                case "photo":
+                    let done = upload
+                    upload = PhotoUpload()
+                    if let failed = done.failed ?? (done.parts == said.parts && done.parts > 0 ? nil : "a photo arrived incomplete: send it again") {
+                        await hub.inputs(.photoRefused(failed, session: session))
+                    } else {
+                        await hub.inputs(.photo(done.bytes, caption: said.caption ?? ""))
+                    }
+                case "get_picture":
+                    if let root = said.root { await hub.inputs(.picture(root: root, session: session)) }
                 default: break  // a newer page's message: ignored
                 }
             }

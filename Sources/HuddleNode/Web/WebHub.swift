@@ -19,6 +19,13 @@ enum WebInput: Sendable, Equatable {
     case codeWornOut
     /// A page opened a session: it needs the view as it stands.
     case opened
+    /// A page sent a photo (its parts put together): send it, as `/photo` does a file.
+    case photo([UInt8], caption: String)
+    /// A page asks for the bytes of a picture shown on it (by root, 64 hex digits): answered to
+    /// that session only.
+    case picture(root: String, session: Int)
+    /// A page's photo was refused before it reached the machine (too large, parts out of order).
+    case photoRefused(String, session: Int)
 }
 
 /// What goes out to one page, in order, through its connection's sealer.
