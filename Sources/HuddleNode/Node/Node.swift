@@ -226,6 +226,7 @@ public actor Node {
         if face == nil || face == .console { show(rendered(output, by: renderer)) }
         if face == nil || face == .page, let hub = web?.hub, let line = rendered(output, by: Self.pageRenderer) {
             hub.publish(line)
+            pushPictures(of: output)
         }
     }
 

@@ -177,26 +177,38 @@ extension Node {
         case .photo(let bytes, let caption):
             await feed(.pictureOffered(.bytes(bytes), caption: caption, from: .page))
         case .picture(let root, let session):
-            web?.hub.send(pictureForPage(root: root), to: session)
+            if let frame = pictureFrame(root: root) {
+                web?.hub.send(bytes: frame, to: session)
+            } else {
+                web?.hub.send(JSONLine.object([("t", "picture"), ("root", .string(root)), ("missing", .bool(true))]).render(), to: session)
+            }
         case .photoRefused(let why, let session):
             web?.hub.send(Self.pageRenderer.error("picture not sent: \(why)"), to: session)
         }
     }
 
-    /// `{"t":"picture","root","type","data"}`: the bytes of a picture this node has shown (its own
-    /// file is on disk only from its message's moment on), or `"missing":true`.
-    func pictureForPage(root: String) -> String {
-        let missing = JSONLine.object([("t", "picture"), ("root", .string(root)), ("missing", .bool(true))]).render()
-        guard root.count == 64, PictureStore.bytes(hex: root) != nil else { return missing }
+    /// A picture this node has shown, for a page (docs/WEB.md, "Pictures"): `0x00`, the root's 32
+    /// bytes, the type's byte, then the file, sealed as one frame. `nil` when its file is not on
+    /// disk: it is written only from its message's moment on.
+    func pictureFrame(root: String) -> [UInt8]? {
+        guard root.count == 64, let rootBytes = PictureStore.bytes(hex: root) else { return nil }
         for type in PictureType.allCases {
             let path = "\(pictures.directory)/\(root).\(type.fileExtension)"
             guard let data = FileManager.default.contents(atPath: path) else { continue }
-            return JSONLine.object([
-                ("t", "picture"), ("root", .string(root)), ("type", .string(type.mimeType)),
-                ("data", .string(data.base64EncodedString())),
-            ]).render()
+            return [0] + rootBytes + [type.rawValue] + Array(data)
         }
-        return missing
+        return nil
+    }
+
+    /// A message's picture goes to open pages right after its line, so the page draws it without
+    /// asking (a late joiner's block is not pushed: its page asks for what it draws).
+    func pushPictures(of output: NodeOutput) {
+        guard let hub = web?.hub else { return }
+        switch output {
+        case .room(.message(let message), _) where !message.pictureMissing, .room(.pictureArrived(let message), _):
+            if let picture = message.picture, let frame = pictureFrame(root: picture.rootHex) { hub.broadcast(bytes: frame) }
+        default: break
+        }
     }
 
     /// How many of the current room's messages a page served mid-game starts with.

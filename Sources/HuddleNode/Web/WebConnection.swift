@@ -243,6 +243,8 @@ struct WebConnection {
                     switch item {
                     case .json(let json):
                         try await outbound.write(.binary(ByteBuffer(bytes: sealer.seal(Array(json.utf8)))))
+                    case .bytes(let bytes):
+                        try await outbound.write(.binary(ByteBuffer(bytes: sealer.seal(bytes))))
                     case .bye(let reason):
                         let bye = JSONLine.object([("t", "bye"), ("reason", .string(reason))]).render()
                         try await outbound.write(.binary(ByteBuffer(bytes: sealer.seal(Array(bye.utf8)))))

@@ -32,6 +32,8 @@ enum WebInput: Sendable, Equatable {
 enum WebOutbound: Sendable, Equatable {
     /// A sealed message's JSON.
     case json(String)
+    /// A sealed frame of bytes: a picture (``PictureFrame``).
+    case bytes([UInt8])
     /// The node is done with this page: a last `bye`, then the connection closes.
     case bye(reason: String)
 }
@@ -203,6 +205,19 @@ final class WebHub: Sendable {
     /// Something for every open page.
     func broadcast(_ json: String) {
         state.withLock { Self.send(.json(json), in: &$0) }
+    }
+
+    /// A picture for every open page (not kept: a page that reconnects asks for what it shows).
+    func broadcast(bytes: [UInt8]) {
+        state.withLock { Self.send(.bytes(bytes), in: &$0) }
+    }
+
+    /// A picture for one page, which asked for it.
+    func send(bytes: [UInt8], to session: Int) {
+        state.withLock { state in
+            guard let outbox = state.sessions[session]?.outbox else { return }
+            if case .dropped = outbox.yield(.bytes(bytes)) { Self.drop(session, in: &state) }
+        }
     }
 
     private static func send(_ item: WebOutbound, in state: inout State) {

@@ -19,11 +19,12 @@ enum WebPage {
         File(path: "/crypto.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.crypto_js),
     ]
 
-    /// No script, style or connection from anywhere else; no framing by another site; no
+    /// No script, style or connection from anywhere else (pictures are the page's own `blob:` URLs,
+    /// made from bytes that came over its sealed channel); no framing by another site; no
     /// referrer (the pairing secret lives in the fragment, which is never one, but still).
     static let securityHeaders: HTTPFields = [
         .contentSecurityPolicy:
-            "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
+            "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data: blob:; "
             + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
         .xContentTypeOptions: "nosniff",
         HTTPField.Name("Referrer-Policy")!: "no-referrer",

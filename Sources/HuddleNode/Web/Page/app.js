@@ -203,6 +203,10 @@
     passForm: $('pass-form'),
     passText: $('pass-text'),
     passCancel: $('pass-cancel'),
+    photo: $('photo'),
+    photoInput: $('photo-input'),
+    viewer: $('viewer'),
+    viewerImg: $('viewer-img'),
   };
   ui.nowWord = ui.now.querySelector('.now-word');
 
@@ -618,6 +622,7 @@
       plain = null;
     }
     if (!plain) return drop(sock); // a frame that does not open closes the connection
+    if (plain.length > 33 && plain[0] === 0) return pictureFrame(plain);
     let msg;
     try {
       msg = JSON.parse(C.fromUtf8(plain));
@@ -673,6 +678,9 @@
         break;
       case 'bye':
         onBye(msg.reason);
+        break;
+      case 'picture':
+        pictureBytes(msg);
         break;
       default:
         break; // something newer than this page: ignored
@@ -1030,7 +1038,8 @@
       if (room && view && str(view.room) && room !== str(view.room)) head.append(el('span', 'msg-tag', 'in ' + room));
     }
     node.append(head);
-    node.append(el('p', 'msg-text', messageText(line.text)));
+    if (line.picture && typeof line.picture === 'object') node.append(pictureFigure(line.picture));
+    if (!line.picture || str(line.text)) node.append(el('p', 'msg-text', messageText(line.text)));
 
     const game = num(line.game_ms);
     const sent = num(line.sent_at);
@@ -1039,6 +1048,138 @@
     if (held !== null && held > 0) meta += (meta ? ' \u00b7 ' : '') + 'held ' + duration(held);
     if (meta) node.append(el('div', 'msg-meta', meta));
     return node;
+  }
+
+  // ---------------------------------------------------------------- pictures
+
+  /** Pictures' object URLs by root, once their bytes came; the figures waiting for each. */
+  const pictureURLs = new Map();
+  const pictureWaiting = new Map();
+  const pictureAsked = new Set();
+
+  /** A message's picture: a box of its shape, filled once its bytes are here. The node names a
+   *  picture (its root) only from its message's moment on, and sends its bytes only if asked. */
+  function pictureFigure(picture) {
+    const root = str(picture.root);
+    const width = num(picture.width) || 4;
+    const height = num(picture.height) || 3;
+    const figure = el('figure', 'msg-picture');
+    figure.style.aspectRatio = width + ' / ' + height;
+    figure.dataset.root = root;
+    if (pictureURLs.has(root)) {
+      figure.append(pictureImage(root));
+    } else {
+      figure.append(el('div', 'msg-picture-wait', picture.ready === true ? 'Loading the photo\u2026' : 'The photo is on its way\u2026'));
+      if (!pictureWaiting.has(root)) pictureWaiting.set(root, []);
+      pictureWaiting.get(root).push(figure);
+      if (picture.ready === true) askSoonForPicture(root);
+    }
+    return figure;
+  }
+
+  function pictureImage(root) {
+    const img = el('img');
+    img.src = pictureURLs.get(root);
+    img.alt = 'photo';
+    img.addEventListener('click', () => {
+      ui.viewerImg.src = img.src;
+      ui.viewer.hidden = false;
+    });
+    return img;
+  }
+
+  /** The node sends a picture right after a live line: asked for only if it did not come (a line
+   *  caught up on after a reconnect). */
+  function askSoonForPicture(root) {
+    setTimeout(() => {
+      if (!pictureURLs.has(root)) askForPicture(root);
+    }, 1500);
+  }
+
+  function askForPicture(root) {
+    if (!/^[0-9a-f]{64}$/.test(root) || pictureAsked.has(root)) return;
+    pictureAsked.add(root);
+    sendSealed({ t: 'get_picture', root: root });
+  }
+
+  /** The node has not got a picture asked for (yet): asked again when it says it arrived. */
+  function pictureBytes(msg) {
+    pictureAsked.delete(str(msg.root));
+  }
+
+  const PICTURE_TYPES = { 1: 'image/jpeg', 2: 'image/png', 3: 'image/webp' };
+
+  /** A picture's frame (0x00, root, type, the file): every figure waiting for it shows it. */
+  function pictureFrame(plain) {
+    let root = '';
+    for (let i = 1; i < 33; i++) root += (plain[i] < 16 ? '0' : '') + plain[i].toString(16);
+    pictureAsked.delete(root);
+    const type = PICTURE_TYPES[plain[33]] || 'image/jpeg';
+    if (!pictureURLs.has(root)) pictureURLs.set(root, URL.createObjectURL(new Blob([plain.subarray(34)], { type: type })));
+    for (const figure of pictureWaiting.get(root) || []) figure.replaceChildren(pictureImage(root));
+    pictureWaiting.delete(root);
+  }
+
+  /** A picture shown before its bytes were on the node arrived: ask for them. */
+  function pictureArrived(line) {
+    if (line.picture && typeof line.picture === 'object') askSoonForPicture(str(line.picture.root));
+  }
+
+  /** The long edge a photo from the phone is scaled to: sharp on a phone, a few hundred KiB. */
+  const PHOTO_EDGE = 1600;
+  const PHOTO_PART = 8192;
+
+  /** Draws the picked picture scaled down (which also leaves its metadata behind: a canvas has
+   *  pixels only), as a JPEG. */
+  async function scaledPhoto(file) {
+    let source;
+    try {
+      source = await createImageBitmap(file, { imageOrientation: 'from-image' });
+    } catch (e) {
+      source = await new Promise((resolve, reject) => {
+        const img = new Image();
+        img.onload = () => resolve(img);
+        img.onerror = () => reject(new Error('not a picture this browser can open'));
+        img.src = URL.createObjectURL(file);
+      });
+    }
+    const w = source.width || source.naturalWidth;
+    const h = source.height || source.naturalHeight;
+    const scale = Math.min(1, PHOTO_EDGE / Math.max(w, h));
+    const canvas = document.createElement('canvas');
+    canvas.width = Math.max(1, Math.round(w * scale));
+    canvas.height = Math.max(1, Math.round(h * scale));
+    canvas.getContext('2d').drawImage(source, 0, 0, canvas.width, canvas.height);
+    const blob = await new Promise((resolve) => canvas.toBlob(resolve, 'image/jpeg', 0.85));
+    if (!blob) throw new Error('the picture could not be scaled');
+    return new Uint8Array(await blob.arrayBuffer());
+  }
+
+  /** Sends a photo in parts, then the caption: what is typed goes with it. */
+  async function sendPhoto(file) {
+    if (!connected) {
+      toast('Not connected yet: pick the photo again once it says connected.');
+      return;
+    }
+    ui.photo.classList.add('is-busy');
+    try {
+      const bytes = await scaledPhoto(file);
+      let parts = 0;
+      for (let start = 0; start < bytes.length; start += PHOTO_PART) {
+        const part = bytes.subarray(start, start + PHOTO_PART);
+        let raw = '';
+        for (let i = 0; i < part.length; i++) raw += String.fromCharCode(part[i]);
+        if (!sendSealed({ t: 'photo_part', n: parts, data: btoa(raw) })) throw new Error('the connection dropped');
+        parts += 1;
+      }
+      if (!sendSealed({ t: 'photo', parts: parts, caption: ui.composeText.value.trim() })) throw new Error('the connection dropped');
+      ui.composeText.value = '';
+    } catch (e) {
+      toast('The photo was not sent: ' + (e && e.message ? e.message : 'it could not be read') + '.');
+    } finally {
+      ui.photo.classList.remove('is-busy');
+      ui.photoInput.value = '';
+    }
   }
 
   /** How long a line waited for this stream, as the console says it: from when it was written
@@ -1182,6 +1323,9 @@
     switch (line.type) {
       case 'message':
         return renderMessage(line);
+      case 'picture':
+        pictureArrived(line);
+        return null;
       case 'info': {
         const text = pageWords(line);
         if (!text) return null;
@@ -1427,6 +1571,14 @@
     if (!pairing && ui.pairStatus.classList.contains('is-error')) setPairStatus('', '');
   });
   ui.compose.addEventListener('submit', onCompose);
+  ui.photoInput.addEventListener('change', () => {
+    const file = ui.photoInput.files && ui.photoInput.files[0];
+    if (file) sendPhoto(file);
+  });
+  ui.viewer.addEventListener('click', () => {
+    ui.viewer.hidden = true;
+    ui.viewerImg.removeAttribute('src');
+  });
 
   // Buttons next to the input must not take the focus from it (the keyboard would drop).
   for (const button of [ui.send, ui.now, ui.jump]) {
