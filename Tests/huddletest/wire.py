@@ -29,6 +29,13 @@ Version 5 adds listening (the doc's § Sound): the `Heard` body (tag 11), a matc
 between its own sound and a peer's, and the ephemeral `SoundWindow` (kind 11, `encode_sound_window`),
 sealed for its one receiver with the pair's direct key (`direct_key`): `RoomKey.seal_sound` /
 `RoomKey.open_sound`.
+
+Pictures (the doc's § Pictures): the `Picture` body (tag 12) names a blob by its root;
+`seal_picture` seals a picture file into that blob's chunks, list and root exactly as the doc
+says; `PieceRequest` / `Piece` (kinds 12 and 13, `encode_piece_request` / `encode_piece`) ask for
+and carry one piece over a sync connection; and `PieceServer` is a peer's side of that: it
+listens for TCP on a client's port, serves the blobs it holds (piece 0 the list, piece i chunk
+i − 1), can corrupt a piece or say it holds nothing, and records every connection and request.
 """
 
 from __future__ import annotations
@@ -73,6 +80,8 @@ RELAYABLE_KINDS = (1, 5, 6, 9)  # events, probe, ack, leaving: what proves itsel
 RELAY_HEADER_BYTES = 4 + 32 + 32 + 2
 MAX_RELAY_PAYLOAD_BYTES = 60_000 - RELAY_HEADER_BYTES  # 59 930
 KIND_SOUND_WINDOW = 11  # a few seconds of a listening node's sound features (ephemeral)
+KIND_PIECE_REQUEST = 12  # "send me piece i of the blob with this root" (TCP, a sync connection)
+KIND_PIECE = 13          # one piece of a picture's blob, or length 0: "I do not hold it" (TCP)
 
 TAG_JOIN = 1
 TAG_LEAVE = 2
@@ -85,6 +94,12 @@ TAG_SCORE = 8
 TAG_TEAMS = 9
 TAG_UNMARK = 10
 TAG_HEARD = 11
+TAG_PICTURE = 12
+
+PICTURE_JPEG = 1
+PICTURE_PNG = 2
+PICTURE_WEBP = 3
+PICTURE_ROOT_TAG = b"huddle picture v1"  # starts what a picture's root hashes (no terminator)
 
 STATE_ALIVE = 1
 STATE_SUSPECT = 2
@@ -126,6 +141,9 @@ class Limits:
     min_sealed_bytes = 29  # around a 1-byte leave
     max_sealed_bytes = 4_127  # around the largest chat body (1 + 2 + 4 096)
     max_sound_frames = 1_000  # 10 s of sound in one window
+    max_caption_bytes = 1_024  # a picture's caption
+    picture_chunk_bytes = 262_144  # plaintext bytes of a picture's chunk (the last may be shorter)
+    max_piece_bytes = 262_160  # a piece's length: a sealed chunk (chunk + 16-byte tag)
 
 
 class WireError(ValueError):
@@ -314,12 +332,28 @@ class Heard:
 
 
 @dataclass(frozen=True)
+class Picture:
+    """type:u8 bytes:u32 width:u16 height:u16 root:32 key:32 caption:str (<= 1 024) -- a message
+    with a picture: `size` is the doc's `bytes` (the picture file's size), `root` and `key` name
+    and open its blob (see `seal_picture`). Any values encode, a type other than 1-3 too."""
+    type: int
+    size: int
+    width: int
+    height: int
+    root: bytes
+    key: bytes
+    caption: Union[str, bytes] = ""
+    tag = TAG_PICTURE
+
+
+@dataclass(frozen=True)
 class RawBody:
     """Any bytes as a body (an unknown tag, a truncated field...)."""
     data: bytes
 
 
 Body = Union[Join, Leave, Chat, CalibrationEvent, Mark, Unmark, DelayNudge, Sealed, Score, Teams, Heard, RawBody]
+Body = Union[Body, Picture]
 
 
 def encode_body(body: Body) -> bytes:
@@ -348,6 +382,9 @@ def encode_body(body: Body) -> bytes:
     if isinstance(body, Heard):
         return (enc_u8(TAG_HEARD) + enc_id(body.peer) + enc_i64(body.at) + enc_i64(body.lag) + enc_u32(body.sigma)
                 + enc_u16(body.confidence))
+    if isinstance(body, Picture):
+        return (enc_u8(TAG_PICTURE) + enc_u8(body.type) + enc_u32(body.size) + enc_u16(body.width)
+                + enc_u16(body.height) + enc_id(body.root) + enc_id(body.key) + enc_str(body.caption))
     raise TypeError(f"not an event body: {body!r}")
 
 
@@ -568,7 +605,27 @@ class SoundWindow:
     kind = KIND_SOUND_WINDOW
 
 
+@dataclass
+class PieceRequest:
+    """root:32 index:u32 -- piece `index` of the blob named `root` (0: its chunk list, i >= 1:
+    its chunk i - 1)."""
+    root: bytes
+    index: int
+    kind = KIND_PIECE_REQUEST
+
+
+@dataclass
+class Piece:
+    """root:32 index:u32 length:u32 bytes<length> -- the answer to a `PieceRequest` of the same
+    root and index; empty `data` means "I do not hold it"."""
+    root: bytes
+    index: int
+    data: bytes = b""
+    kind = KIND_PIECE
+
+
 Message = Union[Events, Digest, SyncRequest, SyncResponse, Probe, Ack, ProbeRequest, Nack, Leaving, SoundWindow]
+Message = Union[Message, PieceRequest, Piece]
 
 
 def envelope(kind: int, payload: bytes, magic: bytes = MAGIC, version: int = VERSION) -> bytes:
@@ -749,6 +806,19 @@ def verify_sound_window(data: bytes, from_id: bytes) -> bool:
         return False
 
 
+def encode_piece_request(root: bytes, index: int, trailing: bytes = b"", **env) -> bytes:
+    """kind 12: ask for piece `index` of the blob named `root`."""
+    return envelope(KIND_PIECE_REQUEST, enc_id(root) + enc_u32(index) + trailing, **env)
+
+
+def encode_piece(root: bytes, index: int, data: bytes = b"", length: int | None = None, trailing: bytes = b"",
+                 **env) -> bytes:
+    """kind 13: piece `index` of the blob named `root` (no `data`: "I do not hold it");
+    `length` overrides the length field."""
+    return envelope(KIND_PIECE, enc_id(root) + enc_u32(index) + enc_u32(len(data) if length is None else length)
+                    + bytes(data) + trailing, **env)
+
+
 def encode_message(m: Message) -> bytes:
     """A decoded message back to bytes (canonical: decode then encode gives the same bytes)."""
     if isinstance(m, Events):
@@ -776,6 +846,10 @@ def encode_message(m: Message) -> bytes:
     if isinstance(m, SoundWindow):
         return encode_sound_window(m.from_id, m.room, m.sent_at, m.start, m.bits, m.loud, frames=m.frames,
                                    sealed=m.sealed, signature=m.signature)
+    if isinstance(m, PieceRequest):
+        return encode_piece_request(m.root, m.index)
+    if isinstance(m, Piece):
+        return encode_piece(m.root, m.index, m.data)
     raise TypeError(f"not a message: {m!r}")
 
 
@@ -885,6 +959,13 @@ class Reader:
             return Unmark(self.str(Limits.max_label_bytes))
         if tag == TAG_HEARD:
             return Heard(self.id(), self.i64(), self.i64(), self.u32(), self.u16())
+        if tag == TAG_PICTURE:
+            kind = self.u8()
+            if kind not in (PICTURE_JPEG, PICTURE_PNG, PICTURE_WEBP):
+                raise WireError("unknownPictureType", str(kind))
+            size, width, height = self.u32(), self.u16(), self.u16()
+            root, key = self.id(), self.id()
+            return Picture(kind, size, width, height, root, key, self.str(Limits.max_caption_bytes))
         raise WireError("unknownEventBody", str(tag))
 
     def event(self) -> Event:
@@ -1046,6 +1127,13 @@ def decode_message(data: bytes) -> Message:
         plain = 4 * frames + (frames + 7) // 8
         m = SoundWindow(from_id, room, sent_at, start, frames, sealed=r.take(plain + Limits.seal_overhead_bytes))
         m.signature = bytes(r.take(64))
+    elif kind == KIND_PIECE_REQUEST:
+        m = PieceRequest(r.id(), r.u32())
+    elif kind == KIND_PIECE:
+        root, index, length = r.id(), r.u32(), r.u32()
+        if length > Limits.max_piece_bytes:
+            raise WireError("lengthOutOfRange", f"piece of {length} bytes, at most {Limits.max_piece_bytes}")
+        m = Piece(root, index, r.take(length))
     else:
         raise WireError("unknownMessageKind", str(kind))
     if r.left:
@@ -1699,3 +1787,153 @@ class WireClient:
                     return got
                 if not response.events:
                     raise WireError("noProgress", "more = 1 with no events")
+
+
+# --------------------------------------------------------------------------------------------
+# Pictures: a blob's chunks, list and root, and a peer's side of fetching them (the doc's
+# § Pictures and § 12 · pieceRequest, 13 · piece)
+
+def picture_root(size: int, chunk_list: bytes) -> bytes:
+    """root = SHA-256("huddle picture v1" ‖ bytes:u32 ‖ list), `size` being the file's bytes."""
+    return hashlib.sha256(PICTURE_ROOT_TAG + enc_u32(size) + bytes(chunk_list)).digest()
+
+
+def seal_picture(data: bytes, key: bytes) -> tuple[list[bytes], bytes, bytes]:
+    """A picture file sealed into its blob, as the doc says: chunk i is ChaCha20-Poly1305 under
+    `key` (32 bytes), nonce i as 12 bytes big-endian, of the file's bytes i·262 144 ..< (i+1)·262 144
+    (ciphertext then the 16-byte tag); the list is the chunks' SHA-256s, 32 bytes each; the root
+    hashes the list with the file's size. Returns (chunks, list, root)."""
+    step = Limits.picture_chunk_bytes
+    box = ChaCha20Poly1305(bytes(key))
+    chunks = [box.encrypt(i.to_bytes(12, "big"), bytes(data[at:at + step]), None)
+              for i, at in enumerate(range(0, len(data), step))]
+    chunk_list = b"".join(hashlib.sha256(chunk).digest() for chunk in chunks)
+    return chunks, chunk_list, picture_root(len(data), chunk_list)
+
+
+def open_picture(chunks: Iterable[bytes], key: bytes) -> bytes:
+    """The picture file back from its blob's chunks (raises if one does not open)."""
+    box = ChaCha20Poly1305(bytes(key))
+    return b"".join(box.decrypt(i.to_bytes(12, "big"), bytes(chunk), None) for i, chunk in enumerate(chunks))
+
+
+@dataclass
+class PieceConnection:
+    """One TCP connection a `PieceServer` took: where from, when, and what it was asked, in
+    order (`PieceRequest`s, and any other message it got)."""
+    source: Address
+    at: float = field(default_factory=time.monotonic)
+    requests: list = field(default_factory=list)
+    closed: bool = False
+
+
+class PieceServer:
+    """A peer's sync port, for pictures: listens for TCP on `client`'s host and port (the `port`
+    of its probes, where a node fetches its pictures from) or on `host`:`port`.
+
+    Each request on a connection is answered in order: a `PieceRequest` with a `Piece` of the
+    same root and index, from the blobs `hold` was given (piece 0 the list, piece i chunk i − 1),
+    with the first byte flipped for each (root, index) in `corrupt`, and with no bytes ("I do not
+    hold it") for a root in `withheld` or one it does not hold; a `SyncRequest`, with `client`'s
+    events the request misses (none without a client). Anything else closes the connection.
+    Every connection and every request is recorded in `connections`."""
+
+    def __init__(self, client: "WireClient | None" = None, host: str = "127.0.0.1", port: int = 0,
+                 idle_timeout: float = 65):
+        self.client = client
+        self.blobs: dict[bytes, list[bytes]] = {}  # root -> pieces: the list, then the chunks
+        self.corrupt: set[tuple[bytes, int]] = set()
+        self.withheld: set[bytes] = set()
+        self.connections: list[PieceConnection] = []
+        self.idle_timeout = idle_timeout
+        self._closed = False
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((client.host, client.port) if client is not None else (host, port))
+        self.sock.listen(128)
+        self.sock.settimeout(0.2)
+        self.host, self.port = self.sock.getsockname()
+        self._thread = threading.Thread(target=self._accept, daemon=True, name=f"pieces-{self.port}")
+        self._thread.start()
+
+    def hold(self, data: bytes, key: bytes) -> bytes:
+        """Seals the picture file `data` with `key` (`seal_picture`), serves its blob from now
+        on and returns its root."""
+        chunks, chunk_list, root = seal_picture(data, key)
+        self.blobs[root] = [chunk_list, *chunks]
+        return root
+
+    @property
+    def requests(self) -> list[PieceRequest]:
+        """Every piece request received, in the order the connections came."""
+        return [r for c in list(self.connections) for r in list(c.requests) if isinstance(r, PieceRequest)]
+
+    def roots_asked(self) -> set[bytes]:
+        """The roots some request named."""
+        return {r.root for r in self.requests}
+
+    def connections_asking(self, root: bytes) -> list[PieceConnection]:
+        return [c for c in list(self.connections)
+                if any(isinstance(r, PieceRequest) and r.root == root for r in list(c.requests))]
+
+    def piece(self, request: PieceRequest) -> bytes:
+        """The bytes this server answers `request` with (empty: it does not hold them)."""
+        pieces = self.blobs.get(request.root)
+        if pieces is None or request.root in self.withheld or request.index >= len(pieces):
+            return b""
+        data = pieces[request.index]
+        if (request.root, request.index) in self.corrupt and data:
+            data = bytes([data[0] ^ 0xFF]) + data[1:]
+        return data
+
+    def close(self) -> None:
+        self._closed = True
+        self.sock.close()
+        self._thread.join(timeout=2)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _accept(self) -> None:
+        while not self._closed:
+            try:
+                tcp, source = self.sock.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            connection = PieceConnection(source)
+            self.connections.append(connection)
+            threading.Thread(target=self._serve, args=(tcp, connection), daemon=True).start()
+
+    def _serve(self, tcp: socket.socket, connection: PieceConnection) -> None:
+        splitter = FrameSplitter()
+        try:
+            with tcp:
+                tcp.settimeout(self.idle_timeout)
+                while not self._closed:
+                    chunk = tcp.recv(65536)
+                    if not chunk:
+                        return
+                    for payload in splitter.push(chunk):
+                        message = decode_message(payload)
+                        connection.requests.append(message)
+                        if isinstance(message, PieceRequest):
+                            tcp.sendall(frame(encode_piece(message.root, message.index, self.piece(message))))
+                        elif isinstance(message, SyncRequest):
+                            tcp.sendall(frame(self._sync_response(message)))
+                        else:
+                            return
+        except (OSError, WireError):
+            return
+        finally:
+            connection.closed = True
+
+    def _sync_response(self, request: SyncRequest) -> bytes:
+        if self.client is None or request.room not in self.client.logs:
+            return encode_sync_response(request.room, [], False)
+        missing = self.client.missing(request.room, request.have, limit=request.limit + 1)
+        return encode_sync_response(request.room, missing[:request.limit], len(missing) > request.limit)
