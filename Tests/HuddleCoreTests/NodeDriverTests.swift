@@ -42,6 +42,7 @@ import Testing
             calls.append("fetch picture")
             return []
         }
+        mutating func openPicture(_ number: Int) { calls.append("open picture") }
     }
 
     let peer = PeerAddress(host: "10.0.0.2", port: 7400)

@@ -10,6 +10,7 @@ from pathlib import Path
 from huddletest.node import calibrate, handled
 from huddletest.pictures import leaked_metadata, photo_with_gps
 from huddletest.polling import poll
+from test_console import pane  # noqa: F401
 
 
 def picture_message(node, caption: str, timeout: float = 20) -> dict:
@@ -62,3 +63,36 @@ def test_nothing_of_a_picture_shows_before_its_moment(lan, tmp_path):
     shown = picture_message(bob, "look at the score")
     assert shown["held_ms"] >= 3000 and shown["picture"]["ready"]
     assert Path(shown["picture"]["path"]).exists()
+
+
+def test_the_console_draws_a_preview_and_opens_the_photo(lan, pane, tmp_path):
+    """In a real terminal (tmux): the photo's line, a preview a few rows high drawn by libchafa in
+    Unicode blocks (tmux passes no graphics), its number, and /open N hands its file to the
+    desktop's viewer ($HUDDLE_OPENER stands in for xdg-open)."""
+    opened = tmp_path / "opened.txt"
+    opener = tmp_path / "opener.sh"
+    opener.write_text(f"#!/bin/sh\necho \"$@\" >> {opened}\n")
+    opener.chmod(0o755)
+    bob = lan("bob")
+    alice = pane("--peer", bob.address, env={"HUDDLE_OPENER": str(opener)}, rows=30)
+    bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice", what="alice's join")
+    photo = tmp_path / "replay.jpg"
+    photo.write_bytes(photo_with_gps("jpeg", size=(800, 600), seed=6))
+    bob.say(f"/photo {photo} what a catch")
+    rows = alice.wait_for(lambda rows: any(r.startswith("  photo 1: /open 1 ") for r in rows), what="the photo's number")
+    line = next(i for i, r in enumerate(rows) if "bob: [photo 800×600" in r and "what a catch" in r)
+    number = next(i for i, r in enumerate(rows) if r.startswith("  photo 1: /open 1 "))
+    preview = [r for r in rows[line + 1:number] if "is here" not in r]
+    blocks = set("▀▁▂▃▄▅▆▇█▌▐░▒▓▔▕▖▗▘▙▚▛▜▝▞▟")
+    assert 4 <= len(preview) <= 8 and all(set(row) & blocks for row in preview), rows
+    path = rows[number].split("/open 1 ", 1)[1].strip()  # its start: a long path wraps
+    alice.type("/open 1")
+    alice.press("Enter")
+    alice.wait_for_text("opening photo 1")
+    poll(lambda: opened.exists() and opened.read_text().strip(), timeout=5, what="the opener's call")
+    opened_path = opened.read_text().strip()
+    assert Path(opened_path).read_bytes()[:2] == b"\xff\xd8"
+    assert opened_path.startswith(path[:40])
+    alice.type("/open 2")
+    alice.press("Enter")
+    alice.wait_for_text("no photo 2: the photos shown are 1 to 1")

@@ -59,10 +59,12 @@ public enum ConsoleCommand: Hashable, Sendable {
     /// `/photo PATH [caption]`: a JPEG, PNG or WebP file to the current room, held back like a line.
     /// A path with spaces is quoted: `/photo "my pics/replay.jpg" look`.
     case photo(path: String, caption: String)
+    /// `/open N`: the Nth picture shown at this console, in the desktop's viewer.
+    case open(Int)
 
     /// Every command's name, as typed, for completion.
     public static let names = [
-        "/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/status", "/leave", "/rooms", "/who", "/event", "/now", "/unmark", "/ignore", "/delay", "/history", "/listen", "/shield", "/web", "/photo", "/help", "/quit",
+        "/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/status", "/leave", "/rooms", "/who", "/event", "/now", "/unmark", "/ignore", "/delay", "/history", "/listen", "/shield", "/web", "/photo", "/open", "/help", "/quit",
     ]
 
     /// Default number of messages `/history` shows.
@@ -188,6 +190,12 @@ public enum ConsoleCommand: Hashable, Sendable {
             default: throw .invalidArgument(command: "/help", argument: argument, expected: "\"all\" (/help alone is the short list)")
             }
         case "/quit", "/exit": try none(); self = .quit
+        case "/open":
+            let text = try required("a photo's number, e.g. /open 1 (each photo's line says its number)")
+            guard let number = Int(text), number > 0 else {
+                throw .invalidArgument(command: "/open", argument: text, expected: "a photo's number, e.g. /open 1")
+            }
+            self = .open(number)
         case "/photo":
             let (path, caption) = try Self.parsePhoto(required("a picture file, e.g. /photo ~/replay.jpg what a catch"))
             self = .photo(path: path, caption: caption)
@@ -271,6 +279,7 @@ public enum ConsoleCommand: Hashable, Sendable {
           /msg NICK TEXT   a direct message only NICK can read, held back like any other
           /photo FILE [T]  send a JPEG, PNG or WebP picture with caption T, held back like a
                            line; where and when it was taken (EXIF, XMP) is removed first
+          /open N          open photo N (its line says its number) in the desktop's viewer
           /leave           leave the current room
           /rooms           rooms you are in and rooms seen on the network
           /who             people in the current room, with how far their stream is from yours

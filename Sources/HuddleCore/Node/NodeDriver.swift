@@ -54,6 +54,8 @@ public protocol NodeWorld {
     mutating func preparePicture(_ source: PictureSource, caption: String, room: String, face: Face?) -> [NodeInput]
     /// Fetches a picture's blob; the answer comes back as an input (now or later).
     mutating func fetchPicture(_ fetch: PictureFetch) -> [NodeInput]
+    /// Opens a picture the console showed.
+    mutating func openPicture(_ number: Int)
 }
 
 extension NodeWorld {
@@ -85,6 +87,7 @@ extension HeadlessWorld {
         [.picturePrepared(.failure(PictureProblem("pictures need a node with a disk")), room: room, from: face)]
     }
     public mutating func fetchPicture(_ fetch: PictureFetch) -> [NodeInput] { [] }
+    public mutating func openPicture(_ number: Int) {}
 }
 
 /// The one loop that carries a machine's effects out in a ``NodeWorld``, in the machine's order.
@@ -145,6 +148,8 @@ public enum NodeDriver {
                 answers += world.preparePicture(source, caption: caption, room: room, face: face)
             case .fetchPicture(let fetch):
                 answers += world.fetchPicture(fetch)
+            case .openPicture(let number):
+                world.openPicture(number)
             }
         }
     }

@@ -57,6 +57,8 @@ public enum NodeEffect: Sendable, Equatable {
     /// Fetch a picture's blob from its sources, checking every chunk; answer with
     /// ``NodeInput/pictureFetched(_:_:)``.
     case fetchPicture(PictureFetch)
+    /// `/open N`: the Nth picture the console showed, in the desktop's viewer.
+    case openPicture(Int)
 }
 
 /// A write to the node's store. The store keeps, across restarts, what the machine is given

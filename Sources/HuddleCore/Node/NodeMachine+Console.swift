@@ -30,6 +30,8 @@ extension NodeMachine {
             emit(.web(command))
         case .photo(let path, let caption):
             preparePicture(.file(path), caption: caption, now: now)
+        case .open(let number):
+            emit(.openPicture(number))
         case .help(let all):
             show(.help(all: all))
         case .join(let room):
@@ -208,6 +210,7 @@ extension NodeMachine {
         case (.joinPrivate, .control): .notFrom(face, command: "/private")
         // A path names a file on the node's machine: a phone must not make the node read its files.
         case (.photo, .page): .notFrom(face, command: "/photo")
+        case (.open, _): .notFrom(face, command: "/open")
         default: nil
         }
     }
@@ -221,6 +224,8 @@ extension NodeMachine {
         case ("/web", _): "/web shows its pairing code at the node's console"
         case ("/private", _): "/private asks for the passphrase at the node's console"
         case ("/photo", .page): "a phone sends a photo with its camera button, not a file on the node's machine"
+        case ("/open", .page): "tap a photo to see it full screen"
+        case ("/open", _): "/open opens a photo on the node's screen, from its console"
         default: "\(command) runs at the node's console only"
         }
     }

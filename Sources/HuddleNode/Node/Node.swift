@@ -65,6 +65,10 @@ public actor Node {
     nonisolated let pictures: PictureStore
     let pictureFetches: AsyncStream<PictureFetch>
     let pictureFetchSink: AsyncStream<PictureFetch>.Continuation
+    /// The pictures the console showed, in order: `/open N` opens the Nth.
+    var consolePictures: [Picture] = []
+    /// Whether the console was told which library previews need.
+    var toldPreviewLibrary = false
 
     /// Commits under way, by turn: each tells the machine when its writes are on disk, and the
     /// machine lets out what waited for them (``CommitGate``).
@@ -223,7 +227,10 @@ public actor Node {
             logger.info("peer \(left ? "left" : "\(state)")", metadata: ["huddle.peer": "\(nick)", "huddle.id": "\(id)"])
         }
         revealPictures(of: output)
-        if face == nil || face == .console { show(rendered(output, by: renderer)) }
+        if face == nil || face == .console {
+            show(rendered(output, by: renderer))
+            showPicturesAtConsole(of: output)
+        }
         if face == nil || face == .page, let hub = web?.hub, let line = rendered(output, by: Self.pageRenderer) {
             hub.publish(line)
             pushPictures(of: output)

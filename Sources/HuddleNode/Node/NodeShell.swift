@@ -127,6 +127,10 @@ struct NodeShell: NodeWorld {
         return []
     }
 
+    mutating func openPicture(_ number: Int) {
+        onNode { $0.openPicture(number) }
+    }
+
     /// Fetched in a task of its own (``Node/pictureLoop(group:)``).
     mutating func fetchPicture(_ fetch: PictureFetch) -> [NodeInput] {
         node.pictureFetchSink.yield(fetch)

@@ -131,7 +131,7 @@ public struct OutputRenderer: Sendable {
         }
         return messageLine(
             time: gameTime ?? event.createdAt, calibrated: gameTime != nil, from: member,
-            text: picture.map { pictureTag($0, missing: !isOnDisk($0)) + (text.isEmpty ? "" : " " + text) } ?? text,
+            text: picture.map { pictureTag($0, missing: !isOnDisk($0), withPath: true) + (text.isEmpty ? "" : " " + text) } ?? text,
             isReader: false, held: .zero)
     }
 
@@ -395,7 +395,7 @@ public struct OutputRenderer: Sendable {
             lines = [scoreLine(score, reader: reader)]
         case .pictureArrived(let shown):
             let clock = (shown.gameTime == nil ? "~" : "") + HumanFormat.clock(shown.gameTime ?? shown.sentAt, timeZone: timeZone)
-            lines = [starred("\(nickText(shown.from, reader: reader))'s photo of \(clock) is here: \(shown.picture.map { pictureTag($0, missing: false) } ?? "")")]
+            lines = [starred("\(nickText(shown.from, reader: reader))'s photo of \(clock) is here")]
         case .unplaced(let shield):
             let room = safe(room)
             if let shield {
@@ -452,11 +452,14 @@ public struct OutputRenderer: Sendable {
             isReader: shown.from.id == reader, held: shown.held, waited: shown.waited)
     }
 
-    /// `[photo 1600×900 /path/to/it.jpg]`, or `[photo 1600×900, on its way]` while its bytes are not
-    /// all here: what a message's picture shows as in a terminal.
-    func pictureTag(_ picture: Picture, missing: Bool) -> String {
+    /// `[photo 1600×900]`, `[photo 1600×900 /path/to/it.jpg]` (history), or `[photo 1600×900, on its
+    /// way]` while its bytes are not all here: what a message's picture shows as in a terminal.
+    /// A live line's tag names no file: the node says under it where the file is and its number
+    /// for `/open` (`Node.showPicturesAtConsole`); history's does.
+    func pictureTag(_ picture: Picture, missing: Bool, withPath: Bool = false) -> String {
         let size = "photo \(picture.width)×\(picture.height)"
-        guard !missing, let path = path(of: picture) else { return "[\(size), on its way]" }
+        if missing { return "[\(size), on its way]" }
+        guard withPath, let path = path(of: picture) else { return "[\(size)]" }
         return "[\(size) \(path)]"
     }
 
