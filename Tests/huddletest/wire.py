@@ -1834,7 +1834,8 @@ class PieceServer:
     Each request on a connection is answered in order: a `PieceRequest` with a `Piece` of the
     same root and index, from the blobs `hold` was given (piece 0 the list, piece i chunk i − 1),
     with the first byte flipped for each (root, index) in `corrupt`, and with no bytes ("I do not
-    hold it") for a root in `withheld` or one it does not hold; a `SyncRequest`, with `client`'s
+    hold it") for a root in `withheld` or one it does not hold; a request for a root in `stalled`
+    is never answered (the connection stays open, read on); a `SyncRequest`, with `client`'s
     events the request misses (none without a client). Anything else closes the connection.
     Every connection and every request is recorded in `connections`."""
 
@@ -1844,6 +1845,7 @@ class PieceServer:
         self.blobs: dict[bytes, list[bytes]] = {}  # root -> pieces: the list, then the chunks
         self.corrupt: set[tuple[bytes, int]] = set()
         self.withheld: set[bytes] = set()
+        self.stalled: set[bytes] = set()
         self.connections: list[PieceConnection] = []
         self.idle_timeout = idle_timeout
         self._closed = False
@@ -1921,6 +1923,8 @@ class PieceServer:
                     for payload in splitter.push(chunk):
                         message = decode_message(payload)
                         connection.requests.append(message)
+                        if isinstance(message, PieceRequest) and message.root in self.stalled:
+                            continue
                         if isinstance(message, PieceRequest):
                             tcp.sendall(frame(encode_piece(message.root, message.index, self.piece(message))))
                         elif isinstance(message, SyncRequest):
@@ -1937,3 +1941,41 @@ class PieceServer:
             return encode_sync_response(request.room, [], False)
         missing = self.client.missing(request.room, request.have, limit=request.limit + 1)
         return encode_sync_response(request.room, missing[:request.limit], len(missing) > request.limit)
+
+
+def fetch_pieces(node: Union[str, Address], requests: Iterable[tuple[bytes, int]],
+                 timeout: float = 10.0) -> list[Piece]:
+    """Asks `node`'s sync port for each (root, index), all at once on one connection, and
+    returns its answers in order."""
+    requests = list(requests)
+    deadline = time.monotonic() + timeout
+    with socket.create_connection(node_address(node), timeout=timeout) as tcp:
+        tcp.sendall(b"".join(frame(encode_piece_request(root, index)) for root, index in requests))
+        splitter, pending, answers = FrameSplitter(), [], []
+        for _ in requests:
+            answer = decode_message(read_frame(tcp, splitter, pending, deadline))
+            if not isinstance(answer, Piece):
+                raise WireError("unexpectedMessage", type(answer).__name__)
+            answers.append(answer)
+        return answers
+
+
+def fetch_picture(node: Union[str, Address], picture: Picture, timeout: float = 10.0) -> bytes:
+    """A picture's file, fetched from `node` as the doc's § Pictures says a member does: piece 0,
+    kept only if it is 32 × ⌈bytes / 262 144⌉ bytes and hashes (with `bytes`) to the root; then
+    every chunk, each kept only if its SHA-256 is the list's; then opened with the event's key.
+    Raises `WireError` ("notHeld", "pictureMismatch") otherwise."""
+    [listed] = fetch_pieces(node, [(picture.root, 0)], timeout)
+    count = -(-picture.size // Limits.picture_chunk_bytes)
+    if not listed.data:
+        raise WireError("notHeld", picture.root.hex())
+    if len(listed.data) != 32 * count or picture_root(picture.size, listed.data) != picture.root:
+        raise WireError("pictureMismatch", "the chunk list")
+    hashes = [listed.data[at:at + 32] for at in range(0, len(listed.data), 32)]
+    chunks = fetch_pieces(node, [(picture.root, i + 1) for i in range(count)], timeout)
+    for i, (chunk, expected) in enumerate(zip(chunks, hashes)):
+        if not chunk.data:
+            raise WireError("notHeld", f"chunk {i}")
+        if hashlib.sha256(chunk.data).digest() != expected:
+            raise WireError("pictureMismatch", f"chunk {i}")
+    return open_picture([c.data for c in chunks], picture.key)
