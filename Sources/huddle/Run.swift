@@ -105,6 +105,13 @@ extension Huddle {
         var soundRecheck: Int = 120
 
         @Option(
+            name: .customLong("pictures-quota"),
+            help: ArgumentHelp(
+                "Most MiB of pictures this node keeps on disk, all rooms together; past it the oldest pictures go (their messages and captions stay).",
+                valueName: "MIB"))
+        var picturesQuota: Int = NodeConfiguration.defaultPicturesQuota / 1_048_576
+
+        @Option(
             name: .customLong("sound-placing"),
             help: ArgumentHelp(
                 "While listening, how many seconds of the room's sound features an hour your node shares to place a peer that listens but whose offset is not known yet: a budget for each machine (all of its keys together), and half as much again for everyone together. A pair that matches at all is placed in about 15 s.",
@@ -187,6 +194,9 @@ extension Huddle {
             guard (10...3_600).contains(soundRecheck) else {
                 throw ValidationError("--sound-recheck must be whole seconds from 10 to 3600 (default 120)")
             }
+            guard (16...1_048_576).contains(picturesQuota) else {
+                throw ValidationError("--pictures-quota must be whole MiB from 16 to 1048576 (default 256)")
+            }
             guard (10...3_600).contains(soundPlacing) else {
                 throw ValidationError("--sound-placing must be whole seconds from 10 to 3600 (default 120)")
             }
@@ -211,6 +221,7 @@ extension Huddle {
             configuration.showWaiting = showWaiting
             configuration.web = web
             configuration.webPort = webPort ?? NodeConfiguration.defaultWebPort
+            configuration.picturesQuota = picturesQuota * 1_048_576
             configuration.soundSharing = SoundSharing.Rules(
                 recheckEvery: .seconds(Int64(soundRecheck)), placing: .seconds(Int64(soundPlacing)))
             // The interactive console when a person is at a terminal; scripts get lines.

@@ -57,6 +57,8 @@ public enum NodeInput: Sendable {
     case picturePrepared(Result<Picture, PictureProblem>, room: String, from: Face?)
     /// A picture to send from a face that has its bytes (a paired page): as `/photo` with a file.
     case pictureOffered(PictureSource, caption: String, from: Face)
+    /// Pictures the shell removed from disk to stay within its quota (their messages stay).
+    case picturesRemoved([[UInt8]])
     /// What a ``NodeEffect/fetchPicture(_:)`` came to, by the blob's root.
     case pictureFetched([UInt8], PictureFetchOutcome)
 
@@ -108,6 +110,7 @@ extension NodeMachine {
             if let face { answering(face) { $0.picturePrepared(result, room: room, now: now) } }
             else { picturePrepared(result, room: room, now: now) }
         case .pictureFetched(let root, let outcome): pictureFetched(root, outcome, now: now)
+        case .picturesRemoved(let roots): pictures.held.subtract(roots)
         case .pictureOffered(let source, let caption, let face):
             answering(face) { $0.preparePicture(source, caption: caption, now: now) }
         case .listeningStarted(let source, let at): listeningStarted(source: source, at: at, now: now)

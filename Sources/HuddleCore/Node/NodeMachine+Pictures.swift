@@ -69,8 +69,9 @@ extension NodeMachine {
         fetchPicture(root, now: now)
     }
 
-    /// A picture of the store whose blob is not all here: its writer was admitted when it came,
-    /// so it is fetched at the next tick, once peers are there to ask.
+    /// A picture of the store whose blob is not all here and whose message is still to show: its
+    /// writer was admitted when it came, so it is fetched at the next tick, once peers are there
+    /// to ask.
     mutating func wantStoredPicture(_ picture: Picture, of origin: NodeID, room: String, now: NodeTime) {
         let root = picture.root
         guard !pictures.held.contains(root), pictures.wanted[root] == nil, picture.isWithinLimits else { return }

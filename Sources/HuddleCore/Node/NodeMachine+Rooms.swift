@@ -12,7 +12,8 @@ extension NodeMachine {
         var outputs: [RoomOutput] = []
         if let held = stored.removeValue(forKey: room) {
             outputs = session.restore(held.events, faults: held.faults, shown: held.shown, now: now.wall)
-            for event in held.events where event.origin != identity.id {
+            // Pictures of messages still to show: one shown before may have gone for the quota.
+            for event in held.events where event.origin != identity.id && !held.shown.contains(event.id) {
                 guard let picture = session.opened(event)?.body.picture else { continue }
                 wantStoredPicture(picture, of: event.origin, room: room, now: now)
             }

@@ -33,6 +33,10 @@ public struct NodeConfiguration: Sendable {
     public var showWaiting = false
     /// What of its sound a listening node shares, and when. `--sound-recheck`.
     public var soundSharing = SoundSharing.Rules()
+    /// Most bytes of pictures kept on disk, every room together: past it, the oldest go (their
+    /// messages stay). `--pictures-quota`.
+    public var picturesQuota = NodeConfiguration.defaultPicturesQuota
+    public static let defaultPicturesQuota = 256 * 1024 * 1024
     /// Serve the phone's page from the start (`--web`; `/web` starts it later).
     public var web = false
     /// The page's TCP port (`--web-port`; 0 picks a free one).

@@ -13,8 +13,13 @@ extension Node {
     /// blob and its own file (the sender sees it at once), then hands it to the machine.
     func preparePicture(_ source: PictureSource, caption: String, room: String, face: Face?) {
         let store = pictures
+        let quota = configuration.picturesQuota
         Task {
-            let result = await Task.detached { Self.prepared(source, caption: caption, store: store) }.value
+            let (result, removed) = await Task.detached {
+                let result = Self.prepared(source, caption: caption, store: store)
+                return (result, (try? result.get()).map { store.enforce(quota: quota, keeping: $0.root) } ?? [])
+            }.value
+            if !removed.isEmpty { await feed(.picturesRemoved(removed)) }
             await feed(.picturePrepared(result, room: room, from: face))
         }
     }
@@ -26,7 +31,12 @@ extension Node {
             return .error(name.isEmpty ? "the node is in no room" : "the node is not in \(name)")
         }
         let store = pictures
-        let result = await Task.detached { Self.prepared(.file(path), caption: caption, store: store) }.value
+        let quota = configuration.picturesQuota
+        let (result, removed) = await Task.detached {
+            let result = Self.prepared(.file(path), caption: caption, store: store)
+            return (result, (try? result.get()).map { store.enforce(quota: quota, keeping: $0.root) } ?? [])
+        }.value
+        if !removed.isEmpty { await feed(.picturesRemoved(removed)) }
         let (_, shown) = await stepShowing { machine, now in
             machine.handle(.picturePrepared(result, room: room, from: .control), now: now)
         }
@@ -164,6 +174,7 @@ extension Node {
     /// the machine's door (which asks for a blob once at a time).
     func pictureLoop(group: any EventLoopGroup) async {
         let fetcher = PictureFetcher(group: group, store: pictures)
+        let (store, quota) = (pictures, configuration.picturesQuota)
         await withTaskGroup(of: Void.self) { fetches in
             var running = 0
             for await fetch in pictureFetches {
@@ -174,6 +185,10 @@ extension Node {
                 running += 1
                 fetches.addTask {
                     let outcome = await fetcher.fetch(fetch)
+                    if outcome == .held {
+                        let removed = store.enforce(quota: quota, keeping: fetch.picture.root)
+                        if !removed.isEmpty { await self.feed(.picturesRemoved(removed)) }
+                    }
                     await self.feed(.pictureFetched(fetch.picture.root, outcome))
                 }
             }

@@ -61,6 +61,39 @@ struct PictureStore: Sendable {
         return (try? write(plain, to: path)).map { path }
     }
 
+    /// Removes the oldest pictures (blob, chunk list, own file, by when the blob was written) until
+    /// every picture together takes at most `quota` bytes; returns the roots removed. `keeping` is
+    /// never removed (the one just sent or fetched).
+    func enforce(quota: Int, keeping: [UInt8]? = nil) -> [[UInt8]] {
+        let manager = FileManager.default
+        let files = (try? manager.contentsOfDirectory(atPath: directory)) ?? []
+        var held: [(root: String, at: Date, bytes: Int)] = []
+        var total = 0
+        for name in (try? manager.contentsOfDirectory(atPath: blobs)) ?? [] {
+            let attributes = try? manager.attributesOfItem(atPath: "\(blobs)/\(name)")
+            let bytes = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+            total += bytes
+            guard name.count == 64 else { continue }
+            let own = files.filter { $0.hasPrefix(name) }.reduce(0) { sum, file in
+                sum + ((try? manager.attributesOfItem(atPath: "\(directory)/\(file)"))?[.size] as? NSNumber ?? 0).intValue
+            }
+            total += own
+            held.append((name, attributes?[.modificationDate] as? Date ?? .distantPast, bytes + own))
+        }
+        var removed: [[UInt8]] = []
+        let keep = keeping.map(Picture.hex)
+        for picture in held.sorted(by: { $0.at < $1.at }) where total > quota && picture.root != keep {
+            for path in ["\(blobs)/\(picture.root)", "\(blobs)/\(picture.root).chunks"]
+                + files.filter({ $0.hasPrefix(picture.root) }).map({ "\(directory)/\($0)" })
+            {
+                try? manager.removeItem(atPath: path)
+            }
+            total -= picture.bytes
+            if let root = Self.bytes(hex: picture.root) { removed.append(root) }
+        }
+        return removed
+    }
+
     // MARK: Serving
 
     /// Piece `index` of a whole blob (0: its chunk list), or no bytes when it is not held here.
