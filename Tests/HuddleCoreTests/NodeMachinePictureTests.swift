@@ -52,7 +52,7 @@ import Testing
         let shown = try! #require(shownPictures(lan[bob]).first)
         #expect(shown.pictureMissing && shown.text == "the replay")
         #expect(arrived(lan[bob]).isEmpty)
-        lan.on(bob) { $0.handle(.pictureFetched(fetch.picture.root, .held), now: $1) }
+        lan.on(bob) { $0.handle(.pictureFetched(fetch.picture.identity, .held), now: $1) }
         #expect(arrived(lan[bob]).map(\.event.id) == [shown.event.id])
         #expect(arrived(lan[bob]).first?.pictureMissing == false)
         // The writer holds its own picture: nothing to fetch, nothing missing.
@@ -64,7 +64,7 @@ import Testing
         var (lan, alice, bob) = pair(shield: .seconds(90))
         send(P.png().bytes, caption: "look", from: alice, in: &lan)
         let fetch = try! #require(lan[bob].fetches.first)
-        lan.on(bob) { $0.handle(.pictureFetched(fetch.picture.root, .held), now: $1) }
+        lan.on(bob) { $0.handle(.pictureFetched(fetch.picture.identity, .held), now: $1) }
         #expect(shownPictures(lan[bob]).isEmpty && arrived(lan[bob]).isEmpty)
         lan.advance(.seconds(89))
         #expect(shownPictures(lan[bob]).isEmpty)
@@ -76,14 +76,20 @@ import Testing
     @Test func aFailedFetchIsAskedAgainLaterAndNotForever() {
         var (lan, alice, bob) = pair()
         send(P.webp().bytes, caption: "", from: alice, in: &lan)
-        let root = try! #require(lan[bob].fetches.first).picture.root
+        let root = try! #require(lan[bob].fetches.first).picture.identity
         lan.on(bob) { $0.handle(.pictureFetched(root, .failed([.pictureMismatch])), now: $1) }
         #expect(lan[bob].machine.counters.drops[.pictureMismatch] == 1)
-        lan.advance(NodeMachine.pictureRetryAfter - .seconds(1))
+        // Soon after the first failure (a busy source), then less and less often.
+        lan.advance(.milliseconds(900))
         #expect(lan[bob].fetches.count == 1)
-        lan.advance(.seconds(2))
+        lan.advance(.milliseconds(200))
         #expect(lan[bob].fetches.count == 2)
-        for _ in 0..<NodeMachine.pictureAttempts {
+        lan.on(bob) { $0.handle(.pictureFetched(root, .failed([])), now: $1) }
+        lan.advance(.milliseconds(1_900))
+        #expect(lan[bob].fetches.count == 2)
+        lan.advance(.milliseconds(200))
+        #expect(lan[bob].fetches.count == 3)
+        for _ in 0..<NodeMachine.pictureAttempts - 2 {
             lan.on(bob) { $0.handle(.pictureFetched(root, .failed([])), now: $1) }
             lan.advance(NodeMachine.pictureRetryAfter + .seconds(1))
         }

@@ -35,8 +35,11 @@ import Testing
             try fetcher.writeChunk(sender.piece(PieceRequest(root: blob.root, index: 2)).bytes, index: 1, of: picture)
             try fetcher.complete(blob.root)
             #expect(fetcher.heldRoots() == [blob.root])
-            let path = try #require(fetcher.reveal(picture))
-            #expect(FileManager.default.contents(atPath: path).map(Array.init) == [UInt8](repeating: 9, count: picture.byteCount))
+            let sealed = try #require(FileManager.default.contents(atPath: "\(fetcher.blobs)/\(picture.rootHex)"))
+            #expect(PictureBlob.open(Array(sealed), of: picture) == [UInt8](repeating: 9, count: picture.byteCount))
+            // Nines are no PNG, whatever the event says: no file is written for it.
+            #expect(fetcher.reveal(picture) == .unreadable)
+            #expect(!FileManager.default.fileExists(atPath: fetcher.shownPath(of: picture)))
             // Not held: no bytes, and no piece past the end.
             #expect(fetcher.piece(PieceRequest(root: [UInt8](repeating: 1, count: 32), index: 0)).bytes.isEmpty)
             #expect(fetcher.piece(PieceRequest(root: blob.root, index: 9)).bytes.isEmpty)
@@ -51,15 +54,16 @@ import Testing
             for (n, fill) in [UInt8(1), 2, 3].enumerated() {
                 let (blob, picture) = blob(fill, bytes: 100_000)
                 try store.keep(blob)
-                _ = store.reveal(picture)
+                try Data([fill]).write(to: URL(fileURLWithPath: store.shownPath(of: picture)))
                 // Written a minute apart, the first the oldest.
                 try FileManager.default.setAttributes(
                     [.modificationDate: Date(timeIntervalSince1970: 1_000_000 + Double(n) * 60)],
                     ofItemAtPath: "\(store.blobs)/\(picture.rootHex)")
                 roots.append(blob.root)
             }
-            #expect(store.enforce(quota: 1_000_000).isEmpty)
-            let removed = store.enforce(quota: 450_000, keeping: roots[0])
+            #expect(store.enforce(quota: 1_000_000).removed.isEmpty)
+            let (removed, total) = store.enforce(quota: 250_000, keeping: roots[0])
+            #expect(total <= 250_000)
             #expect(removed == [roots[1]], "the oldest but the one kept")
             #expect(store.heldRoots() == [roots[0], roots[2]])
             let left = try FileManager.default.contentsOfDirectory(atPath: store.directory)

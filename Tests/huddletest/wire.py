@@ -35,11 +35,15 @@ Pictures (the doc's § Pictures): the `Picture` body (tag 12) names a blob by it
 says; `PieceRequest` / `Piece` (kinds 12 and 13, `encode_piece_request` / `encode_piece`) ask for
 and carry one piece over a sync connection; and `PieceServer` is a peer's side of that: it
 listens for TCP on a client's port, serves the blobs it holds (piece 0 the list, piece i chunk
-i − 1), can corrupt a piece or say it holds nothing, and records every connection and request.
+i − 1), can corrupt a piece, say it holds nothing or never answer, and records every connection
+and request (`client_with_pieces` makes a client and its server on one port number). The other
+way, `fetch_pieces` asks a node's sync port for pieces and `fetch_picture` fetches, checks and
+opens a picture as a member does.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import hmac
 import os
@@ -1979,3 +1983,18 @@ def fetch_picture(node: Union[str, Address], picture: Picture, timeout: float = 
         if hashlib.sha256(chunk.data).digest() != expected:
             raise WireError("pictureMismatch", f"chunk {i}")
     return open_picture([c.data for c in chunks], picture.key)
+
+
+def client_with_pieces(nick: str = "pyclient", tries: int = 20, **client_args) -> tuple[WireClient, PieceServer]:
+    """A `WireClient` and a `PieceServer` on its port. The client's UDP port comes from the kernel,
+    which may have given that number to a TCP socket already (an outgoing connection's end):
+    then another client is made, up to `tries` times."""
+    for attempt in range(tries):
+        client = WireClient(nick, **client_args)
+        try:
+            return client, PieceServer(client)
+        except OSError as e:
+            client.close()
+            if e.errno != errno.EADDRINUSE or attempt == tries - 1:
+                raise
+    raise AssertionError("unreachable")

@@ -59,8 +59,8 @@ public enum NodeInput: Sendable {
     case pictureOffered(PictureSource, caption: String, from: Face)
     /// Pictures the shell removed from disk to stay within its quota (their messages stay).
     case picturesRemoved([[UInt8]])
-    /// What a ``NodeEffect/fetchPicture(_:)`` came to, by the blob's root.
-    case pictureFetched([UInt8], PictureFetchOutcome)
+    /// What a ``NodeEffect/fetchPicture(_:)`` came to, by the picture it fetched.
+    case pictureFetched(PictureIdentity, PictureFetchOutcome)
 
     // MARK: Listening
 
@@ -109,7 +109,7 @@ extension NodeMachine {
         case .picturePrepared(let result, let room, let face):
             if let face { answering(face) { $0.picturePrepared(result, room: room, now: now) } }
             else { picturePrepared(result, room: room, now: now) }
-        case .pictureFetched(let root, let outcome): pictureFetched(root, outcome, now: now)
+        case .pictureFetched(let id, let outcome): pictureFetched(id, outcome, now: now)
         case .picturesRemoved(let roots): pictures.held.subtract(roots)
         case .pictureOffered(let source, let caption, let face):
             answering(face) { $0.preparePicture(source, caption: caption, now: now) }

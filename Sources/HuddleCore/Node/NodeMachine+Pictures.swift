@@ -8,12 +8,19 @@
 ///
 /// ```
 /// effect  .fetchPicture(fetch)                 fetch the blob, checking each chunk
-/// input   .pictureFetched(root, .held)         it is all here (or .failed: asked again later)
+/// input   .pictureFetched(id, .held)           it is all here (or .failed: asked again later)
 /// output  .pictureArrived(message)             if its message was shown before it was here
 /// ```
 extension NodeMachine {
-    /// How long after a failed fetch the machine asks again, with the peers live then.
+    /// How long after a failed fetch the machine asks again, with the peers live then: a second
+    /// after the first failure (a source that was busy, a peer that had not got it yet), twice as
+    /// long after each next, up to this.
     public static let pictureRetryAfter = TimeSpan.seconds(10)
+
+    /// The wait after the `attempts`th failed fetch: 1, 2, 4, 8, then 10 s.
+    static func pictureRetry(after attempts: Int) -> TimeSpan {
+        min(pictureRetryAfter, .seconds(1 << Int64(min(max(attempts - 1, 0), 4))))
+    }
     /// Most fetches of one blob before the machine gives up until a restart.
     public static let pictureAttempts = 30
 
@@ -50,59 +57,60 @@ extension NodeMachine {
     }
 
     mutating func wantPicture(_ picture: Picture, of origin: NodeID, room: String, now: NodeTime) {
-        let root = picture.root
-        guard !pictures.held.contains(root), pictures.wanted[root] == nil, !pictures.refused.contains(root) else { return }
+        let id = picture.identity
+        guard !pictures.held.contains(picture.root), pictures.wanted[id] == nil, !pictures.refused.contains(id) else { return }
         guard picture.isWithinLimits else {
-            pictures.refused.insert(root)
+            pictures.refused.insert(id)
             return counters.count(.pictureTooLarge)
         }
         guard membership.isProven(origin) || membership.hasVouched(origin) else {
             guard pictures.mayPark(from: origin) else { return counters.count(.pictureParked) }
-            pictures.parked[origin, default: [:]][root] = (room, picture)
+            pictures.parked[origin, default: [:]][id] = (room, picture)
             return
         }
         guard pictures.admit(picture, of: origin, now: now.monotonic) else {
-            pictures.refused.insert(root)
+            pictures.refused.insert(id)
             return counters.count(.pictureBudget)
         }
-        pictures.wanted[root] = PictureWant(picture: picture, room: room, origin: origin)
-        fetchPicture(root, now: now)
+        pictures.wanted[id] = PictureWant(picture: picture, room: room, origin: origin)
+        fetchPicture(id, now: now)
     }
 
     /// A picture of the store whose blob is not all here and whose message is still to show: its
     /// writer was admitted when it came, so it is fetched at the next tick, once peers are there
     /// to ask.
     mutating func wantStoredPicture(_ picture: Picture, of origin: NodeID, room: String, now: NodeTime) {
-        let root = picture.root
-        guard !pictures.held.contains(root), pictures.wanted[root] == nil, picture.isWithinLimits else { return }
-        pictures.wanted[root] = PictureWant(picture: picture, room: room, origin: origin, retryAt: now.wall)
+        let id = picture.identity
+        guard !pictures.held.contains(picture.root), pictures.wanted[id] == nil, picture.isWithinLimits else { return }
+        pictures.wanted[id] = PictureWant(picture: picture, room: room, origin: origin, retryAt: now.wall)
     }
 
-    /// Asks the shell for `root`'s blob from the room's live peers, the writer first.
-    mutating func fetchPicture(_ root: [UInt8], now: NodeTime) {
-        guard var want = pictures.wanted[root] else { return }
+    /// Asks the shell for a picture's blob from the room's live peers, the writer first.
+    mutating func fetchPicture(_ id: PictureIdentity, now: NodeTime) {
+        guard var want = pictures.wanted[id] else { return }
         let peers = membership.alivePeers(inRoom: want.room)
         let sources = (peers.filter { $0.id == want.origin } + peers.filter { $0.id != want.origin }).map(\.syncAddress)
         guard !sources.isEmpty else {
             // Nobody to ask yet (a restart, before peers answer): not an attempt.
             want.retryAt = now.wall + Self.pictureRetryAfter
-            pictures.wanted[root] = want
+            pictures.wanted[id] = want
             return
         }
         want.attempts += 1
         want.retryAt = nil
-        pictures.wanted[root] = want
-        emit(.fetchPicture(PictureFetch(picture: want.picture, room: want.room, sources: sources)))
+        pictures.wanted[id] = want
+        emit(.fetchPicture(PictureFetch(picture: want.picture, room: want.room, origin: want.origin, sources: sources)))
     }
 
     /// What a fetch came to.
-    mutating func pictureFetched(_ root: [UInt8], _ outcome: PictureFetchOutcome, now: NodeTime) {
-        guard var want = pictures.wanted[root] else { return }
+    mutating func pictureFetched(_ id: PictureIdentity, _ outcome: PictureFetchOutcome, now: NodeTime) {
+        guard var want = pictures.wanted[id] else { return }
         switch outcome {
         case .held:
-            pictures.wanted[root] = nil
-            pictures.held.insert(root)
-            for (room, message) in pictures.shownMissing.removeValue(forKey: root) ?? [] {
+            pictures.wanted[id] = nil
+            pictures.held.insert(id.root)
+            // Every message of that blob shown meanwhile: the shell opens each with its own key.
+            for (room, message) in pictures.shownMissing.removeValue(forKey: id.root) ?? [] {
                 var message = message
                 message.pictureMissing = false
                 show([.pictureArrived(message)], room: room, now: now)
@@ -110,18 +118,23 @@ extension NodeMachine {
         case .failed(let drops):
             for drop in drops { counters.count(drop) }
             guard want.attempts < Self.pictureAttempts else {
-                pictures.wanted[root] = nil
+                pictures.wanted[id] = nil
                 return
             }
-            want.retryAt = now.wall + Self.pictureRetryAfter
-            pictures.wanted[root] = want
+            want.retryAt = now.wall + Self.pictureRetry(after: want.attempts)
+            pictures.wanted[id] = want
         }
     }
 
     /// Fetches due again, and a stranger's pictures once it is vouched for.
     mutating func pictureTick(now: NodeTime) {
-        for (root, want) in pictures.wanted where want.retryAt.map({ $0 <= now.wall }) ?? false {
-            fetchPicture(root, now: now)
+        for (id, want) in pictures.wanted where want.retryAt.map({ $0 <= now.wall }) ?? false {
+            // Held meanwhile through another fetch of the blob: nothing more to ask.
+            guard !pictures.held.contains(id.root) else {
+                pictures.wanted[id] = nil
+                continue
+            }
+            fetchPicture(id, now: now)
         }
         for (origin, parked) in pictures.parked where membership.isProven(origin) || membership.hasVouched(origin) {
             pictures.parked[origin] = nil
@@ -168,6 +181,9 @@ public struct PictureProblem: Error, Sendable, Equatable, CustomStringConvertibl
 public struct PictureFetch: Sendable, Equatable {
     public var picture: Picture
     public var room: String
+    /// Its writer: a shell runs one fetch per writer at a time, so one writer whose pictures do
+    /// not come holds up nobody else's.
+    public var origin: NodeID
     /// Peers' sync (TCP) addresses, the writer's first.
     public var sources: [PeerAddress]
 }
@@ -193,12 +209,12 @@ struct PictureWant: Sendable {
 struct PictureState: Sendable {
     /// Blobs all on this node (the shell says at start which; fetches and sends add).
     var held: Set<[UInt8]> = []
-    /// Blobs being fetched or waiting to be asked again.
-    var wanted: [[UInt8]: PictureWant] = [:]
+    /// Pictures being fetched or waiting to be asked again, as each event names them.
+    var wanted: [PictureIdentity: PictureWant] = [:]
     /// Strangers' pictures, until the stranger is vouched for.
-    var parked: [NodeID: [[UInt8]: (room: String, picture: Picture)]] = [:]
-    /// Pictures over the limits: never fetched.
-    var refused: Set<[UInt8]> = []
+    var parked: [NodeID: [PictureIdentity: (room: String, picture: Picture)]] = [:]
+    /// Pictures over the limits or past their writer's budget: never fetched.
+    var refused: Set<PictureIdentity> = []
     /// Messages shown before their picture was here, by root.
     var shownMissing: [[UInt8]: [(room: String, message: ShownMessage)]] = [:]
     /// Each writer's budget of picture bytes (``byteRate``).

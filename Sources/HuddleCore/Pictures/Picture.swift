@@ -47,6 +47,12 @@ public struct Picture: Hashable, Sendable {
         self.caption = caption
     }
 
+    /// What a fetch of this picture is, whoever names it: the blob (root), the size the root binds,
+    /// and the key that opens it. Two events naming one root with another size or key are two
+    /// fetches, so one writer's event cannot spoil another's (a wrong size never verifies, a wrong
+    /// key never opens).
+    public var identity: PictureIdentity { PictureIdentity(root: root, byteCount: byteCount, key: key) }
+
     /// The root as 64 hex digits: the blob's file name, and how logs and `--json` name it.
     public var rootHex: String { Self.hex(root) }
 
@@ -61,6 +67,14 @@ public struct Picture: Hashable, Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Whether `bytes`, opened from the blob, are the picture this says: its type and size in
+    /// pixels, as its header says, within the pixel cap. A writer's event is only its word: a node
+    /// writes no file (and a page decodes nothing) whose header says otherwise.
+    public func matches(opened bytes: [UInt8]) -> Bool {
+        guard let header = try? PictureFile.header(of: bytes) else { return false }
+        return header.type == type && header.width == width && header.height == height
+    }
+
     /// Whether the picture is one a node may fetch and show: a size within ``maxBytes``, pixels
     /// within ``PictureFile/maxPixels``, and a chunk list that fits (checked before a byte of it
     /// is fetched).
@@ -68,4 +82,11 @@ public struct Picture: Hashable, Sendable {
         (1...Self.maxBytes).contains(byteCount) && (1...Int(UInt16.max)).contains(width)
             && (1...Int(UInt16.max)).contains(height) && width * height <= PictureFile.maxPixels
     }
+}
+
+/// A picture's blob as one event names it: see ``Picture/identity``.
+public struct PictureIdentity: Hashable, Sendable {
+    public var root: [UInt8]
+    public var byteCount: Int
+    public var key: [UInt8]
 }

@@ -67,6 +67,9 @@ public actor Node {
     let pictureFetchSink: AsyncStream<PictureFetch>.Continuation
     /// The pictures the console showed, in order: `/open N` opens the Nth.
     var consolePictures: [Picture] = []
+    /// Bytes of pictures on disk as last counted, plus what was kept since (``notePictureKept(_:)``);
+    /// `nil` until first counted.
+    var picturesOnDisk: Int?
     /// Whether the console was told which library previews need.
     var toldPreviewLibrary = false
 
@@ -226,7 +229,7 @@ public actor Node {
         if case .peer(let id, let nick, let state, let left) = output {
             logger.info("peer \(left ? "left" : "\(state)")", metadata: ["huddle.peer": "\(nick)", "huddle.id": "\(id)"])
         }
-        revealPictures(of: output)
+        let output = revealPictures(of: output)
         if face == nil || face == .console {
             show(rendered(output, by: renderer))
             showPicturesAtConsole(of: output)

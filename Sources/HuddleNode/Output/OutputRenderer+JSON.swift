@@ -5,14 +5,16 @@ import HuddleCore
 /// (README, "Scripting").
 extension OutputRenderer {
 
-    /// A message's picture: `{"root","type","width","height","bytes","ready"[,"path"]}`; the path
-    /// once it is all here (`ready`) and this renderer knows where pictures are (not a page's).
-    func pictureObject(_ picture: Picture, ready: Bool) -> JSONLine {
+    /// A message's picture: `{"root","type","width","height","bytes","ready"[,"path"][,"unreadable"]}`;
+    /// the path once it is all here (`ready`) and this renderer knows where pictures are (not a
+    /// page's); `unreadable` when its blob does not open to what its event says.
+    func pictureObject(_ picture: Picture, ready: Bool, unreadable: Bool = false) -> JSONLine {
         var fields: [(String, JSONLine)] = [
             ("root", .string(picture.rootHex)), ("type", .string(picture.type.mimeType)), ("width", .int(Int64(picture.width))),
             ("height", .int(Int64(picture.height))), ("bytes", .int(Int64(picture.byteCount))), ("ready", .bool(ready)),
         ]
         if ready, let path = path(of: picture) { fields.append(("path", .string(path))) }
+        if unreadable { fields.append(("unreadable", .bool(true))) }
         return .object(fields)
     }
 
@@ -31,7 +33,10 @@ extension OutputRenderer {
             if let directTo { fields += [("direct", .bool(true)), ("to", .string(directTo))] }
             if isPrivate { fields.append(("private", .bool(true))) }
             if earlier { fields.append(("earlier", .bool(true))) }
-            if let picture = shown.picture { fields.append(("picture", pictureObject(picture, ready: !shown.pictureMissing))) }
+            if let picture = shown.picture {
+                fields.append(("picture", pictureObject(picture, ready: !shown.pictureMissing && !shown.pictureUnreadable,
+                                                        unreadable: shown.pictureUnreadable)))
+            }
             return fields
         }
         func score(_ score: ShownScore) -> [(String, JSONLine)] {
@@ -116,7 +121,9 @@ extension OutputRenderer {
                 ("type", "picture"), ("room", room), ("id", .string(Self.eventID(shown.event.id))),
                 ("from", .string(shown.from.id.hex)), ("nick", .string(shown.from.nick)),
             ]
-            if let picture = shown.picture { fields.append(("picture", pictureObject(picture, ready: true))) }
+            if let picture = shown.picture {
+                fields.append(("picture", pictureObject(picture, ready: !shown.pictureUnreadable, unreadable: shown.pictureUnreadable)))
+            }
         case .unplaced(let shield):
             fields = [
                 ("type", "unplaced"), ("room", room), ("shield_seconds", Self.seconds(shield)),

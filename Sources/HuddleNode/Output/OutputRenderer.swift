@@ -395,7 +395,9 @@ public struct OutputRenderer: Sendable {
             lines = [scoreLine(score, reader: reader)]
         case .pictureArrived(let shown):
             let clock = (shown.gameTime == nil ? "~" : "") + HumanFormat.clock(shown.gameTime ?? shown.sentAt, timeZone: timeZone)
-            lines = [starred("\(nickText(shown.from, reader: reader))'s photo of \(clock) is here")]
+            lines = [starred(
+                "\(nickText(shown.from, reader: reader))'s photo of \(clock) "
+                    + (shown.pictureUnreadable ? "arrived, and does not open: its bytes are not what its writer says" : "is here"))]
         case .unplaced(let shield):
             let room = safe(room)
             if let shield {
@@ -447,8 +449,10 @@ public struct OutputRenderer: Sendable {
     private func messageLine(_ shown: ShownMessage, reader: NodeID) -> String {
         messageLine(
             time: shown.gameTime ?? shown.sentAt, calibrated: shown.gameTime != nil, from: shown.from,
-            text: shown.picture.map { pictureTag($0, missing: shown.pictureMissing) + (shown.text.isEmpty ? "" : " " + shown.text) }
-                ?? shown.text,
+            text: shown.picture.map {
+                pictureTag($0, missing: shown.pictureMissing, unreadable: shown.pictureUnreadable)
+                    + (shown.text.isEmpty ? "" : " " + shown.text)
+            } ?? shown.text,
             isReader: shown.from.id == reader, held: shown.held, waited: shown.waited)
     }
 
@@ -456,8 +460,9 @@ public struct OutputRenderer: Sendable {
     /// way]` while its bytes are not all here: what a message's picture shows as in a terminal.
     /// A live line's tag names no file: the node says under it where the file is and its number
     /// for `/open` (`Node.showPicturesAtConsole`); history's does.
-    func pictureTag(_ picture: Picture, missing: Bool, withPath: Bool = false) -> String {
+    func pictureTag(_ picture: Picture, missing: Bool, unreadable: Bool = false, withPath: Bool = false) -> String {
         let size = "photo \(picture.width)×\(picture.height)"
+        if unreadable { return "[\(size) that does not open: its bytes are not what its writer says]" }
         if missing { return "[\(size), on its way]" }
         guard withPath, let path = path(of: picture) else { return "[\(size)]" }
         return "[\(size) \(path)]"

@@ -5,21 +5,18 @@ import NIOCore
 /// Pictures on the node: preparing one to send, fetching the blobs the machine asks for, and
 /// opening a picture's file when its message is shown.
 extension Node {
-    /// Fetches at once; more wait. Two keep a second picture coming while a large one does.
-    static let picturesFetchedAtOnce = 2
+    /// Fetches at once, and of one writer's pictures; more wait.
+    static let picturesFetchedAtOnce = 4
+    static let picturesFetchedAtOncePerWriter = 2
 
     /// Reads the picture (a file, or a page's bytes), refuses what is not a picture or is too large
     /// before reading it all, strips what says where and when it was taken, seals and keeps its
     /// blob and its own file (the sender sees it at once), then hands it to the machine.
     func preparePicture(_ source: PictureSource, caption: String, room: String, face: Face?) {
         let store = pictures
-        let quota = configuration.picturesQuota
         Task {
-            let (result, removed) = await Task.detached {
-                let result = Self.prepared(source, caption: caption, store: store)
-                return (result, (try? result.get()).map { store.enforce(quota: quota, keeping: $0.root) } ?? [])
-            }.value
-            if !removed.isEmpty { await feed(.picturesRemoved(removed)) }
+            let result = await Task.detached { Self.prepared(source, caption: caption, store: store) }.value
+            if case .success(let picture) = result { await keptPicture(picture) }
             await feed(.picturePrepared(result, room: room, from: face))
         }
     }
@@ -31,17 +28,28 @@ extension Node {
             return .error(name.isEmpty ? "the node is in no room" : "the node is not in \(name)")
         }
         let store = pictures
-        let quota = configuration.picturesQuota
-        let (result, removed) = await Task.detached {
-            let result = Self.prepared(.file(path), caption: caption, store: store)
-            return (result, (try? result.get()).map { store.enforce(quota: quota, keeping: $0.root) } ?? [])
-        }.value
-        if !removed.isEmpty { await feed(.picturesRemoved(removed)) }
+        let result = await Task.detached { Self.prepared(.file(path), caption: caption, store: store) }.value
+        if case .success(let picture) = result { await keptPicture(picture) }
         let (_, shown) = await stepShowing { machine, now in
             machine.handle(.picturePrepared(result, room: room, from: .control), now: now)
         }
         let renderer = OutputRenderer(json: json, colors: false, picturesDirectory: pictures.directory)
         return .said(shown.compactMap { rendered($0, by: renderer) })
+    }
+
+    /// A picture was kept (sent or fetched): counted, and if the count passes the quota, the
+    /// oldest go (the machine hears which). The directory is read once at the first picture and
+    /// again only when the quota may be passed.
+    func keptPicture(_ picture: Picture) async {
+        let quota = configuration.picturesQuota
+        let store = pictures
+        if let known = picturesOnDisk {
+            picturesOnDisk = known + PictureStore.bytesOnDisk(of: picture)
+            guard known + PictureStore.bytesOnDisk(of: picture) > quota else { return }
+        }
+        let (removed, total) = await Task.detached { store.enforce(quota: quota, keeping: picture.root) }.value
+        picturesOnDisk = total
+        if !removed.isEmpty { await feed(.picturesRemoved(removed)) }
     }
 
     nonisolated static func prepared(_ source: PictureSource, caption: String, store: PictureStore) -> Result<Picture, PictureProblem> {
@@ -75,7 +83,7 @@ extension Node {
                 root: blob.root, key: blob.key, caption: caption)
             guard picture.isWithinLimits else { return .failure(PictureProblem("the picture is too large to send")) }
             try store.keep(blob)
-            _ = store.reveal(picture)
+            guard case .shown = store.reveal(picture) else { return .failure(PictureProblem("the picture did not open again")) }
             return .success(picture)
         } catch let error as PictureFileError {
             return .failure(PictureProblem(error.description))
@@ -85,19 +93,30 @@ extension Node {
     }
 
     /// Opens the file of each picture a line is about to show, so the path it names is there:
-    /// a picture's own bytes are on disk from its moment on, never before.
-    func revealPictures(of output: NodeOutput) {
-        var shown: [ShownMessage] = []
+    /// a picture's own bytes are on disk from its moment on, never before. A picture whose blob
+    /// does not open to what its event says is marked unreadable (and counted): the line says so.
+    func revealPictures(of output: NodeOutput) -> NodeOutput {
+        func revealed(_ message: ShownMessage) -> ShownMessage {
+            guard !message.pictureMissing, let picture = message.picture else { return message }
+            var message = message
+            switch pictures.reveal(picture) {
+            case .shown: break
+            case .missing: message.pictureMissing = true
+            case .unreadable:
+                message.pictureUnreadable = true
+                Task { await self.feed(.dropped(.pictureMismatch, count: 1)) }
+            }
+            return message
+        }
         switch output {
-        case .room(.message(let message), _), .room(.pictureArrived(let message), _): shown = [message]
-        case .room(.earlier(let items), _):
-            shown = items.compactMap { if case .message(let message) = $0 { message } else { nil } }
+        case .room(.message(let message), let line): return .room(.message(revealed(message)), line)
+        case .room(.pictureArrived(let message), let line): return .room(.pictureArrived(revealed(message)), line)
+        case .room(.earlier(let items), let line):
+            return .room(.earlier(items.map { if case .message(let message) = $0 { .message(revealed(message)) } else { $0 } }), line)
         case .history(let event, _, _, _):
             if let picture = event.body.picture { _ = pictures.reveal(picture) }
-        default: break
-        }
-        for message in shown where !message.pictureMissing {
-            if let picture = message.picture { _ = pictures.reveal(picture) }
+            return output
+        default: return output
         }
     }
 
@@ -107,8 +126,8 @@ extension Node {
         guard !configuration.json else { return }
         let message: ShownMessage
         switch output {
-        case .room(.message(let shown), _) where !shown.pictureMissing: message = shown
-        case .room(.pictureArrived(let shown), _): message = shown
+        case .room(.message(let shown), _) where !shown.pictureMissing && !shown.pictureUnreadable: message = shown
+        case .room(.pictureArrived(let shown), _) where !shown.pictureUnreadable: message = shown
         default: return
         }
         guard let picture = message.picture else { return }
@@ -138,8 +157,8 @@ extension Node {
             return showAtConsole(error: "no photo \(number): \(known)")
         }
         let picture = consolePictures[number - 1]
-        guard let path = pictures.reveal(picture) else {
-            return showAtConsole(error: "photo \(number) is not on this machine (yet)")
+        guard case .shown(let path) = pictures.reveal(picture) else {
+            return showAtConsole(error: "photo \(number) is not on this machine (any longer)")
         }
         let environment = ProcessInfo.processInfo.environment
         #if os(macOS)
@@ -170,26 +189,50 @@ extension Node {
         return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Runs the fetches the machine asks for, a few at once; each one's outcome goes back through
-    /// the machine's door (which asks for a blob once at a time).
+    /// Runs the fetches the machine asks for, a few at once and at most two of one writer's, taking
+    /// writers in turn: a writer whose pictures do not come (its node stalls every fetch) holds up
+    /// nobody else's. Each outcome goes back through the machine's door.
     func pictureLoop(group: any EventLoopGroup) async {
+        enum Step: Sendable {
+            case asked(PictureFetch)
+            case finished(NodeID)
+        }
         let fetcher = PictureFetcher(group: group, store: pictures)
-        let (store, quota) = (pictures, configuration.picturesQuota)
-        await withTaskGroup(of: Void.self) { fetches in
-            var running = 0
-            for await fetch in pictureFetches {
-                if running >= Self.picturesFetchedAtOnce {
-                    await fetches.next()
-                    running -= 1
+        let (steps, stepSink) = AsyncStream<Step>.makeStream()
+        await withDiscardingTaskGroup { tasks in
+            tasks.addTask {
+                for await fetch in self.pictureFetches { stepSink.yield(.asked(fetch)) }
+                stepSink.finish()
+            }
+            var queues: [NodeID: [PictureFetch]] = [:]
+            var turns: [NodeID] = []
+            var running: [NodeID: Int] = [:]
+            func busy(_ origin: NodeID) -> Bool { running[origin, default: 0] >= Self.picturesFetchedAtOncePerWriter }
+            for await step in steps {
+                switch step {
+                case .asked(let fetch):
+                    if queues[fetch.origin] == nil { turns.append(fetch.origin) }
+                    queues[fetch.origin, default: []].append(fetch)
+                case .finished(let origin):
+                    running[origin, default: 1] -= 1
+                    if running[origin] == 0 { running[origin] = nil }
                 }
-                running += 1
-                fetches.addTask {
-                    let outcome = await fetcher.fetch(fetch)
-                    if outcome == .held {
-                        let removed = store.enforce(quota: quota, keeping: fetch.picture.root)
-                        if !removed.isEmpty { await self.feed(.picturesRemoved(removed)) }
+                while running.values.reduce(0, +) < Self.picturesFetchedAtOnce, let index = turns.firstIndex(where: { !busy($0) }) {
+                    let origin = turns.remove(at: index)
+                    var queue = queues.removeValue(forKey: origin) ?? []
+                    guard !queue.isEmpty else { continue }
+                    let fetch = queue.removeFirst()
+                    if !queue.isEmpty {
+                        queues[origin] = queue
+                        turns.append(origin)
                     }
-                    await self.feed(.pictureFetched(fetch.picture.root, outcome))
+                    running[origin, default: 0] += 1
+                    tasks.addTask {
+                        let outcome = await fetcher.fetch(fetch)
+                        if outcome == .held { await self.keptPicture(fetch.picture) }
+                        await self.feed(.pictureFetched(fetch.picture.identity, outcome))
+                        stepSink.yield(.finished(origin))
+                    }
                 }
             }
         }

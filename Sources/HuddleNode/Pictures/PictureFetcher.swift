@@ -15,17 +15,34 @@ struct PictureFetcher: Sendable {
     var connectTimeout: TimeAmount = .seconds(2)
     /// Longest one source may take for a whole blob (16 MiB at a slow Wi-Fi's 2 MB/s is 8 s).
     var deadline: Duration = .seconds(60)
+    /// Longest a source may go without answering a piece: then the next is asked.
+    var idle: TimeAmount = .seconds(5)
+
+    /// Rounds over the sources, and the pause between them, while a source was busy: it closed
+    /// the connection before answering (a node serves 4 sync connections to one address, and the
+    /// members of a home behind one router share theirs).
+    static let busyRounds = 4
+    static let busyPause = Duration.milliseconds(150)
 
     func fetch(_ fetch: PictureFetch) async -> PictureFetchOutcome {
         var drops: [NodeCounters.Drop] = []
-        for source in fetch.sources {
-            do {
-                if try await fetchWithDeadline(fetch.picture, from: source) { return .held }
-            } catch PictureFetchError.mismatch {
-                drops.append(.pictureMismatch)
-            } catch {
-                continue
+        var sources = fetch.sources
+        for round in 0..<Self.busyRounds {
+            var busy: [PeerAddress] = []
+            for source in sources {
+                do {
+                    if try await fetchWithDeadline(fetch.picture, from: source) { return .held }
+                } catch PictureFetchError.mismatch {
+                    drops.append(.pictureMismatch)
+                } catch PictureFetchError.busy {
+                    busy.append(source)
+                } catch {
+                    continue
+                }
             }
+            guard !busy.isEmpty, round + 1 < Self.busyRounds else { break }
+            sources = busy
+            try? await Task.sleep(for: Self.busyPause)
         }
         return .failed(drops)
     }
@@ -49,13 +66,22 @@ struct PictureFetcher: Sendable {
             .connect(host: source.host, port: Int(source.port)) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try WireFrameCoder.addHandlers(to: channel)
+                    try channel.pipeline.syncOperations.addHandler(ReadIdleHandler(idle: idle))
                     return try NIOAsyncChannel<WireMessage, WireMessage>(wrappingChannelSynchronously: channel)
                 }
             }
+        let connected = ContinuousClock.now
         return try await channel.executeThenClose { inbound, outbound in
             var responses = inbound.makeAsyncIterator()
+            var answered = false
             func answer(to index: UInt32) async throws -> [UInt8]? {
-                guard case .piece(let piece) = try await responses.next(), piece.root == picture.root, piece.index == index
+                let next = try await responses.next()
+                if next == nil, !answered {
+                    // Closed at once: too many connections there. Closed later: it went quiet.
+                    throw ContinuousClock.now - connected < .seconds(1) ? PictureFetchError.busy : PictureFetchError.timedOut
+                }
+                answered = true
+                guard case .piece(let piece) = next, piece.root == picture.root, piece.index == index
                 else { throw PictureFetchError.unexpectedReply }
                 return piece.bytes.isEmpty ? nil : piece.bytes
             }
@@ -91,5 +117,7 @@ enum PictureFetchError: Error {
     /// A chunk list or a chunk that does not match what the event named.
     case mismatch
     case unexpectedReply
+    /// The source closed the connection before answering anything: too many connections.
+    case busy
     case timedOut
 }

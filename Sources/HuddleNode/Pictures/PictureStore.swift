@@ -46,25 +46,43 @@ struct PictureStore: Sendable {
         try write(blob.chunks.flatMap { $0 }, to: "\(blobs)/\(name)")
     }
 
-    /// The picture's own bytes in ``shownPath(of:)``, opened from its blob if they are not there
-    /// yet; `nil` if the blob is not all here (or does not open: then it is removed, to be
-    /// fetched again).
-    func reveal(_ picture: Picture) -> String? {
+    /// What opening a picture's blob came to.
+    enum Reveal: Equatable {
+        /// Its own file, at this path.
+        case shown(String)
+        /// The blob is not (all) here.
+        case missing
+        /// The blob is here (every chunk matched its root) but this event's key does not open it,
+        /// or what opens is not the picture the event says (another type or size in pixels, over
+        /// the cap): no file is written.
+        case unreadable
+    }
+
+    /// The picture's own bytes in ``shownPath(of:)``, opened from its blob with this event's key
+    /// and checked against what the event says, stripped of metadata again whatever its writer
+    /// did. Every event is checked on its own: one naming another's blob with its own key or size
+    /// gets nothing, and the file another's event wrote stays its.
+    func reveal(_ picture: Picture) -> Reveal {
         let path = shownPath(of: picture)
-        if FileManager.default.fileExists(atPath: path) { return path }
-        let blobPath = "\(blobs)/\(picture.rootHex)"
-        guard let sealed = FileManager.default.contents(atPath: blobPath) else { return nil }
-        guard let plain = PictureBlob.open(Array(sealed), of: picture) else {
-            try? FileManager.default.removeItem(atPath: blobPath)
-            return nil
-        }
-        return (try? write(plain, to: path)).map { path }
+        guard let sealed = FileManager.default.contents(atPath: "\(blobs)/\(picture.rootHex)") else { return .missing }
+        guard let plain = PictureBlob.open(Array(sealed), of: picture), picture.matches(opened: plain),
+            let clean = try? PictureFile.stripped(plain)
+        else { return .unreadable }
+        if FileManager.default.fileExists(atPath: path) { return .shown(path) }
+        return (try? write(clean, to: path)).map { .shown(path) } ?? .missing
+    }
+
+    /// Bytes a picture takes here once shown: its sealed blob, its chunk list, its own file.
+    static func bytesOnDisk(of picture: Picture) -> Int {
+        PictureBlob.sealedByteCount(byteCount: picture.byteCount) + PictureBlob.chunkCount(byteCount: picture.byteCount) * 32
+            + picture.byteCount
     }
 
     /// Removes the oldest pictures (blob, chunk list, own file, by when the blob was written) until
-    /// every picture together takes at most `quota` bytes; returns the roots removed. `keeping` is
-    /// never removed (the one just sent or fetched).
-    func enforce(quota: Int, keeping: [UInt8]? = nil) -> [[UInt8]] {
+    /// every picture together takes at most `quota` bytes; returns the roots removed and the bytes
+    /// left. `keeping` is never removed (the one just sent or fetched). It reads the whole
+    /// directory: call it when a running count says the quota may be passed, not for every picture.
+    func enforce(quota: Int, keeping: [UInt8]? = nil) -> (removed: [[UInt8]], total: Int) {
         let manager = FileManager.default
         let files = (try? manager.contentsOfDirectory(atPath: directory)) ?? []
         var held: [(root: String, at: Date, bytes: Int)] = []
@@ -91,7 +109,7 @@ struct PictureStore: Sendable {
             total -= picture.bytes
             if let root = Self.bytes(hex: picture.root) { removed.append(root) }
         }
-        return removed
+        return (removed, total)
     }
 
     // MARK: Serving

@@ -205,7 +205,8 @@ extension Node {
     func pushPictures(of output: NodeOutput) {
         guard let hub = web?.hub else { return }
         switch output {
-        case .room(.message(let message), _) where !message.pictureMissing, .room(.pictureArrived(let message), _):
+        case .room(.message(let message), _) where !message.pictureMissing && !message.pictureUnreadable,
+            .room(.pictureArrived(let message), _) where !message.pictureUnreadable:
             if let picture = message.picture, let frame = pictureFrame(root: picture.rootHex) { hub.broadcast(bytes: frame) }
         default: break
         }

@@ -3,7 +3,7 @@
     Scripts/bench            # builds the release binary, then ~75 s of measuring
     Scripts/bench --quick    # smaller counts (~40 s once built)
     Scripts/bench --only discovery   # one part (latency, holdback, ingest, serf, discovery, marks, loss, attacks, private,
-                                     # flap, console, audio, homes, machine, listening, spoilers, privacy, web)
+                                     # flap, console, audio, homes, machine, listening, spoilers, privacy, web, pictures)
     HUDDLE_BIN=/path/to/huddle Scripts/bench   # skip the build, use that binary
 
 Figures (BENCHMARKS.md says how each is measured and what it does and doesn't show):
@@ -71,6 +71,9 @@ target is missed (marked MISSED), and non-zero only when a measurement could not
  19. the phone's page (issue 33), in headless Chromium emulating a phone: page load to the first message
      shown, a tap on Now to the mark's time on the node, Enter on the phone to shown on a peer (p50/p99),
      the node's memory with 3 devices attached against none
+ 20. pictures (issue 44), on loopback: a 1 MB photo from the sender's own line to all 5 peers holding it
+     (target 300 ms), one picture of the 16 MiB cap to one peer (throughput, target 50 MB/s), the sender's
+     and a peer's private memory while 5 pictures of 3 MB go to 5 peers, bytes on a peer's disk per byte
 
 Every node of every part but 17 runs with --shield off (huddletest.node.TEST_SHIELD): those parts
 measure delivery between viewers who are not placed, which the default shield would hold 90 s.
@@ -104,6 +107,7 @@ from .machine import bench_machine
 from .loss import bench_loss
 from .marks import bench_marks
 from .serf import bench_serf
+from .pictures import bench_pictures
 from .privacy import bench_privacy
 from .spoilers import bench_spoilers
 from .strangers import bench_strangers
@@ -138,7 +142,7 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temp dirs (node logs, stores) for a look")
     parser.add_argument("--only", choices=["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
                                            "flap", "console", "audio", "homes", "machine", "listening", "spoilers",
-                                           "privacy", "web"],
+                                           "privacy", "web", "pictures"],
                         action="append",
                         help="run only these parts (repeatable); the Serf comparison needs latency for Huddle's side")
     args = parser.parse_args()
@@ -163,7 +167,7 @@ def main() -> int:
     spoiler_seconds = float(os.environ.get("HUDDLE_BENCH_SPOILER_SECONDS", 120 if quick else 600))
     homes_n = 20 if quick else 50
     parts = args.only or ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
-                          "flap", "console", "audio", "homes", "listening", "spoilers", "privacy", "web"]
+                          "flap", "console", "audio", "homes", "listening", "spoilers", "privacy", "web", "pictures"]
     console_rounds = 5 if quick else 20
 
     table = Table()
@@ -190,11 +194,12 @@ def main() -> int:
         "spoilers": ("17. spoiler audit", lambda: bench_spoilers(binary, spoiler_seconds, table)),
         "privacy": ("18. what sound features reveal", lambda: bench_privacy(binary, quick, table)),
         "web": ("19. the phone's page", lambda: bench_web(binary, 10 if quick else 20, table)),
+        "pictures": ("20. pictures", lambda: bench_pictures(binary, 5 if quick else 20, table)),
         "machine": ("15. the node machine, before and after",
                     lambda: bench_machine(binary, os.environ.get("HUDDLE_BIN_BEFORE"), latency_n, ingest_n, table)),
     }
     for key in ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private", "flap",
-                "console", "audio", "homes", "machine", "listening", "spoilers", "privacy", "web"]:
+                "console", "audio", "homes", "machine", "listening", "spoilers", "privacy", "web", "pictures"]:
         if key not in parts:
             continue
         title, run = runs[key]
