@@ -71,16 +71,37 @@ struct PictureFetcher: Sendable {
                 }
             }
         let connected = ContinuousClock.now
+        let answered = Answered()
+        do {
+            return try await fetch(picture, on: channel, answered: answered)
+        } catch let error as PictureFetchError {
+            throw error
+        } catch {
+            // A connection closed under the first request or its answer: a source refuses what it
+            // cannot serve (4 sync connections from one address) by closing it at once.
+            throw !answered.any && ContinuousClock.now - connected < .seconds(1) ? PictureFetchError.busy : error
+        }
+    }
+
+    /// Whether a source answered anything on a connection.
+    private final class Answered: @unchecked Sendable {
+        // @unchecked: read and written by the one task that runs the fetch.
+        var any = false
+    }
+
+    private func fetch(
+        _ picture: Picture, on channel: NIOAsyncChannel<WireMessage, WireMessage>, answered: Answered
+    ) async throws -> Bool {
+        let connected = ContinuousClock.now
         return try await channel.executeThenClose { inbound, outbound in
             var responses = inbound.makeAsyncIterator()
-            var answered = false
             func answer(to index: UInt32) async throws -> [UInt8]? {
                 let next = try await responses.next()
-                if next == nil, !answered {
+                if next == nil, !answered.any {
                     // Closed at once: too many connections there. Closed later: it went quiet.
                     throw ContinuousClock.now - connected < .seconds(1) ? PictureFetchError.busy : PictureFetchError.timedOut
                 }
-                answered = true
+                answered.any = true
                 guard case .piece(let piece) = next, piece.root == picture.root, piece.index == index
                 else { throw PictureFetchError.unexpectedReply }
                 return piece.bytes.isEmpty ? nil : piece.bytes
