@@ -109,6 +109,8 @@ import Testing
         #expect(lan[bob].fetches.isEmpty)
         #expect(lan[bob].machine.counters.drops[.pictureTooLarge] == 2)
         #expect(shownPictures(lan[bob]).map(\.text) == ["4 GiB", "50k square"])
+        // Their lines say they will not come, not that they are on their way.
+        #expect(shownPictures(lan[bob]).allSatisfy { $0.pictureRefused && !$0.pictureMissing })
     }
 
     @Test func aWritersFloodOfPicturesRunsOutOfItsBudget() {

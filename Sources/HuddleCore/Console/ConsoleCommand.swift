@@ -263,7 +263,7 @@ public enum ConsoleCommand: Hashable, Sendable {
           /web             chat from your phone: serves a page and shows a code (QR) to pair it
           /who             who is here, and how far ahead of or behind you
           /msg NICK TEXT   a direct message, held back like any other
-          /photo FILE [T]  a photo (JPEG, PNG, WebP) with a caption, held back like a line
+          /photo FILE [T]  a photo with caption T, held back like a line; /open N opens one
           /delay [+|-]S    nudge your offset by S seconds (+ is later)
           /pause, /resume  your stream paused (DVR) / playing again
           /score H-G       the score on your screen now (home first)

@@ -118,7 +118,9 @@ extension NodeMachine {
         case .failed(let drops):
             for drop in drops { counters.count(drop) }
             guard want.attempts < Self.pictureAttempts else {
+                // Given up until a restart: its line keeps saying it is on its way.
                 pictures.wanted[id] = nil
+                if !pictures.wanted.keys.contains(where: { $0.root == id.root }) { pictures.shownMissing[id.root] = nil }
                 return
             }
             want.retryAt = now.wall + Self.pictureRetry(after: want.attempts)
@@ -148,6 +150,10 @@ extension NodeMachine {
         func marked(_ message: ShownMessage) -> ShownMessage {
             guard let picture = message.picture, !pictures.held.contains(picture.root) else { return message }
             var message = message
+            if !picture.isWithinLimits || pictures.refused.contains(picture.identity) {
+                message.pictureRefused = true
+                return message
+            }
             message.pictureMissing = true
             pictures.shownMissing[picture.root, default: []].append((room, message))
             return message

@@ -163,6 +163,9 @@ public struct ShownMessage: Equatable, Sendable {
     /// Whether its picture's bytes were not all on this node when it was shown: the line says so,
     /// and ``RoomOutput/pictureArrived(_:)`` shows the picture when they are.
     public var pictureMissing = false
+    /// Whether its picture will not be fetched: it declares more than a node fetches, or it came
+    /// past its writer's budget (``NodeMachine+Pictures``). The line says so.
+    public var pictureRefused = false
     /// Whether its picture's blob is here but is not the picture its event says (the key does
     /// not open it, or what opens is another type or size): the node writes no file for it.
     public var pictureUnreadable = false

@@ -5,16 +5,18 @@ import HuddleCore
 /// (README, "Scripting").
 extension OutputRenderer {
 
-    /// A message's picture: `{"root","type","width","height","bytes","ready"[,"path"][,"unreadable"]}`;
+    /// A message's picture: `{"root","type","width","height","bytes","ready"[,"path"][,"unreadable"][,"refused"]}`;
     /// the path once it is all here (`ready`) and this renderer knows where pictures are (not a
-    /// page's); `unreadable` when its blob does not open to what its event says.
-    func pictureObject(_ picture: Picture, ready: Bool, unreadable: Bool = false) -> JSONLine {
+    /// page's); `unreadable` when its blob does not open to what its event says; `refused` when it
+    /// is not fetched (over a node's limits, past its writer's budget).
+    func pictureObject(_ picture: Picture, ready: Bool, unreadable: Bool = false, refused: Bool = false) -> JSONLine {
         var fields: [(String, JSONLine)] = [
             ("root", .string(picture.rootHex)), ("type", .string(picture.type.mimeType)), ("width", .int(Int64(picture.width))),
             ("height", .int(Int64(picture.height))), ("bytes", .int(Int64(picture.byteCount))), ("ready", .bool(ready)),
         ]
         if ready, let path = path(of: picture) { fields.append(("path", .string(path))) }
         if unreadable { fields.append(("unreadable", .bool(true))) }
+        if refused { fields.append(("refused", .bool(true))) }
         return .object(fields)
     }
 
@@ -34,8 +36,9 @@ extension OutputRenderer {
             if isPrivate { fields.append(("private", .bool(true))) }
             if earlier { fields.append(("earlier", .bool(true))) }
             if let picture = shown.picture {
-                fields.append(("picture", pictureObject(picture, ready: !shown.pictureMissing && !shown.pictureUnreadable,
-                                                        unreadable: shown.pictureUnreadable)))
+                fields.append(("picture", pictureObject(
+                    picture, ready: !shown.pictureMissing && !shown.pictureUnreadable && !shown.pictureRefused,
+                    unreadable: shown.pictureUnreadable, refused: shown.pictureRefused)))
             }
             return fields
         }

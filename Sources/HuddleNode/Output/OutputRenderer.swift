@@ -450,7 +450,7 @@ public struct OutputRenderer: Sendable {
         messageLine(
             time: shown.gameTime ?? shown.sentAt, calibrated: shown.gameTime != nil, from: shown.from,
             text: shown.picture.map {
-                pictureTag($0, missing: shown.pictureMissing, unreadable: shown.pictureUnreadable)
+                pictureTag($0, missing: shown.pictureMissing, unreadable: shown.pictureUnreadable, refused: shown.pictureRefused)
                     + (shown.text.isEmpty ? "" : " " + shown.text)
             } ?? shown.text,
             isReader: shown.from.id == reader, held: shown.held, waited: shown.waited)
@@ -460,8 +460,11 @@ public struct OutputRenderer: Sendable {
     /// way]` while its bytes are not all here: what a message's picture shows as in a terminal.
     /// A live line's tag names no file: the node says under it where the file is and its number
     /// for `/open` (`Node.showPicturesAtConsole`); history's does.
-    func pictureTag(_ picture: Picture, missing: Bool, unreadable: Bool = false, withPath: Bool = false) -> String {
+    func pictureTag(
+        _ picture: Picture, missing: Bool, unreadable: Bool = false, refused: Bool = false, withPath: Bool = false
+    ) -> String {
         let size = "photo \(picture.width)×\(picture.height)"
+        if refused { return "[\(size), not fetched: over what a node takes, or past its writer's budget]" }
         if unreadable { return "[\(size) that does not open: its bytes are not what its writer says]" }
         if missing { return "[\(size), on its way]" }
         guard withPath, let path = path(of: picture) else { return "[\(size)]" }
