@@ -25,6 +25,12 @@ extension [UInt8] {
         return Int(exactly: UInt32(high) << 16 | UInt32(low))
     }
 
+    /// As a `UInt64`, since the 64-bit sizes, times and durations of MP4 boxes may not fit an `Int`.
+    func bigEndian64(at offset: Int) -> UInt64? {
+        guard let high = bigEndian32(at: offset), let low = bigEndian32(at: offset + 4) else { return nil }
+        return UInt64(high) << 32 | UInt64(low)
+    }
+
     func littleEndian16(at offset: Int) -> Int? {
         guard hasBytes(2, at: offset) else { return nil }
         return Int(self[offset]) | Int(self[offset + 1]) << 8
