@@ -30,11 +30,14 @@ public enum ClipFile {
     /// moment of the game, not the game.
     public static let maxMilliseconds = 30_000
 
+    static let ebmlMagic: [UInt8] = [0x1A, 0x45, 0xDF, 0xA3]
+
     /// The format the first bytes announce: an MP4 starts with an `ftyp` box naming a brand of
     /// video file (``mp4Brands``), a WebM with an EBML header whose DocType is "webm". Nothing
     /// past that header is checked.
     public static func type(of bytes: [UInt8]) -> ClipType? {
         if isMP4(bytes) { return .mp4 }
+        if bytes.hasBytes(ebmlMagic, at: 0), isWebM(bytes) { return .webm }
         return nil
     }
 
@@ -52,7 +55,7 @@ public enum ClipFile {
         let header: ClipHeader
         switch type {
         case .mp4: header = try mp4Header(bytes)
-        case .webm: throw .unknownFormat
+        case .webm: header = try webmHeader(bytes)
         }
         guard header.milliseconds > 0 else { throw .malformed("the clip gives a duration of 0") }
         guard header.width > 0, header.height > 0 else {
@@ -75,7 +78,8 @@ public enum ClipFile {
     public static func stripped(_ bytes: [UInt8]) throws(PictureFileError) -> [UInt8] {
         switch type(of: bytes) {
         case .mp4: try strippedMP4(bytes)
-        case .webm, nil: throw .unknownFormat
+        case .webm: try strippedWebM(bytes)
+        case nil: throw .unknownFormat
         }
     }
 }
