@@ -16,6 +16,15 @@ import Testing
         #expect(try ClipFile.header(of: ClipSamples.webm(milliseconds: 29_999.6)).milliseconds == 30_000)
     }
 
+    /// A quarter turn in the track's matrix swaps width and height; a matrix of zeros, which
+    /// some writers leave, turns nothing.
+    @Test func aTurnedTrackGivesTheSizeAsShown() throws {
+        let turned = try ClipFile.header(of: ClipSamples.mp4(timescale: 1000, ticks: 3000, matrix: ClipSamples.quarterTurn))
+        #expect((turned.width, turned.height) == (360, 640))
+        let zeros = try ClipFile.header(of: ClipSamples.mp4(timescale: 1000, ticks: 3000, matrix: ClipSamples.zeros(36)))
+        #expect((zeros.width, zeros.height) == (640, 360))
+    }
+
     @Test func typeIsByTheFirstBoxOrTheDocType() {
         let ftyp = { (brands: String) in ClipSamples.box("ftyp", ClipSamples.ascii(brands)) }
         #expect(ClipFile.type(of: ftyp("qt  \0\0\u{2}\0qt  ")) == .mp4)  // an iPhone's .mov

@@ -170,10 +170,10 @@ enum ClipSamples {
             markers: ["location", "camera", "xmp", "date", "title", "gps", "mp4 time"])
     }
 
-    /// An MP4 of one video track whose movie lasts `ticks` of `timescale`.
-    static func mp4(timescale: Int, ticks: Int, version: UInt8 = 0) -> [UInt8] {
+    /// An MP4 of one 640 × 360 video track whose movie lasts `ticks` of `timescale`.
+    static func mp4(timescale: Int, ticks: Int, version: UInt8 = 0, matrix: [UInt8] = identity) -> [UInt8] {
         let video = videoTrack(
-            version: version, width: 640, height: 360, matrix: identity, entry: (640, 360), mediaOffset: 0)
+            version: version, width: 640, height: 360, matrix: matrix, entry: (640, 360), mediaOffset: 0)
         return box("ftyp", ascii("mp42") + zeros(4) + ascii("isommp42"))
             + box("moov", mvhd(version: version, timescale: timescale, duration: ticks) + video) + box("mdat", mediaBytes)
     }

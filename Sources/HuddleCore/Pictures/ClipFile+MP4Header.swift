@@ -39,7 +39,8 @@ extension ClipFile {
 
     /// The width and height `trak` is shown at if it is a video track (its media handler is
     /// "vide"), else nil: tkhd's, or the sample description's when tkhd's are 0; swapped when
-    /// tkhd's matrix turns the picture a quarter (a = d = 0), as a phone's portrait clips do.
+    /// tkhd's matrix turns the picture a quarter (a = d = 0, b and c not), as a phone's portrait
+    /// clips do. A matrix of zeros, which some writers leave, turns nothing.
     static func mp4VideoSize(_ bytes: [UInt8], trak: MP4Box) throws(PictureFileError) -> (width: Int, height: Int)? {
         let children = try mp4Boxes(in: bytes, trak.payload)
         guard let mdia = first("mdia", in: children) else { return nil }
@@ -53,13 +54,15 @@ extension ClipFile {
         // After version and flags: two times and a duration of the version's width, and 24 bytes
         // (track_ID, reserved, reserved, layer, alternate_group, volume, reserved).
         let matrix = tkhd.payload.lowerBound + 4 + 3 * (try mp4FieldWidth(bytes, tkhd)) + 24
+        // The matrix is {a, b, u, c, d, v, x, y, w}, each 32 bits.
         guard matrix + 44 <= tkhd.payload.upperBound, let a = bytes.bigEndian32(at: matrix),
+            let b = bytes.bigEndian32(at: matrix + 4), let c = bytes.bigEndian32(at: matrix + 12),
             let d = bytes.bigEndian32(at: matrix + 16), let width = bytes.bigEndian32(at: matrix + 36),
             let height = bytes.bigEndian32(at: matrix + 40)
         else { throw .malformed("an MP4 track header (tkhd) is too short") }
         var size = ((width + 0x8000) >> 16, (height + 0x8000) >> 16)
         if size.0 == 0 || size.1 == 0, let entry = try mp4SampleEntrySize(bytes, media: media) { size = entry }
-        return a == 0 && d == 0 ? (size.1, size.0) : size
+        return a == 0 && d == 0 && b != 0 && c != 0 ? (size.1, size.0) : size
     }
 
     /// Width and height from the first sample description (`minf/stbl/stsd`) of a video track.
