@@ -21,8 +21,9 @@ extension Huddle {
                 what the console would say. /quit, /private and /web need the console itself; a \
                 mark that asks to be confirmed is confirmed by sending it again, never at the console.
 
-                --photo FILE sends a picture, TEXT its caption: held back like a line, fetched by \
-                each peer ahead of its moment; GPS, camera and time metadata are removed first. \
+                --photo FILE (or --clip FILE) sends a picture or a short clip, TEXT its caption: \
+                held back like a line, fetched by each peer ahead of its moment; GPS, camera and \
+                time metadata are removed first. \
                 It prints the message as the console shows it (with --json, its JSON line).
 
                 With --json: {"id":"ORIGIN#SEQ","room","pushed_to":[NICK...]} for a message, the \
@@ -44,9 +45,9 @@ extension Huddle {
         var json = false
 
         @Option(
-            name: .long,
+            name: [.customLong("photo"), .customLong("clip")],
             help: ArgumentHelp(
-                "Send this picture (JPEG, PNG or WebP, at most 16 MiB) with TEXT as its caption; where and when it was taken is removed first.",
+                "Send this picture (JPEG, PNG or WebP) or short clip (MP4 or WebM, at most 30 s), at most 16 MiB, with TEXT as its caption; where and when it was taken is removed first.",
                 valueName: "FILE"))
         var photo: String?
 

@@ -25,12 +25,13 @@ import Testing
     }
 
     func preparedPicture(_ bytes: [UInt8], caption: String) -> Result<Picture, PictureProblem> {
-        let stripped = try! PictureFile.stripped(bytes)
-        let header = try! PictureFile.header(of: stripped)
+        let stripped = try! MediaFile.stripped(bytes)
+        let header = try! MediaFile.header(of: stripped)
         let blob = PictureBlob(sealing: stripped, key: PictureBlob.newKey())
         return .success(
             Picture(
-                type: header.type, byteCount: stripped.count, width: header.width, height: header.height, root: blob.root,
+                type: header.type, byteCount: stripped.count, width: header.width, height: header.height,
+            milliseconds: header.milliseconds, root: blob.root,
                 key: blob.key, caption: caption))
     }
 
@@ -106,9 +107,13 @@ import Testing
         (pixels.width, pixels.height) = (50_000, 50_000)
         lan.on(alice) { $0.handle(.picturePrepared(.success(pixels), room: "superbowl", from: nil), now: $1) }
         lan.deliverAll()
+        var long = try! preparedPicture(P.jpeg().bytes, caption: "45 s").get()
+        (long.type, long.milliseconds) = (.clip(.mp4), 45_000)
+        lan.on(alice) { $0.handle(.picturePrepared(.success(long), room: "superbowl", from: nil), now: $1) }
+        lan.deliverAll()
         #expect(lan[bob].fetches.isEmpty)
-        #expect(lan[bob].machine.counters.drops[.pictureTooLarge] == 2)
-        #expect(shownPictures(lan[bob]).map(\.text) == ["4 GiB", "50k square"])
+        #expect(lan[bob].machine.counters.drops[.pictureTooLarge] == 3)
+        #expect(shownPictures(lan[bob]).map(\.text) == ["4 GiB", "50k square", "45 s"])
         // Their lines say they will not come, not that they are on their way.
         #expect(shownPictures(lan[bob]).allSatisfy { $0.pictureRefused && !$0.pictureMissing })
     }

@@ -5,7 +5,7 @@ import Testing
 /// A picture's blob: sealed in chunks, named by its chunk list, opened only with its key.
 @Suite(.offThePool) struct PictureBlobTests {
     func picture(_ blob: PictureBlob, byteCount: Int) -> Picture {
-        Picture(type: .jpeg, byteCount: byteCount, width: 1, height: 1, root: blob.root, key: blob.key, caption: "")
+        Picture(type: .still(.jpeg), byteCount: byteCount, width: 1, height: 1, root: blob.root, key: blob.key, caption: "")
     }
 
     @Test(arguments: [1, PictureBlob.chunkBytes - 1, PictureBlob.chunkBytes, PictureBlob.chunkBytes * 3 + 17])

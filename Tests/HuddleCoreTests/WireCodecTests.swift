@@ -42,7 +42,7 @@ struct WireCodecTests {
             (.join(nick: "a"), 1), (.leave, 2), (.chat(text: "a"), 3), (.calibrationEvent(label: "a"), 4),
             (.mark(label: "a"), 5), (.delayNudge(milliseconds: 1), 6), (.unmark(label: "a"), 10),
             (.heard(HeardMatch(peer: S.bob, at: .epoch, lag: .zero, confidence: 10)), 11),
-            (.picture(Picture(type: .jpeg, byteCount: 1, width: 1, height: 1, root: Array(repeating: 1, count: 32),
+            (.picture(Picture(type: .still(.jpeg), byteCount: 1, width: 1, height: 1, root: Array(repeating: 1, count: 32),
                               key: Array(repeating: 2, count: 32), caption: "")), 12),
         ]
         for (body, tag) in tags {

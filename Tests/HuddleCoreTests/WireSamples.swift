@@ -191,7 +191,7 @@ enum WireSamples {
         case 5:
             .picture(
                 Picture(
-                    type: PictureType.allCases.randomElement(using: &rng)!, byteCount: Int(UInt32.random(in: 0...UInt32.max, using: &rng)),
+                    type: MediaType.allCases.randomElement(using: &rng)!, byteCount: Int(UInt32.random(in: 0...UInt32.max, using: &rng)),
                     width: Int(UInt16.random(in: 0...UInt16.max, using: &rng)), height: Int(UInt16.random(in: 0...UInt16.max, using: &rng)),
                     root: randomBytes(Picture.hashByteCount, using: &rng), key: randomBytes(Picture.hashByteCount, using: &rng),
                     caption: randomString(maxBytes: Picture.maxCaptionBytes, using: &rng)))

@@ -10,7 +10,7 @@ import Testing
     func blob(_ fill: UInt8, bytes: Int) -> (PictureBlob, Picture) {
         let plain = [UInt8](repeating: fill, count: bytes)
         let blob = PictureBlob(sealing: plain, key: PictureBlob.newKey())
-        return (blob, Picture(type: .png, byteCount: bytes, width: 1, height: 1, root: blob.root, key: blob.key, caption: ""))
+        return (blob, Picture(type: .still(.png), byteCount: bytes, width: 1, height: 1, root: blob.root, key: blob.key, caption: ""))
     }
 
     @Test func aKeptBlobIsServedPieceByPieceAndAFetchedOneBecomesWhole() throws {

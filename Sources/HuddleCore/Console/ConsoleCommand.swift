@@ -64,7 +64,7 @@ public enum ConsoleCommand: Hashable, Sendable {
 
     /// Every command's name, as typed, for completion.
     public static let names = [
-        "/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/status", "/leave", "/rooms", "/who", "/event", "/now", "/unmark", "/ignore", "/delay", "/history", "/listen", "/shield", "/web", "/photo", "/open", "/help", "/quit",
+        "/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/status", "/leave", "/rooms", "/who", "/event", "/now", "/unmark", "/ignore", "/delay", "/history", "/listen", "/shield", "/web", "/photo", "/clip", "/open", "/help", "/quit",
     ]
 
     /// Default number of messages `/history` shows.
@@ -196,8 +196,9 @@ public enum ConsoleCommand: Hashable, Sendable {
                 throw .invalidArgument(command: "/open", argument: text, expected: "a photo's number, e.g. /open 1")
             }
             self = .open(number)
-        case "/photo":
-            let (path, caption) = try Self.parsePhoto(required("a picture file, e.g. /photo ~/replay.jpg what a catch"))
+        case "/photo", "/clip":
+            // One command for stills and clips: the file says which it is.
+            let (path, caption) = try Self.parsePhoto(required("a picture or clip file, e.g. \(name.lowercased()) ~/replay.jpg what a catch"))
             self = .photo(path: path, caption: caption)
         case "/web":
             let words = argument.split(whereSeparator: \.isWhitespace)
@@ -263,7 +264,7 @@ public enum ConsoleCommand: Hashable, Sendable {
           /web             chat from your phone: serves a page and shows a code (QR) to pair it
           /who             who is here, and how far ahead of or behind you
           /msg NICK TEXT   a direct message, held back like any other
-          /photo FILE [T]  a photo with caption T, held back like a line; /open N opens one
+          /photo FILE [T]  a photo (or /clip a video) with caption T, held back; /open N opens one
           /delay [+|-]S    nudge your offset by S seconds (+ is later)
           /pause, /resume  your stream paused (DVR) / playing again
           /score H-G       the score on your screen now (home first)
@@ -279,6 +280,7 @@ public enum ConsoleCommand: Hashable, Sendable {
           /msg NICK TEXT   a direct message only NICK can read, held back like any other
           /photo FILE [T]  send a JPEG, PNG or WebP picture with caption T, held back like a
                            line; where and when it was taken (EXIF, XMP) is removed first
+          /clip FILE [T]   the same for a short video (MP4 or WebM, up to 30 s and 16 MiB), as it is
           /open N          open photo N (its line says its number) in the desktop's viewer
           /leave           leave the current room
           /rooms           rooms you are in and rooms seen on the network

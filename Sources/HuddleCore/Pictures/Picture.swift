@@ -15,13 +15,16 @@
 /// machine.originate(.picture(picture), in: "superbowl", now: now)
 /// ```
 public struct Picture: Hashable, Sendable {
-    public var type: PictureType
+    /// A still (JPEG, PNG, WebP) or a short clip (MP4, WebM).
+    public var type: MediaType
     /// Bytes of the picture file (before sealing): at most ``maxBytes``.
     public var byteCount: Int
     /// Its size in pixels, as its header says (``PictureFile/header(of:)``): the page keeps room
     /// for it, and a node refuses a picture too large to decode without reading it.
     public var width: Int
     public var height: Int
+    /// How long a clip plays, in ms; 0 for a still.
+    public var milliseconds: Int
     /// SHA-256 of the sealed blob's chunk list (``PictureBlob/root``): the name it is fetched by
     /// and what every chunk is checked against.
     public var root: [UInt8]
@@ -37,11 +40,15 @@ public struct Picture: Hashable, Sendable {
     /// Size of ``root`` and of ``key``.
     public static let hashByteCount = 32
 
-    public init(type: PictureType, byteCount: Int, width: Int, height: Int, root: [UInt8], key: [UInt8], caption: String) {
+    public init(
+        type: MediaType, byteCount: Int, width: Int, height: Int, milliseconds: Int = 0, root: [UInt8], key: [UInt8],
+        caption: String
+    ) {
         self.type = type
         self.byteCount = byteCount
         self.width = width
         self.height = height
+        self.milliseconds = milliseconds
         self.root = root
         self.key = key
         self.caption = caption
@@ -71,8 +78,9 @@ public struct Picture: Hashable, Sendable {
     /// pixels, as its header says, within the pixel cap. A writer's event is only its word: a node
     /// writes no file (and a page decodes nothing) whose header says otherwise.
     public func matches(opened bytes: [UInt8]) -> Bool {
-        guard let header = try? PictureFile.header(of: bytes) else { return false }
+        guard let header = try? MediaFile.header(of: bytes) else { return false }
         return header.type == type && header.width == width && header.height == height
+            && header.milliseconds == milliseconds
     }
 
     /// Whether the picture is one a node may fetch and show: a size within ``maxBytes``, pixels
@@ -81,6 +89,7 @@ public struct Picture: Hashable, Sendable {
     public var isWithinLimits: Bool {
         (1...Self.maxBytes).contains(byteCount) && (1...Int(UInt16.max)).contains(width)
             && (1...Int(UInt16.max)).contains(height) && width * height <= PictureFile.maxPixels
+            && (type.isClip ? (1...ClipFile.maxMilliseconds).contains(milliseconds) : milliseconds == 0)
     }
 }
 

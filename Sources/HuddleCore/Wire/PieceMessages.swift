@@ -45,13 +45,14 @@ extension ByteWriter {
         write(bytes: piece.bytes)
     }
 
-    /// A picture body after its tag: `type:u8 byteCount:u32 width:u16 height:u16 root:32 key:32
-    /// caption:str`.
+    /// A picture body after its tag: `type:u8 byteCount:u32 width:u16 height:u16 milliseconds:u32
+    /// root:32 key:32 caption:str`.
     mutating func write(_ picture: Picture) {
         write(picture.type.rawValue)
         write(UInt32(clamping: picture.byteCount))
         write(UInt16(clamping: picture.width))
         write(UInt16(clamping: picture.height))
+        write(UInt32(clamping: picture.milliseconds))
         write(bytes: picture.root.prefix(Picture.hashByteCount))
         write(bytes: picture.key.prefix(Picture.hashByteCount))
         write(string: picture.caption)
@@ -80,15 +81,15 @@ extension ByteReader {
     mutating func readPicture() throws(WireError) -> Picture {
         let at = offset
         let rawType = try readUInt8()
-        guard let type = PictureType(rawValue: rawType) else { throw .unknownPictureType(rawType, offset: at) }
+        guard let type = MediaType(rawValue: rawType) else { throw .unknownPictureType(rawType, offset: at) }
         return Picture(
             type: type, byteCount: Int(try readUInt32()), width: Int(try readUInt16()), height: Int(try readUInt16()),
-            root: Array(try readBytes(Picture.hashByteCount)), key: Array(try readBytes(Picture.hashByteCount)),
+            milliseconds: Int(try readUInt32()), root: Array(try readBytes(Picture.hashByteCount)), key: Array(try readBytes(Picture.hashByteCount)),
             caption: try readString(.caption, maxBytes: Picture.maxCaptionBytes))
     }
 }
 
 extension Picture {
     /// Bytes of the body after its tag.
-    var encodedByteCount: Int { 1 + 4 + 2 + 2 + 2 * Picture.hashByteCount + 2 + caption.utf8.count }
+    var encodedByteCount: Int { 1 + 4 + 2 + 2 + 4 + 2 * Picture.hashByteCount + 2 + caption.utf8.count }
 }

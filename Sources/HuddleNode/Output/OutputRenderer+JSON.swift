@@ -15,6 +15,7 @@ extension OutputRenderer {
             ("height", .int(Int64(picture.height))), ("bytes", .int(Int64(picture.byteCount))), ("ready", .bool(ready)),
         ]
         if ready, let path = path(of: picture) { fields.append(("path", .string(path))) }
+        if picture.type.isClip { fields.append(("milliseconds", .int(Int64(picture.milliseconds)))) }
         if unreadable { fields.append(("unreadable", .bool(true))) }
         if refused { fields.append(("refused", .bool(true))) }
         return .object(fields)

@@ -463,7 +463,10 @@ public struct OutputRenderer: Sendable {
     func pictureTag(
         _ picture: Picture, missing: Bool, unreadable: Bool = false, refused: Bool = false, withPath: Bool = false
     ) -> String {
-        let size = "photo \(picture.width)×\(picture.height)"
+        let size =
+            picture.type.isClip
+            ? "clip \(HumanFormat.duration(.milliseconds(Int64(picture.milliseconds)))) \(picture.width)×\(picture.height)"
+            : "photo \(picture.width)×\(picture.height)"
         if refused { return "[\(size), not fetched: over what a node takes, or past its writer's budget]" }
         if unreadable { return "[\(size) that does not open: its bytes are not what its writer says]" }
         if missing { return "[\(size), on its way]" }

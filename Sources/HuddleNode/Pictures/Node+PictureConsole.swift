@@ -18,17 +18,19 @@ extension Node {
         let path = pictures.shownPath(of: picture)
         var lines: [String] = []
         let environment = ProcessInfo.processInfo.environment
-        if OutputSink.standardOutputIsTerminal, environment["TERM"] != "dumb" {
+        // A clip is not decoded here: its number and path open it in the desktop's player.
+        if case .still(let type) = picture.type, OutputSink.standardOutputIsTerminal, environment["TERM"] != "dumb" {
             if let preview = PicturePreview.draw(
                 picture, at: path, columns: TerminalWidth.ofStandardOutput() ?? 80, environment: environment)
             {
                 lines.append(preview)
-            } else if !toldPreviewLibrary, let package = PicturePreview.missingLibraries(for: picture.type) {
+            } else if !toldPreviewLibrary, let package = PicturePreview.missingLibraries(for: type) {
                 toldPreviewLibrary = true
                 lines.append(renderer.info("photos are drawn here when \(package) is installed (sudo apt-get install \(package))"))
             }
         }
-        lines.append("  photo \(consolePictures.count): /open \(consolePictures.count) \(TerminalText.escaped(path))")
+        let kind = picture.type.isClip ? "clip" : "photo"
+        lines.append("  \(kind) \(consolePictures.count): /open \(consolePictures.count) \(TerminalText.escaped(path))")
         show(lines.joined(separator: "\n"))
     }
 

@@ -79,12 +79,12 @@ extension Node {
             return .failure(PictureProblem("a picture is 1 byte to 16 MiB; this is \(bytes.count) bytes"))
         }
         do {
-            let stripped = try PictureFile.stripped(bytes)
-            let header = try PictureFile.header(of: stripped)
+            let stripped = try MediaFile.stripped(bytes)
+            let header = try MediaFile.header(of: stripped)
             let blob = PictureBlob(sealing: stripped, key: PictureBlob.newKey())
             let picture = Picture(
                 type: header.type, byteCount: stripped.count, width: header.width, height: header.height,
-                root: blob.root, key: blob.key, caption: caption)
+                milliseconds: header.milliseconds, root: blob.root, key: blob.key, caption: caption)
             guard picture.isWithinLimits else { return .failure(PictureProblem("the picture is too large to send")) }
             try store.keep(blob)
             guard case .shown = store.reveal(picture) else { return .failure(PictureProblem("the picture did not open again")) }

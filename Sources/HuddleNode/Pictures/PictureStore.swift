@@ -66,7 +66,7 @@ struct PictureStore: Sendable {
         let path = shownPath(of: picture)
         guard let sealed = FileManager.default.contents(atPath: "\(blobs)/\(picture.rootHex)") else { return .missing }
         guard let plain = PictureBlob.open(Array(sealed), of: picture), picture.matches(opened: plain),
-            let clean = try? PictureFile.stripped(plain)
+            let clean = try? MediaFile.stripped(plain)
         else { return .unreadable }
         if FileManager.default.fileExists(atPath: path) { return .shown(path) }
         return (try? write(clean, to: path)).map { .shown(path) } ?? .missing

@@ -188,11 +188,11 @@ extension Node {
     }
 
     /// A picture this node has shown, for a page (docs/WEB.md, "Pictures"): `0x00`, the root's 32
-    /// bytes, the type's byte, then the file, sealed as one frame. `nil` when its file is not on
+    /// bytes, the type's byte (a still's or a clip's), then the file, sealed as one frame. `nil` when its file is not on
     /// disk: it is written only from its message's moment on.
     func pictureFrame(root: String) -> [UInt8]? {
         guard root.count == 64, let rootBytes = PictureStore.bytes(hex: root) else { return nil }
-        for type in PictureType.allCases {
+        for type in MediaType.allCases {
             let path = "\(pictures.directory)/\(root).\(type.fileExtension)"
             guard let data = FileManager.default.contents(atPath: path) else { continue }
             return [0] + rootBytes + [type.rawValue] + Array(data)

@@ -17,8 +17,9 @@ struct WebConnection {
     static let pingEvery = Duration.seconds(2)
     /// Bytes of a photo in one part a page sends (base64 in a sealed frame under ``maximumFrame``).
     static let photoPartBytes = 8 * 1024
-    /// Largest photo a page may send: the page sends it scaled to 1,600 px, a few hundred KiB.
-    static let maximumPhotoBytes = 8 * 1024 * 1024
+    /// Largest photo or clip a page may send: a photo goes scaled to 1,600 px (a few hundred KiB),
+    /// a clip as it is, up to what any node takes.
+    static let maximumPhotoBytes = Picture.maxBytes
 
     let hub: WebHub
     let clock: any NodeClock

@@ -24,7 +24,7 @@ enum WebPage {
     /// referrer (the pairing secret lives in the fragment, which is never one, but still).
     static let securityHeaders: HTTPFields = [
         .contentSecurityPolicy:
-            "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data: blob:; "
+            "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data: blob:; media-src blob:; "
             + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
         .xContentTypeOptions: "nosniff",
         HTTPField.Name("Referrer-Policy")!: "no-referrer",

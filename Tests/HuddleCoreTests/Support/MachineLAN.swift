@@ -326,12 +326,13 @@ extension MachineLAN.Host {
 
     /// A picture from bytes, stripped and sealed as the node's shell does it (all pure).
     mutating func preparePicture(_ source: PictureSource, caption: String, room: String, face: Face?) -> [NodeInput] {
-        guard case .bytes(let bytes) = source, let stripped = try? PictureFile.stripped(bytes),
-            let header = try? PictureFile.header(of: stripped)
+        guard case .bytes(let bytes) = source, let stripped = try? MediaFile.stripped(bytes),
+            let header = try? MediaFile.header(of: stripped)
         else { return [.picturePrepared(.failure(PictureProblem("not a picture")), room: room, from: face)] }
         let blob = PictureBlob(sealing: stripped, key: PictureBlob.newKey())
         let picture = Picture(
-            type: header.type, byteCount: stripped.count, width: header.width, height: header.height, root: blob.root,
+            type: header.type, byteCount: stripped.count, width: header.width, height: header.height,
+            milliseconds: header.milliseconds, root: blob.root,
             key: blob.key, caption: caption)
         return [.picturePrepared(.success(picture), room: room, from: face)]
     }

@@ -1056,6 +1056,7 @@
   const pictureURLs = new Map();
   const pictureWaiting = new Map();
   const pictureAsked = new Set();
+  const pictureTypes = new Map();
 
   /** A message's picture: a box of its shape, filled once its bytes are here. The node names a
    *  picture (its root) only from its message's moment on, and sends its bytes only if asked. */
@@ -1066,10 +1067,15 @@
     const figure = el('figure', 'msg-picture');
     figure.style.aspectRatio = width + ' / ' + height;
     figure.dataset.root = root;
+    const clip = /^video\//.test(str(picture.type));
     if (pictureURLs.has(root)) {
       figure.append(pictureImage(root));
     } else {
-      figure.append(el('div', 'msg-picture-wait', picture.ready === true ? 'Loading the photo\u2026' : 'The photo is on its way\u2026'));
+      const what = clip ? 'video' : 'photo';
+      const words = picture.refused === true ? 'This ' + what + ' is not fetched: it is larger than a node takes.'
+        : picture.unreadable === true ? 'This ' + what + ' does not open: its bytes are not what its writer says.'
+        : picture.ready === true ? 'Loading the ' + what + '\u2026' : 'The ' + what + ' is on its way\u2026';
+      figure.append(el('div', 'msg-picture-wait', words));
       if (!pictureWaiting.has(root)) pictureWaiting.set(root, []);
       pictureWaiting.get(root).push(figure);
       if (picture.ready === true) askSoonForPicture(root);
@@ -1077,7 +1083,16 @@
     return figure;
   }
 
+  /** A clip plays in place (its first frame is its still); a photo opens full screen at a tap. */
   function pictureImage(root) {
+    if (pictureTypes.get(root) && /^video\//.test(pictureTypes.get(root))) {
+      const video = el('video');
+      video.src = pictureURLs.get(root);
+      video.controls = true;
+      video.playsInline = true;
+      video.preload = 'metadata';
+      return video;
+    }
     const img = el('img');
     img.src = pictureURLs.get(root);
     img.alt = 'photo';
@@ -1107,7 +1122,7 @@
     pictureAsked.delete(str(msg.root));
   }
 
-  const PICTURE_TYPES = { 1: 'image/jpeg', 2: 'image/png', 3: 'image/webp' };
+  const PICTURE_TYPES = { 1: 'image/jpeg', 2: 'image/png', 3: 'image/webp', 4: 'video/mp4', 5: 'video/webm' };
 
   /** A picture's frame (0x00, root, type, the file): every figure waiting for it shows it. */
   function pictureFrame(plain) {
@@ -1115,6 +1130,7 @@
     for (let i = 1; i < 33; i++) root += (plain[i] < 16 ? '0' : '') + plain[i].toString(16);
     pictureAsked.delete(root);
     const type = PICTURE_TYPES[plain[33]] || 'image/jpeg';
+    pictureTypes.set(root, type);
     if (!pictureURLs.has(root)) pictureURLs.set(root, URL.createObjectURL(new Blob([plain.subarray(34)], { type: type })));
     for (const figure of pictureWaiting.get(root) || []) figure.replaceChildren(pictureImage(root));
     pictureWaiting.delete(root);
@@ -1155,15 +1171,25 @@
     return new Uint8Array(await blob.arrayBuffer());
   }
 
-  /** Sends a photo in parts, then the caption: what is typed goes with it. */
+  /** The largest clip a node takes (it goes as it is: no transcoding on a phone). */
+  const CLIP_LIMIT = 16 * 1024 * 1024;
+
+  /** Sends a photo (scaled) or a clip (as it is) in parts, then the caption: what is typed goes
+   *  with it. */
   async function sendPhoto(file) {
     if (!connected) {
-      toast('Not connected yet: pick the photo again once it says connected.');
+      toast('Not connected yet: pick it again once it says connected.');
+      return;
+    }
+    const clip = /^video\//.test(file.type);
+    if (clip && file.size > CLIP_LIMIT) {
+      toast('That video is over 16 MB: send a shorter one (up to 30 seconds).');
+      ui.photoInput.value = '';
       return;
     }
     ui.photo.classList.add('is-busy');
     try {
-      const bytes = await scaledPhoto(file);
+      const bytes = clip ? new Uint8Array(await file.arrayBuffer()) : await scaledPhoto(file);
       let parts = 0;
       for (let start = 0; start < bytes.length; start += PHOTO_PART) {
         const part = bytes.subarray(start, start + PHOTO_PART);
@@ -1175,7 +1201,7 @@
       if (!sendSealed({ t: 'photo', parts: parts, caption: ui.composeText.value.trim() })) throw new Error('the connection dropped');
       ui.composeText.value = '';
     } catch (e) {
-      toast('The photo was not sent: ' + (e && e.message ? e.message : 'it could not be read') + '.');
+      toast((clip ? 'The video' : 'The photo') + ' was not sent: ' + (e && e.message ? e.message : 'it could not be read') + '.');
     } finally {
       ui.photo.classList.remove('is-busy');
       ui.photoInput.value = '';
