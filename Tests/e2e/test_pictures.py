@@ -1,12 +1,15 @@
-"""Pictures from the couch: a photo sent from the console reaches a peer as a message held back
-like any line, its bytes fetched ahead over the nodes' TCP sync connections, and nothing about
-where or with what it was taken on the peer's disk or on the wire."""
+"""Pictures from the couch: a photo or a short clip sent from the console reaches a peer as a
+message held back like any line, its bytes fetched ahead over the nodes' TCP sync connections,
+and nothing about where or with what it was taken on the peer's disk or on the wire; the
+console draws a photo and opens it."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
+import pytest
+
+from huddletest.clips import MEDIA, leaked_clip_metadata, mp4_clip, webm_clip
 from huddletest.node import calibrate, handled
 from huddletest.pictures import leaked_metadata, photo_with_gps
 from huddletest.polling import poll
@@ -96,3 +99,39 @@ def test_the_console_draws_a_preview_and_opens_the_photo(lan, pane, tmp_path):
     alice.type("/open 2")
     alice.press("Enter")
     alice.wait_for_text("no photo 2: the photos shown are 1 to 1")
+
+
+@pytest.mark.parametrize("kind", ["mp4", "webm"])
+def test_a_clip_reaches_a_peer_as_it_is_without_where_or_when(lan, tmp_path, kind):
+    """A short clip goes as it is (no transcoding), its length and size read from its header, its
+    location, camera, date and title neutralized in place: the media bytes stay where they were."""
+    alice = lan("alice")
+    bob = lan("bob", peers=[alice.address])
+    bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice")
+    data = mp4_clip(3.0) if kind == "mp4" else webm_clip(3.0)
+    clip = tmp_path / f"replay.{kind}"
+    clip.write_bytes(data)
+    assert leaked_clip_metadata(data)
+    alice.say(f"/clip {clip} the run")
+    shown = picture_message(bob, "the run")
+    if not shown["picture"]["ready"]:
+        shown = bob.wait_for(lambda o: o["type"] == "picture" and o["id"] == shown["id"], what="the clip's bytes")
+    picture = shown["picture"]
+    assert (picture["type"], picture["milliseconds"], picture["width"], picture["height"]) == \
+        (f"video/{kind}", 3000, 1280, 720)
+    received = Path(picture["path"]).read_bytes()
+    assert len(received) == len(data) and MEDIA in received and received.index(MEDIA) == data.index(MEDIA)
+    assert leaked_clip_metadata(received) == []
+    for node in (alice, bob):
+        assert leaked_clip_metadata(every_file(node.data_dir / "pictures")) == [], node.name
+
+
+def test_a_clip_over_30_seconds_is_refused_before_anything_is_sent(lan, tmp_path):
+    alice = lan("alice")
+    long = tmp_path / "long.mp4"
+    long.write_bytes(mp4_clip(45.0))
+    alice.say(f"/clip {long} all of it")
+    error = alice.wait_for(lambda o: o["type"] == "error", what="the refusal")
+    assert "too long" in error["message"] and "30 s" in error["message"], error
+    handled(alice)
+    assert not [o for o in alice.outputs if o["type"] == "message"]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from huddletest.clips import webm_clip
 from huddletest.pictures import leaked_metadata, photo_with_gps
 from huddletest.polling import poll
 from test_web_page import alice_and_bob, browser, by_id, driver, pair_with_qr, tap, wait_page  # noqa: F401
@@ -93,3 +94,21 @@ def test_a_peers_photo_appears_on_the_page_when_the_console_shows_it(lan, driver
     wait_page(driver, lambda d: not by_id(d, "viewer").get_attribute("hidden"), "the picture full screen")
     tap(driver, by_id(driver, "viewer"))
     wait_page(driver, lambda d: by_id(d, "viewer").get_attribute("hidden") is not None, "the viewer closed")
+
+
+def test_a_peers_clip_plays_in_the_page(lan, driver, tmp_path):
+    """A clip is carried as it is: on the page it is a video element over the clip's own bytes
+    (its first frame is its still), in a box of its shape."""
+    alice, bob = alice_and_bob(lan)
+    pair_with_qr(driver, alice)
+    clip = tmp_path / "run.webm"
+    clip.write_bytes(webm_clip(3.0))
+    bob.say(f"/clip {clip} the run")
+    shown = picture_message(alice.node, "the run")
+    root = shown["picture"]["root"]
+    video = poll(lambda: driver.execute_script(
+        "const f = document.querySelector('.msg-picture[data-root=\"' + arguments[0] + '\"]');"
+        "const v = f && f.querySelector('video');"
+        "return v && v.src.startsWith('blob:') ? {controls: v.controls, ratio: f.style.aspectRatio} : null;", root),
+        timeout=10, what="the clip as a video on the page")
+    assert video["controls"] and video["ratio"].replace(" ", "") == "1280/720", video

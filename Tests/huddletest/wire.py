@@ -103,6 +103,8 @@ TAG_PICTURE = 12
 PICTURE_JPEG = 1
 PICTURE_PNG = 2
 PICTURE_WEBP = 3
+CLIP_MP4 = 4
+CLIP_WEBM = 5
 PICTURE_ROOT_TAG = b"huddle picture v1"  # starts what a picture's root hashes (no terminator)
 
 STATE_ALIVE = 1
@@ -337,9 +339,11 @@ class Heard:
 
 @dataclass(frozen=True)
 class Picture:
-    """type:u8 bytes:u32 width:u16 height:u16 root:32 key:32 caption:str (<= 1 024) -- a message
-    with a picture: `size` is the doc's `bytes` (the picture file's size), `root` and `key` name
-    and open its blob (see `seal_picture`). Any values encode, a type other than 1-3 too."""
+    """type:u8 bytes:u32 width:u16 height:u16 milliseconds:u32 root:32 key:32 caption:str
+    (<= 1 024) -- a message with a picture or a clip: `size` is the doc's `bytes` (the file's
+    size), `root` and `key` name and open its blob (see `seal_picture`), `milliseconds` a clip's
+    length (0 for a still; last here so the fields before it keep their places as arguments).
+    Any values encode, a type other than 1-5 too."""
     type: int
     size: int
     width: int
@@ -347,6 +351,7 @@ class Picture:
     root: bytes
     key: bytes
     caption: Union[str, bytes] = ""
+    milliseconds: int = 0
     tag = TAG_PICTURE
 
 
@@ -388,7 +393,8 @@ def encode_body(body: Body) -> bytes:
                 + enc_u16(body.confidence))
     if isinstance(body, Picture):
         return (enc_u8(TAG_PICTURE) + enc_u8(body.type) + enc_u32(body.size) + enc_u16(body.width)
-                + enc_u16(body.height) + enc_id(body.root) + enc_id(body.key) + enc_str(body.caption))
+                + enc_u16(body.height) + enc_u32(body.milliseconds) + enc_id(body.root) + enc_id(body.key)
+                + enc_str(body.caption))
     raise TypeError(f"not an event body: {body!r}")
 
 
@@ -965,11 +971,11 @@ class Reader:
             return Heard(self.id(), self.i64(), self.i64(), self.u32(), self.u16())
         if tag == TAG_PICTURE:
             kind = self.u8()
-            if kind not in (PICTURE_JPEG, PICTURE_PNG, PICTURE_WEBP):
+            if kind not in (PICTURE_JPEG, PICTURE_PNG, PICTURE_WEBP, CLIP_MP4, CLIP_WEBM):
                 raise WireError("unknownPictureType", str(kind))
-            size, width, height = self.u32(), self.u16(), self.u16()
+            size, width, height, milliseconds = self.u32(), self.u16(), self.u16(), self.u32()
             root, key = self.id(), self.id()
-            return Picture(kind, size, width, height, root, key, self.str(Limits.max_caption_bytes))
+            return Picture(kind, size, width, height, root, key, self.str(Limits.max_caption_bytes), milliseconds)
         raise WireError("unknownEventBody", str(tag))
 
     def event(self) -> Event:
