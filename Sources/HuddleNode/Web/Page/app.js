@@ -1059,7 +1059,8 @@
   const pictureTypes = new Map();
 
   /** A message's picture: a box of its shape, filled once its bytes are here. The node names a
-   *  picture (its root) only from its message's moment on, and sends its bytes only if asked. */
+   *  picture (its root) only from its message's moment on, and sends its bytes right after the
+   *  line (or when the page asks, after a reconnect). */
   function pictureFigure(picture) {
     const root = str(picture.root);
     const width = num(picture.width) || 4;
@@ -1072,7 +1073,7 @@
       figure.append(pictureImage(root));
     } else {
       const what = clip ? 'video' : 'photo';
-      const words = picture.refused === true ? 'This ' + what + ' is not fetched: it is larger than a node takes.'
+      const words = picture.refused === true ? 'This ' + what + ' is not fetched: larger than a node takes, or one too many from its writer.'
         : picture.unreadable === true ? 'This ' + what + ' does not open: its bytes are not what its writer says.'
         : picture.ready === true ? 'Loading the ' + what + '\u2026' : 'The ' + what + ' is on its way\u2026';
       figure.append(el('div', 'msg-picture-wait', words));
