@@ -21,6 +21,7 @@ says it holds the message, it answered a later command — never for a sleep alo
 from __future__ import annotations
 
 import json
+import random
 import re
 import socket
 import subprocess
@@ -135,9 +136,22 @@ def label_of(o: dict) -> str:
 
 
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
-        udp.bind(("127.0.0.1", 0))
-        return udp.getsockname()[1]
+    """A port free for UDP and TCP (a node binds both), below the kernel's ephemeral range
+    (32768 up): a port the kernel handed out for UDP alone could be some test's outgoing TCP
+    connection's a moment later (a picture's fetch opens many), and the node's bind then failed
+    with "port in use" (CI, stop 52)."""
+    rng = random.Random()
+    for _ in range(200):
+        port = rng.randrange(20_000, 32_000)
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp, \
+                    socket.socket(socket.AF_INET, socket.SOCK_STREAM) as tcp:
+                udp.bind(("127.0.0.1", port))
+                tcp.bind(("127.0.0.1", port))
+                return port
+        except OSError:
+            continue
+    raise RuntimeError("no free port for UDP and TCP in 20000-32000")
 
 
 def forge_an_old_mark(port: int, label: str, seconds_ago: float, nick: str = "mallory") -> int:
