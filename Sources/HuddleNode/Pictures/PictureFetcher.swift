@@ -12,11 +12,13 @@ import NIOPosix
 struct PictureFetcher: Sendable {
     var group: any EventLoopGroup
     var store: PictureStore
-    var connectTimeout: TimeAmount = .seconds(2)
+    /// Long enough for a SYN lost twice on a lossy Wi-Fi (TCP resends it after 1 s, then 3 s).
+    var connectTimeout: TimeAmount = .seconds(5)
     /// Longest one source may take for a whole blob (16 MiB at a slow Wi-Fi's 2 MB/s is 8 s).
     var deadline: Duration = .seconds(60)
-    /// Longest a source may go without answering a piece: then the next is asked.
-    var idle: TimeAmount = .seconds(5)
+    /// Longest a source may go without answering a piece: then the next is asked. Past TCP's
+    /// own resends on a lossy link (a segment lost twice waits about 3 s).
+    var idle: TimeAmount = .seconds(8)
 
     /// Rounds over the sources, and the pause between them, while a source was busy: it closed
     /// the connection before answering (a node serves 4 sync connections to one address, and the
