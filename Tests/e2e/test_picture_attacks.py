@@ -1,5 +1,5 @@
-"""Pictures, from the attacker's side and from a foreign client's, with the Python client written
-from docs/PROTOCOL.md (§ Pictures, § 12 · pieceRequest, 13 · piece): `seal_picture` seals a file
+"""Pictures, from the attacker's side and from a foreign client's, with the Python client that
+docs/PROTOCOL.md alone was enough to write (§ Pictures, § 12 · pieceRequest, 13 · piece): `seal_picture` seals a file
 into a blob exactly as the doc says, and a `PieceServer` on the client's port serves it, corrupts
 it, withholds it or stalls, recording every connection and request a node makes.
 
