@@ -196,18 +196,29 @@ extension DiscoveryEvent {
     @Test(.timeLimit(.minutes(1)))
     func instancesGiveBackWhatTheyTake() async {
         // Each start makes a thread and a pipe, each retry a dns_sd ref; stop gives them all back.
+        // The count is the whole test process's, where other tests open and close sockets and
+        // files all the while (CI once saw 52 against 47 before): a leak of one descriptor a
+        // start leaves 30 more for good, while theirs come and go, so the count must come back
+        // to within 10 of where it was.
         func openFiles() -> Int {
             (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
         }
+        let starts = 30
         let before = openFiles()
-        for _ in 0..<10 {
+        for _ in 0..<starts {
             let discovery = ServiceDiscovery(logger: DiscoveryLogCapture().logger(), configuration: shortRetry)
             let recorder = DiscoveryEventRecorder(discovery.start(advertising: nil))
             _ = await recorder.wait(for: .seconds(5)) { !$0.isEmpty }
             discovery.stop()
         }
         #if os(Linux)
-        #expect(openFiles() <= before + 2)
+        var after = openFiles()
+        let waited = ContinuousClock.now
+        while after - before >= starts / 3, ContinuousClock.now - waited < .seconds(10) {
+            try? await Task.sleep(for: .milliseconds(50))
+            after = openFiles()
+        }
+        #expect(after - before < starts / 3, "\(after - before) more descriptors open after \(starts) starts and stops")
         #endif
     }
 }
