@@ -387,9 +387,14 @@ private final class RawConnection: @unchecked Sendable {
                 }
                 var chunk = [UInt8](repeating: 0, count: 65_536)
                 let count = chunk.withUnsafeMutableBytes { read(self.fd, $0.baseAddress!, $0.count) }
-                if count < 0, errno == EINTR { continue }
-                if count == 0 || (count < 0 && errno == ECONNRESET) { return nil }
-                guard count > 0 else { throw POSIXError(.ETIMEDOUT) }
+                let failure = errno
+                if count < 0, failure == EINTR { continue }
+                if count == 0 || (count < 0 && failure == ECONNRESET) { return nil }
+                // EAGAIN is SO_RCVTIMEO running out; anything else is said as it is (a failure
+                // once said "timed out" for every error, which hid what happened).
+                guard count > 0 else {
+                    throw POSIXError(failure == EAGAIN ? .ETIMEDOUT : POSIXErrorCode(rawValue: failure) ?? .EIO)
+                }
                 self.buffer += chunk[..<count]
             }
         }
