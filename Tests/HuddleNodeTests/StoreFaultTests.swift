@@ -30,7 +30,7 @@ import Testing
                 #expect(try !store.recordFault(proof))
                 try store.close()
             }
-            let reopened = try HuddleStore(directory: dir)
+            let reopened = try reopenedStore(dir)
             #expect(try reopened.faults(room: "superbowl") == [proof])
             #expect(try reopened.faults(room: "worldcup").isEmpty)
             #expect(try reopened.events(room: "superbowl").map(\.id) == byID([events[0], events[4]]).map(\.id))

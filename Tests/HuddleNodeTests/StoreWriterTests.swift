@@ -41,7 +41,7 @@ import Testing
         writer.flush()
         try store.close()
         // Read back from the file, as a restarted node would.
-        let reopened = try HuddleStore(directory: dir)
+        let reopened = try reopenedStore(dir)
         #expect(try reopened.events(room: room).count == 40)
         #expect(try reopened.shownIDs(room: room) == Set(made.map(\.id)))
         #expect(try reopened.currentRoom == room)
