@@ -10,10 +10,12 @@ extension Huddle {
             abstract: "Print a room's messages in game-time order, from the node's store.",
             discussion: """
                 Reads the store read-only, so it works while the node is running and while it is \
-                not. It lists what the node has shown, and, for messages it has not, only those \
-                whose moment your stream has reached by now (held back as the node holds them, \
-                with the default shield for writers you are not placed with): a message still \
-                held for your stream is not listed, so history never spoils. A message's time is \
+                not. While it runs, it lists what the node has shown: the node is what knows where \
+                your stream is (a pause, your /shield, what its sound heard). While it does not, \
+                it lists that and, of the messages it has not shown, only those whose moment your \
+                stream has reached by now (held back as the node would hold them, with the default \
+                shield for writers you are not placed with). A message still held for your stream \
+                is not listed, so history never spoils. A message's time is \
                 its game time (local HH:MM:SS); while its sender was \
                 not calibrated it is the time it was sent, marked with ~. With --json, one object \
                 per line: type, room, id, from, nick, text, sent_at, game_ms (null if not calibrated).
@@ -61,8 +63,14 @@ extension Huddle {
             // Nicks told apart as the node tells them: alice#3f9a0c1e for a new key calling
             // itself alice.
             session.knownNicks = try store.knownNicks()
-            // What the node showed stands; what it has not is held back as the node would hold
-            // it now, and listed only if it is due.
+            // What the node showed stands. What it has not: while the node runs, it is held (the
+            // node shows it at its moment, by what only the node knows: a pause, the viewer's
+            // /shield, a step its sound heard; the store alone once listed a line 8 s into a
+            // pause, and 54 s early for a viewer on /shield 180); while it does not, it is held
+            // back as the node would hold it now, and listed only if it is due.
+            if await ControlClient.isAnswering(socketPath: DataDirectory.controlSocketPath(in: directory)) {
+                session.pause()
+            }
             let now = WallTime(microsecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1_000_000))
             _ = session.restore(events, shown: try store.shownIDs(room: key?.id ?? room), now: now)
             let messages = session.history(last: limit ?? .max)

@@ -260,6 +260,31 @@ def test_history_lists_a_held_message_only_once_it_is_shown(lan, binary):
     assert [m["text"] for m in after] == ["first down", "SAFETY! 2 points", "INTERCEPTED at the 20"], after
 
 
+def test_history_of_a_running_node_lists_only_what_it_has_shown_while_its_stream_is_paused(lan, binary):
+    """The running node is what knows where its reader's stream is (a pause, a /shield, what its
+    sound heard): `huddle history` beside it lists what it has shown, never what a store alone
+    would think due. Found by the Sunday test (bench part 21): 8 s into bob's pause it listed
+    alice's line that bob's node still held, and 54 s early on a viewer who had set /shield 180."""
+    alice, bob = placed_pair(lan, 1)
+    alice.say("first down")
+    bob.message("first down", timeout=20)
+    bob.say("/pause")
+    bob.wait_for(lambda o: o["type"] == "info" and o["message"].startswith("paused"))
+    alice.say("SAFETY! 2 points")
+    sent = alice.wait_for(lambda o: o["type"] == "message" and o["text"] == "SAFETY! 2 points")["sent_at"]
+    poll(lambda: held_back(status_of(binary, bob.data_dir)) >= 1, timeout=15, interval=0.05,
+         what="bob holding alice's message while paused")
+    # Its moment is 1 s after it was written on bob's stream, had he not paused: well past it.
+    time.sleep(max(0.0, (sent + 3000 - now_ms()) / 1000))
+    assert held_back(status_of(binary, bob.data_dir)) >= 1, "bob's node showed it while paused"
+    assert [m["text"] for m in history_cli(binary, bob.data_dir)] == ["first down"]
+    assert "SAFETY" not in history_cli(binary, bob.data_dir, as_json=False)
+
+    bob.say("/resume")
+    bob.message("SAFETY! 2 points", timeout=15)
+    assert [m["text"] for m in history_cli(binary, bob.data_dir)] == ["first down", "SAFETY! 2 points"]
+
+
 # ---------------------------------------------------------------------------------------------
 # 2. A late joiner: nothing before he is placed, then the past in one block, the rest on time
 

@@ -53,7 +53,7 @@ public enum ControlClient {
     }
 
     /// Whether a node accepts connections on `socketPath` (a stale socket file refuses them).
-    static func isAnswering(socketPath: String) async -> Bool {
+    public static func isAnswering(socketPath: String) async -> Bool {
         do {
             let connection = try await connect(socketPath)
             try await connection.executeThenClose { _, _ in }
