@@ -3,7 +3,8 @@
     Scripts/bench            # builds the release binary, then ~75 s of measuring
     Scripts/bench --quick    # smaller counts (~40 s once built)
     Scripts/bench --only discovery   # one part (latency, holdback, ingest, serf, discovery, marks, loss, attacks, private,
-                                     # flap, console, audio, homes, machine, listening, spoilers, privacy, web, pictures)
+                                     # flap, console, audio, homes, machine, listening, spoilers, privacy, web, pictures,
+                                     # sunday)
     HUDDLE_BIN=/path/to/huddle Scripts/bench   # skip the build, use that binary
 
 Figures (BENCHMARKS.md says how each is measured and what it does and doesn't show):
@@ -74,6 +75,15 @@ target is missed (marked MISSED), and non-zero only when a measurement could not
  20. pictures (issue 44), on loopback: a 1 MB photo from the sender's own line to all 5 peers holding it
      (target 300 ms), one picture of the 16 MiB cap to one peer (throughput, target 50 MB/s), the sender's
      and a peer's private memory while 5 pictures of 3 MB go to 5 peers, bytes on a peer's disk per byte
+ 21. the Sunday test (issue 46; root only; only with --only sunday): one scripted game across every feature
+     on the two-homes bed (its own tag, sn): six viewers (four laptops, two listening; two phones' pages in
+     headless Chromium), a late joiner, a rebuffer, a pause, a phone asleep, a node SIGKILLed and restarted,
+     a stranger's floods, a private room, direct messages; every line any viewer could see on any face
+     (JSON, page, /history, huddle history, huddle status) against his own stream (target 0 early, 0 lost),
+     offsets from sound, waits past the moment, room sound, the private room in a capture of every wire
+     (0 bytes), each node's memory and CPU, the phones' tap -> mark error. A 60-minute game
+     (HUDDLE_BENCH_SUNDAY_SECONDS=N); --quick 90 s, under 3 minutes in all. The one part whose missed
+     targets fail the run: --quick (and HUDDLE_BENCH_SUNDAY_STRICT=1) exits 1 on any early, lost or leaked line
 
 Every node of every part but 17 runs with --shield off (huddletest.node.TEST_SHIELD): those parts
 measure delivery between viewers who are not placed, which the default shield would hold 90 s.
@@ -111,6 +121,7 @@ from .pictures import bench_pictures
 from .privacy import bench_privacy
 from .spoilers import bench_spoilers
 from .strangers import bench_strangers
+from .sunday import bench_sunday
 from .web import bench_web
 
 
@@ -142,7 +153,7 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temp dirs (node logs, stores) for a look")
     parser.add_argument("--only", choices=["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
                                            "flap", "console", "audio", "homes", "machine", "listening", "spoilers",
-                                           "privacy", "web", "pictures"],
+                                           "privacy", "web", "pictures", "sunday"],
                         action="append",
                         help="run only these parts (repeatable); the Serf comparison needs latency for Huddle's side")
     args = parser.parse_args()
@@ -166,6 +177,7 @@ def main() -> int:
     audio_n = int(os.environ.get("HUDDLE_BENCH_AUDIO_TRIALS", 10 if quick else 50))
     spoiler_seconds = float(os.environ.get("HUDDLE_BENCH_SPOILER_SECONDS", 120 if quick else 600))
     homes_n = 20 if quick else 50
+    sunday_seconds = float(os.environ.get("HUDDLE_BENCH_SUNDAY_SECONDS", 90 if quick else 3600))
     parts = args.only or ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private",
                           "flap", "console", "audio", "homes", "listening", "spoilers", "privacy", "web", "pictures"]
     console_rounds = 5 if quick else 20
@@ -195,11 +207,12 @@ def main() -> int:
         "privacy": ("18. what sound features reveal", lambda: bench_privacy(binary, quick, table)),
         "web": ("19. the phone's page", lambda: bench_web(binary, 10 if quick else 20, table)),
         "pictures": ("20. pictures", lambda: bench_pictures(binary, 5 if quick else 20, table)),
+        "sunday": ("21. the Sunday test", lambda: bench_sunday(binary, sunday_seconds, quick, table)),
         "machine": ("15. the node machine, before and after",
                     lambda: bench_machine(binary, os.environ.get("HUDDLE_BIN_BEFORE"), latency_n, ingest_n, table)),
     }
     for key in ["latency", "holdback", "ingest", "serf", "discovery", "marks", "loss", "attacks", "private", "flap",
-                "console", "audio", "homes", "machine", "listening", "spoilers", "privacy", "web", "pictures"]:
+                "console", "audio", "homes", "machine", "listening", "spoilers", "privacy", "web", "pictures", "sunday"]:
         if key not in parts:
             continue
         title, run = runs[key]
