@@ -9,12 +9,7 @@ let strictness: [SwiftSetting] = [
 // The pure core, the sound work and the simulator are optimized in debug builds too: the tests
 // spend most of their time in them (the simulator's runs of 25 nodes, the matcher's searches),
 // ten times slower unoptimized, and so do the e2e nodes. Safety checks stay (-O, not -Ounchecked).
-// A build that is thrown away after one run (CI: HUDDLE_CLEAN_BUILD, Scripts/test) compiles each
-// of them as one whole module: the core in 78 CPU-s on one core, against 114 in batches, while the
-// other core builds the dependencies. A work tree keeps batches, so that an edit recompiles only
-// what it touched.
-let wholeModule = Context.environment["HUDDLE_CLEAN_BUILD"] != nil ? ["-wmo"] : []
-let optimizedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"] + wholeModule, .when(configuration: .debug))]
+let optimizedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
 let package = Package(
     name: "huddle",
