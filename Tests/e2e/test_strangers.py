@@ -295,5 +295,7 @@ def test_made_up_peers_in_gossip_fill_no_table_and_a_newcomer_chats_at_once(lan)
             assert not peer_ids(node) & set(fakes), node.name
             assert not [o for o in node.outputs if "ghost" in o.get("nick", "")], node.name
     print(f"carol → bob during the fakes: {sorted(latencies)}")
-    assert sorted(latencies)[5] <= 10, latencies
+    # When the fakes filled the tables, chat to a newcomer crawled (seconds); a median of a few ms
+    # here, 17 on a clean clone with the Swift tests' build beside it: the bound is for a crawl.
+    assert sorted(latencies)[5] <= 250, latencies
     assert_bounded(alice, bob, carol)
