@@ -99,7 +99,7 @@ extension Huddle {
                                 "no mDNS daemon answers on this machine, so no rooms can be listed: start one "
                                     + "(sudo systemctl enable --now avahi-daemon), or ask a node you know with "
                                     + "huddle status")
-                        case .available: continue
+                        case .available, .alone: continue
                         }
                         if Task.isCancelled { break }
                     }

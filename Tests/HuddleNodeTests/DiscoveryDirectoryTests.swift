@@ -229,4 +229,36 @@ private func events(_ directives: [Directive]) -> [DiscoveryEvent] {
         #expect(directory.resolveFailed(s, now: at(0)) == [])
         #expect(directory.browseRemoved(s, now: at(0)) == [])
     }
+    // MARK: Alone (issue 47)
+
+    @Test func nobodyFoundIsSaidOnceAfterAWhileWithWhetherTheNodeHeardItself() {
+        var directory = PeerDirectory(ownID: selfID)
+        directory.wentOnline(now: at(0))
+        #expect(directory.nextDeadline == at(12))
+        // Its own announcement comes back: mDNS works here.
+        let own = sighting("alice (010101010101)")
+        let me = ServiceAdvertisement(id: selfID, nick: "alice", port: 7000, rooms: ["superbowl"])
+        _ = directory.browseAdded(own, now: at(0.2))
+        _ = directory.resolved(own, host: "h1.local.", port: 7000, txt: me.txtRecord(), now: at(0.3))
+        #expect(events(directory.tick(now: at(11.9))) == [])
+        #expect(events(directory.tick(now: at(12))) == [.alone(ownAnnouncementSeen: true)])
+        // Once a run: going off and on again (the daemon restarted) says nothing more.
+        _ = directory.reset()
+        directory.wentOnline(now: at(20))
+        #expect(events(directory.tick(now: at(40))) == [])
+    }
+
+    @Test func aNodeThatNeverHearsItselfIsToldSo() {
+        var directory = PeerDirectory(ownID: selfID)
+        directory.wentOnline(now: at(0))
+        #expect(events(directory.tick(now: at(12))) == [.alone(ownAnnouncementSeen: false)])
+    }
+
+    @Test func someoneFoundInTimeMeansNothingIsSaid() {
+        var directory = PeerDirectory(ownID: selfID)
+        directory.wentOnline(now: at(0))
+        _ = found(&directory)
+        #expect(directory.nextDeadline == nil)
+        #expect(events(directory.tick(now: at(30))) == [])
+    }
 }

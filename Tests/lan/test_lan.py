@@ -344,3 +344,41 @@ def test_an_avahi_daemon_restarting_mid_run_is_picked_up_again(hosts, bed):
          timeout=30, what="bob finding carol over mDNS after the restart")
     carol.say("hello after the restart")
     bob.message("hello after the restart")
+
+
+def test_a_firewall_dropping_a_friends_port_is_said_on_both_sides_within_15_s_and_the_room_recovers(hosts, bed):
+    """bob's computer drops inbound UDP to his port (`ufw` would): both are announced and neither
+    can chat. Within 15 s each is told, once, what is wrong and what to type: alice that bob's
+    firewall drops what she sends (his probes reach her), bob that nothing of alice's arrives. Once
+    the rule is gone the room comes together with nothing more said (issue 47)."""
+    bob = hosts("h2", "bob")
+    rule = ["INPUT", "-p", "udp", "--dport", str(bob.port), "-j", "DROP"]
+    bed.run("exec", "h2", "iptables", "-A", *rule)
+    try:
+        started = time.monotonic()
+        alice = hosts("h1", "alice")
+
+        # (Named by its port too: the bed's daemons may still cache an earlier test's bob.)
+        def told(node, other):
+            return node.wait_for(lambda o: o["type"] == "info" and o.get("kind") == "unanswered"
+                                 and o["message"].startswith(f"{other.name} (") and f"UDP {other.port}" in o["message"],
+                                 timeout=25, what=f"{node.name} told of {other.name}")
+
+        on_alice, on_bob = told(alice, bob), told(bob, alice)
+        assert time.monotonic() - started <= 15 + 3, "the words came later than 15 s (3 s for two starts)"
+        assert (f"bob ({bed.address('h2')}) is on the network and reaches you, but does not answer on UDP {bob.port}: "
+                "a firewall on bob's computer drops what you send" in on_alice["message"]), on_alice
+        assert f"sudo ufw allow {bob.port}/udp" in on_alice["message"], on_alice
+        assert (f"alice ({bed.address('h1')}) is on the network but does not answer on UDP {alice.port}, and nothing "
+                "of alice's reaches you" in on_bob["message"]), on_bob
+        assert f"sudo ufw allow {bob.port}/udp on yours" in on_bob["message"] or bob.port == alice.port, on_bob
+    finally:
+        bed.run("exec", "h2", "iptables", "-D", *rule, check=False)
+
+    alice.say("through at last")
+    bob.message("through at last", timeout=30)
+    bob.say("hello alice")
+    alice.message("hello alice", timeout=30)
+    for node, other in ((alice, bob), (bob, alice)):
+        told = [o for o in node.outputs if o.get("kind") == "unanswered" and f"UDP {other.port}" in o["message"]]
+        assert len(told) == 1, (node.name, told)

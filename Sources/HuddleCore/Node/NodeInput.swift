@@ -22,6 +22,9 @@ public enum NodeInput: Sendable {
     case message(WireMessage, from: PeerAddress)
     /// A peer that mDNS found.
     case discovered(id: NodeID, nick: String, address: PeerAddress, rooms: [String])
+    /// mDNS found nobody in its first seconds on: `ownAnnouncementSeen` when it brought this
+    /// node's own announcement back (mDNS works here, and nobody else announces).
+    case nobodyAnnounced(ownAnnouncementSeen: Bool)
     /// A batch of a pull came back (``NodeEffect/pull(_:first:)``).
     case pullBatch(PullRequest, events: [Event], more: Bool)
     /// The batch's signatures, checked (``NodeEffect/checkSignatures(_:_:more:)``).
@@ -93,6 +96,7 @@ extension NodeMachine {
         case .message(let message, let source): receive(message, from: source, now: now)
         case .discovered(let id, let nick, let address, let rooms):
             discovered(id: id, nick: nick, address: address, rooms: rooms, now: now)
+        case .nobodyAnnounced(let ownAnnouncementSeen): nobodyAnnounced(ownAnnouncementSeen: ownAnnouncementSeen)
         case .pullBatch(let pull, let events, let more): pullBatch(events, of: pull, more: more, now: now)
         case .pullChecked(let pull, let valid, let invalid, let more):
             pullChecked(valid, invalid: invalid, of: pull, more: more, now: now)

@@ -120,10 +120,18 @@ extension NodeMachine {
         Set(membership.peers.values.filter { membership.isProven($0.id) }.map(\.address))
     }
 
+    /// mDNS found nobody: the reader is told why, unless a peer reached this node some other way
+    /// (`--peer`, or it found this node).
+    mutating func nobodyAnnounced(ownAnnouncementSeen: Bool) {
+        guard membership.peers.isEmpty else { return }
+        say(.alone(rooms: joined.map { name(of: $0) }, mdnsWorks: ownAnnouncementSeen))
+    }
+
     /// Addresses a peer was found at (mDNS, as a test or the simulator would say).
     mutating func discovered(id: NodeID, nick: String, address: PeerAddress, rooms: [String], now: NodeTime) {
         guard id != identity.id else { return }
         perform(membership.addDiscovered(id: id, nick: nick, address: address, rooms: rooms, now: now.monotonic), now: now)
+        unanswered.announced(id, now: now.monotonic)
     }
 
     // MARK: Replication
@@ -180,6 +188,9 @@ extension NodeMachine {
             perform(replication.tick(now: now.monotonic, rooms: states), now: now)
         }
         pictureTick(now: now)
+        for peer in unanswered.due(now: now.monotonic, peers: membership.peers, ownPort: port) {
+            say(.unanswered(peer))
+        }
     }
 
     /// When ``tick(now:)`` is next due, on the monotonic clock every driver's timer runs on: the

@@ -64,6 +64,8 @@ public struct NodeMachine: Sendable {
     /// Whether the reader was told, this run, that a name that could spoil waits for others'
     /// streams (``NodeNotice/namedMoment(label:)``).
     var toldOfNamedMoments = false
+    /// Announced peers not answering yet, and those the reader was told of (``NodeNotice/unanswered(_:)``).
+    var unanswered = UnansweredWatch()
     /// When each private room had someone reported as holding another passphrase, lately.
     var passphraseMismatchesTold: [String: [WallTime]] = [:]
     /// (peer, private room) pairs already reported as holding another passphrase.

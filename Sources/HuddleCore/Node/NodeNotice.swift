@@ -17,6 +17,13 @@ public enum NodeNotice: Sendable, Equatable {
     case otherPassphrase(nick: String, room: String)
     /// `nick` is reached only through `through` (`nil`: directly again).
     case route(nick: String, through: String?)
+    /// A peer announces itself on this network but its address did not answer a probe in 10 s
+    /// (``Unanswered``): a firewall, or a Wi-Fi that keeps devices apart. Said once a run a peer.
+    case unanswered(Unanswered)
+    /// Nobody announced itself on this network in discovery's first seconds, and nobody reached
+    /// this node otherwise. `mdnsWorks`: this node's own announcement came back (so the others are
+    /// elsewhere); otherwise multicast does not work on this machine.
+    case alone(rooms: [String], mdnsWorks: Bool)
     /// A direct message to `nick` waits behind `nick`'s shield: the two share no calibration.
     case directHeldByShield(nick: String)
     /// `/pause`; `alreadyFor` when the stream was paused already, for that long.

@@ -71,4 +71,8 @@ public enum DiscoveryEvent: Hashable, Sendable {
     case unavailable(String)
     /// Discovery is on: the node is browsing (and advertising, if asked to).
     case available
+    /// No other node was found in ``DiscoveryConfiguration/aloneAfter`` from the first time
+    /// discovery went on (said once a run): `ownAnnouncementSeen` tells whether browsing brought
+    /// this node's own announcement back, that is whether mDNS works on this machine at all.
+    case alone(ownAnnouncementSeen: Bool)
 }

@@ -156,6 +156,7 @@ final class DiscoveryLoop {
         }
         online = true
         outageReported = false
+        directory.wentOnline(now: .now)
         logger.info("discovery is on", metadata: ["huddle.service": "\(ServiceAdvertisement.serviceType)"])
         continuation.yield(.available)
     }
@@ -426,6 +427,8 @@ final class DiscoveryLoop {
                 ])
         case .lost(let id):
             logger.debug("peer lost", metadata: ["huddle.peer": "\(id)"])
+        case .alone(let ownAnnouncementSeen):
+            logger.debug("nobody found", metadata: ["huddle.own_announcement_seen": "\(ownAnnouncementSeen)"])
         case .available, .unavailable:
             break
         }

@@ -28,6 +28,9 @@ struct DiscoveryConfiguration: Sendable {
     var addressTimeout: Duration = .seconds(2)
     /// Wait before trying again a resolve or an address lookup that failed.
     var retryDelay: Duration = .seconds(15)
+    /// How long after discovery first goes on, with nobody found, the node says it is alone:
+    /// mDNS answers on a home network in a second or two.
+    var aloneAfter: Duration = .seconds(12)
 }
 
 /// The peers browsing has found, as a pure state machine: browse, resolve and address results
@@ -121,6 +124,12 @@ struct PeerDirectory {
     private var resolveQueue: [ServiceSighting] = []
     /// What was last reported for each id.
     private(set) var peers: [NodeID: DiscoveredPeer] = [:]
+    /// When to say that nobody was found (``DiscoveryEvent/alone(ownAnnouncementSeen:)``), until
+    /// it is said or someone is.
+    private var aloneCheckAt: Instant?
+    private var aloneChecked = false
+    /// Whether a browse brought this node's own announcement back: mDNS works on this machine.
+    private(set) var ownAnnouncementSeen = false
 
     init(ownID: NodeID?, configuration: DiscoveryConfiguration = .init()) {
         self.ownID = ownID
@@ -131,6 +140,13 @@ struct PeerDirectory {
     var sightingCount: Int { entries.count }
 
     // MARK: Inputs
+
+    /// Discovery went on: if nobody is found by ``DiscoveryConfiguration/aloneAfter`` from the
+    /// first time, ``tick(now:)`` says so, once.
+    mutating func wentOnline(now: Instant) {
+        guard !aloneChecked, aloneCheckAt == nil else { return }
+        aloneCheckAt = now + configuration.aloneAfter
+    }
 
     /// A browse reported the instance (once per address family).
     mutating func browseAdded(_ sighting: ServiceSighting, now: Instant) -> [Directive] {
@@ -177,6 +193,7 @@ struct PeerDirectory {
             return directives + forget(sighting, entry, previousID: previousID, now: now)
         }
         if parsed.id == ownID {
+            ownAnnouncementSeen = true
             directives.append(.ignore(sighting, .ownNode))
             return directives + forget(sighting, entry, previousID: previousID, now: now)
         }
@@ -238,6 +255,11 @@ struct PeerDirectory {
     /// Timeouts and retries due by `now`.
     mutating func tick(now: Instant) -> [Directive] {
         var directives = [Directive]()
+        if let at = aloneCheckAt, at <= now {
+            aloneCheckAt = nil
+            aloneChecked = true
+            directives.append(.emit(.alone(ownAnnouncementSeen: ownAnnouncementSeen)))
+        }
         for sighting in entries.keys.sorted(by: Self.order) {
             guard var entry = entries[sighting] else { continue }
             switch entry.resolve {
@@ -286,6 +308,7 @@ struct PeerDirectory {
             consider(entry.lookup.map { $0.since + configuration.addressTimeout })
             if entry.lookup == nil, entry.host != nil { consider(entry.lookupRetryAt) }
         }
+        consider(aloneCheckAt)
         return deadline
     }
 
@@ -351,6 +374,8 @@ struct PeerDirectory {
             port: ad.port, instanceName: best.sighting.instance)
         guard peers[id] != peer else { return [] }
         peers[id] = peer
+        aloneCheckAt = nil
+        aloneChecked = true
         return [.emit(.found(peer))]
     }
 

@@ -199,6 +199,8 @@ extension Node {
             logger.notice("\(why); carrying on with --peer seeds and gossip")
         case .available:
             logger.notice("mDNS discovery is on")
+        case .alone(let ownAnnouncementSeen):
+            await feed(.nobodyAnnounced(ownAnnouncementSeen: ownAnnouncementSeen))
         }
     }
 

@@ -28,6 +28,17 @@ extension NodeNotice {
             return "\(nick) is reachable only through \(through)"
         case .route(let nick, nil):
             return "\(nick) is reachable directly again"
+        case .unanswered(let peer):
+            return peer.words
+        case .alone(let rooms, true):
+            let which = rooms.isEmpty ? "" : " (you are in \(rooms.joined(separator: ", ")))"
+            return "no other Huddle node announces itself on this network\(which): are your friends on the same "
+                + "Wi-Fi, not a guest one, and running huddle? If you know a friend's address, start with "
+                + "--peer ADDRESS:PORT"
+        case .alone(_, false):
+            return "this computer does not hear its own mDNS announcement, so nobody here can find it: multicast "
+                + "(UDP 5353) is blocked, by a firewall or a VPN that holds the route, or the mDNS daemon "
+                + "(avahi-daemon) does not answer. --peer ADDRESS:PORT works without mDNS"
         case .directHeldByShield(let nick):
             return "you and \(nick) share no calibration yet, so \(nick)'s shield holds your direct messages "
                 + "(90 s, unless \(nick) turned it off); mark a moment in a room you are both in to hold them back exactly"
@@ -104,6 +115,8 @@ extension NodeNotice {
         case .locked: "locked"
         case .otherPassphrase: "other_passphrase"
         case .route: "route"
+        case .unanswered: "unanswered"
+        case .alone: "alone"
         case .directHeldByShield: "direct_held_by_shield"
         case .paused: "paused"
         case .notPaused: "not_paused"
@@ -119,6 +132,22 @@ extension NodeNotice {
         case .rooms: "rooms"
         case .status: "status"
         }
+    }
+}
+
+extension Unanswered {
+    /// What is wrong and what to do, for a person who sees nobody: the likeliest cause first.
+    var words: String {
+        let port = address.port
+        let allowTheirs = "sudo ufw allow \(port)/udp (or sudo firewall-cmd --add-port=\(port)/udp)"
+        if heardFrom {
+            return "\(nick) (\(address.host)) is on the network and reaches you, but does not answer on UDP \(port): "
+                + "a firewall on \(nick)'s computer drops what you send. On \(nick)'s: \(allowTheirs)"
+        }
+        let allowYours = ownPort == port ? "the same on yours" : "sudo ufw allow \(ownPort)/udp on yours"
+        return "\(nick) (\(address.host)) is on the network but does not answer on UDP \(port), and nothing of "
+            + "\(nick)'s reaches you: a firewall on either computer, or the Wi-Fi keeps devices apart (guest "
+            + "networks do). On \(nick)'s: \(allowTheirs), and \(allowYours)"
     }
 }
 

@@ -69,6 +69,8 @@ struct MachineLAN {
     var relaysInFlight: [(bytes: [UInt8], from: Int, to: PeerAddress)] = []
     /// Pairs of nodes (by index, lower first) whose datagrams never arrive, either way.
     var blocked: Set<[Int]> = []
+    /// `[from, to]`: datagrams that way only are dropped (a firewall on `to`'s computer).
+    var blockedOneWay: Set<[Int]> = []
     /// Whether pulls are answered when asked (a pull runs over TCP, which does not lose them).
     var answerPulls = true
     /// Whether writes wait for ``commit(_:)`` (a slow disk), rather than landing as they are made.
@@ -248,7 +250,7 @@ struct MachineLAN {
 
     func isBlocked(_ from: Int, _ to: PeerAddress) -> Bool {
         guard let target = hosts.firstIndex(where: { $0.address == to }) else { return false }
-        return blocked.contains([min(from, target), max(from, target)])
+        return blocked.contains([min(from, target), max(from, target)]) || blockedOneWay.contains([from, target])
     }
 
     /// Commits node `index`'s writes held by ``holdCommits``, and tells its machine.
