@@ -15,7 +15,7 @@ struct Huddle: AsyncParsableCommand {
             ("/now kickoff") and Huddle works out how far each stream is ahead of or behind yours.
             """,
         version: "huddle \(HuddleVersion.release) (wire protocol \(WireProtocol.version))",
-        subcommands: [Run.self, Status.self, Rooms.self, Send.self, History.self, Align.self]
+        subcommands: [Run.self, Status.self, Rooms.self, Send.self, History.self, Align.self, Doctor.self]
     )
 
     mutating func run() async throws {

@@ -38,7 +38,7 @@ extension NodeNotice {
         case .alone(_, false):
             return "this computer does not hear its own mDNS announcement, so nobody here can find it: multicast "
                 + "(UDP 5353) is blocked, by a firewall or a VPN that holds the route, or the mDNS daemon "
-                + "(avahi-daemon) does not answer. --peer ADDRESS:PORT works without mDNS"
+                + "(avahi-daemon) does not answer; sudo huddle doctor says which. --peer ADDRESS:PORT works without mDNS"
         case .directHeldByShield(let nick):
             return "you and \(nick) share no calibration yet, so \(nick)'s shield holds your direct messages "
                 + "(90 s, unless \(nick) turned it off); mark a moment in a room you are both in to hold them back exactly"
@@ -142,12 +142,13 @@ extension Unanswered {
         let allowTheirs = "sudo ufw allow \(port)/udp (or sudo firewall-cmd --add-port=\(port)/udp)"
         if heardFrom {
             return "\(nick) (\(address.host)) is on the network and reaches you, but does not answer on UDP \(port): "
-                + "a firewall on \(nick)'s computer drops what you send. On \(nick)'s: \(allowTheirs)"
+                + "a firewall on \(nick)'s computer drops what you send. On \(nick)'s: \(allowTheirs); "
+                + "sudo huddle doctor there names the rule"
         }
         let allowYours = ownPort == port ? "the same on yours" : "sudo ufw allow \(ownPort)/udp on yours"
         return "\(nick) (\(address.host)) is on the network but does not answer on UDP \(port), and nothing of "
             + "\(nick)'s reaches you: a firewall on either computer, or the Wi-Fi keeps devices apart (guest "
-            + "networks do). On \(nick)'s: \(allowTheirs), and \(allowYours)"
+            + "networks do). On \(nick)'s: \(allowTheirs), and \(allowYours); sudo huddle doctor on each says which"
     }
 }
 

@@ -1,0 +1,41 @@
+import Foundation
+import NIOCore
+
+/// This machine's interfaces and default route, as `huddle doctor` reports them.
+public enum MachineNetwork {
+    /// Every interface with an IPv4 address but loopback, each address with its prefix
+    /// (`192.168.1.23/24`), and what its name says it is.
+    public static func interfaces() -> [DoctorFacts.Interface] {
+        guard let devices = try? System.enumerateDevices() else { return [] }
+        var byName: [String: [String]] = [:]
+        for device in devices {
+            guard let address = device.address, case .v4 = address, let ip = address.ipAddress, !ip.hasPrefix("127.")
+            else { continue }
+            let prefix = device.netmask?.ipAddress.map(prefixLength) ?? 32
+            byName[device.name, default: []].append("\(ip)/\(prefix)")
+        }
+        return byName.keys.sorted().map { name in
+            DoctorFacts.Interface(name: name, addresses: byName[name]!.sorted(), kind: DoctorFacts.Interface.kind(ofName: name))
+        }
+    }
+
+    /// The interface of the IPv4 default route (`/proc/net/route`), if there is one.
+    public static func defaultRoute(table: String = "/proc/net/route") -> String? {
+        guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { return nil }
+        return defaultRoute(inTable: text)
+    }
+
+    /// `/proc/net/route`'s text: the interface of the first route to 0.0.0.0/0.
+    static func defaultRoute(inTable text: String) -> String? {
+        for line in text.split(separator: "\n").dropFirst() {
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            if fields.count > 7, fields[1] == "00000000", fields[7] == "00000000" { return String(fields[0]) }
+        }
+        return nil
+    }
+
+    /// `255.255.255.0` → 24.
+    static func prefixLength(_ netmask: String) -> Int {
+        netmask.split(separator: ".").compactMap { UInt8($0) }.reduce(0) { $0 + $1.nonzeroBitCount }
+    }
+}

@@ -1,0 +1,122 @@
+import ArgumentParser
+import Foundation
+import HuddleCore
+import HuddleNode
+import Logging
+
+extension Huddle {
+    /// `huddle doctor`: why friends do not find each other, with what to do (issue 47).
+    struct Doctor: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check why friends on this network are not found, and say what to change.",
+            discussion: """
+                Checks, each with a verdict (ok, warn, fail, unknown) and what to do: the mDNS \
+                daemon and the Huddle nodes it sees (and their protocol versions); whether the \
+                running node's own announcement comes back; the network interfaces and the \
+                default route (a VPN or a container bridge in the way, two networks at once); \
+                the firewall (nftables and iptables rules that drop the node's port or mDNS, read \
+                as root; ufw or firewalld on); and, with --name or --data-dir, the running \
+                node's peers, naming those announced that never answered. The first line is the \
+                summary: "ok", or the likeliest cause first. Exits with status 1 when a check \
+                fails.
+                """
+        )
+
+        @Option(name: .long, help: ArgumentHelp("The running node's nick, to check its peers too.", valueName: "NICK"))
+        var name: String?
+
+        @Option(name: .long, help: ArgumentHelp("The running node's data dir, instead of --name.", valueName: "DIR"))
+        var dataDir: String?
+
+        @Option(
+            name: .long,
+            help: ArgumentHelp("The port to check the firewall for when no node runs (default 7400).", valueName: "N"))
+        var port: Int?
+
+        @Option(name: .long, help: ArgumentHelp("How long to browse for other nodes, in seconds.", valueName: "S"))
+        var timeout: Double = 3
+
+        @Flag(name: .long, help: "Print the checks as one JSON object.")
+        var json = false
+
+        func validate() throws {
+            guard timeout > 0, timeout <= 60 else { throw ValidationError("--timeout must be between 0 and 60 seconds") }
+            if let port, !(1...65_535).contains(port) { throw ValidationError("--port must be between 1 and 65535") }
+        }
+
+        func run() async throws {
+            let node = try await runningNode()
+            let facts = DoctorFacts(
+                mdns: await Self.browse(for: .milliseconds(Int64(timeout * 1000))),
+                interfaces: MachineNetwork.interfaces(), defaultRoute: MachineNetwork.defaultRoute(),
+                firewall: FirewallRules.read(port: node?.port ?? port ?? 7400), node: node,
+                port: node?.port ?? port ?? 7400, protocolVersion: Int(WireProtocol.version))
+            let diagnosis = Diagnosis(facts)
+            print(json ? try diagnosis.jsonText() : diagnosis.text)
+            if diagnosis.worst == .fail { throw ExitCode.failure }
+        }
+
+        /// The node these options name, from its status; `nil` when none is named. A node named
+        /// that does not run is an error: the checks would be about another machine state.
+        private func runningNode() async throws -> DoctorFacts.Node? {
+            guard name != nil || dataDir != nil else { return nil }
+            var arguments: [String] = []
+            if let name { arguments += ["--name", name] }
+            if let dataDir { arguments += ["--data-dir", dataDir] }
+            let location = try NodeLocationOptions.parse(arguments)
+            guard case .status(let status) = try await location.ask(.status) else { return nil }
+            return DoctorFacts.Node(
+                id: status.node.id, nick: status.node.nick, port: status.node.port,
+                peers: status.peers.map { peer in
+                    DoctorFacts.Peer(
+                        id: peer.id, nick: peer.nick, address: peer.address, state: peer.state, foundBy: peer.foundBy,
+                        answered: peer.rttMs != nil)
+                })
+        }
+
+        /// A browse for `duration`: every node it saw, or why no daemon answers.
+        static func browse(for duration: Duration) async -> DoctorFacts.MDNS {
+            var logger = Logger(label: "huddle.doctor")
+            logger.logLevel = .critical
+            let discovery = ServiceDiscovery(logger: logger)
+            let events = discovery.start(advertising: nil)
+            defer { discovery.stop() }
+            let outcome = await withTaskGroup(of: DoctorFacts.MDNS?.self) { group -> DoctorFacts.MDNS? in
+                group.addTask {
+                    var seen: [NodeID: DiscoveredPeer] = [:]
+                    for await event in events {
+                        switch event {
+                        case .found(let peer): seen[peer.id] = peer
+                        case .lost(let id): seen[id] = nil
+                        case .unavailable(let why): return .noDaemon(why)
+                        case .available, .alone: break
+                        }
+                        if Task.isCancelled { break }
+                    }
+                    return .answers(announced: Self.announced(seen))
+                }
+                group.addTask {
+                    try? await Task.sleep(for: duration)
+                    return nil
+                }
+                // The browse first: no daemon answers. The timer first: the browse's stream is
+                // ended, and the browse returns what it saw.
+                if let early = await group.next() ?? nil {
+                    group.cancelAll()
+                    return early
+                }
+                discovery.stop()
+                return await group.next() ?? nil
+            }
+            return outcome ?? .answers(announced: [])
+        }
+
+        private static func announced(_ seen: [NodeID: DiscoveredPeer]) -> [DoctorFacts.Announced] {
+            seen.values.sorted { $0.nick < $1.nick }.map { peer in
+                DoctorFacts.Announced(
+                    id: peer.id.hex, nick: peer.nick, address: "\(PeerAddress(host: peer.host, port: peer.port))",
+                    protocolVersion: peer.protocolVersion)
+            }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import Testing
+
+@testable import HuddleNode
+
+/// `huddle doctor`'s verdicts from facts (issue 47): each cause named, with what to do, and the
+/// likeliest first in the summary.
+@Suite struct DiagnosisTests {
+    private let wifi = DoctorFacts.Interface(name: "wlan0", addresses: ["192.168.1.23/24"], kind: .lan)
+    private let bob = DoctorFacts.Announced(id: "b0", nick: "bob", address: "192.168.1.40:7400", protocolVersion: 5)
+    private let me = DoctorFacts.Announced(id: "a1", nick: "alice", address: "192.168.1.23:7400", protocolVersion: 5)
+
+    private func facts(
+        mdns: DoctorFacts.MDNS? = nil, interfaces: [DoctorFacts.Interface]? = nil, defaultRoute: String? = "wlan0",
+        firewall: DoctorFacts.Firewall = .init(read: ["iptables"]), node: DoctorFacts.Node? = nil
+    ) -> DoctorFacts {
+        DoctorFacts(
+            mdns: mdns ?? .answers(announced: [me, bob]), interfaces: interfaces ?? [wifi], defaultRoute: defaultRoute,
+            firewall: firewall, node: node, port: 7400, protocolVersion: 5)
+    }
+
+    private func node(peers: [DoctorFacts.Peer] = []) -> DoctorFacts.Node {
+        DoctorFacts.Node(id: "a1", nick: "alice", port: 7400, peers: peers)
+    }
+
+    private func verdict(_ diagnosis: Diagnosis, _ name: String) -> Diagnosis.Verdict? {
+        diagnosis.checks.first { $0.name == name }?.verdict
+    }
+
+    @Test func aHealthyMachineIsOk() {
+        let bobPeer = DoctorFacts.Peer(id: "b0", nick: "bob", address: "192.168.1.40:7400", state: "alive", foundBy: "mdns", answered: true)
+        let diagnosis = Diagnosis(facts(node: node(peers: [bobPeer])))
+        #expect(diagnosis.summary == "ok")
+        #expect(diagnosis.worst == .ok)
+        #expect(diagnosis.checks.map(\.name) == ["mdns", "announcement", "interfaces", "firewall", "peers"])
+        #expect(diagnosis.text.hasPrefix("doctor: ok\n"))
+    }
+
+    @Test func noDaemonComesFirstWithHowToStartOne() {
+        let diagnosis = Diagnosis(facts(mdns: .noDaemon("no mDNS daemon answered"), firewall: .init(blocking: [
+            .init(source: "iptables", text: "-A INPUT -p udp -m udp --dport 7400 -j DROP")
+        ], read: ["iptables"])))
+        #expect(diagnosis.summary.hasPrefix("no mDNS daemon answers"))
+        #expect(diagnosis.summary.contains("sudo systemctl enable --now avahi-daemon"))
+        #expect(verdict(diagnosis, "firewall") == .fail)
+    }
+
+    @Test func aDroppingRuleIsNamedWithTheCommandsToLetThePortIn() {
+        let rule = DoctorFacts.Rule(source: "iptables", text: "-A INPUT -p udp -m udp --dport 7400 -j DROP")
+        // A rule here comes before the peer it keeps out.
+        let silent = DoctorFacts.Peer(id: "b0", nick: "bob", address: "192.168.1.40:7400", state: "gone", foundBy: "mdns", answered: false)
+        let diagnosis = Diagnosis(facts(firewall: .init(blocking: [rule], read: ["iptables"]), node: node(peers: [silent])))
+        #expect(diagnosis.summary.contains("-A INPUT -p udp -m udp --dport 7400 -j DROP"))
+        #expect(diagnosis.summary.contains("sudo ufw allow 7400/udp"))
+        #expect(diagnosis.worst == .fail)
+    }
+
+    @Test func unreadableRulesAreSaidNotGuessed() {
+        let diagnosis = Diagnosis(facts(firewall: .init(unreadable: ["nftables: needs root"])))
+        #expect(verdict(diagnosis, "firewall") == .unknown)
+        #expect(diagnosis.checks.first { $0.name == "firewall" }?.fix == "sudo huddle doctor reads them")
+        #expect(diagnosis.summary == "ok")
+    }
+
+    @Test func aRunningNodeWhoseAnnouncementDoesNotComeBackFails() {
+        let diagnosis = Diagnosis(facts(mdns: .answers(announced: [bob]), node: node()))
+        #expect(verdict(diagnosis, "announcement") == .fail)
+        #expect(diagnosis.summary.contains("its announcement does not come back"))
+    }
+
+    @Test func anAnnouncedPeerThatNeverAnsweredIsNamed() {
+        let silent = DoctorFacts.Peer(id: "b0", nick: "bob", address: "192.168.1.40:7400", state: "suspect", foundBy: "mdns", answered: false)
+        let diagnosis = Diagnosis(facts(node: node(peers: [silent])))
+        #expect(verdict(diagnosis, "peers") == .fail)
+        #expect(diagnosis.summary.hasPrefix("bob (192.168.1.40:7400) announces itself but never answered"))
+        // Given up on and forgotten by the node, still announced: named all the same.
+        let forgotten = Diagnosis(facts(node: node()))
+        #expect(forgotten.summary.hasPrefix("bob (192.168.1.40:7400) announces itself but never answered"))
+    }
+
+    @Test func anOlderProtocolSaysWhoShouldUpdate() {
+        var old = bob
+        old.protocolVersion = 4
+        let diagnosis = Diagnosis(facts(mdns: .answers(announced: [me, old])))
+        #expect(diagnosis.summary == "bob speaks protocol 4 and you 5: bob should update Huddle")
+    }
+
+    @Test func aVPNHoldingTheDefaultRouteAndAContainerBridgeAreWarnedOf() {
+        let wg = DoctorFacts.Interface(name: "wg0", addresses: ["10.8.0.2/24"], kind: .tunnel)
+        let vpn = Diagnosis(facts(interfaces: [wifi, wg], defaultRoute: "wg0"))
+        #expect(verdict(vpn, "interfaces") == .warn)
+        #expect(vpn.summary.hasPrefix("the default route goes through wg0, a VPN"))
+        let docker = DoctorFacts.Interface(name: "docker0", addresses: ["172.17.0.1/16"], kind: .containerBridge)
+        let bridged = Diagnosis(facts(interfaces: [docker, wifi]))
+        #expect(bridged.summary.contains("allow-interfaces=wlan0"))
+    }
+
+    @Test func twoSubnetsAndNobodyAnnouncingAreWarnings() {
+        let ethernet = DoctorFacts.Interface(name: "eth0", addresses: ["10.0.0.5/24"], kind: .lan)
+        #expect(verdict(Diagnosis(facts(interfaces: [ethernet, wifi])), "interfaces") == .warn)
+        let alone = Diagnosis(facts(mdns: .answers(announced: [me]), node: node()))
+        #expect(alone.summary.hasPrefix("the mDNS daemon answers, but no other Huddle node announces itself"))
+        #expect(alone.worst == .warn)
+    }
+
+    @Test func interfaceNamesSayWhatTheyAre() {
+        #expect(DoctorFacts.Interface.kind(ofName: "tailscale0") == .tunnel)
+        #expect(DoctorFacts.Interface.kind(ofName: "wg0") == .tunnel)
+        #expect(DoctorFacts.Interface.kind(ofName: "docker0") == .containerBridge)
+        #expect(DoctorFacts.Interface.kind(ofName: "virbr0") == .containerBridge)
+        #expect(DoctorFacts.Interface.kind(ofName: "wlp2s0") == .lan)
+        #expect(Diagnosis.subnet("192.168.1.23/24") == "192.168.1.0/24")
+        #expect(MachineNetwork.prefixLength("255.255.240.0") == 20)
+    }
+
+    @Test func theDefaultRouteIsReadFromTheKernelsTable() {
+        let table = """
+            Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT
+            wlan0\t0001A8C0\t00000000\t0001\t0\t0\t600\t00FFFFFF\t0\t0\t0
+            wg0\t00000000\t00000000\t0001\t0\t0\t0\t00000000\t0\t0\t0
+            """
+        #expect(MachineNetwork.defaultRoute(inTable: table) == "wg0")
+    }
+
+    @Test func firewallRulesThatDropThePortOrMDNSAreFoundAndAcceptedOnesAreNot() {
+        let dropping = """
+            *filter
+            :INPUT ACCEPT [0:0]
+            -A INPUT -p udp -m udp --dport 7400 -j DROP
+            -A INPUT -p udp -m udp --dport 5353 -j REJECT --reject-with icmp-port-unreachable
+            -A INPUT -p tcp -m tcp --dport 22 -j DROP
+            COMMIT
+            """
+        #expect(FirewallRules.blockingIPTables(dropping, port: 7400) == [
+            "-A INPUT -p udp -m udp --dport 7400 -j DROP",
+            "-A INPUT -p udp -m udp --dport 5353 -j REJECT --reject-with icmp-port-unreachable",
+        ])
+        #expect(FirewallRules.blockingIPTables(dropping, port: 74) == [
+            "-A INPUT -p udp -m udp --dport 5353 -j REJECT --reject-with icmp-port-unreachable"
+        ])
+        let ufwLike = ":INPUT DROP [0:0]\n-A ufw-user-input -p udp -m udp --dport 7400 -j ACCEPT\n"
+        #expect(FirewallRules.blockingIPTables(ufwLike, port: 7400) == [])
+        #expect(FirewallRules.blockingIPTables(ufwLike, port: 7500) == [":INPUT DROP [0:0]"])
+        let nft = """
+            table inet filter {
+                chain input {
+                    type filter hook input priority filter; policy drop;
+                    udp dport 5353 accept
+                }
+            }
+            """
+        #expect(FirewallRules.blockingNFT(nft, port: 7400) == ["type filter hook input priority filter; policy drop;"])
+    }
+}
