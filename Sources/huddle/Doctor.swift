@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import HuddleCore
 import HuddleNode
-import Logging
 
 extension Huddle {
     /// `huddle doctor`: why friends do not find each other, with what to do (issue 47).
@@ -74,41 +73,10 @@ extension Huddle {
                 })
         }
 
-        /// A browse for `duration`: every node it saw, or why no daemon answers.
+        /// A browse for `duration`: every node it saw, or that no daemon answers.
         static func browse(for duration: Duration) async -> DoctorFacts.MDNS {
-            var logger = Logger(label: "huddle.doctor")
-            logger.logLevel = .critical
-            let discovery = ServiceDiscovery(logger: logger)
-            let events = discovery.start(advertising: nil)
-            defer { discovery.stop() }
-            let outcome = await withTaskGroup(of: DoctorFacts.MDNS?.self) { group -> DoctorFacts.MDNS? in
-                group.addTask {
-                    var seen: [NodeID: DiscoveredPeer] = [:]
-                    for await event in events {
-                        switch event {
-                        case .found(let peer): seen[peer.id] = peer
-                        case .lost(let id): seen[id] = nil
-                        case .unavailable(let why): return .noDaemon(why)
-                        case .available, .alone: break
-                        }
-                        if Task.isCancelled { break }
-                    }
-                    return .answers(announced: Self.announced(seen))
-                }
-                group.addTask {
-                    try? await Task.sleep(for: duration)
-                    return nil
-                }
-                // The browse first: no daemon answers. The timer first: the browse's stream is
-                // ended, and the browse returns what it saw.
-                if let early = await group.next() ?? nil {
-                    group.cancelAll()
-                    return early
-                }
-                discovery.stop()
-                return await group.next() ?? nil
-            }
-            return outcome ?? .answers(announced: [])
+            guard let seen = await Browse.nodes(for: duration) else { return .noDaemon }
+            return .answers(announced: announced(seen))
         }
 
         private static func announced(_ seen: [NodeID: DiscoveredPeer]) -> [DoctorFacts.Announced] {

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import HuddleCore
 import HuddleNode
-import Logging
 
 extension Huddle {
     /// `huddle rooms`: browse the LAN over mDNS, without running a node.
@@ -48,12 +47,11 @@ extension Huddle {
 
         func run() async throws {
             let key = try room.map { try RoomKey(room: $0, passphrase: try Passphrase.read(from: passphraseFile ?? "")) }
-            var logger = Logger(label: "huddle.rooms")
-            logger.logLevel = .warning
-            let discovery = ServiceDiscovery(logger: logger)
-            let events = discovery.start(advertising: nil)
-            let seen = try await Self.collect(events, for: .milliseconds(Int64(timeout * 1000)))
-            discovery.stop()
+            guard let seen = await Browse.nodes(for: .milliseconds(Int64(timeout * 1000))) else {
+                throw CommandFailure(
+                    "no mDNS daemon answers on this machine, so no rooms can be listed: start one "
+                        + "(sudo systemctl enable --now avahi-daemon), or ask a node you know with huddle status")
+            }
             let rooms = Dictionary(grouping: seen.values.flatMap { peer in peer.rooms.map { ($0, peer.nick) } }, by: \.0)
                 .mapValues { $0.map(\.1).sorted() }
             if json {
@@ -80,43 +78,6 @@ extension Huddle {
                 for room in rooms.keys.sorted(by: { labels[$0]! < labels[$1]! }) {
                     print(labels[room]!.padding(toLength: width + 2, withPad: " ", startingAt: 0) + rooms[room]!.joined(separator: ", "))
                 }
-            }
-        }
-
-        /// The nodes seen within `duration`, by id; throws at once if no mDNS daemon answers.
-        static func collect(
-            _ events: AsyncStream<DiscoveryEvent>, for duration: Duration
-        ) async throws -> [NodeID: DiscoveredPeer] {
-            try await withThrowingTaskGroup(of: [NodeID: DiscoveredPeer]?.self) { group in
-                group.addTask {
-                    var seen: [NodeID: DiscoveredPeer] = [:]
-                    for await event in events {
-                        switch event {
-                        case .found(let peer): seen[peer.id] = peer
-                        case .lost(let id): seen[id] = nil
-                        case .unavailable:
-                            throw CommandFailure(
-                                "no mDNS daemon answers on this machine, so no rooms can be listed: start one "
-                                    + "(sudo systemctl enable --now avahi-daemon), or ask a node you know with "
-                                    + "huddle status")
-                        case .available, .alone: continue
-                        }
-                        if Task.isCancelled { break }
-                    }
-                    return seen
-                }
-                group.addTask {
-                    try? await Task.sleep(for: duration)
-                    return nil
-                }
-                // Whichever ends first: the timer (then cut the browse short and take what it saw),
-                // the browse (its stream ended), or an error.
-                var seen: [NodeID: DiscoveredPeer]?
-                while seen == nil, let result = try await group.next() {
-                    seen = result
-                    group.cancelAll()
-                }
-                return seen ?? [:]
             }
         }
     }

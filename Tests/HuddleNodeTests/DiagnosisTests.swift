@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func noDaemonComesFirstWithHowToStartOne() {
-        let diagnosis = Diagnosis(facts(mdns: .noDaemon("no mDNS daemon answered"), firewall: .init(blocking: [
+        let diagnosis = Diagnosis(facts(mdns: .noDaemon, firewall: .init(blocking: [
             .init(source: "iptables", text: "-A INPUT -p udp -m udp --dport 7400 -j DROP")
         ], read: ["iptables"])))
         #expect(diagnosis.summary.hasPrefix("no mDNS daemon answers"))

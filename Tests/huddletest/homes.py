@@ -76,6 +76,21 @@ class Homes:
     def in_router(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
         return sh("ip", "netns", "exec", self.router, *args, check=check)
 
+    def add_host(self, host: str, home: str, address: str) -> None:
+        """Host `host`: a namespace of its own at `address` on home `home`'s bridge, routed by
+        the router."""
+        ns = self.ns(host)
+        sh("ip", "netns", "add", ns)
+        sh("ip", "-n", ns, "link", "set", "lo", "up")
+        # Made in the host, the router's end moved across: names are per namespace.
+        sh("ip", "-n", ns, "link", "add", "eth0", "type", "veth", "peer", "name", f"v{host}")
+        sh("ip", "-n", ns, "link", "set", f"v{host}", "netns", self.router)
+        self.in_router("ip", "link", "set", f"v{host}", "master", f"br{home}")
+        self.in_router("ip", "link", "set", f"v{host}", "up")
+        sh("ip", "-n", ns, "addr", "add", f"{address}/24", "dev", "eth0")
+        sh("ip", "-n", ns, "link", "set", "eth0", "up")
+        sh("ip", "-n", ns, "route", "add", "default", "via", GATEWAYS[home])
+
     def up(self) -> "Homes":
         self.down()
         sh("ip", "netns", "add", self.router)
@@ -87,17 +102,7 @@ class Homes:
             self.in_router("ip", "addr", "add", f"{gateway}/24", "dev", bridge)
             self.in_router("ip", "link", "set", bridge, "up")
         for host, (home, address) in HOSTS.items():
-            ns = self.ns(host)
-            sh("ip", "netns", "add", ns)
-            sh("ip", "-n", ns, "link", "set", "lo", "up")
-            # Made in the host, the router's end moved across: names are per namespace.
-            sh("ip", "-n", ns, "link", "add", "eth0", "type", "veth", "peer", "name", f"v{host}")
-            sh("ip", "-n", ns, "link", "set", f"v{host}", "netns", self.router)
-            self.in_router("ip", "link", "set", f"v{host}", "master", f"br{home}")
-            self.in_router("ip", "link", "set", f"v{host}", "up")
-            sh("ip", "-n", ns, "addr", "add", f"{address}/24", "dev", "eth0")
-            sh("ip", "-n", ns, "link", "set", "eth0", "up")
-            sh("ip", "-n", ns, "route", "add", "default", "via", GATEWAYS[home])
+            self.add_host(host, home, address)
         if self.mode == "strict":
             # Dropped before anything else, new or established: a2 and b2 never meet.
             for src, dst in (("a2", "b2"), ("b2", "a2")):

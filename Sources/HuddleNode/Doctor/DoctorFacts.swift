@@ -6,8 +6,8 @@ public struct DoctorFacts: Sendable, Equatable {
     public enum MDNS: Sendable, Equatable {
         /// It answers; `announced` are the Huddle nodes it saw, the running node's own included.
         case answers(announced: [Announced])
-        /// No daemon answers (dns_sd's error, for a log).
-        case noDaemon(String)
+        /// No daemon answers.
+        case noDaemon
     }
 
     /// A Huddle node a browse saw.

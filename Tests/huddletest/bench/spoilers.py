@@ -62,6 +62,10 @@ class Stream:
     """One viewer's screen over wall-clock time: how far it lags the stadium. The base lag, plus
     each freeze (a pause, a rebuffer) from the moment it starts, as it goes on."""
 
+    # How far below and above its lag without drift `reaches` looks, and in how many halvings:
+    # a stream whose lag drifts (SoundStream) needs a wider bracket.
+    search_below, search_above, search_steps = 0.0, 1.0, 60
+
     def __init__(self, start: float, lag: float):
         self.start = start
         self.base = lag
@@ -76,9 +80,9 @@ class Stream:
 
     def reaches(self, g: float) -> float:
         """The first wall time at which this screen shows game second g."""
-        low = self.start + self.base + g
-        high = low + sum(span for _, span in self.freezes) + 1
-        for _ in range(60):
+        low = self.start + self.base + g - self.search_below
+        high = low + self.search_below + sum(span for _, span in self.freezes) + self.search_above
+        for _ in range(self.search_steps):
             middle = (low + high) / 2
             if self.moment(middle) >= g:
                 high = middle

@@ -20,6 +20,8 @@ class SoundStream(Stream):
     """A listening viewer's stream: the file's own delay behind the broadcast (and its drift)
     from the instant the node started playing it."""
 
+    search_below, search_above, search_steps = 5.0, 15.0, 80
+
     def __init__(self, start: float, played_from: float, delay: float, drift_ppm: float = 0.0):
         super().__init__(start, played_from - start + delay)
         self.played_from = played_from
@@ -28,16 +30,6 @@ class SoundStream(Stream):
     def lag(self, t: float) -> float:
         return super().lag(t) - max(0.0, t - self.played_from) * self.drift_ppm / 1e6
 
-    def reaches(self, g: float) -> float:
-        low = self.start + g + self.base - 5
-        high = low + sum(span for _, span in self.freezes) + 20
-        for _ in range(80):
-            middle = (low + high) / 2
-            if self.moment(middle) >= g:
-                high = middle
-            else:
-                low = middle
-        return high
 
 
 def make_sound(game: float) -> tuple[Path, Path, float]:

@@ -26,11 +26,6 @@ from ..homes import Homes
 
 EXTRA = {"a3": ("A", "10.77.1.13"), "a4": ("A", "10.77.1.14"), "a5": ("A", "10.77.1.15"),
          "b3": ("B", "10.77.2.13"), "b4": ("B", "10.77.2.14")}
-GATEWAY = {"A": "10.77.1.1", "B": "10.77.2.1"}
-
-
-def sh(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    return subprocess.run(args, check=check, capture_output=True, text=True)
 
 
 class SundayHomes(Homes):
@@ -45,16 +40,7 @@ class SundayHomes(Homes):
     def up(self) -> "SundayHomes":
         super().up()
         for host, (home, address) in EXTRA.items():
-            ns = self.ns(host)
-            sh("ip", "netns", "add", ns)
-            sh("ip", "-n", ns, "link", "set", "lo", "up")
-            sh("ip", "-n", ns, "link", "add", "eth0", "type", "veth", "peer", "name", f"v{host}")
-            sh("ip", "-n", ns, "link", "set", f"v{host}", "netns", self.router)
-            self.in_router("ip", "link", "set", f"v{host}", "master", f"br{home}")
-            self.in_router("ip", "link", "set", f"v{host}", "up")
-            sh("ip", "-n", ns, "addr", "add", f"{address}/24", "dev", "eth0")
-            sh("ip", "-n", ns, "link", "set", "eth0", "up")
-            sh("ip", "-n", ns, "route", "add", "default", "via", GATEWAY[home])
+            self.add_host(host, home, address)
         return self
 
 
