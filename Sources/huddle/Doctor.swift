@@ -45,11 +45,8 @@ extension Huddle {
 
         func run() async throws {
             let node = try await runningNode()
-            let facts = DoctorFacts(
-                mdns: await Self.browse(for: .milliseconds(Int64(timeout * 1000))),
-                interfaces: MachineNetwork.interfaces(), defaultRoute: MachineNetwork.defaultRoute(),
-                firewall: FirewallRules.read(port: node?.port ?? port ?? 7400), node: node,
-                port: node?.port ?? port ?? 7400, protocolVersion: Int(WireProtocol.version))
+            let facts = await DoctorFacts.gather(
+                node: node, port: node?.port ?? port ?? 7400, browsing: .milliseconds(Int64(timeout * 1000)))
             let diagnosis = Diagnosis(facts)
             print(json ? try diagnosis.jsonText() : diagnosis.text)
             if diagnosis.worst == .fail { throw ExitCode.failure }
@@ -64,27 +61,7 @@ extension Huddle {
             if let dataDir { arguments += ["--data-dir", dataDir] }
             let location = try NodeLocationOptions.parse(arguments)
             guard case .status(let status) = try await location.ask(.status) else { return nil }
-            return DoctorFacts.Node(
-                id: status.node.id, nick: status.node.nick, port: status.node.port,
-                peers: status.peers.map { peer in
-                    DoctorFacts.Peer(
-                        id: peer.id, nick: peer.nick, address: peer.address, state: peer.state, foundBy: peer.foundBy,
-                        answered: peer.rttMs != nil)
-                })
-        }
-
-        /// A browse for `duration`: every node it saw, or that no daemon answers.
-        static func browse(for duration: Duration) async -> DoctorFacts.MDNS {
-            guard let seen = await Browse.nodes(for: duration) else { return .noDaemon }
-            return .answers(announced: announced(seen))
-        }
-
-        private static func announced(_ seen: [NodeID: DiscoveredPeer]) -> [DoctorFacts.Announced] {
-            seen.values.sorted { $0.nick < $1.nick }.map { peer in
-                DoctorFacts.Announced(
-                    id: peer.id.hex, nick: peer.nick, address: "\(PeerAddress(host: peer.host, port: peer.port))",
-                    protocolVersion: peer.protocolVersion)
-            }
+            return DoctorFacts.Node(status: status)
         }
     }
 }

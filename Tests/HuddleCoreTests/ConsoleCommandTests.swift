@@ -29,6 +29,7 @@ import Testing
         ("/help all", .help(all: true)),
         ("/quit", .quit),
         ("/exit", .quit),
+        ("/doctor", .doctor),
     ])
     func parses(line: String, expected: ConsoleCommand) throws {
         #expect(try ConsoleCommand(parsing: line) == expected)
@@ -67,6 +68,15 @@ import Testing
         let missing = ConsoleCommand.names.filter { !named.contains($0) && !["/exit", "/help", "/unmark", "/ignore", "/teams", "/shield"].contains($0) }
         #expect(missing.isEmpty, "\(missing)")
         #expect(ConsoleCommand.shortHelpText.contains("/help all"))
+    }
+
+    /// `/doctor` answers later than a control request's reply: from `huddle send` it is refused
+    /// with the command that runs the same checks; the console and a page may ask.
+    @Test func doctorRunsFromTheConsoleAndAPageButNotTheControlSocket() throws {
+        #expect(NodeMachine.refusal(of: .doctor, from: .console) == nil)
+        #expect(NodeMachine.refusal(of: .doctor, from: .page) == nil)
+        #expect(NodeMachine.refusal(of: .doctor, from: .control) == .notFrom(.control, command: "/doctor"))
+        #expect(NodeMachine.refusalWords(command: "/doctor", face: .control).hasPrefix("huddle doctor --name NICK"))
     }
 
     @Test func helpListsEveryCommand() {

@@ -64,6 +64,26 @@ import Testing
         #expect(unanswered(lan[alice]).isEmpty && unanswered(lan[bob]).isEmpty)
     }
 
+    @Test func aNodeOfAnotherProtocolIsNamedOnceWithWhoShouldUpdateAndNeverBecomesAPeer() {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        let old = NodeIdentity.generate().id
+        let address = PeerAddress(host: "192.0.2.40", port: 7400)
+        let ours = Int(WireProtocol.version)
+        for _ in 0..<3 {
+            lan.on(alice) { machine, now in
+                machine.handle(.otherProtocol(id: old, nick: "bob", address: address, version: ours - 1), now: now)
+            }
+            lan.advance(.seconds(1))
+        }
+        let told = lan[alice].notices.filter { if case .otherProtocol = $0 { true } else { false } }
+        #expect(told == [.otherProtocol(nick: "bob", address: address, theirs: ours - 1, ours: ours)])
+        #expect(lan[alice].machine.membership.peers[old] == nil)
+        // Nor is it later called unanswered: it was told of already.
+        for _ in 0..<20 { lan.advance(.seconds(1)) }
+        #expect(unanswered(lan[alice]).isEmpty)
+    }
+
     @Test func nobodyAnnouncedIsSaidOnlyToANodeWithNoPeers() {
         var lan = MachineLAN()
         let alice = lan.add("alice")

@@ -82,6 +82,10 @@ import Testing
         old.protocolVersion = 4
         let diagnosis = Diagnosis(facts(mdns: .answers(announced: [me, old])))
         #expect(diagnosis.summary == "bob speaks protocol 4 and you 5: bob should update Huddle")
+        // With a node running, which never made it a peer: still the protocol, never a firewall.
+        let running = Diagnosis(facts(mdns: .answers(announced: [me, old]), node: node()))
+        #expect(running.summary == "bob speaks protocol 4 and you 5: bob should update Huddle")
+        #expect(!running.text.contains("never answered"))
     }
 
     @Test func aVPNHoldingTheDefaultRouteAndAContainerBridgeAreWarnedOf() {

@@ -1,6 +1,7 @@
 """Three viewers on separate simulated hosts, no --peer flags: they find each other over mDNS."""
 
 import re
+import secrets
 import subprocess
 import threading
 import time
@@ -385,6 +386,14 @@ def test_a_firewall_dropping_a_friends_port_is_said_on_both_sides_within_15_s_an
         assert on_h1.returncode == 1, on_h1
         summary = on_h1.stdout.splitlines()[0]
         assert f"bob ({bed.address('h2')}:{bob.port})" in summary and "but never answered" in summary, on_h1.stdout
+        # The same from each node's console: /doctor, answered in a few seconds (as one JSON line).
+        alice.say("/doctor")
+        bob.say("/doctor")
+        for node, starts in ((alice, f"bob ({bed.address('h2')}:{bob.port}) announces itself but never answered"),
+                             (bob, f"a firewall rule here drops what friends send to port {bob.port}")):
+            checked = node.wait_for(lambda o: o["type"] == "doctor", timeout=20, what=f"/doctor on {node.name}")
+            assert checked["verdict"] == "fail" and checked["summary"].startswith(starts), checked
+            assert [check["name"] for check in checked["checks"]][:2] == ["mdns", "announcement"], checked
     finally:
         bed.run("exec", "h2", "iptables", "-D", *rule, check=False)
 
@@ -431,3 +440,37 @@ def test_doctor_names_a_missing_mdns_daemon_and_a_vpn_holding_the_route_and_is_o
         bed.run("exec", "h4", "ip", "link", "del", "wg0", check=False)
     after = doctor(bed, "h4")
     assert re.search(r"^  ok +interfaces", after.stdout, re.M), after.stdout
+
+
+def test_a_friend_on_an_older_huddle_is_named_with_who_should_update_and_the_room_recovers(hosts, bed):
+    """carol's laptop runs a Huddle of the protocol before today's: its announcement (published
+    for real by avahi-publish on h3, as that build would) reaches alice within 15 s as one line
+    naming who should update, never as a firewall; huddle doctor says the same. Once carol runs
+    today's Huddle they chat, and nothing more is said (issue 47)."""
+    old_id = secrets.token_hex(32)
+    txt = ["txtvers=1", f"id={old_id}", "nick=carol", f"proto={PROTOCOL_VERSION - 1}", "rooms=superbowl"]
+    started = time.monotonic()
+    alice = hosts("h1", "alice")
+    old = subprocess.Popen([*bed.on_host("h3"), "avahi-publish", "-s", f"carol ({old_id[:12]})", "_huddle._tcp",
+                            "7400", *txt], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        told = alice.wait_for(lambda o: o.get("kind") == "other_protocol", timeout=25, what="carol's older Huddle")
+        assert time.monotonic() - started <= 15 + 3, "the words came later than 15 s (3 s for a start)"
+        assert told["message"] == (
+            f"carol ({bed.address('h3')}) runs an older Huddle (protocol {PROTOCOL_VERSION - 1}; this one speaks "
+            f"{PROTOCOL_VERSION}), so you cannot talk: carol should update Huddle (huddle --version says which one "
+            "runs)"), told
+        on_h1 = doctor(bed, "h1", "--data-dir", str(alice.data_dir))
+        assert on_h1.returncode == 1, on_h1
+        assert on_h1.stdout.startswith(f"doctor: carol speaks protocol {PROTOCOL_VERSION - 1} and you "
+                                       f"{PROTOCOL_VERSION}: carol should update Huddle"), on_h1.stdout
+        assert "never answered" not in on_h1.stdout, on_h1.stdout
+        assert not any(o.get("kind") == "unanswered" for o in alice.outputs), alice.outputs
+    finally:
+        stop_process(old)
+
+    carol = hosts("h3", "carol")
+    carol.say("updated, hi")
+    alice.message("updated, hi", timeout=30)
+    assert [o.get("kind") for o in alice.outputs].count("other_protocol") == 1

@@ -61,10 +61,12 @@ public enum ConsoleCommand: Hashable, Sendable {
     case photo(path: String, caption: String)
     /// `/open N`: the Nth picture shown at this console, in the desktop's viewer.
     case open(Int)
+    /// `/doctor`: why friends may not be found, checked on this machine and its network.
+    case doctor
 
     /// Every command's name, as typed, for completion.
     public static let names = [
-        "/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/status", "/leave", "/rooms", "/who", "/event", "/now", "/unmark", "/ignore", "/delay", "/history", "/listen", "/shield", "/web", "/photo", "/clip", "/open", "/help", "/quit",
+        "/join", "/private", "/msg", "/score", "/teams", "/pause", "/resume", "/status", "/leave", "/rooms", "/who", "/event", "/now", "/unmark", "/ignore", "/delay", "/history", "/listen", "/shield", "/web", "/photo", "/clip", "/open", "/doctor", "/help", "/quit",
     ]
 
     /// Default number of messages `/history` shows.
@@ -190,6 +192,7 @@ public enum ConsoleCommand: Hashable, Sendable {
             default: throw .invalidArgument(command: "/help", argument: argument, expected: "\"all\" (/help alone is the short list)")
             }
         case "/quit", "/exit": try none(); self = .quit
+        case "/doctor": try none(); self = .doctor
         case "/open":
             let text = try required("a photo's number, e.g. /open 1 (each photo's line says its number)")
             guard let number = Int(text), number > 0 else {
@@ -269,6 +272,7 @@ public enum ConsoleCommand: Hashable, Sendable {
           /pause, /resume  your stream paused (DVR) / playing again
           /score H-G       the score on your screen now (home first)
           /join ROOM, /private ROOM, /leave, /rooms, /history [N], /status, /quit
+          /doctor          a friend is not found: checks this computer and the network
         /help all lists every command and key.
         """
 
@@ -306,6 +310,9 @@ public enum ConsoleCommand: Hashable, Sendable {
                            (QR code, address, short code: good once, for 5 minutes)
           /web devices     the phones and tablets paired;  /web revoke NAME  unpairs one
           /web port N      serve the page on port N (when 7780 is taken, the next free one is)
+          /doctor          nobody found, or a friend missing: checks the mDNS daemon, this
+                           node's announcement, the interfaces, the firewall and the peers
+                           announced, and says the likeliest cause and what to change
           /help            this list
           /quit            leave the console (end of input does the same, once a peer has what
                            you wrote, or after 5 s: then it exits 3, the message stored, not sent)

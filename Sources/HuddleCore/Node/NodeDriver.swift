@@ -56,6 +56,8 @@ public protocol NodeWorld {
     mutating func fetchPicture(_ fetch: PictureFetch) -> [NodeInput]
     /// Opens a picture the console showed.
     mutating func openPicture(_ number: Int)
+    /// `/doctor`: checks this machine and its network, and answers `face`.
+    mutating func doctor(answering face: Face)
 }
 
 extension NodeWorld {
@@ -88,6 +90,7 @@ extension HeadlessWorld {
     }
     public mutating func fetchPicture(_ fetch: PictureFetch) -> [NodeInput] { [] }
     public mutating func openPicture(_ number: Int) {}
+    public mutating func doctor(answering face: Face) {}
 }
 
 /// The one loop that carries a machine's effects out in a ``NodeWorld``, in the machine's order.
@@ -150,6 +153,8 @@ public enum NodeDriver {
                 answers += world.fetchPicture(fetch)
             case .openPicture(let number):
                 world.openPicture(number)
+            case .doctor(let face):
+                world.doctor(answering: face)
             }
         }
     }

@@ -59,6 +59,8 @@ public enum NodeEffect: Sendable, Equatable {
     case fetchPicture(PictureFetch)
     /// `/open N`: the Nth picture the console showed, in the desktop's viewer.
     case openPicture(Int)
+    /// `/doctor`: the shell checks the machine and its network, and answers `face`.
+    case doctor(Face)
 }
 
 /// A write to the node's store. The store keeps, across restarts, what the machine is given

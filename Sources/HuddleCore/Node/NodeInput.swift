@@ -25,6 +25,9 @@ public enum NodeInput: Sendable {
     /// mDNS found nobody in its first seconds on: `ownAnnouncementSeen` when it brought this
     /// node's own announcement back (mDNS works here, and nobody else announces).
     case nobodyAnnounced(ownAnnouncementSeen: Bool)
+    /// mDNS found a node speaking wire protocol `version`, not this build's
+    /// (``WireProtocol/version``): nothing either sends the other can be read.
+    case otherProtocol(id: NodeID, nick: String, address: PeerAddress, version: Int)
     /// A batch of a pull came back (``NodeEffect/pull(_:first:)``).
     case pullBatch(PullRequest, events: [Event], more: Bool)
     /// The batch's signatures, checked (``NodeEffect/checkSignatures(_:_:more:)``).
@@ -97,6 +100,8 @@ extension NodeMachine {
         case .discovered(let id, let nick, let address, let rooms):
             discovered(id: id, nick: nick, address: address, rooms: rooms, now: now)
         case .nobodyAnnounced(let ownAnnouncementSeen): nobodyAnnounced(ownAnnouncementSeen: ownAnnouncementSeen)
+        case .otherProtocol(let id, let nick, let address, let version):
+            otherProtocol(id: id, nick: nick, address: address, version: version)
         case .pullBatch(let pull, let events, let more): pullBatch(events, of: pull, more: more, now: now)
         case .pullChecked(let pull, let valid, let invalid, let more):
             pullChecked(valid, invalid: invalid, of: pull, more: more, now: now)

@@ -32,6 +32,8 @@ extension NodeMachine {
             preparePicture(.file(path), caption: caption, now: now)
         case .open(let number):
             emit(.openPicture(number))
+        case .doctor:
+            emit(.doctor(answering ?? .console))
         case .help(let all):
             show(.help(all: all))
         case .join(let room):
@@ -211,6 +213,8 @@ extension NodeMachine {
         // A path names a file on the node's machine: a phone must not make the node read its files.
         case (.photo, .page): .notFrom(face, command: "/photo")
         case (.open, _): .notFrom(face, command: "/open")
+        // Its checks take seconds, after the request's answer: `huddle doctor` is that face's.
+        case (.doctor, .control): .notFrom(face, command: "/doctor")
         default: nil
         }
     }
@@ -226,6 +230,7 @@ extension NodeMachine {
         case ("/photo", .page): "a phone sends a photo with its camera button, not a file on the node's machine"
         case ("/open", .page): "tap a photo to see it full screen"
         case ("/open", _): "/open opens a photo on the node's screen, from its console"
+        case ("/doctor", _): "huddle doctor --name NICK runs the same checks from a command line"
         default: "\(command) runs at the node's console only"
         }
     }

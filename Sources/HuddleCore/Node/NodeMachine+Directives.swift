@@ -127,6 +127,13 @@ extension NodeMachine {
         say(.alone(rooms: joined.map { name(of: $0) }, mdnsWorks: ownAnnouncementSeen))
     }
 
+    /// mDNS found a node of another protocol version: it is never a peer (nothing it sends can be
+    /// read here), and the reader is told once which of the two should update.
+    mutating func otherProtocol(id: NodeID, nick: String, address: PeerAddress, version: Int) {
+        guard id != identity.id, unanswered.tellOnce(id) else { return }
+        say(.otherProtocol(nick: nick, address: address, theirs: version, ours: Int(WireProtocol.version)))
+    }
+
     /// Addresses a peer was found at (mDNS, as a test or the simulator would say).
     mutating func discovered(id: NodeID, nick: String, address: PeerAddress, rooms: [String], now: NodeTime) {
         guard id != identity.id else { return }

@@ -24,6 +24,9 @@ public enum NodeNotice: Sendable, Equatable {
     /// this node otherwise. `mdnsWorks`: this node's own announcement came back (so the others are
     /// elsewhere); otherwise multicast does not work on this machine.
     case alone(rooms: [String], mdnsWorks: Bool)
+    /// `nick` announces itself at `address` but speaks wire protocol `theirs`, this node `ours`:
+    /// they cannot talk until the older of the two is updated. Said once a run a node.
+    case otherProtocol(nick: String, address: PeerAddress, theirs: Int, ours: Int)
     /// A direct message to `nick` waits behind `nick`'s shield: the two share no calibration.
     case directHeldByShield(nick: String)
     /// `/pause`; `alreadyFor` when the stream was paused already, for that long.

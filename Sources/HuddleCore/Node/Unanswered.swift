@@ -40,6 +40,15 @@ struct UnansweredWatch: Sendable {
         watching[id] = now
     }
 
+    /// Whether to tell the reader of `id` now: `false` once it was told (or ``limit`` were).
+    /// For an announced node that can never answer, whatever its address does.
+    mutating func tellOnce(_ id: NodeID) -> Bool {
+        guard !told.contains(id), told.count < Self.limit else { return false }
+        watching[id] = nil
+        told.insert(id)
+        return true
+    }
+
     /// The peers watched for ``after`` that never answered at their address, to tell the reader
     /// of (this node's own port given as `ownPort`); the others are no longer watched.
     mutating func due(now: MonotonicTime, peers: [NodeID: Peer], ownPort: UInt16) -> [Unanswered] {

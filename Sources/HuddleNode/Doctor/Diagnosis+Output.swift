@@ -17,9 +17,11 @@ extension Diagnosis {
         return lines.joined(separator: "\n")
     }
 
-    /// For a script: `{"summary":…,"verdict":"fail","checks":[{"name":…,"verdict":…,"detail":…,"fix":…}]}`.
-    public func jsonText() throws -> String {
+    /// For a script: `{"summary":…,"verdict":"fail","checks":[{"name":…,"verdict":…,"detail":…,"fix":…}]}`,
+    /// with `"type"` too when given (a node's `--json` line: `"type":"doctor"`).
+    public func jsonText(type: String? = nil) throws -> String {
         struct Line: Encodable {
+            var type: String?
             struct CheckLine: Encodable {
                 var name: String
                 var verdict: String
@@ -31,7 +33,7 @@ extension Diagnosis {
             var checks: [CheckLine]
         }
         let line = Line(
-            summary: summary, verdict: worst.rawValue,
+            type: type, summary: summary, verdict: worst.rawValue,
             checks: checks.map { .init(name: $0.name, verdict: $0.verdict.rawValue, detail: $0.detail, fix: $0.fix) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

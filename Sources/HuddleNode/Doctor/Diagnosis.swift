@@ -174,8 +174,10 @@ public struct Diagnosis: Sendable, Equatable {
             var silent = node.peers.filter { $0.foundBy == "mdns" && !$0.answered && $0.state != "gone" }
                 .map { ($0.id, $0.nick, $0.address) }
             if case .answers(let announced) = facts.mdns {
+                // (One of another protocol never answers, whatever the network: said below.)
                 silent += announced.filter { peer in
-                    peer.id != node.id && !answered.contains(peer.id) && !silent.contains { $0.0 == peer.id }
+                    peer.id != node.id && peer.protocolVersion == facts.protocolVersion && !answered.contains(peer.id)
+                        && !silent.contains { $0.0 == peer.id }
                 }.map { ($0.id, $0.nick, $0.address) }
             }
             if !silent.isEmpty {

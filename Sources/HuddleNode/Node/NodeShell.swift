@@ -131,6 +131,10 @@ struct NodeShell: NodeWorld {
         onNode { $0.openPicture(number) }
     }
 
+    mutating func doctor(answering face: Face) {
+        onNode { $0.runDoctor(answering: face) }
+    }
+
     /// Fetched in a task of its own (``Node/pictureLoop(group:)``).
     mutating func fetchPicture(_ fetch: PictureFetch) -> [NodeInput] {
         node.pictureFetchSink.yield(fetch)

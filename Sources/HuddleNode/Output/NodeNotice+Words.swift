@@ -39,6 +39,12 @@ extension NodeNotice {
             return "this computer does not hear its own mDNS announcement, so nobody here can find it: multicast "
                 + "(UDP 5353) is blocked, by a firewall or a VPN that holds the route, or the mDNS daemon "
                 + "(avahi-daemon) does not answer; sudo huddle doctor says which. --peer ADDRESS:PORT works without mDNS"
+        case .otherProtocol(let nick, let address, let theirs, let ours) where theirs < ours:
+            return "\(nick) (\(address.host)) runs an older Huddle (protocol \(theirs); this one speaks \(ours)), so "
+                + "you cannot talk: \(nick) should update Huddle (huddle --version says which one runs)"
+        case .otherProtocol(let nick, let address, let theirs, let ours):
+            return "\(nick) (\(address.host)) runs a newer Huddle (protocol \(theirs); this one speaks \(ours)), so "
+                + "you cannot talk: update Huddle on this computer"
         case .directHeldByShield(let nick):
             return "you and \(nick) share no calibration yet, so \(nick)'s shield holds your direct messages "
                 + "(90 s, unless \(nick) turned it off); mark a moment in a room you are both in to hold them back exactly"
@@ -117,6 +123,7 @@ extension NodeNotice {
         case .route: "route"
         case .unanswered: "unanswered"
         case .alone: "alone"
+        case .otherProtocol: "other_protocol"
         case .directHeldByShield: "direct_held_by_shield"
         case .paused: "paused"
         case .notPaused: "not_paused"

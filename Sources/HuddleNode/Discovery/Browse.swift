@@ -1,11 +1,11 @@
-import HuddleCore
-import HuddleNode
+public import HuddleCore
 import Logging
 
-/// A browse for Huddle nodes over mDNS without running a node (`huddle rooms`, `huddle doctor`).
-enum Browse {
+/// A browse for Huddle nodes over mDNS, apart from a node's own discovery (`huddle rooms`,
+/// `huddle doctor`, `/doctor`).
+public enum Browse {
     /// The nodes seen within `duration`, by id; `nil`, at once, if no mDNS daemon answers.
-    static func nodes(for duration: Duration) async -> [NodeID: DiscoveredPeer]? {
+    public static func nodes(for duration: Duration) async -> [NodeID: DiscoveredPeer]? {
         var logger = Logger(label: "huddle.browse")
         logger.logLevel = .warning
         let discovery = ServiceDiscovery(logger: logger)
