@@ -43,6 +43,7 @@ import Testing
             return []
         }
         mutating func openPicture(_ number: Int) { calls.append("open picture") }
+        mutating func doctor(answering face: Face) { calls.append("doctor \(face)") }
     }
 
     let peer = PeerAddress(host: "10.0.0.2", port: 7400)
