@@ -48,7 +48,7 @@ extension Huddle {
             let facts = await DoctorFacts.gather(
                 node: node, port: node?.port ?? port ?? 7400, browsing: .milliseconds(Int64(timeout * 1000)))
             let diagnosis = Diagnosis(facts)
-            print(json ? try diagnosis.jsonText() : diagnosis.text)
+            print(json ? try diagnosis.jsonText() : diagnosis.text(width: TerminalWidth.ofStandardOutput()))
             if diagnosis.worst == .fail { throw ExitCode.failure }
         }
 

@@ -32,7 +32,7 @@ import Testing
         #expect(diagnosis.summary == "ok")
         #expect(diagnosis.worst == .ok)
         #expect(diagnosis.checks.map(\.name) == ["mdns", "announcement", "interfaces", "firewall", "peers"])
-        #expect(diagnosis.text.hasPrefix("doctor: ok\n"))
+        #expect(diagnosis.text().hasPrefix("doctor: ok\n"))
     }
 
     @Test func noDaemonComesFirstWithHowToStartOne() {
@@ -85,7 +85,21 @@ import Testing
         // With a node running, which never made it a peer: still the protocol, never a firewall.
         let running = Diagnosis(facts(mdns: .answers(announced: [me, old]), node: node()))
         #expect(running.summary == "bob speaks protocol 4 and you 5: bob should update Huddle")
-        #expect(!running.text.contains("never answered"))
+        #expect(!running.text().contains("never answered"))
+    }
+
+    /// At a terminal 60 columns wide every line fits, cut at spaces, and a check's words go on
+    /// under its own start; piped, each check stays one line for scripts and grep.
+    @Test func theTextFitsATerminalAndStaysOneLineACheckWhenPiped() {
+        let rule = DoctorFacts.Rule(source: "iptables", text: "-A INPUT -p udp -m udp --dport 7400 -j DROP")
+        let diagnosis = Diagnosis(facts(firewall: .init(blocking: [rule], read: ["iptables"])))
+        let narrow = diagnosis.text(width: 60).split(separator: "\n").map(String.init)
+        #expect(narrow.allSatisfy { $0.count <= 60 }, "\(narrow)")
+        let firewall = narrow.firstIndex { $0.hasPrefix("  fail    firewall") }
+        #expect(firewall != nil && narrow[firewall! + 1].hasPrefix(String(repeating: " ", count: 24)), "\(narrow)")
+        let words = { (text: String) in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) }
+        #expect(words(diagnosis.text(width: 60)) == words(diagnosis.text()))
+        #expect(diagnosis.text().split(separator: "\n").count == diagnosis.checks.count + 1 + 1)  // + summary + the fix
     }
 
     @Test func aVPNHoldingTheDefaultRouteAndAContainerBridgeAreWarnedOf() {

@@ -53,7 +53,10 @@ public struct Diagnosis: Sendable, Equatable {
     public var worst: Verdict { checks.map(\.verdict).max() ?? .ok }
 
     public init(_ facts: DoctorFacts) {
-        checks = [mdns(facts), announcement(facts), interfaces(facts), firewall(facts), peers(facts)].compactMap { $0 }
+        checks = [
+            mdns(facts), announcement(facts), Self.interfaces(facts.interfaces, defaultRoute: facts.defaultRoute),
+            firewall(facts), peers(facts),
+        ].compactMap { $0 }
     }
 
     // MARK: The checks
@@ -98,15 +101,17 @@ public struct Diagnosis: Sendable, Equatable {
             likelihood: 90)
     }
 
-    private func interfaces(_ facts: DoctorFacts) -> Check {
-        let lan = facts.interfaces.filter { $0.kind == .lan && !$0.addresses.isEmpty }
+    /// The interfaces and the default route (`nil`: none); a node says its warnings at start
+    /// (``Node/tellOfTheNetwork()``).
+    public static func interfaces(_ interfaces: [DoctorFacts.Interface], defaultRoute: String?) -> Check {
+        let lan = interfaces.filter { $0.kind == .lan && !$0.addresses.isEmpty }
         let named = lan.map { "\($0.name) \($0.addresses.joined(separator: ", "))" }.joined(separator: "; ")
         guard !lan.isEmpty else {
             return Check(
                 name: "interfaces", verdict: .fail, detail: "no Wi-Fi or Ethernet address: this machine is on no network",
                 fix: "join the home's Wi-Fi", likelihood: 95)
         }
-        if let route = facts.defaultRoute, let tunnel = facts.interfaces.first(where: { $0.name == route && $0.kind == .tunnel }) {
+        if let route = defaultRoute, let tunnel = interfaces.first(where: { $0.name == route && $0.kind == .tunnel }) {
             return Check(
                 name: "interfaces", verdict: .warn,
                 detail: "the default route goes through \(tunnel.name), a VPN; friends on this network reach you on \(named)",
@@ -114,7 +119,7 @@ public struct Diagnosis: Sendable, Equatable {
                     + "WireGuard: exclude the home's subnet from AllowedIPs), or give the local address: --peer",
                 likelihood: 50)
         }
-        if let bridge = facts.interfaces.first(where: { $0.kind == .containerBridge && !$0.addresses.isEmpty }) {
+        if let bridge = interfaces.first(where: { $0.kind == .containerBridge && !$0.addresses.isEmpty }) {
             return Check(
                 name: "interfaces", verdict: .warn,
                 detail: "\(bridge.name) (\(bridge.addresses.joined(separator: ", "))) is a bridge for containers or virtual "

@@ -15,7 +15,7 @@ extension Node {
             let facts = await Task.detached {
                 await DoctorFacts.gather(node: node, port: node.port, browsing: Self.doctorBrowse)
             }.value
-            await doctorDone(Diagnosis(facts), answering: face)
+            doctorDone(Diagnosis(facts), answering: face)
         }
     }
 
@@ -24,7 +24,22 @@ extension Node {
         if face == .console, renderer.json, let json = try? diagnosis.jsonText(type: "doctor") {
             show(json)
         } else {
-            answer(face, info: diagnosis.text)
+            answer(face, info: diagnosis.text())
+        }
+    }
+
+    /// What in this machine's network keeps friends from finding it, said once at start when
+    /// mDNS is on (issue 47): a VPN holding the default route, a container bridge beside the
+    /// Wi-Fi, two networks at once; in `huddle doctor`'s words (JSON: `"kind":"network"`).
+    func tellOfTheNetwork() {
+        let check = Diagnosis.interfaces(MachineNetwork.interfaces(), defaultRoute: MachineNetwork.defaultRoute())
+        // (No Wi-Fi address at all fails here too: the node says it when nobody is found.)
+        guard check.verdict == .warn else { return }
+        let words = check.detail + (check.fix.map { ": " + $0 } ?? "")
+        if renderer.json {
+            show(JSONLine.object([("type", "info"), ("kind", "network"), ("message", .string(words))]).render())
+        } else {
+            show(renderer.notice(words))
         }
     }
 

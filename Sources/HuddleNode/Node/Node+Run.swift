@@ -180,6 +180,7 @@ extension Node {
     /// Advertises this node and browses for others over mDNS, unless `--no-mdns`.
     func startDiscovery() -> AsyncStream<DiscoveryEvent>? {
         guard configuration.mdns else { return nil }
+        tellOfTheNetwork()
         let discovery = ServiceDiscovery(logger: logger)
         self.discovery = discovery
         return discovery.start(
