@@ -261,4 +261,25 @@ private func events(_ directives: [Directive]) -> [DiscoveryEvent] {
         #expect(directory.nextDeadline == nil)
         #expect(events(directory.tick(now: at(30))) == [])
     }
+
+    /// Nobody found: every 30 s the browse starts again (a new browse asks the network at once),
+    /// and what it reports comes in afresh; once a peer is found, it is left alone.
+    @Test func whileNobodyIsFoundTheBrowseStartsAgainEvery30Seconds() {
+        var directory = PeerDirectory(ownID: selfID)
+        directory.wentOnline(now: at(0))
+        let stranger = sighting("carol (c0c0c0c0c0c0)")
+        #expect(directory.browseAdded(stranger, now: at(25)) == [.resolve(stranger)])
+        #expect(!directory.tick(now: at(29.9)).contains(.restartBrowse))
+        #expect(directory.nextDeadline != nil)
+        #expect(directory.tick(now: at(30)).contains(.restartBrowse))
+        // Its resolve freed and the sighting forgotten: the new browse reports it as new.
+        #expect(directory.browseRestarted(now: at(30)) == [.cancelResolve(stranger)])
+        #expect(directory.sightingCount == 0)
+        #expect(directory.browseAdded(stranger, now: at(30.1)) == [.resolve(stranger)])
+        #expect(directory.tick(now: at(60)).contains(.restartBrowse))
+
+        _ = found(&directory)
+        #expect(!directory.tick(now: at(90)).contains(.restartBrowse))
+        #expect(!directory.tick(now: at(120)).contains(.restartBrowse))
+    }
 }

@@ -481,3 +481,48 @@ def test_a_friend_on_an_older_huddle_is_named_with_who_should_update_and_the_roo
     carol.say("updated, hi")
     alice.message("updated, hi", timeout=30)
     assert [o.get("kind") for o in alice.outputs].count("other_protocol") == 1
+
+
+def test_a_wifi_that_drops_mdns_between_devices_is_said_within_15_s_and_the_room_recovers(hosts, bed):
+    """The bridge drops mDNS multicast between hosts, as a Wi-Fi that keeps devices apart does
+    (unicast still passes). Each node hears its own announcement and nobody else's: within 15 s
+    each says that nobody else announces itself here, and what to check; huddle doctor says it too.
+    Once mDNS passes again, the browse that starts again every 30 s while nobody is found brings
+    them together: the daemons' own questions by then come minutes apart (issue 47)."""
+    for host in ("h1", "h2"):  # no record of an earlier test's node left in their caches
+        bed.run("avahi-stop", host)
+        bed.run("avahi-start", host)
+    bed.run("mdns-drop", "on")
+    try:
+        started = time.monotonic()
+        alice, bob = hosts("h1", "alice"), hosts("h2", "bob")
+        for node in (alice, bob):
+            alone = node.wait_for(lambda o: o.get("kind") == "alone", timeout=25, what=f"{node.name} told it is alone")
+            assert alone["message"].startswith("no other Huddle node announces itself on this network (you are in "
+                                               "superbowl): are your friends on the same Wi-Fi, not a guest one"), alone
+        assert time.monotonic() - started <= 15 + 4, "the words came later than 15 s (4 s for two starts)"
+        on_h1 = doctor(bed, "h1", "--data-dir", str(alice.data_dir))
+        assert on_h1.stdout.startswith("doctor: the mDNS daemon answers, but no other Huddle node announces itself "
+                                       "on this network: are your friends on the same Wi-Fi"), on_h1.stdout
+        assert re.search(r"^  ok +announcement +this node's own announcement comes back", on_h1.stdout, re.M)
+    finally:
+        bed.run("mdns-drop", "off")
+    passed = time.monotonic()
+    alice.say("there you are")
+    bob.message("there you are", timeout=45)
+    print(f"found each other {time.monotonic() - passed:.1f} s after mDNS passed again")
+
+    # Met once, they need mDNS no more: with it dropped again (and their announcements going
+    # stale), the room holds together by unicast, and nothing more is said.
+    bed.run("mdns-drop", "on")
+    try:
+        time.sleep(5)
+        bob.say("still here")
+        alice.message("still here", timeout=15)
+        alice.say("me too")
+        bob.message("me too", timeout=15)
+    finally:
+        bed.run("mdns-drop", "off")
+    for node in (alice, bob):
+        assert sum(o.get("kind") == "alone" for o in node.outputs) == 1, node.name
+        assert not any(o["type"] == "peer" and o.get("state") in ("suspect", "gone") for o in node.outputs), node.name

@@ -413,6 +413,17 @@ final class DiscoveryLoop {
             logger.debug(
                 "ignoring a service", metadata: ["huddle.instance": "\(sighting)", "huddle.reason": "\(reason)"])
             return []
+        case .restartBrowse:
+            if let id = browseRef { close(id) }
+            let freed = directory.browseRestarted(now: .now)
+            switch open(.browse, { DNSServiceCalls.browse(context: $0) }) {
+            case .success(let id):
+                browseRef = id
+                logger.debug("nobody found yet: browsing again")
+            case .failure(let error):
+                daemonLost(error)
+            }
+            return freed
         }
     }
 

@@ -31,6 +31,10 @@ struct DiscoveryConfiguration: Sendable {
     /// How long after discovery first goes on, with nobody found, the node says it is alone:
     /// mDNS answers on a home network in a second or two.
     var aloneAfter: Duration = .seconds(12)
+    /// While nobody is found, the browse starts again this often: a new browse asks the network
+    /// at once, where the daemon's own questions soon come minutes apart (a Wi-Fi that dropped
+    /// multicast and lets it through again, a friend whose announcement was lost).
+    var rebrowseEvery: Duration = .seconds(30)
 }
 
 /// The peers browsing has found, as a pure state machine: browse, resolve and address results
@@ -78,6 +82,8 @@ struct PeerDirectory {
         case emit(DiscoveryEvent)
         /// Log (at debug) that a sighting is not a peer.
         case ignore(ServiceSighting, IgnoreReason)
+        /// Free the browse and start another (then ``browseRestarted(now:)``).
+        case restartBrowse
     }
 
     typealias Instant = ContinuousClock.Instant
@@ -128,6 +134,8 @@ struct PeerDirectory {
     /// it is said or someone is.
     private var aloneCheckAt: Instant?
     private var aloneChecked = false
+    /// When to see whether the browse should start again (``DiscoveryConfiguration/rebrowseEvery``).
+    private var rebrowseAt: Instant?
     /// Whether a browse brought this node's own announcement back: mDNS works on this machine.
     private(set) var ownAnnouncementSeen = false
 
@@ -144,6 +152,7 @@ struct PeerDirectory {
     /// Discovery went on: if nobody is found by ``DiscoveryConfiguration/aloneAfter`` from the
     /// first time, ``tick(now:)`` says so, once.
     mutating func wentOnline(now: Instant) {
+        rebrowseAt = now + configuration.rebrowseEvery
         guard !aloneChecked, aloneCheckAt == nil else { return }
         aloneCheckAt = now + configuration.aloneAfter
     }
@@ -255,6 +264,10 @@ struct PeerDirectory {
     /// Timeouts and retries due by `now`.
     mutating func tick(now: Instant) -> [Directive] {
         var directives = [Directive]()
+        if let at = rebrowseAt, at <= now {
+            rebrowseAt = now + configuration.rebrowseEvery
+            if peers.isEmpty { directives.append(.restartBrowse) }
+        }
         if let at = aloneCheckAt, at <= now {
             aloneCheckAt = nil
             aloneChecked = true
@@ -309,7 +322,22 @@ struct PeerDirectory {
             if entry.lookup == nil, entry.host != nil { consider(entry.lookupRetryAt) }
         }
         consider(aloneCheckAt)
+        if peers.isEmpty { consider(rebrowseAt) }
         return deadline
+    }
+
+    /// The browse started again (``Directive/restartBrowse``, said only while no peer is
+    /// reported): every sighting is forgotten, its resolve and lookup freed, and the new browse
+    /// reports again those still there.
+    mutating func browseRestarted(now: Instant) -> [Directive] {
+        var directives = [Directive]()
+        for (sighting, entry) in entries.sorted(by: { Self.order($0.key, $1.key) }) {
+            if entry.resolve == .watching || entry.resolve.isPending { directives.append(.cancelResolve(sighting)) }
+            if entry.lookup != nil { directives.append(.cancelQuery(sighting)) }
+        }
+        entries = [:]
+        resolveQueue = []
+        return directives
     }
 
     /// Forgets everything (the daemon went away; the shell has freed every ref): every peer
