@@ -14,6 +14,8 @@ go to Tests/e2e/screenshots (huddletest.browser.screenshot)."""
 
 from __future__ import annotations
 
+import re
+import subprocess
 import time
 
 import pytest
@@ -357,6 +359,29 @@ def test_a_now_without_a_label_marks_the_moment_on_offer(lan):
         assert answer["type"] == "mark" and answer["label"] == "kickoff", answer
     finally:
         other.close()
+
+
+def test_doctor_from_a_phone_answers_the_phone_and_the_control_socket_names_huddle_doctor(lan, binary):
+    """/doctor typed on a paired phone is answered there, in a few seconds, with the checks'
+    text, and not on the console; `huddle send /doctor` is refused with the command that runs
+    the same checks (issue 47)."""
+    alice = start_web_node(lan, "alice")
+    other = Phone(alice.url.removeprefix("http://").rstrip("/"))
+    try:
+        other.pair(alice.code, name="phone")
+        other.open(since=0)
+        other.send({"t": "line", "text": "/doctor"})
+        answer = other.line(lambda l: l["type"] == "info" and l["message"].startswith("doctor: "), timeout=20,
+                            what="the doctor's answer")
+        # (This machine's own interfaces run no mDNS daemon for the tests: whatever it says of it.)
+        for check in ("mdns", "interfaces", "firewall", "peers"):
+            assert re.search(rf"^  (ok|unknown|warn|fail) +{check} ", answer["message"], re.M), answer
+        assert not any(o["type"] == "info" and o["message"].startswith("doctor: ") for o in alice.node.outputs)
+    finally:
+        other.close()
+    refused = subprocess.run([binary, "send", "--data-dir", str(alice.node.data_dir), "/doctor"],
+                             capture_output=True, text=True, timeout=15)
+    assert refused.returncode != 0 and "huddle doctor --name NICK runs the same checks" in refused.stderr, refused
 
 
 def test_pause_and_resume_from_the_page(lan, driver):

@@ -23,6 +23,9 @@ extension Node {
     private func doctorDone(_ diagnosis: Diagnosis, answering face: Face) {
         if face == .console, renderer.json, let json = try? diagnosis.jsonText(type: "doctor") {
             show(json)
+        } else if face == .console {
+            // Wrapped at words to the terminal it shows on (a pipe: one line a check).
+            answer(face, info: diagnosis.text(width: TerminalWidth.ofStandardOutput().map { $0 - 1 }))
         } else {
             answer(face, info: diagnosis.text())
         }
