@@ -100,6 +100,9 @@ import Testing
         let words = { (text: String) in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) }
         #expect(words(diagnosis.text(width: 60)) == words(diagnosis.text()))
         #expect(diagnosis.text().split(separator: "\n").count == diagnosis.checks.count + 1 + 1)  // + summary + the fix
+        // A phone's page: no columns, the fix under its check.
+        #expect(diagnosis.listText.contains("\nfail · firewall: a firewall rule here drops what friends send to port 7400"))
+        #expect(diagnosis.listText.contains(")\n  → remove the rule or let the ports in"))
     }
 
     @Test func aVPNHoldingTheDefaultRouteAndAContainerBridgeAreWarnedOf() {

@@ -273,7 +273,7 @@ private func events(_ directives: [Directive]) -> [DiscoveryEvent] {
         #expect(directory.nextDeadline != nil)
         #expect(directory.tick(now: at(30)).contains(.restartBrowse))
         // Its resolve freed and the sighting forgotten: the new browse reports it as new.
-        #expect(directory.browseRestarted(now: at(30)) == [.cancelResolve(stranger)])
+        #expect(directory.browseRestarted() == [.cancelResolve(stranger)])
         #expect(directory.sightingCount == 0)
         #expect(directory.browseAdded(stranger, now: at(30.1)) == [.resolve(stranger)])
         #expect(directory.tick(now: at(60)).contains(.restartBrowse))

@@ -415,7 +415,7 @@ final class DiscoveryLoop {
             return []
         case .restartBrowse:
             if let id = browseRef { close(id) }
-            let freed = directory.browseRestarted(now: .now)
+            let freed = directory.browseRestarted()
             switch open(.browse, { DNSServiceCalls.browse(context: $0) }) {
             case .success(let id):
                 browseRef = id

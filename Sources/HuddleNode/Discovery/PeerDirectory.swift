@@ -82,7 +82,7 @@ struct PeerDirectory {
         case emit(DiscoveryEvent)
         /// Log (at debug) that a sighting is not a peer.
         case ignore(ServiceSighting, IgnoreReason)
-        /// Free the browse and start another (then ``browseRestarted(now:)``).
+        /// Free the browse and start another (then ``browseRestarted()``).
         case restartBrowse
     }
 
@@ -329,7 +329,7 @@ struct PeerDirectory {
     /// The browse started again (``Directive/restartBrowse``, said only while no peer is
     /// reported): every sighting is forgotten, its resolve and lookup freed, and the new browse
     /// reports again those still there.
-    mutating func browseRestarted(now: Instant) -> [Directive] {
+    mutating func browseRestarted() -> [Directive] {
         var directives = [Directive]()
         for (sighting, entry) in entries.sorted(by: { Self.order($0.key, $1.key) }) {
             if entry.resolve == .watching || entry.resolve.isPending { directives.append(.cancelResolve(sighting)) }

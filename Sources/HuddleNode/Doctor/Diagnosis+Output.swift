@@ -23,6 +23,22 @@ extension Diagnosis {
         return lines.joined(separator: "\n")
     }
 
+    /// For a phone's page, whose narrow screen wraps and whose letters are not all as wide: no
+    /// columns, one line a check with its fix under it.
+    ///
+    ///     doctor: a firewall rule here drops what friends send to port 7400 ...: remove the rule ...
+    ///     ok · mdns: the mDNS daemon answers; 1 other Huddle node announces itself: bob
+    ///     fail · firewall: a firewall rule here drops what friends send to port 7400 ...
+    ///       → remove the rule or let the ports in (sudo ufw allow 7400/udp; ...)
+    public var listText: String {
+        var lines = ["doctor: \(summary)"]
+        for check in checks {
+            lines.append("\(check.verdict.rawValue) · \(check.name): \(check.detail)")
+            if let fix = check.fix, check.verdict != .ok { lines.append("  → " + fix) }
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// `line` cut at spaces into lines of at most `width` characters (a word longer than the
     /// room left stays whole), each after the first `indent` spaces in; `nil` width: as it is.
     static func wrapped(_ line: String, width: Int?, indent: Int) -> [String] {

@@ -19,7 +19,8 @@ extension Node {
         }
     }
 
-    /// The diagnosis on `face`: its text (the console's JSON: one `{"type":"doctor",…}` line).
+    /// The diagnosis on `face`: its text (the console's JSON: one `{"type":"doctor",…}` line; a
+    /// page: ``Diagnosis/listText``).
     private func doctorDone(_ diagnosis: Diagnosis, answering face: Face) {
         if face == .console, renderer.json, let json = try? diagnosis.jsonText(type: "doctor") {
             show(json)
@@ -27,7 +28,7 @@ extension Node {
             // Wrapped at words to the terminal it shows on (a pipe: one line a check).
             answer(face, info: diagnosis.text(width: TerminalWidth.ofStandardOutput().map { $0 - 1 }))
         } else {
-            answer(face, info: diagnosis.text())
+            answer(face, info: diagnosis.listText)
         }
     }
 
