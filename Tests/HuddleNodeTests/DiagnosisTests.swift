@@ -77,6 +77,24 @@ import Testing
         #expect(forgotten.summary.hasPrefix("bob (192.168.1.40:7400) announces itself but never answered"))
     }
 
+    /// Announced from an address on none of this computer's networks (a second router, a mesh's
+    /// own subnet): said so, first, rather than blamed on a firewall; one on this network that
+    /// never answered still is.
+    @Test func aSilentPeerOnAnotherNetworkIsNamedAsSuch() {
+        let carol = DoctorFacts.Announced(id: "c0", nick: "carol", address: "10.0.5.7:7400", protocolVersion: 5)
+        let diagnosis = Diagnosis(facts(mdns: .answers(announced: [me, bob, carol]), node: node()))
+        #expect(diagnosis.summary.hasPrefix(
+            "carol (10.0.5.7:7400) announces itself from an address on none of this computer's networks "
+                + "(192.168.1.0/24): a second router or a mesh's own network keeps you apart"))
+        let peers = diagnosis.checks.first { $0.name == "peers" }?.detail ?? ""
+        #expect(peers.contains("; bob (192.168.1.40:7400) announces itself but never answered: a firewall"))
+        #expect(!peers.contains("carol (10.0.5.7:7400) announces itself but never answered"))
+        #expect(Diagnosis.isOnLink("192.168.1.200:7400", of: [wifi]) == true)
+        #expect(Diagnosis.isOnLink("192.168.2.1:7400", of: [wifi]) == false)
+        #expect(Diagnosis.isOnLink("[fe80::1]:7400", of: [wifi]) == nil)
+        #expect(Diagnosis.isOnLink("h2.local:7400", of: [wifi]) == nil)
+    }
+
     @Test func anOlderProtocolSaysWhoShouldUpdate() {
         var old = bob
         old.protocolVersion = 4

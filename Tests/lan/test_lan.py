@@ -526,3 +526,38 @@ def test_a_wifi_that_drops_mdns_between_devices_is_said_within_15_s_and_the_room
     for node in (alice, bob):
         assert sum(o.get("kind") == "alone" for o in node.outputs) == 1, node.name
         assert not any(o["type"] == "peer" and o.get("state") in ("suspect", "gone") for o in node.outputs), node.name
+
+
+def test_a_friend_announced_from_another_network_is_named_and_the_node_runs_on(hosts, bed):
+    """carol's laptop is on another network (a second router, a mesh's own subnet: h3 takes
+    198.51.100.13/24 on the same wire), and her announcement still reaches alice. alice has no
+    route there: every datagram to carol was a send error that closed the node's UDP socket,
+    and the node stopped ("the UDP socket closed unexpectedly"). Now the node runs on, says
+    within 15 s that carol does not answer, and huddle doctor says she is on another network.
+    Given her address back, carol is found and they chat (issue 47)."""
+    other = [("ip", "addr", "flush", "dev", "eth0"), ("ip", "addr", "add", "198.51.100.13/24", "dev", "eth0")]
+    home = [("ip", "addr", "flush", "dev", "eth0"), ("ip", "addr", "add", f"{bed.address('h3')}/24", "dev", "eth0")]
+    for host in ("h1", "h3"):  # no record of an earlier test's node left in their caches
+        bed.run("avahi-stop", host)
+        bed.run("avahi-start", host)
+    try:
+        for command in other:
+            bed.run("exec", "h3", *command)
+        started = time.monotonic()
+        alice, carol = hosts("h1", "alice"), hosts("h3", "carol")
+        told = alice.wait_for(lambda o: o.get("kind") == "unanswered" and o["message"].startswith("carol (198.51.100.13)"),
+                              timeout=25, what="carol named as not answering")
+        assert time.monotonic() - started <= 15 + 4, "the words came later than 15 s (4 s for two starts)"
+        assert "nothing of carol's reaches you" in told["message"], told
+        on_h1 = doctor(bed, "h1", "--data-dir", str(alice.data_dir))
+        assert on_h1.returncode == 1, on_h1
+        assert on_h1.stdout.startswith("doctor: carol (198.51.100.13:") and (
+            "announces itself from an address on none of this computer's networks (192.0.2.0/24): a second router "
+            "or a mesh's own network keeps you apart") in on_h1.stdout.splitlines()[0], on_h1.stdout
+        assert not any(o["type"] == "error" for o in alice.outputs), [o for o in alice.outputs if o["type"] == "error"]
+        alice.status()  # still running, its control socket answering
+    finally:
+        for command in home:
+            bed.run("exec", "h3", *command, check=False)
+    carol.say("found my way home")
+    alice.message("found my way home", timeout=60)

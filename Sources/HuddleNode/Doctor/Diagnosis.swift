@@ -185,13 +185,27 @@ public struct Diagnosis: Sendable, Equatable {
                         && !silent.contains { $0.0 == peer.id }
                 }.map { ($0.id, $0.nick, $0.address) }
             }
+            // Announced from an address on none of this computer's networks: a second router or
+            // a mesh's own subnet between them, whatever the firewalls do.
+            let ours = Set(facts.interfaces.filter { $0.kind == .lan }.flatMap(\.addresses).map(Self.subnet)).sorted()
+            let elsewhere = ours.isEmpty ? [] : silent.filter { Self.isOnLink($0.2, of: facts.interfaces) == false }
+            if !elsewhere.isEmpty {
+                wrong.append(
+                    elsewhere.map { "\($0.1) (\($0.2))" }.joined(separator: ", ")
+                        + (elsewhere.count == 1 ? " announces itself" : " announce themselves")
+                        + " from an address on none of this computer's networks (\(ours.joined(separator: ", "))): "
+                        + "a second router or a mesh's own network keeps you apart; connect both to the same Wi-Fi "
+                        + "router, or give the address where a route leads there: --peer ADDRESS:PORT")
+                likelihood = 87
+                silent.removeAll { peer in elsewhere.contains { $0.0 == peer.0 } }
+            }
             if !silent.isEmpty {
                 wrong.append(
                     silent.map { "\($0.1) (\($0.2))" }.joined(separator: ", ")
                         + (silent.count == 1 ? " announces itself" : " announce themselves")
                         + " but never answered: a firewall on that computer "
                         + "or this one, or a Wi-Fi that keeps devices apart (run huddle doctor there too)")
-                likelihood = 85
+                likelihood = max(likelihood, 85)
             }
         }
         if case .answers(let announced) = facts.mdns {
@@ -216,6 +230,19 @@ public struct Diagnosis: Sendable, Equatable {
             name: "peers", verdict: .ok,
             detail: alive.isEmpty ? "the node has no peers yet" : "the node talks with \(alive.joined(separator: ", "))",
             fix: nil, likelihood: 0)
+    }
+
+    /// Whether `address` (`host:port`, IPv4) is on the subnet of one of `interfaces`' addresses;
+    /// `nil` when it is not an IPv4 address (an IPv6 one, a name).
+    static func isOnLink(_ address: String, of interfaces: [DoctorFacts.Interface]) -> Bool? {
+        let host = address.split(separator: ":").first.map(String.init) ?? address
+        let octets = host.split(separator: ".")
+        guard address.split(separator: ":").count <= 2, octets.count == 4, octets.allSatisfy({ UInt8($0) != nil })
+        else { return nil }
+        return interfaces.flatMap(\.addresses).contains { cidr in
+            let prefix = cidr.split(separator: "/").dropFirst().first.map(String.init) ?? "32"
+            return subnet("\(host)/\(prefix)") == subnet(cidr)
+        }
     }
 
     /// `192.168.1.23/24` → `192.168.1.0/24` (an address without a prefix is its own subnet).

@@ -286,8 +286,15 @@ public actor Node {
             logger.warning("message too large for a datagram", metadata: ["huddle.bytes": "\(bytes.count)"])
             return
         }
-        for address in datagrams.send(bytes, to: addresses) {
-            logger.debug("not an IPv4 address; not sending", metadata: ["huddle.peer": "\(address)"])
+        for (address, why) in datagrams.send(bytes, to: addresses) {
+            switch why {
+            case .notIPv4:
+                logger.debug("not an IPv4 address; not sending", metadata: ["huddle.peer": "\(address)"])
+            case .refused(let errno):
+                logger.debug(
+                    "no route to the address; not sending",
+                    metadata: ["huddle.peer": "\(address)", "huddle.error": "\(String(cString: strerror(errno)))"])
+            }
         }
     }
 

@@ -11,6 +11,8 @@ import NIOCore
 /// ```
 struct DatagramEndpoint: Sendable {
     let channel: any Channel
+    /// Asked before each send: an address the kernel will not send to would close the channel.
+    let routes = RouteCheck()
 
     /// Where a datagram came from: host and port.
     static func source(of envelope: AddressedEnvelope<ByteBuffer>) -> PeerAddress {
@@ -18,21 +20,33 @@ struct DatagramEndpoint: Sendable {
         return PeerAddress(host: remote.ipAddress ?? "unknown", port: UInt16(clamping: remote.port ?? 0))
     }
 
-    /// Sends one datagram of `bytes` to each address and returns the addresses it could not be
-    /// sent to. Peers are addressed by IPv4 literal only: the socket is IPv4, and a write NIO
-    /// cannot recover from (wrong address family, no route) would close it. Host names are
-    /// resolved once, when a seed is given, never per datagram.
-    func send(_ bytes: [UInt8], to addresses: [PeerAddress]) -> [PeerAddress] {
+    /// Sends one datagram of `bytes` to each address and returns those it was not sent to, with
+    /// why. Peers are addressed by IPv4 literal only: the socket is IPv4, and a write NIO cannot
+    /// recover from (the wrong address family; no route, a broadcast address: ``RouteCheck``)
+    /// would close it. Host names are resolved once, when a seed is given, never per datagram.
+    func send(_ bytes: [UInt8], to addresses: [PeerAddress]) -> [(PeerAddress, Unsent)] {
         let payload = ByteBuffer(bytes: bytes)
-        var skipped: [PeerAddress] = []
+        var skipped: [(PeerAddress, Unsent)] = []
         for address in addresses {
             guard let remote = try? SocketAddress(ipAddress: address.host, port: Int(address.port)), case .v4 = remote
             else {
-                skipped.append(address)
+                skipped.append((address, .notIPv4))
+                continue
+            }
+            if let errno = routes.refusal(to: remote) {
+                skipped.append((address, .refused(errno: errno)))
                 continue
             }
             channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: payload), promise: nil)
         }
         return skipped
+    }
+
+    /// Why a datagram was not sent.
+    enum Unsent: Equatable {
+        /// Not an IPv4 literal.
+        case notIPv4
+        /// The kernel would not send it there (`ENETUNREACH`, `EACCES`, `EPERM`, …).
+        case refused(errno: Int32)
     }
 }
