@@ -9,7 +9,8 @@ public enum FirewallRules {
         var firewall = DoctorFacts.Firewall()
         let root = geteuid() == 0
         for (source, command) in [("nftables", ["nft", "list", "ruleset"]), ("iptables", ["iptables-save"])] {
-            guard let path = executable(command[0]) else { continue }
+            // (Where the tools live as root runs them, whatever this user's $PATH.)
+            guard let path = Programs.find(command[0], in: "/usr/sbin:/sbin:/usr/bin:/bin") else { continue }
             guard root else {
                 firewall.unreadable.append("\(source): needs root")
                 continue
@@ -56,13 +57,6 @@ public enum FirewallRules {
             if line.hasSuffix("drop") || line.contains("reject"), names(line, port) || names(line, 5353) { return true }
             return !accepted && line.contains("hook input") && line.contains("policy drop")
         }
-    }
-
-    private static func executable(_ name: String) -> String? {
-        for directory in ["/usr/sbin", "/sbin", "/usr/bin", "/bin"] where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
-            return "\(directory)/\(name)"
-        }
-        return nil
     }
 
     /// The command's standard output, or `nil` if it could not run or failed.

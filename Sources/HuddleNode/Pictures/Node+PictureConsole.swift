@@ -51,7 +51,7 @@ extension Node {
         #else
         let opener = environment["HUDDLE_OPENER"] ?? "xdg-open"
         #endif
-        guard let program = Self.executable(opener, in: environment["PATH"] ?? "/usr/bin:/bin") else {
+        guard let program = Programs.find(opener, in: environment["PATH"] ?? "/usr/bin:/bin") else {
             return showAtConsole(error: "no \(opener) here to open photos (Debian: sudo apt-get install xdg-utils); photo \(number) is \(path)")
         }
         let process = Process()
@@ -66,11 +66,5 @@ extension Node {
         } catch {
             showAtConsole(error: "could not run \(opener) (\(error)): the photo is \(path)")
         }
-    }
-
-    /// `name`'s path: itself if it has a slash, else the first executable of that name on `path`.
-    nonisolated static func executable(_ name: String, in path: String) -> String? {
-        if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
-        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 }
