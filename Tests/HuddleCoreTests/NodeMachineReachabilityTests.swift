@@ -72,7 +72,9 @@ import Testing
         let ours = Int(WireProtocol.version)
         for _ in 0..<3 {
             lan.on(alice) { machine, now in
-                machine.handle(.otherProtocol(id: old, nick: "bob", address: address, version: ours - 1), now: now)
+                machine.handle(
+                    .discovered(id: old, nick: "bob", address: address, rooms: ["superbowl"], protocolVersion: ours - 1),
+                    now: now)
             }
             lan.advance(.seconds(1))
         }

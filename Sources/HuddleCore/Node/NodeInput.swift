@@ -20,14 +20,14 @@ public enum NodeInput: Sendable {
     case datagram([UInt8], from: PeerAddress)
     /// A datagram already decoded (the simulator's network, a test playing a peer).
     case message(WireMessage, from: PeerAddress)
-    /// A peer that mDNS found.
-    case discovered(id: NodeID, nick: String, address: PeerAddress, rooms: [String])
+    /// A node that mDNS found, speaking wire protocol `protocolVersion` (its TXT record's `proto`):
+    /// a peer if it is this build's (``WireProtocol/version``); otherwise nothing either sends the
+    /// other can be read, and the reader is told who should update.
+    case discovered(
+        id: NodeID, nick: String, address: PeerAddress, rooms: [String], protocolVersion: Int = Int(WireProtocol.version))
     /// mDNS found nobody in its first seconds on: `ownAnnouncementSeen` when it brought this
     /// node's own announcement back (mDNS works here, and nobody else announces).
     case nobodyAnnounced(ownAnnouncementSeen: Bool)
-    /// mDNS found a node speaking wire protocol `version`, not this build's
-    /// (``WireProtocol/version``): nothing either sends the other can be read.
-    case otherProtocol(id: NodeID, nick: String, address: PeerAddress, version: Int)
     /// A batch of a pull came back (``NodeEffect/pull(_:first:)``).
     case pullBatch(PullRequest, events: [Event], more: Bool)
     /// The batch's signatures, checked (``NodeEffect/checkSignatures(_:_:more:)``).
@@ -97,11 +97,9 @@ extension NodeMachine {
         case .start(let room, let key, let seeds): start(room: room, key: key, seeds: seeds, now: now)
         case .datagram(let bytes, let source): receive(datagram: bytes, from: source, now: now)
         case .message(let message, let source): receive(message, from: source, now: now)
-        case .discovered(let id, let nick, let address, let rooms):
-            discovered(id: id, nick: nick, address: address, rooms: rooms, now: now)
+        case .discovered(let id, let nick, let address, let rooms, let protocolVersion):
+            discovered(id: id, nick: nick, address: address, rooms: rooms, protocolVersion: protocolVersion, now: now)
         case .nobodyAnnounced(let ownAnnouncementSeen): nobodyAnnounced(ownAnnouncementSeen: ownAnnouncementSeen)
-        case .otherProtocol(let id, let nick, let address, let version):
-            otherProtocol(id: id, nick: nick, address: address, version: version)
         case .pullBatch(let pull, let events, let more): pullBatch(events, of: pull, more: more, now: now)
         case .pullChecked(let pull, let valid, let invalid, let more):
             pullChecked(valid, invalid: invalid, of: pull, more: more, now: now)

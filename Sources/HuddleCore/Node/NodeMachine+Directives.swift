@@ -127,16 +127,20 @@ extension NodeMachine {
         say(.alone(rooms: joined.map { name(of: $0) }, mdnsWorks: ownAnnouncementSeen))
     }
 
-    /// mDNS found a node of another protocol version: it is never a peer (nothing it sends can be
-    /// read here), and the reader is told once which of the two should update.
-    mutating func otherProtocol(id: NodeID, nick: String, address: PeerAddress, version: Int) {
-        guard id != identity.id, unanswered.tellOnce(id) else { return }
-        say(.otherProtocol(nick: nick, address: address, theirs: version, ours: Int(WireProtocol.version)))
-    }
-
-    /// Addresses a peer was found at (mDNS, as a test or the simulator would say).
-    mutating func discovered(id: NodeID, nick: String, address: PeerAddress, rooms: [String], now: NodeTime) {
+    /// Addresses a peer was found at (mDNS, as a test or the simulator would say). A node of
+    /// another protocol version is never a peer (nothing it sends can be read here): the reader
+    /// is told once which of the two should update.
+    mutating func discovered(
+        id: NodeID, nick: String, address: PeerAddress, rooms: [String], protocolVersion: Int, now: NodeTime
+    ) {
         guard id != identity.id else { return }
+        let ours = Int(WireProtocol.version)
+        guard protocolVersion == ours else {
+            if unanswered.tellOnce(id) {
+                say(.otherProtocol(nick: nick, address: address, theirs: protocolVersion, ours: ours))
+            }
+            return
+        }
         perform(membership.addDiscovered(id: id, nick: nick, address: address, rooms: rooms, now: now.monotonic), now: now)
         unanswered.announced(id, now: now.monotonic)
     }

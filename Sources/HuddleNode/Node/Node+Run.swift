@@ -192,11 +192,10 @@ extension Node {
         switch event {
         case .found(let peer):
             let address = PeerAddress(host: peer.host, port: peer.port)
-            guard peer.protocolVersion == Int(WireProtocol.version) else {
-                await feed(.otherProtocol(id: peer.id, nick: peer.nick, address: address, version: peer.protocolVersion))
-                return
-            }
-            await feed(.discovered(id: peer.id, nick: peer.nick, address: address, rooms: peer.rooms))
+            await feed(
+                .discovered(
+                    id: peer.id, nick: peer.nick, address: address, rooms: peer.rooms,
+                    protocolVersion: peer.protocolVersion))
         case .lost(let id):
             logger.info("peer withdrew its mDNS service", metadata: ["huddle.id": "\(id)"])
         case .unavailable(let why):
