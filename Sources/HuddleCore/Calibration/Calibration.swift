@@ -239,10 +239,13 @@ public struct Calibration: Equatable, Sendable {
     /// The events in history order: by ``historyKey(of:)``, ties by event id (each key computed
     /// once). Deterministic for every input order; duplicates are kept.
     public func historyOrder(_ events: some Sequence<Event>) -> [Event] {
-        events
-            .map { (key: historyKey(of: $0), event: $0) }
-            .sorted { $0.key != $1.key ? $0.key < $1.key : $0.event.id < $1.event.id }
-            .map(\.event)
+        // The closures' types are spelled out: inferred, this one expression took the type
+        // checker 8.5 s, on every build's longest path.
+        let keyed: [(key: WallTime, event: Event)] = events.map { event in (key: historyKey(of: event), event: event) }
+        let sorted = keyed.sorted { (a: (key: WallTime, event: Event), b: (key: WallTime, event: Event)) -> Bool in
+            a.key != b.key ? a.key < b.key : a.event.id < b.event.id
+        }
+        return sorted.map { $0.event }
     }
 
     /// The calibrated groups, sorted by reference id, each with its members sorted by id.

@@ -21,8 +21,9 @@ struct Field25519: Equatable, Sendable {
     /// 32 bytes little endian, bit 255 cleared (RFC 7748's decodeUCoordinate), reduced mod p.
     init(littleEndian bytes: [UInt8]) {
         precondition(bytes.count == 32, "a field element is 32 bytes")
-        var limbs = (0..<8).map { index in
-            (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[4 * index + $1]) << (8 * $1) }
+        var limbs = [UInt32](repeating: 0, count: 8)
+        for index in 0..<32 {
+            limbs[index / 4] |= UInt32(bytes[index]) << UInt32(8 * (index % 4))
         }
         limbs[7] &= 0x7FFF_FFFF
         self.limbs = Self.reduced(limbs)
