@@ -71,6 +71,11 @@ final class WebAdmission: Sendable {
         return verdict != .refused
     }
 
+    /// Closes every connection seated: the server stops.
+    func closeAll() {
+        for channel in state.withLock({ Array($0.channels.values) }) { channel.close(promise: nil) }
+    }
+
     /// The WebSocket on `channel` proved a paired device: `false` when the sessions are all taken.
     func open(_ channel: any Channel) -> Bool {
         state.withLock { state in

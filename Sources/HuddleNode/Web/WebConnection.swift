@@ -1,6 +1,5 @@
 import Foundation
 import HuddleCore
-import HummingbirdWebSocket
 import NIOCore
 import Synchronization
 
@@ -35,10 +34,10 @@ struct WebConnection {
         }
     }
 
-    func serve(_ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter) async {
+    func serve(_ messages: WebSocketMessages, _ outbound: WebSocketWriter) async {
         var deadline = deadline()
         defer { deadline.cancel() }
-        var messages = inbound.messages(maxSize: Self.maximumFrame).makeAsyncIterator()
+        var messages = messages
         do {
             // A pairing done, the page has the same time again to open its session: on a lossy
             // link the two can take longer together than one deadline allows.
@@ -80,14 +79,14 @@ struct WebConnection {
         return try? JSONDecoder().decode(Clear.self, from: Data(text.utf8))
     }
 
-    private static func say(_ fields: [(String, JSONLine)], _ outbound: WebSocketOutboundWriter) async throws {
+    private static func say(_ fields: [(String, JSONLine)], _ outbound: WebSocketWriter) async throws {
         try await outbound.write(.text(JSONLine.object(fields).render()))
     }
 
     /// Pairs the page if it asks to, then opens its session: the device, the line it last showed,
     /// and the connection's keys. `nil`: refused (said why to the page).
     private func handshake(
-        _ messages: inout WebSocketInboundMessageStream.AsyncIterator, _ outbound: WebSocketOutboundWriter,
+        _ messages: inout WebSocketMessages, _ outbound: WebSocketWriter,
         paired: () -> Void
     ) async throws -> (WebDevice, Int, WebChannel.Opener, WebChannel.Sealer)? {
         guard var first = Self.clear(try await messages.next()) else { return nil }
@@ -114,7 +113,7 @@ struct WebConnection {
     /// A pairing attempt (`pair`, then `proof`): CPace with the code the page names, the node
     /// answering as its responder; `true` once the device is paired.
     private func pair(
-        _ ask: Clear, _ messages: inout WebSocketInboundMessageStream.AsyncIterator, _ outbound: WebSocketOutboundWriter
+        _ ask: Clear, _ messages: inout WebSocketMessages, _ outbound: WebSocketWriter
     ) async throws -> Bool {
         let address = channel.remoteAddress?.ipAddress ?? "?"
         guard let kind = ask.code.flatMap(WebPairing.CodeKind.init(rawValue:)),
@@ -228,7 +227,7 @@ struct WebConnection {
 
     private func session(
         device: WebDevice, since: Int, opener: WebChannel.Opener, sealer: WebChannel.Sealer,
-        _ messages: inout WebSocketInboundMessageStream.AsyncIterator, _ outbound: WebSocketOutboundWriter
+        _ messages: inout WebSocketMessages, _ outbound: WebSocketWriter
     ) async throws {
         guard let (session, outbox) = hub.open(device: device.id, since: since) else { return }
         defer { hub.close(session: session) }

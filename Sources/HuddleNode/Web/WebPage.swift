@@ -1,10 +1,10 @@
-import HTTPTypes
-import Hummingbird
 import NIOCore
+import NIOHTTP1
 
-/// The page's files, embedded in the binary (Package.swift: `.embedInCode`), and how they are
-/// served: the same to everyone, since they hold nothing of the node's (all of that comes over
-/// the sealed WebSocket, to a paired device only), and with headers that keep other sites out.
+/// The page's files, embedded in the binary (Package.swift: `.embedInCode`), and every answer the
+/// page's server gives over plain HTTP: the same to everyone, since the files hold nothing of the
+/// node's (all of that comes over the sealed WebSocket, to a paired device only), and with headers
+/// that keep other sites out.
 enum WebPage {
     struct File: Sendable {
         let path: String
@@ -19,29 +19,73 @@ enum WebPage {
         File(path: "/crypto.js", contentType: "text/javascript; charset=utf-8", bytes: PackageResources.crypto_js),
     ]
 
+    /// Where the page opens its WebSocket (``WebConnection``).
+    static let webSocketPath = "/ws"
+
     /// No script, style or connection from anywhere else (pictures are the page's own `blob:` URLs,
     /// made from bytes that came over its sealed channel); no framing by another site; no
     /// referrer (the pairing secret lives in the fragment, which is never one, but still).
-    static let securityHeaders: HTTPFields = [
-        .contentSecurityPolicy:
-            "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data: blob:; media-src blob:; "
-            + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-        .xContentTypeOptions: "nosniff",
-        HTTPField.Name("Referrer-Policy")!: "no-referrer",
-        .cacheControl: "no-store",
+    static let securityHeaders = [
+        ("Content-Security-Policy",
+         "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data: blob:; media-src blob:; "
+            + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"),
+        ("Cache-Control", "no-store"),
     ]
 
-    static func response(_ file: File) -> Response {
-        var headers = securityHeaders
-        headers[.contentType] = file.contentType
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: file.bytes)))
+    /// One answer: its status, its `Content-Type` and its bytes.
+    struct Answer: Equatable, Sendable {
+        var status: Int
+        var contentType: String
+        var body: [UInt8]
+
+        static func refusal(_ status: Int, _ reason: String) -> Answer {
+            Answer(status: status, contentType: "text/plain; charset=utf-8", body: Array((reason + "\n").utf8))
+        }
+
+        /// The head to send, with the security headers, the length, and whether the connection
+        /// stays open for another request.
+        func head(version: HTTPVersion, keepAlive: Bool) -> HTTPResponseHead {
+            var headers = HTTPHeaders(WebPage.securityHeaders)
+            if status != 204 {  // "No Content" has neither
+                headers.add(name: "Content-Type", value: contentType)
+                headers.add(name: "Content-Length", value: String(body.count))
+            }
+            if !keepAlive { headers.add(name: "Connection", value: "close") }
+            return HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: status), headers: headers)
+        }
     }
 
-    static func refuse(status: Int, _ reason: String) -> Response {
-        var headers = securityHeaders
-        headers[.contentType] = "text/plain; charset=utf-8"
-        return Response(
-            status: HTTPResponse.Status(code: status), headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(string: reason + "\n")))
+    /// The answer to a request the WebSocket did not take (``WebServer``): first whether its Host
+    /// is this machine (``WebRequestCheck``), then its method, then its path (a query is ignored).
+    /// `names`: the machine's own host names (``WebRequestCheck/refusal(host:secondHost:origin:isWebSocket:names:)``).
+    static func answer(to request: HTTPRequestHead, names: Set<String>) -> Answer {
+        let hosts = request.headers["Host"]
+        let path = request.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let isUpgrade = request.headers[canonicalForm: "Connection"].contains { $0.lowercased() == "upgrade" }
+            || !request.headers["Upgrade"].isEmpty
+        if path == webSocketPath, isUpgrade {
+            // An upgrade the WebSocket refused (a wrong Host or Origin, too many connecting, or not
+            // a WebSocket upgrade at all): 400, whatever was wrong (docs/WEB.md).
+            let refusal = WebRequestCheck.refusal(
+                host: hosts.first, secondHost: hosts.dropFirst().first, origin: request.headers["Origin"].first,
+                isWebSocket: true, names: names)
+            return .refusal(400, refusal?.reason ?? "the WebSocket was refused: too many pages connecting, or not an upgrade it takes")
+        }
+        if let refusal = WebRequestCheck.refusal(
+            host: hosts.first, secondHost: hosts.dropFirst().first, origin: nil, isWebSocket: false, names: names)
+        {
+            return .refusal(refusal.status, refusal.reason)
+        }
+        guard request.method == .GET else { return .refusal(405, "the page's server answers GET only") }
+        if let file = files.first(where: { $0.path == path }) {
+            return Answer(status: 200, contentType: file.contentType, body: file.bytes)
+        }
+        switch path {
+        case "/favicon.ico": return Answer(status: 204, contentType: "text/plain; charset=utf-8", body: [])  // browsers ask
+        case webSocketPath: return .refusal(400, "this is the page's WebSocket: open / instead")
+        default: return .refusal(404, "not found: the page is at /")
+        }
     }
 }

@@ -1,5 +1,3 @@
-import HTTPTypes
-
 /// What the page's server lets in, before anything else (docs/WEB.md, "What the server refuses").
 /// Pure, so the rules are tested without a socket.
 ///
@@ -11,10 +9,6 @@ import HTTPTypes
 /// - **One Host**: a request with two is refused (400): which one a proxy or a cache in between
 ///   went by is anyone's guess.
 enum WebRequestCheck {
-    /// A Host header left among a request's fields: the conversion to `HTTPRequest` takes the
-    /// first as its `authority` and leaves any other among the fields.
-    static let hostField = HTTPField.Name("Host")!
-
     enum Refusal: Equatable, Sendable {
         /// `421`: the Host is a name this machine does not answer to.
         case host(String?)

@@ -1,16 +1,17 @@
 import Foundation
-import HTTPTypes
 import HuddleCore
-import Hummingbird
-import HummingbirdCore
-import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
 import ServiceLifecycle
 
-/// The page's server (`huddle run --web`, `/web`): Hummingbird over HTTP/1.1 with the WebSocket
+/// The page's server (`huddle run --web`, `/web`): SwiftNIO's HTTP/1.1 with the WebSocket
 /// upgrade, bounded like the node's other servers. It serves the page's four files and `/ws`, and
-/// checks every request's Host (and a WebSocket's Origin) first (``WebRequestCheck``).
+/// checks every request's Host (and a WebSocket's Origin) first (``WebRequestCheck``); what it
+/// answers over plain HTTP is ``WebPage/answer(to:names:)``, what it says on a WebSocket
+/// ``WebConnection``.
 ///
 /// ```swift
 /// let server = WebServer(hub: hub, host: "0.0.0.0", port: 7780, clock: SystemClock(), logger: logger)
@@ -18,8 +19,8 @@ import ServiceLifecycle
 /// try await group.run()                         // until group.triggerGracefulShutdown()
 /// ```
 struct WebServer: Sendable {
-    /// TCP connections accepted at once; past it, new ones wait to be accepted. Above the seats
-    /// (``WebSeats/Limits``), so that a newcomer reaches the gate that may seat it in an
+    /// TCP connections served at once; past it, new ones wait in the kernel to be accepted. Above
+    /// the seats (``WebSeats/Limits``), so that a newcomer reaches the gate that may seat it in an
     /// unproven connection's place.
     static let acceptedAtOnce = 512
     /// A connection that sends nothing this long is closed: one that never sends a request, an
@@ -44,87 +45,158 @@ struct WebServer: Sendable {
         names = [hostname, hostname.hasSuffix(".local") ? hostname : hostname + ".local"]
     }
 
-    /// The server as a service group of its own, which serves once run and stops (finishing what
-    /// is in flight) when shut down gracefully; `ready` gets the bound port once it listens.
+    /// The server as a service group of its own, which serves once run and stops when shut down
+    /// gracefully (every connection closed); `ready` gets the bound port once it listens.
     func serviceGroup(ready: @escaping @Sendable (Int) async -> Void) -> ServiceGroup {
-        let admission = WebAdmission()
-        let router = Router()
-        router.middlewares.add(SecurityHeadersMiddleware())
-        router.middlewares.add(HostCheckMiddleware(names: names))
-        for file in WebPage.files {
-            router.get(RouterPath(file.path)) { _, _ in WebPage.response(file) }
+        ServiceGroup(configuration: ServiceGroupConfiguration(services: [Serving(server: self, ready: ready)], logger: logger))
+    }
+
+    /// What a connection became once its first request was read.
+    enum Connection: Sendable {
+        case webSocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>)
+        case http(NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>)
+    }
+
+    struct Serving: Service {
+        let server: WebServer
+        let ready: @Sendable (Int) async -> Void
+
+        func run() async throws {
+            let admission = WebAdmission()
+            let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(.backlog, value: 256)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .bind(host: server.host, port: server.port) { channel in
+                    channel.eventLoop.makeCompletedFuture { try server.setUp(channel, admission: admission) }
+                }
+            await ready(listener.channel.localAddress?.port ?? 0)
+            // A slot for each connection served at once: the loop takes one before it serves a
+            // connection, and while none is free it accepts no more (they wait in the kernel).
+            let (slots, freed) = AsyncStream.makeStream(of: Void.self)
+            for _ in 0..<WebServer.acceptedAtOnce { freed.yield() }
+            try await withGracefulShutdownHandler {
+                try await withThrowingDiscardingTaskGroup { group in
+                    try await listener.executeThenClose { accepted in
+                        var slot = slots.makeAsyncIterator()
+                        for try await connection in accepted {
+                            guard await slot.next() != nil else { break }  // cancelled
+                            group.addTask {
+                                await server.serve(connection, admission: admission)
+                                freed.yield()
+                            }
+                        }
+                    }
+                }
+            } onGracefulShutdown: {
+                listener.channel.close(promise: nil)
+                admission.closeAll()
+            }
         }
-        // Browsers ask for it; an empty answer keeps their consoles quiet.
-        router.get("/favicon.ico") { _, _ in Response(status: .noContent, headers: WebPage.securityHeaders) }
-        router.get("/ws") { request, _ in
-            // Only a request that is no WebSocket upgrade gets here (a refused upgrade is
-            // answered 400 by the upgrade channel itself, and says nothing more).
-            let refusal = WebRequestCheck.refusal(
-                host: request.head.authority, secondHost: request.headers[WebRequestCheck.hostField], origin: request.headers[.origin],
-                isWebSocket: true, names: names)
-            return WebPage.refuse(status: refusal?.status ?? 400, refusal?.reason ?? "this is the page's WebSocket: open / instead")
-        }
-        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
-            http1: .init(idleTimeout: Self.readTimeout),
-            ws: WebSocketServerConfiguration(maxFrameSize: WebConnection.maximumFrame, closeTimeout: .seconds(2)))
-        let upgrade: @Sendable (HTTPRequest, any Channel, Logger) throws -> ShouldUpgradeResult<
-            WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
-        > = { [hub, clock, names] request, channel, _ in
+    }
+
+    /// A connection's pipeline, from the moment it is accepted: its seat (``WebAdmission``) and
+    /// read timeout before anything it says is read, then HTTP/1.1 with the WebSocket upgrade.
+    private func setUp(_ channel: any Channel, admission: WebAdmission) throws -> EventLoopFuture<Connection> {
+        let operations = channel.pipeline.syncOperations
+        try operations.addHandlers([
+            admission.gate(), IdleStateHandler(readTimeout: Self.readTimeout), CloseWhenReadIdle(),
+            SecurityHeadersOnRefusedUpgrades(),
+        ])
+        let upgrader = NIOTypedWebSocketServerUpgrader<Connection>(
+            maxFrameSize: WebConnection.maximumFrame,
+            shouldUpgrade: { [names] channel, request in
                 // The seat is given back when the connection closes, however it ends: an upgrade
                 // admitted whose handler never ran (a request that announced a body and closed)
                 // once kept its slot for good, and 32 of them refused every WebSocket after
-                // (issue 45).
-                guard request.path == "/ws",
-                    WebRequestCheck.refusal(
-                        host: request.authority, secondHost: request.headerFields[WebRequestCheck.hostField],
-                        origin: request.headerFields[.origin], isWebSocket: true, names: names) == nil,
-                    admission.upgrade(channel)
-                else { return .dontUpgrade }
-                return .upgrade([:]) { inbound, outbound, _ in
-                    await WebConnection(hub: hub, clock: clock, channel: channel, admission: admission).serve(inbound, outbound)
+                // (issue 45). A refused upgrade goes on as a plain request: 400 (WebPage).
+                let hosts = request.headers["Host"]
+                let allowed =
+                    request.uri == WebPage.webSocketPath
+                    && WebRequestCheck.refusal(
+                        host: hosts.first, secondHost: hosts.dropFirst().first, origin: request.headers["Origin"].first,
+                        isWebSocket: true, names: names) == nil
+                    && admission.upgrade(channel)
+                return channel.eventLoop.makeSucceededFuture(allowed ? HTTPHeaders() : nil)
+            },
+            upgradePipelineHandler: { channel, _ in
+                channel.eventLoop.makeCompletedFuture {
+                    // A message in fragments is joined here, bounded like one frame.
+                    try channel.pipeline.syncOperations.addHandler(
+                        NIOWebSocketFrameAggregator(
+                            minNonFinalFragmentSize: 1, maxAccumulatedFrameCount: 64,
+                            maxAccumulatedFrameSize: WebConnection.maximumFrame))
+                    return .webSocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
+                }
+            })
+        let upgrades = NIOTypedHTTPServerUpgradeConfiguration<Connection>(
+            upgraders: [upgrader],
+            notUpgradingCompletionHandler: { channel in
+                channel.eventLoop.makeCompletedFuture { .http(try NIOAsyncChannel(wrappingChannelSynchronously: channel)) }
+            })
+        let connection = try operations.configureUpgradableHTTPServerPipeline(configuration: .init(upgradeConfiguration: upgrades))
+        try operations.addHandler(AnswerRefusedUpgrades())
+        return connection
+    }
+
+    /// One connection, until it closes: a page's WebSocket, or plain requests answered one by one.
+    private func serve(_ connection: EventLoopFuture<Connection>, admission: WebAdmission) async {
+        do {
+            switch try await connection.get() {
+            case .webSocket(let webSocket):
+                try await webSocket.executeThenClose { inbound, outbound in
+                    let writer = WebSocketWriter(outbound: outbound)
+                    let messages = WebSocketMessages(frames: inbound.makeAsyncIterator(), writer: writer)
+                    await WebConnection(hub: hub, clock: clock, channel: webSocket.channel, admission: admission)
+                        .serve(messages, writer)
+                }
+            case .http(let http):
+                try await http.executeThenClose { inbound, outbound in
+                    var request: HTTPRequestHead?
+                    for try await part in inbound {
+                        switch part {
+                        case .head(let head): request = head
+                        case .body: continue  // a body is read and dropped: nothing here takes one
+                        case .end:
+                            guard let head = request else { return }
+                            request = nil
+                            let answer = WebPage.answer(to: head, names: names)
+                            let keepAlive = head.isKeepAlive && answer.status < 400
+                            try await outbound.write(contentsOf: [
+                                .head(answer.head(version: head.version, keepAlive: keepAlive)),
+                                .body(.byteBuffer(ByteBuffer(bytes: answer.body))), .end(nil),
+                            ])
+                            if !keepAlive { return }
+                        }
+                    }
                 }
             }
-        let app = Application(
-            router: router,
-            // Every connection is gated as it is accepted, before it has said anything: the
-            // upgrade channel's own handlers come only once a request has arrived.
-            server: HTTPServerBuilder { responder in
-                GatedChildChannel(
-                    base: HTTP1WebSocketUpgradeChannel(responder: responder, configuration: configuration, shouldUpgrade: upgrade),
-                    admission: admission, readTimeout: Self.readTimeout)
-            },
-            configuration: ApplicationConfiguration(
-                address: .hostname(host, port: port), serverName: nil,
-                availableConnectionsDelegate: MaximumAvailableConnections(Self.acceptedAtOnce)),
-            onServerRunning: { channel in await ready(channel.localAddress?.port ?? 0) },
-            logger: logger
-        )
-        return ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))
+        } catch {
+            // The connection went away mid-request or mid-upgrade, or sent what is not HTTP (its
+            // 400 was answered in the pipeline): nothing more to say.
+            logger.debug("a connection to the page's server ended: \(error)")
+        }
     }
 }
 
-/// The upgrade channel, with a gate in front of every connection it is handed: its seat
-/// (``WebAdmission``) and a read timeout, both from the moment it is accepted.
-struct GatedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
-    typealias Value = Base.Value
-    let base: Base
-    let admission: WebAdmission
-    let readTimeout: TimeAmount
+/// Answers `400` to a WebSocket upgrade the server refused, and closes the connection: SwiftNIO's
+/// upgrader fails a refused upgrade with an error and says nothing (docs/WEB.md: a wrong Host, a
+/// foreign Origin, too many connecting, two Hosts: `400`, whatever was wrong).
+final class AnswerRefusedUpgrades: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+    typealias InboundIn = NIOAny
+    typealias OutboundOut = HTTPServerResponsePart
 
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        do {
-            try channel.pipeline.syncOperations.addHandlers([
-                admission.gate(), IdleStateHandler(readTimeout: readTimeout), CloseWhenReadIdle(),
-                SecurityHeadersOnRefusedUpgrades(),
-            ])
-        } catch {
-            return channel.eventLoop.makeFailedFuture(error)
+    static let answer = WebPage.Answer.refusal(
+        400, "the WebSocket was refused: its Host or Origin is not this page's, or too many pages are connecting")
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard error is NIOWebSocketUpgradeError else {
+            context.fireErrorCaught(error)
+            return
         }
-        return base.setup(channel: channel, logger: logger)
-    }
-
-    func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
+        let channel = context.channel
+        context.write(wrapOutboundOut(.head(Self.answer.head(version: .http1_1, keepAlive: false))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: Self.answer.body)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
     }
 }
 
@@ -141,39 +213,15 @@ final class CloseWhenReadIdle: ChannelInboundHandler, RemovableChannelHandler, S
     }
 }
 
-/// Puts the page's security headers (``WebPage/securityHeaders``) on every answer, whatever
-/// gave it: a route, a refusal, or an error the router threw (a path it does not know, a method
-/// it does not take, CONNECT).
-struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
-        -> Response
-    {
-        var response: Response
-        do {
-            response = try await next(request, context)
-        } catch let error as any HTTPResponseError {
-            response = try error.response(from: request, context: context)
-        } catch {
-            response = WebPage.refuse(status: 500, "the page's server failed")
-        }
-        for field in WebPage.securityHeaders where response.headers[field.name] == nil {
-            response.headers.append(field)
-        }
-        return response
-    }
-}
-
-/// Puts the security headers on the one answer no route gives: the upgrade channel's own empty
-/// 400 to a WebSocket upgrade it was told not to make (a foreign Origin, a wrong Host). It sits
-/// below the HTTP encoder, so it sees an answer's head as bytes; any head without a
-/// `content-security-policy` gets ``WebPage/securityHeaders`` after its status line. The
-/// router's answers have them already (``SecurityHeadersMiddleware``); a WebSocket's frames
-/// never begin `HTTP/1.1 `.
+/// Puts the security headers on the one answer ``WebPage`` does not give: SwiftNIO's own `400`
+/// to what is not HTTP at all. It sits below the HTTP encoder, so it sees an answer's head as
+/// bytes; any head without a `content-security-policy` gets ``WebPage/securityHeaders`` after
+/// its status line. A WebSocket's frames never begin `HTTP/1.1 `.
 final class SecurityHeadersOnRefusedUpgrades: ChannelOutboundHandler, RemovableChannelHandler, Sendable {
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    static let lines = WebPage.securityHeaders.map { "\($0.name.rawName): \($0.value)\r\n" }.joined()
+    static let lines = WebPage.securityHeaders.map { "\($0.0): \($0.1)\r\n" }.joined()
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         var buffer = unwrapOutboundIn(data)
@@ -190,21 +238,5 @@ final class SecurityHeadersOnRefusedUpgrades: ChannelOutboundHandler, RemovableC
         buffer.moveReaderIndex(forwardBy: head[..<statusLine.upperBound].utf8.count)
         out.writeBuffer(&buffer)
         context.write(wrapOutboundOut(out), promise: promise)
-    }
-}
-
-/// Refuses a request whose Host is not this machine before any route sees it.
-struct HostCheckMiddleware<Context: RequestContext>: RouterMiddleware {
-    let names: Set<String>
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
-        -> Response
-    {
-        if let refusal = WebRequestCheck.refusal(
-            host: request.head.authority, secondHost: request.headers[WebRequestCheck.hostField], origin: nil, isWebSocket: false, names: names)
-        {
-            return WebPage.refuse(status: refusal.status, refusal.reason)
-        }
-        return try await next(request, context)
     }
 }
