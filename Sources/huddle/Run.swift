@@ -143,6 +143,13 @@ extension Huddle {
                 valueName: "PORT"))
         var webPort: Int?
 
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Announce and look for friends over mDNS on this network interface only (wlan0, eth0, en0), and give its address in the page's QR code: when a VPN, Docker or a second network takes them elsewhere (huddle doctor says so). Default: every interface the mDNS daemon uses.",
+                valueName: "NAME"))
+        var interface: String?
+
         @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "LEVEL"))
         var logLevel: String = "notice"
 
@@ -200,8 +207,22 @@ extension Huddle {
             guard (10...3_600).contains(soundPlacing) else {
                 throw ValidationError("--sound-placing must be whole seconds from 10 to 3600 (default 120)")
             }
+            if let interface { try Self.check(interface: interface) }
             guard Logger.Level(rawValue: logLevel) != nil else {
                 throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+            }
+        }
+
+        /// `--interface NAME` names an interface of this machine with an IPv4 address.
+        static func check(interface name: String) throws {
+            let interfaces = MachineNetwork.interfaces()
+            let usable = interfaces.map { "\($0.name) (\($0.addresses.joined(separator: ", ")))" }.joined(separator: ", ")
+            let choose = usable.isEmpty ? "this machine has no network address now" : "this machine has \(usable)"
+            guard MachineNetwork.index(of: name) != nil else {
+                throw ValidationError("--interface \(quoted(name)): no interface has that name; \(choose)")
+            }
+            guard interfaces.contains(where: { $0.name == name }) else {
+                throw ValidationError("--interface \(quoted(name)) has no IPv4 address (is it up, on a network?); \(choose)")
             }
         }
 
@@ -221,6 +242,7 @@ extension Huddle {
             configuration.showWaiting = showWaiting
             configuration.web = web
             configuration.webPort = webPort ?? NodeConfiguration.defaultWebPort
+            configuration.interface = interface
             configuration.picturesQuota = picturesQuota * 1_048_576
             configuration.soundSharing = SoundSharing.Rules(
                 recheckEvery: .seconds(Int64(soundRecheck)), placing: .seconds(Int64(soundPlacing)))

@@ -29,6 +29,7 @@ import Testing
          "its first line is blank"),
         (["run", "--name", "bob", "--peer", "nowhere"], "expected HOST:PORT"),
         (["run", "--name", "bob", "--log-level", "loud"], "--log-level must be one of"),
+        (["run", "--name", "bob", "--interface", "wlan-nowhere"], "--interface \"wlan-nowhere\": no interface has that name; this machine has"),
         (["run", "--name", "bob", "--bogus"], "Unknown option '--bogus'"),
         (["status", "--data-dir", scratch.path], "no Huddle node is running"),
         (["history", "--data-dir", scratch.path, "--room", "superbowl", "--limit", "0"], "--limit must be a positive"),

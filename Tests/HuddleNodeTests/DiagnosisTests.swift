@@ -130,7 +130,44 @@ import Testing
         #expect(vpn.summary.hasPrefix("the default route goes through wg0, a VPN"))
         let docker = DoctorFacts.Interface(name: "docker0", addresses: ["172.17.0.1/16"], kind: .containerBridge)
         let bridged = Diagnosis(facts(interfaces: [docker, wifi]))
+        #expect(bridged.summary.contains("start Huddle with --interface wlan0 (announces there only)"))
         #expect(bridged.summary.contains("allow-interfaces=wlan0"))
+    }
+
+    @Test func anInterfaceChosenWithTheFlagIsCheckedAndSilencesWhatItFixes() {
+        let docker = DoctorFacts.Interface(name: "docker0", addresses: ["172.17.0.1/16"], kind: .containerBridge)
+        let ethernet = DoctorFacts.Interface(name: "eth0", addresses: ["10.0.0.5/24"], kind: .lan)
+        // On the Wi-Fi only: the bridge and the second network no longer matter to the node.
+        let kept = Diagnosis.interfaces([docker, ethernet, wifi], defaultRoute: "wlan0", chosen: "wlan0")
+        #expect(kept.verdict == .ok)
+        #expect(kept.detail == "friends reach you on wlan0 192.168.1.23/24 (--interface: mDNS there only)")
+        #expect(Diagnosis.interfaces([docker, ethernet, wifi], defaultRoute: "wlan0").verdict == .warn)
+        // Kept to the bridge: nobody on the Wi-Fi finds it, and the flag to give instead.
+        let wrong = Diagnosis.interfaces([docker, wifi], defaultRoute: "wlan0", chosen: "docker0")
+        #expect(wrong.verdict == .warn)
+        #expect(wrong.detail.hasPrefix("the node keeps to docker0 (--interface), a bridge for containers"))
+        #expect(wrong.fix == "start it with --interface wlan0 (you are on wlan0 192.168.1.23/24)")
+        // Kept to an interface that went away.
+        let gone = Diagnosis.interfaces([wifi], defaultRoute: "wlan0", chosen: "wlan1")
+        #expect(gone.verdict == .fail)
+        #expect(gone.detail == "the node keeps to wlan1 (--interface), which has no address now: nobody finds it")
+        // A running node's status carries the flag to `huddle doctor`.
+        var keptToDocker = node()
+        keptToDocker.interface = "docker0"
+        #expect(verdict(Diagnosis(facts(interfaces: [docker, wifi], node: keptToDocker)), "interfaces") == .warn)
+    }
+
+    @Test func theAddressToTellIsTheWiFisNotAVPNsOrABridgesWhateverComesFirst() {
+        let docker = DoctorFacts.Interface(name: "docker0", addresses: ["172.17.0.1/16"], kind: .containerBridge)
+        let wg = DoctorFacts.Interface(name: "wg0", addresses: ["10.8.0.2/24"], kind: .tunnel)
+        let ethernet = DoctorFacts.Interface(name: "eth0", addresses: ["10.0.0.5/24"], kind: .lan)
+        let all = [docker, wg, ethernet, wifi]
+        #expect(MachineNetwork.preferredAddress(in: all, defaultRoute: "wg0", chosen: nil) == "10.0.0.5")
+        #expect(MachineNetwork.preferredAddress(in: all, defaultRoute: "wlan0", chosen: nil) == "192.168.1.23")
+        #expect(MachineNetwork.preferredAddress(in: all, defaultRoute: nil, chosen: "wlan0") == "192.168.1.23")
+        #expect(MachineNetwork.preferredAddress(in: all, defaultRoute: nil, chosen: "docker0") == "172.17.0.1")
+        #expect(MachineNetwork.preferredAddress(in: [docker, wg], defaultRoute: "wg0", chosen: nil) == "172.17.0.1")
+        #expect(MachineNetwork.preferredAddress(in: [], defaultRoute: nil, chosen: nil) == nil)
     }
 
     @Test func twoSubnetsAndNobodyAnnouncingAreWarnings() {

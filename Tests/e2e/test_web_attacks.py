@@ -400,7 +400,7 @@ def host_requests(served: Served) -> dict[str, tuple[str, set[int]]]:
 
 def upgrade_attempts(served: Served) -> dict[str, dict]:
     """WebSocket upgrades of other sites' pages: what each sends, and the status WEB.md promises
-    (400: the upgrade channel answers a declined upgrade itself, and says nothing more)."""
+    (400, whatever was wrong: the server says it was refused, not which check failed)."""
     port, address = served.port, served.address
     return {
         "Host: evil.example": dict(host="evil.example", status=400),

@@ -561,3 +561,43 @@ def test_a_friend_announced_from_another_network_is_named_and_the_node_runs_on(h
             bed.run("exec", "h3", *command, check=False)
     carol.say("found my way home")
     alice.message("found my way home", timeout=60)
+
+
+def test_a_node_kept_to_one_interface_with_a_bridge_beside_it_is_found_there(hosts, bed):
+    """h3 has a container bridge beside its Ethernet (docker0, 172.17.0.1/16). A node started
+    there without --interface says so at start, naming the flag that fixes it; one started with
+    --interface eth0 says nothing, is found over mDNS on eth0 and chats, gives eth0's address in
+    its page's QR code, and huddle doctor reads the flag from its status (issue 47)."""
+    for host in ("h1", "h3"):  # no record of an earlier test's node left in their caches
+        bed.run("avahi-stop", host)
+        bed.run("avahi-start", host)
+    # (A veth pair named as Docker names its bridge: this kernel has no dummy links.)
+    bridge = [("ip", "link", "add", "docker0", "type", "veth", "peer", "name", "docker0-end"),
+              ("ip", "addr", "add", "172.17.0.1/16", "dev", "docker0"), ("ip", "link", "set", "docker0", "up"),
+              ("ip", "link", "set", "docker0-end", "up")]
+    try:
+        for command in bridge:
+            bed.run("exec", "h3", *command)
+        dave = hosts("h3", "dave")
+        said = dave.wait_for(lambda o: o.get("kind") == "network", timeout=15, what="the bridge said at start")
+        assert said["message"].startswith("docker0 (172.17.0.1/16) is a bridge for containers or virtual machines"), said
+        assert "start Huddle with --interface eth0 (announces there only)" in said["message"], said
+        dave.quit()
+
+        alice = hosts("h1", "alice")
+        carol = hosts("h3", "carol", extra=["--interface", "eth0", "--web", "--web-port", "0"])
+        page = carol.wait_for(lambda o: o["type"] == "web", timeout=15, what="carol's page served")
+        assert page["url"].startswith(f"http://{bed.address('h3')}:"), page
+        carol.say("kept to the wire")
+        alice.message("kept to the wire", timeout=30)
+        # Announced on eth0: h1's own mDNS daemon resolves carol to h3's Ethernet address.
+        carol_id = carol.status()["node"]["id"]
+        poll(lambda: resolved(bed, "h1").get(carol_id, ("",))[0] == bed.address("h3"), timeout=15,
+             what="carol's service resolved on h1 to h3's eth0 address")
+        assert not any(o.get("kind") == "network" for o in carol.outputs), carol.outputs
+        assert carol.status()["node"]["interface"] == "eth0"
+        on_h3 = doctor(bed, "h3", "--data-dir", str(carol.data_dir))
+        assert re.search(r"^  ok +interfaces +friends reach you on eth0 .* \(--interface: mDNS there only\)",
+                         on_h3.stdout, re.M), on_h3.stdout
+    finally:
+        bed.run("exec", "h3", "ip", "link", "del", "docker0", check=False)

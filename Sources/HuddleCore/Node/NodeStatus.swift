@@ -10,6 +10,8 @@ public struct NodeStatus: Codable, Sendable, Equatable {
         public var dataDir: String
         /// How long the viewer's stream has been paused (`/pause`), if it is.
         public var pausedMs: Int64? = nil
+        /// The one interface it announces and browses on (`--interface`), if it was given one.
+        public var interface: String? = nil
     }
 
     public struct Peer: Codable, Sendable, Equatable {

@@ -44,13 +44,14 @@ private func string(_ pointer: UnsafePointer<CChar>?) -> String {
 }
 
 /// The four dns_sd calls discovery makes, each with a callback that only copies its reply into
-/// the context's inbox. Flags are always 0 (Avahi's compat library supports nothing else).
+/// the context's inbox. Flags are always 0 (Avahi's compat library supports nothing else);
+/// `interface` is an interface's index, or 0 for every interface the daemon uses.
 enum DNSServiceCalls {
     /// The `domain` discovery uses: the link, never wide-area domains.
     static let domain = "local."
 
     static func register(
-        name: String, port: UInt16, txt: [UInt8], context: UnsafeMutableRawPointer
+        name: String, port: UInt16, txt: [UInt8], interface: UInt32, context: UnsafeMutableRawPointer
     ) -> (DNSServiceErrorType, DNSServiceRef?) {
         let callback: DNSServiceRegisterReply = { _, _, error, name, _, _, context in
             deliver(context, .register(error: error, name: string(name)))
@@ -58,7 +59,7 @@ enum DNSServiceCalls {
         var ref: DNSServiceRef?
         let error = txt.withUnsafeBytes { bytes in
             DNSServiceRegister(
-                &ref, 0, 0, name, ServiceAdvertisement.serviceType, domain, nil, port.bigEndian,
+                &ref, 0, interface, name, ServiceAdvertisement.serviceType, domain, nil, port.bigEndian,
                 UInt16(bytes.count), bytes.baseAddress, callback, context)
         }
         return (error, ref)
@@ -70,7 +71,7 @@ enum DNSServiceCalls {
         }
     }
 
-    static func browse(context: UnsafeMutableRawPointer) -> (DNSServiceErrorType, DNSServiceRef?) {
+    static func browse(interface: UInt32, context: UnsafeMutableRawPointer) -> (DNSServiceErrorType, DNSServiceRef?) {
         let callback: DNSServiceBrowseReply = { _, flags, interface, error, name, _, domain, context in
             deliver(
                 context,
@@ -79,7 +80,7 @@ enum DNSServiceCalls {
                     domain: string(domain)))
         }
         var ref: DNSServiceRef?
-        let error = DNSServiceBrowse(&ref, 0, 0, ServiceAdvertisement.serviceType, domain, callback, context)
+        let error = DNSServiceBrowse(&ref, 0, interface, ServiceAdvertisement.serviceType, domain, callback, context)
         return (error, ref)
     }
 

@@ -143,7 +143,7 @@ final class DiscoveryLoop {
 
     private func connect() {
         retryAt = nil
-        switch open(.browse, { DNSServiceCalls.browse(context: $0) }) {
+        switch openBrowse() {
         case .success(let id):
             browseRef = id
         case .failure(let error):
@@ -161,6 +161,12 @@ final class DiscoveryLoop {
         continuation.yield(.available)
     }
 
+    /// A browse on the configured interface (or all).
+    private func openBrowse() -> Result<UInt64, DNSServiceError> {
+        let interface = configuration.interface
+        return open(.browse) { DNSServiceCalls.browse(interface: interface, context: $0) }
+    }
+
     /// Registers the advertisement (if any), picking the next name on a conflict. `nil` when
     /// registered (or nothing to register).
     private func register() -> DNSServiceError? {
@@ -168,7 +174,10 @@ final class DiscoveryLoop {
         let txt = ad.txtRecord()
         while registerAttempt <= Self.maxRegisterAttempts {
             let name = ad.instanceName(attempt: registerAttempt)
-            let result = open(.register) { DNSServiceCalls.register(name: name, port: ad.port, txt: txt, context: $0) }
+            let interface = configuration.interface
+            let result = open(.register) {
+                DNSServiceCalls.register(name: name, port: ad.port, txt: txt, interface: interface, context: $0)
+            }
             switch result {
             case .success(let id):
                 registerRef = id
@@ -416,7 +425,7 @@ final class DiscoveryLoop {
         case .restartBrowse:
             if let id = browseRef { close(id) }
             let freed = directory.browseRestarted()
-            switch open(.browse, { DNSServiceCalls.browse(context: $0) }) {
+            switch openBrowse() {
             case .success(let id):
                 browseRef = id
                 logger.debug("nobody found yet: browsing again")

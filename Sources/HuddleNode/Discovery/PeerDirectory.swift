@@ -12,6 +12,8 @@ struct ServiceSighting: Hashable, Sendable, CustomStringConvertible {
 
 /// Timing and bounds of discovery. The defaults suit a home LAN; tests shorten them.
 struct DiscoveryConfiguration: Sendable {
+    /// The interface to announce and browse on (its index); 0, every one the mDNS daemon uses.
+    var interface: UInt32 = 0
     /// How often to try again while no mDNS daemon answers.
     var retryInterval: Duration = .seconds(5)
     /// Most service instances tracked at once; more (a flood of fake services) are ignored.

@@ -40,9 +40,12 @@ public final class ServiceDiscovery: Sendable {
     private let configuration: DiscoveryConfiguration
     private let state = Mutex(State.idle)
 
-    /// - Parameter logger: where discovery logs (at info and below; peers and retries at debug).
-    public convenience init(logger: Logger) {
-        self.init(logger: logger, configuration: DiscoveryConfiguration())
+    /// - Parameters:
+    ///   - logger: where discovery logs (at info and below; peers and retries at debug).
+    ///   - interface: the index of the one interface to announce and browse on (`--interface`,
+    ///     ``MachineNetwork/index(of:)``); 0, every interface the mDNS daemon uses.
+    public convenience init(logger: Logger, interface: UInt32 = 0) {
+        self.init(logger: logger, configuration: DiscoveryConfiguration(interface: interface))
     }
 
     init(logger: Logger, configuration: DiscoveryConfiguration) {

@@ -54,7 +54,8 @@ public struct Diagnosis: Sendable, Equatable {
 
     public init(_ facts: DoctorFacts) {
         checks = [
-            mdns(facts), announcement(facts), Self.interfaces(facts.interfaces, defaultRoute: facts.defaultRoute),
+            mdns(facts), announcement(facts),
+            Self.interfaces(facts.interfaces, defaultRoute: facts.defaultRoute, chosen: facts.node?.interface),
             firewall(facts), peers(facts),
         ].compactMap { $0 }
     }
@@ -101,15 +102,32 @@ public struct Diagnosis: Sendable, Equatable {
             likelihood: 90)
     }
 
-    /// The interfaces and the default route (`nil`: none); a node says its warnings at start
-    /// (``Node/tellOfTheNetwork()``).
-    public static func interfaces(_ interfaces: [DoctorFacts.Interface], defaultRoute: String?) -> Check {
+    /// The interfaces and the default route (`nil`: none), and the one interface the node keeps
+    /// to (`--interface`), if any; a node says its warnings at start (``Node/tellOfTheNetwork()``).
+    public static func interfaces(_ interfaces: [DoctorFacts.Interface], defaultRoute: String?, chosen: String? = nil)
+        -> Check
+    {
         let lan = interfaces.filter { $0.kind == .lan && !$0.addresses.isEmpty }
         let named = lan.map { "\($0.name) \($0.addresses.joined(separator: ", "))" }.joined(separator: "; ")
         guard !lan.isEmpty else {
             return Check(
                 name: "interfaces", verdict: .fail, detail: "no Wi-Fi or Ethernet address: this machine is on no network",
                 fix: "join the home's Wi-Fi", likelihood: 95)
+        }
+        if let chosen {
+            guard let interface = interfaces.first(where: { $0.name == chosen }), !interface.addresses.isEmpty else {
+                return Check(
+                    name: "interfaces", verdict: .fail,
+                    detail: "the node keeps to \(chosen) (--interface), which has no address now: nobody finds it",
+                    fix: "start it with --interface \(lan[0].name) (you are on \(named))", likelihood: 93)
+            }
+            guard interface.kind == .lan else {
+                let what = interface.kind == .tunnel ? "a VPN" : "a bridge for containers or virtual machines"
+                return Check(
+                    name: "interfaces", verdict: .warn,
+                    detail: "the node keeps to \(chosen) (--interface), \(what): friends on the Wi-Fi are not there",
+                    fix: "start it with --interface \(lan[0].name) (you are on \(named))", likelihood: 80)
+            }
         }
         if let route = defaultRoute, let tunnel = interfaces.first(where: { $0.name == route && $0.kind == .tunnel }) {
             return Check(
@@ -119,21 +137,29 @@ public struct Diagnosis: Sendable, Equatable {
                     + "WireGuard: exclude the home's subnet from AllowedIPs), or give the local address: --peer",
                 likelihood: 50)
         }
-        if let bridge = interfaces.first(where: { $0.kind == .containerBridge && !$0.addresses.isEmpty }) {
+        if chosen == nil, let bridge = interfaces.first(where: { $0.kind == .containerBridge && !$0.addresses.isEmpty }) {
             return Check(
                 name: "interfaces", verdict: .warn,
                 detail: "\(bridge.name) (\(bridge.addresses.joined(separator: ", "))) is a bridge for containers or virtual "
                     + "machines: the mDNS daemon may announce its address too, which friends cannot reach; you are on \(named)",
-                fix: "in /etc/avahi/avahi-daemon.conf set allow-interfaces=\(lan[0].name), then sudo systemctl restart "
-                    + "avahi-daemon", likelihood: 30)
+                fix: "start Huddle with --interface \(lan[0].name) (announces there only), or for every program set "
+                    + "allow-interfaces=\(lan[0].name) in /etc/avahi/avahi-daemon.conf and sudo systemctl restart avahi-daemon",
+                likelihood: 30)
         }
         let subnets = Set(lan.flatMap(\.addresses).map(Self.subnet))
-        if subnets.count > 1 {
+        if chosen == nil, subnets.count > 1 {
             return Check(
                 name: "interfaces", verdict: .warn,
                 detail: "this machine is on \(subnets.count) networks (\(named)): mDNS stays on each, and a friend on "
-                    + "the other cannot find you", fix: "use the network your friends are on, or --peer across",
+                    + "the other cannot find you",
+                fix: "use the network your friends are on (--interface NAME keeps Huddle to it), or --peer across",
                 likelihood: 20)
+        }
+        if let chosen, let interface = lan.first(where: { $0.name == chosen }) {
+            return Check(
+                name: "interfaces", verdict: .ok,
+                detail: "friends reach you on \(chosen) \(interface.addresses.joined(separator: ", ")) (--interface: mDNS "
+                    + "there only)", fix: nil, likelihood: 0)
         }
         return Check(name: "interfaces", verdict: .ok, detail: "friends reach you on \(named)", fix: nil, likelihood: 0)
     }

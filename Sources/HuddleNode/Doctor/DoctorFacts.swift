@@ -118,12 +118,15 @@ public struct DoctorFacts: Sendable, Equatable {
         public var nick: String
         public var port: Int
         public var peers: [Peer]
+        /// The one interface it announces and browses on (`--interface`), if it was given one.
+        public var interface: String?
 
-        public init(id: String, nick: String, port: Int, peers: [Peer]) {
+        public init(id: String, nick: String, port: Int, peers: [Peer], interface: String? = nil) {
             self.id = id
             self.nick = nick
             self.port = port
             self.peers = peers
+            self.interface = interface
         }
     }
 

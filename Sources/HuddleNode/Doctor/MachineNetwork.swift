@@ -19,6 +19,26 @@ public enum MachineNetwork {
         }
     }
 
+    /// The index of the interface named `name` (`--interface`); `nil` if this machine has none.
+    public static func index(of name: String) -> UInt32? {
+        let index = if_nametoindex(name)
+        return index == 0 ? nil : index
+    }
+
+    /// The address to tell a phone or a friend (the page's QR code): the chosen interface's
+    /// (`--interface`); else the default route's, when that is Wi-Fi or Ethernet; else the first
+    /// Wi-Fi or Ethernet one. A VPN's or a container bridge's only when there is nothing else:
+    /// nobody on the Wi-Fi reaches those. `nil`: no address at all.
+    public static func preferredAddress(in interfaces: [DoctorFacts.Interface], defaultRoute: String?, chosen: String?)
+        -> String?
+    {
+        let withAddress = interfaces.filter { !$0.addresses.isEmpty }
+        let lan = withAddress.filter { $0.kind == .lan }
+        let pick =
+            withAddress.first { $0.name == chosen } ?? lan.first { $0.name == defaultRoute } ?? lan.first ?? withAddress.first
+        return pick?.addresses.first.map { String($0.prefix { $0 != "/" }) }
+    }
+
     /// The interface of the IPv4 default route (`/proc/net/route`), if there is one.
     public static func defaultRoute(table: String = "/proc/net/route") -> String? {
         guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { return nil }

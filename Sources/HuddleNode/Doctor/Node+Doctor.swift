@@ -36,7 +36,8 @@ extension Node {
     /// mDNS is on (issue 47): a VPN holding the default route, a container bridge beside the
     /// Wi-Fi, two networks at once; in `huddle doctor`'s words (JSON: `"kind":"network"`).
     func tellOfTheNetwork() {
-        let check = Diagnosis.interfaces(MachineNetwork.interfaces(), defaultRoute: MachineNetwork.defaultRoute())
+        let check = Diagnosis.interfaces(
+            MachineNetwork.interfaces(), defaultRoute: MachineNetwork.defaultRoute(), chosen: configuration.interface)
         // (No Wi-Fi address at all fails here too: the node says it when nobody is found.)
         guard check.verdict == .warn else { return }
         let words = check.detail + (check.fix.map { ": " + $0 } ?? "")

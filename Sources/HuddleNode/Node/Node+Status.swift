@@ -47,11 +47,14 @@ extension Node {
     }
 
     /// The node as `huddle status` shows it: the machine's snapshot, with what only the shell
-    /// knows (the host's addresses, the data dir, what the store took, what the rate limit refused).
+    /// knows (the host's addresses, the data dir, what the store took, what the rate limit
+    /// refused, the interface it was told to keep to).
     func status() -> NodeStatus {
-        machine.status(
+        var status = machine.status(
             now: now, dataDir: configuration.dataDir, addresses: Self.localAddresses(), eventsStored: writer.eventsStored,
             rateLimited: datagramLimits.withLock { $0.refused })
+        status.node.interface = configuration.interface
+        return status
     }
 
     /// The IPv4 and IPv6 addresses of this host's interfaces, loopback last.

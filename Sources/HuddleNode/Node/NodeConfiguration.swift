@@ -41,6 +41,9 @@ public struct NodeConfiguration: Sendable {
     public var web = false
     /// The page's TCP port (`--web-port`; 0 picks a free one).
     public var webPort = NodeConfiguration.defaultWebPort
+    /// The one interface to announce and look for peers on over mDNS, and whose address the
+    /// page's QR code gives (`--interface`); `nil`, every interface the mDNS daemon uses.
+    public var interface: String?
 
     /// The page's port unless told otherwise: fixed, so a paired phone finds the node again.
     public static let defaultWebPort = 7780

@@ -36,7 +36,7 @@ extension Node {
             return
         }
         let server = WebServer(hub: hub, host: configuration.listenHost, port: port, clock: clock, logger: logger)
-        let lanAddress = Self.lanAddress(listeningOn: configuration.listenHost)
+        let lanAddress = Self.lanAddress(listeningOn: configuration.listenHost, interface: configuration.interface)
         let group = server.serviceGroup { port in await self.webListening(at: "\(lanAddress):\(port)") }
         web = WebFace(hub: hub, group: group, wanted: wanted)
         // A page opened mid-game starts with the conversation so far, as /history lists it.
@@ -225,14 +225,12 @@ extension Node {
     }
 
     /// The address a phone on the network reaches this machine at: the one the node listens on,
-    /// or the first IPv4 address of an interface that is up and not loopback.
-    nonisolated static func lanAddress(listeningOn host: String) -> String {
+    /// or this machine's Wi-Fi or Ethernet address (``MachineNetwork/preferredAddress(in:defaultRoute:chosen:)``:
+    /// `--interface`'s first). Before, the first interface's: a VPN's or Docker's put an address
+    /// no phone reaches in the QR code.
+    nonisolated static func lanAddress(listeningOn host: String, interface: String?) -> String {
         if host != "0.0.0.0", !host.isEmpty { return host }
-        let devices = (try? System.enumerateDevices()) ?? []
-        for device in devices {
-            guard case .v4 = device.address, let ip = device.address?.ipAddress, !ip.hasPrefix("127.") else { continue }
-            return ip
-        }
-        return "127.0.0.1"
+        return MachineNetwork.preferredAddress(
+            in: MachineNetwork.interfaces(), defaultRoute: MachineNetwork.defaultRoute(), chosen: interface) ?? "127.0.0.1"
     }
 }

@@ -59,7 +59,7 @@ final class WebAdmission: Sendable {
         return true
     }
 
-    /// A WebSocket upgrade on `channel`: `false`, refused (the upgrade channel answers 400).
+    /// A WebSocket upgrade on `channel`: `false`, refused (``AnswerRefusedUpgrades`` answers 400).
     func upgrade(_ channel: any Channel) -> Bool {
         let (verdict, evicted): (WebSeats.Verdict, (any Channel)?) = state.withLock { state in
             guard let id = state.ids[ObjectIdentifier(channel)] else { return (.refused, nil) }
