@@ -146,7 +146,7 @@ extension Huddle {
         @Option(
             name: .long,
             help: ArgumentHelp(
-                "Announce and look for friends over mDNS on this network interface only (wlan0, eth0, en0), and give its address in the page's QR code: when a VPN, Docker or a second network takes them elsewhere (huddle doctor says so). Default: every interface the mDNS daemon uses.",
+                "Announce and look for friends over mDNS on this network interface only (wlan0, eth0, en0), and give its address in the page's QR code: when a VPN, Docker or a second network takes them elsewhere (huddle doctor says so). Default: the Wi-Fi or Ethernet when it is the only one beside a VPN or a container bridge, else every interface the mDNS daemon uses.",
                 valueName: "NAME"))
         var interface: String?
 

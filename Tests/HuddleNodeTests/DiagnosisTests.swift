@@ -128,10 +128,20 @@ import Testing
         let vpn = Diagnosis(facts(interfaces: [wifi, wg], defaultRoute: "wg0"))
         #expect(verdict(vpn, "interfaces") == .warn)
         #expect(vpn.summary.hasPrefix("the default route goes through wg0, a VPN"))
+        // A bridge beside two networks: which one is the friends' is the person's to say.
         let docker = DoctorFacts.Interface(name: "docker0", addresses: ["172.17.0.1/16"], kind: .containerBridge)
-        let bridged = Diagnosis(facts(interfaces: [docker, wifi]))
-        #expect(bridged.summary.contains("start Huddle with --interface wlan0 (announces there only)"))
-        #expect(bridged.summary.contains("allow-interfaces=wlan0"))
+        let ethernet = DoctorFacts.Interface(name: "eth0", addresses: ["10.0.0.5/24"], kind: .lan)
+        let bridged = Diagnosis(facts(interfaces: [docker, ethernet, wifi]))
+        #expect(bridged.summary.contains("start Huddle with --interface eth0 (announces there only)"))
+        #expect(bridged.summary.contains("allow-interfaces=eth0"))
+        // Beside the one Wi-Fi, the node keeps its mDNS to the Wi-Fi by itself, and says so.
+        let kept = Diagnosis.interfaces([docker, wifi], defaultRoute: "wlan0")
+        #expect(kept.verdict == .ok)
+        #expect(kept.detail == "friends reach you on wlan0 192.168.1.23/24 (mDNS there only: docker0 beside it is no "
+            + "network of friends; --interface NAME picks another)")
+        #expect(MachineNetwork.keptInterface(in: [docker, wifi]) == "wlan0")
+        #expect(MachineNetwork.keptInterface(in: [docker, ethernet, wifi]) == nil)
+        #expect(MachineNetwork.keptInterface(in: [wifi]) == nil)
     }
 
     @Test func anInterfaceChosenWithTheFlagIsCheckedAndSilencesWhatItFixes() {

@@ -102,8 +102,10 @@ public struct Diagnosis: Sendable, Equatable {
             likelihood: 90)
     }
 
-    /// The interfaces and the default route (`nil`: none), and the one interface the node keeps
-    /// to (`--interface`), if any; a node says its warnings at start (``Node/tellOfTheNetwork()``).
+    /// The interfaces and the default route (`nil`: none), and the one interface the node was
+    /// told to keep to (`--interface`), if any; without it, the one it keeps to by itself
+    /// (``MachineNetwork/keptInterface(in:)``). A node says the warnings at start
+    /// (``Node/tellOfTheNetwork()``).
     public static func interfaces(_ interfaces: [DoctorFacts.Interface], defaultRoute: String?, chosen: String? = nil)
         -> Check
     {
@@ -136,6 +138,16 @@ public struct Diagnosis: Sendable, Equatable {
                 fix: "if a friend is not found, let the VPN allow the local network (Tailscale: --exit-node-allow-lan-access; "
                     + "WireGuard: exclude the home's subnet from AllowedIPs), or give the local address: --peer",
                 likelihood: 50)
+        }
+        if chosen == nil, let kept = MachineNetwork.keptInterface(in: interfaces),
+            let interface = lan.first(where: { $0.name == kept })
+        {
+            let beside = interfaces.filter { $0.kind != .lan && !$0.addresses.isEmpty }.map(\.name).joined(separator: ", ")
+            return Check(
+                name: "interfaces", verdict: .ok,
+                detail: "friends reach you on \(kept) \(interface.addresses.joined(separator: ", ")) (mDNS there only: "
+                    + "\(beside) beside it is no network of friends; --interface NAME picks another)",
+                fix: nil, likelihood: 0)
         }
         if chosen == nil, let bridge = interfaces.first(where: { $0.kind == .containerBridge && !$0.addresses.isEmpty }) {
             return Check(

@@ -25,6 +25,18 @@ public enum MachineNetwork {
         return index == 0 ? nil : index
     }
 
+    /// The one interface a node keeps its mDNS to when `--interface` did not choose: the only
+    /// Wi-Fi or Ethernet one, when a VPN or a container bridge sits beside it, so that nothing
+    /// is announced where no friend is (a Docker bridge's address resolved by a friend never
+    /// answers). `nil`: every interface the mDNS daemon uses (two networks at once, or nothing
+    /// beside the one).
+    public static func keptInterface(in interfaces: [DoctorFacts.Interface]) -> String? {
+        let withAddress = interfaces.filter { !$0.addresses.isEmpty }
+        let lan = withAddress.filter { $0.kind == .lan }
+        guard lan.count == 1, withAddress.contains(where: { $0.kind != .lan }) else { return nil }
+        return lan[0].name
+    }
+
     /// The address to tell a phone or a friend (the page's QR code): the chosen interface's
     /// (`--interface`); else the default route's, when that is Wi-Fi or Ethernet; else the first
     /// Wi-Fi or Ethernet one. A VPN's or a container bridge's only when there is nothing else:

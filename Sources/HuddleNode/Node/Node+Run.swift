@@ -181,8 +181,8 @@ extension Node {
     func startDiscovery() -> AsyncStream<DiscoveryEvent>? {
         guard configuration.mdns else { return nil }
         tellOfTheNetwork()
-        let discovery = ServiceDiscovery(
-            logger: logger, interface: configuration.interface.flatMap(MachineNetwork.index(of:)) ?? 0)
+        let kept = configuration.interface ?? MachineNetwork.keptInterface(in: MachineNetwork.interfaces())
+        let discovery = ServiceDiscovery(logger: logger, interface: kept.flatMap(MachineNetwork.index(of:)) ?? 0)
         self.discovery = discovery
         return discovery.start(
             advertising: ServiceAdvertisement(
