@@ -100,7 +100,7 @@ struct WebServer: Sendable {
         let operations = channel.pipeline.syncOperations
         try operations.addHandlers([
             admission.gate(), IdleStateHandler(readTimeout: Self.readTimeout), CloseWhenReadIdle(),
-            SecurityHeadersOnRefusedUpgrades(),
+            SecurityHeadersOnEveryAnswer(),
         ])
         let upgrader = NIOTypedWebSocketServerUpgrader<Connection>(
             maxFrameSize: WebConnection.maximumFrame,
@@ -108,7 +108,7 @@ struct WebServer: Sendable {
                 // The seat is given back when the connection closes, however it ends: an upgrade
                 // admitted whose handler never ran (a request that announced a body and closed)
                 // once kept its slot for good, and 32 of them refused every WebSocket after
-                // (issue 45). A refused upgrade goes on as a plain request: 400 (WebPage).
+                // (issue 45). A refused upgrade is answered 400 (AnswerRefusedUpgrades).
                 let hosts = request.headers["Host"]
                 let allowed =
                     request.uri == WebPage.webSocketPath
@@ -213,11 +213,11 @@ final class CloseWhenReadIdle: ChannelInboundHandler, RemovableChannelHandler, S
     }
 }
 
-/// Puts the security headers on the one answer ``WebPage`` does not give: SwiftNIO's own `400`
-/// to what is not HTTP at all. It sits below the HTTP encoder, so it sees an answer's head as
-/// bytes; any head without a `content-security-policy` gets ``WebPage/securityHeaders`` after
-/// its status line. A WebSocket's frames never begin `HTTP/1.1 `.
-final class SecurityHeadersOnRefusedUpgrades: ChannelOutboundHandler, RemovableChannelHandler, Sendable {
+/// Puts the security headers on the answers ``WebPage`` does not give: SwiftNIO's own `400` to
+/// what is not HTTP at all, and the upgrade's `101`. It sits below the HTTP encoder, so it sees an
+/// answer's head as bytes; any head without a `content-security-policy` gets
+/// ``WebPage/securityHeaders`` after its status line. A WebSocket's frames never begin `HTTP/1.1 `.
+final class SecurityHeadersOnEveryAnswer: ChannelOutboundHandler, RemovableChannelHandler, Sendable {
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
