@@ -385,6 +385,24 @@ def test_doctor_from_a_phone_answers_the_phone_and_the_control_socket_names_hudd
     assert refused.returncode != 0 and "huddle doctor --name NICK runs the same checks" in refused.stderr, refused
 
 
+def test_doctor_typed_on_the_page_is_answered_there_as_a_list_that_fits_a_phone(lan, driver):
+    """/doctor typed in the page's compose field (issue 47): the page shows the checks as a list,
+    each check's words and what to do on lines of their own, with nothing wider than the phone's
+    screen; the console shows none of it."""
+    alice, bob = alice_and_bob(lan)
+    pair_with_qr(driver, alice)
+    send_from_page(driver, "/doctor")
+    wait_page(driver, lambda d: "doctor: " in text_of(d, "log") and "interfaces" in text_of(d, "log"),
+              "the doctor's answer in the conversation", timeout=20)
+    log = text_of(driver, "log")
+    assert "· mdns:" in log and "· firewall:" in log, log  # the list form: "ok · mdns: …"
+    wide = driver.execute_script(
+        "return {page: document.documentElement.scrollWidth, screen: window.innerWidth};")
+    assert wide["page"] <= wide["screen"], wide
+    print(f"the doctor on the page: {screenshot(driver, 'web-doctor-list')}")
+    assert not any(o["type"] == "info" and o["message"].startswith("doctor: ") for o in alice.node.outputs)
+
+
 def test_pause_and_resume_from_the_page(lan, driver):
     alice, bob = alice_and_bob(lan)
     pair_with_qr(driver, alice)
