@@ -1,3 +1,4 @@
+import NIOHTTP1
 import Testing
 
 @testable import HuddleNode
@@ -41,5 +42,18 @@ import Testing
             let refusal = WebRequestCheck.refusal(host: first, secondHost: second, origin: nil, isWebSocket: false, names: names)
             #expect(refusal == .twoHosts && refusal?.status == 400)
         }
+    }
+
+    @Test func aRequestsHeadIsCheckedByItsHostsAndAWebSocketsOrigin() {
+        func head(_ fields: [(String, String)]) -> HTTPRequestHead {
+            HTTPRequestHead(version: .http1_1, method: .GET, uri: "/ws", headers: HTTPHeaders(fields))
+        }
+        let host = ("Host", "192.168.1.20:7780")
+        #expect(WebRequestCheck.refusal(of: head([host]), isWebSocket: false, names: names) == nil)
+        #expect(WebRequestCheck.refusal(of: head([host, ("Host", "evil.example")]), isWebSocket: false, names: names) == .twoHosts)
+        #expect(WebRequestCheck.refusal(of: head([host]), isWebSocket: true, names: names) == .origin(nil))
+        #expect(
+            WebRequestCheck.refusal(of: head([host, ("Origin", "http://192.168.1.20:7780")]), isWebSocket: true, names: names)
+                == nil)
     }
 }

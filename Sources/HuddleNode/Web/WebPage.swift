@@ -57,25 +57,13 @@ enum WebPage {
         }
     }
 
-    /// The answer to a request the WebSocket did not take (``WebServer``): first whether its Host
-    /// is this machine (``WebRequestCheck``), then its method, then its path (a query is ignored).
+    /// The answer to a request that is no WebSocket upgrade (a refused upgrade is answered by
+    /// ``AnswerRefusedUpgrades``): first whether its Host is this machine (``WebRequestCheck``),
+    /// then its method, then its path (a query is ignored).
     /// `names`: the machine's own host names (``WebRequestCheck/refusal(host:secondHost:origin:isWebSocket:names:)``).
     static func answer(to request: HTTPRequestHead, names: Set<String>) -> Answer {
-        let hosts = request.headers["Host"]
         let path = request.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        let isUpgrade = request.headers[canonicalForm: "Connection"].contains { $0.lowercased() == "upgrade" }
-            || !request.headers["Upgrade"].isEmpty
-        if path == webSocketPath, isUpgrade {
-            // An upgrade the WebSocket refused (a wrong Host or Origin, too many connecting, or not
-            // a WebSocket upgrade at all): 400, whatever was wrong (docs/WEB.md).
-            let refusal = WebRequestCheck.refusal(
-                host: hosts.first, secondHost: hosts.dropFirst().first, origin: request.headers["Origin"].first,
-                isWebSocket: true, names: names)
-            return .refusal(400, refusal?.reason ?? "the WebSocket was refused: too many pages connecting, or not an upgrade it takes")
-        }
-        if let refusal = WebRequestCheck.refusal(
-            host: hosts.first, secondHost: hosts.dropFirst().first, origin: nil, isWebSocket: false, names: names)
-        {
+        if let refusal = WebRequestCheck.refusal(of: request, isWebSocket: false, names: names) {
             return .refusal(refusal.status, refusal.reason)
         }
         guard request.method == .GET else { return .refusal(405, "the page's server answers GET only") }

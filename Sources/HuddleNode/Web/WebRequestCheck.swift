@@ -1,3 +1,5 @@
+import NIOHTTP1
+
 /// What the page's server lets in, before anything else (docs/WEB.md, "What the server refuses").
 /// Pure, so the rules are tested without a socket.
 ///
@@ -32,6 +34,14 @@ enum WebRequestCheck {
             case .twoHosts: "a request names one Host"
             }
         }
+    }
+
+    /// Why `request` is refused, from its Host headers (and, for a WebSocket, its Origin).
+    static func refusal(of request: HTTPRequestHead, isWebSocket: Bool, names: Set<String>) -> Refusal? {
+        let hosts = request.headers["Host"]
+        return refusal(
+            host: hosts.first, secondHost: hosts.dropFirst().first,
+            origin: isWebSocket ? request.headers["Origin"].first : nil, isWebSocket: isWebSocket, names: names)
     }
 
     /// Why a request with this `Host` (and, for a WebSocket, `Origin`) is refused; `nil` lets it in.

@@ -109,12 +109,9 @@ struct WebServer: Sendable {
                 // admitted whose handler never ran (a request that announced a body and closed)
                 // once kept its slot for good, and 32 of them refused every WebSocket after
                 // (issue 45). A refused upgrade is answered 400 (AnswerRefusedUpgrades).
-                let hosts = request.headers["Host"]
                 let allowed =
                     request.uri == WebPage.webSocketPath
-                    && WebRequestCheck.refusal(
-                        host: hosts.first, secondHost: hosts.dropFirst().first, origin: request.headers["Origin"].first,
-                        isWebSocket: true, names: names) == nil
+                    && WebRequestCheck.refusal(of: request, isWebSocket: true, names: names) == nil
                     && admission.upgrade(channel)
                 return channel.eventLoop.makeSucceededFuture(allowed ? HTTPHeaders() : nil)
             },
