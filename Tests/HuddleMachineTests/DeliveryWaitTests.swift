@@ -43,3 +43,80 @@ import Testing
         #expect(wait.poll(now: .epoch, livePeers: [:], peersPossible: false) == .delivered(to: []))
     }
 }
+
+/// The wait through the machine's door: piped input's end is an input, the wait's next ask and
+/// its deadline are in ``NodeMachine/nextDeadline(now:)``, and how it ended is an effect. No
+/// polling loop: the clock the test moves is the only one.
+@Suite(.offThePool) struct DeliveryThroughTheDoorTests {
+    /// The wait's reports, and the time to the machine's next deadline.
+    static func dueIn(_ lan: MachineLAN, _ index: Int) -> TimeSpan {
+        lan[index].machine.nextDeadline(now: lan.now) - lan.now.monotonic
+    }
+
+    @Test func aLineThatReachesAPeerEndsTheWaitAsDelivered() throws {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        lan.add("bob")
+        lan.introduceAll()
+        _ = try lan.on(alice) { machine, now in machine.say("piped hello", inRoomNamed: "superbowl", now: now) }.get()
+        lan.on(alice) { machine, now in machine.handle(.inputEnded(peersFindable: true), now: now) }
+        #expect(lan[alice].deliveries == [.waiting(DeliveryWait.timeout)])
+        lan.deliverAll()  // the line reaches bob; alice's first ask was answered before it did
+        #expect(lan[alice].deliveries == [.waiting(DeliveryWait.timeout)])
+        // The next ask: bob sends alice's line back, byte for byte (before, a copy of her own
+        // was screened out unnoted, and only bob's next digest ended the wait).
+        lan.advance(DeliveryWait.askInterval)
+        #expect(lan[alice].deliveries == [.waiting(DeliveryWait.timeout), .delivered(to: ["bob"])])
+        #expect(lan[alice].machine.deliveryWait == nil)
+    }
+
+    @Test func withNothingWrittenSinceTheStartThereIsNothingToWaitFor() {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")  // its join is from before the input: not waited for
+        lan.on(alice) { machine, now in machine.handle(.inputEnded(peersFindable: true), now: now) }
+        #expect(lan[alice].deliveries == [.nothingWritten])
+    }
+
+    @Test func aPeerThatNeverAnswersIsAskedEveryHalfSecondUntilTheDeadline() throws {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        let bob = lan.add("bob")
+        lan.introduceAll()
+        lan.blocked.insert([alice, bob])
+        lan.answerPulls = false
+        _ = try lan.on(alice) { machine, now in machine.say("into the void", inRoomNamed: "superbowl", now: now) }.get()
+        let pullsBefore = lan[alice].pulls.count
+        lan.on(alice) { machine, now in machine.handle(.inputEnded(peersFindable: true), now: now) }
+        #expect(lan[alice].pulls.count == pullsBefore + 1, "bob, live, asked at once")
+        #expect(Self.dueIn(lan, alice) <= DeliveryWait.askInterval, "the next ask is a deadline of the machine's")
+        var waited = TimeSpan.zero
+        while lan[alice].deliveries.count < 2, waited < .seconds(10) {
+            let step = min(Self.dueIn(lan, alice), .seconds(1))
+            lan.advance(max(step, .milliseconds(1)), deliver: false)
+            waited = waited + max(step, .milliseconds(1))
+        }
+        #expect(lan[alice].deliveries == [.waiting(DeliveryWait.timeout), .notSent(.timedOut)])
+        #expect(waited >= DeliveryWait.timeout && waited < DeliveryWait.timeout + .milliseconds(10), "\(waited)")
+        let asks = lan[alice].pulls.count - pullsBefore
+        #expect((9...11).contains(asks), "asked \(asks) times in 5 s")
+    }
+
+    @Test func withNoPeerKnownAndNoneFindableItEndsAtOnce() throws {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        _ = try lan.on(alice) { machine, now in machine.say("alone", inRoomNamed: "superbowl", now: now) }.get()
+        lan.on(alice) { machine, now in machine.handle(.inputEnded(peersFindable: false), now: now) }
+        #expect(lan[alice].deliveries == [.waiting(DeliveryWait.timeout), .notSent(.noPeers)])
+    }
+
+    @Test func stoppingEndsTheWaitOnceAsNotSent() throws {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        _ = try lan.on(alice) { machine, now in machine.say("cut short", inRoomNamed: "superbowl", now: now) }.get()
+        lan.on(alice) { machine, now in machine.handle(.inputEnded(peersFindable: true), now: now) }
+        lan.on(alice) { machine, now in machine.handle(.stopping, now: now) }
+        lan.on(alice) { machine, now in machine.handle(.stopping, now: now) }
+        lan.advance(.seconds(6))
+        #expect(lan[alice].deliveries == [.waiting(DeliveryWait.timeout), .notSent(.stopped)])
+    }
+}

@@ -44,6 +44,7 @@ import Testing
         }
         mutating func openPicture(_ number: Int) { calls.append("open picture") }
         mutating func doctor(answering face: Face) { calls.append("doctor \(face)") }
+        mutating func delivery(_ report: DeliveryWait.Report) { calls.append("delivery") }
     }
 
     let peer = PeerAddress(host: "10.0.0.2", port: 7400)

@@ -88,3 +88,34 @@ def test_a_piped_line_longer_than_a_message_goes_as_numbered_parts(lan, binary, 
     parts = [alice.wait_for(lambda o, n=n: o["type"] == "message" and o["text"].startswith(f"({n}/3) "),
                             what=f"part {n}")["text"] for n in (1, 2, 3)]
     assert " ".join(part[len("(1/3) "):] for part in parts) == text
+
+
+def test_a_signal_while_it_waits_ends_the_wait_at_once_and_says_it_is_not_sent(binary, tmp_path):
+    import json
+    import signal
+    import subprocess
+    proc = subprocess.Popen([binary, "run", "--name", "ida", "--room", "superbowl", "--no-mdns", "--json",
+                             "--data-dir", str(tmp_path / "ida"), "--peer", "127.0.0.1:9"],  # nobody answers there
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        proc.stdin.write("hello\n")
+        proc.stdin.close()
+        lines = []
+        for line in proc.stdout:
+            lines.append(json.loads(line))
+            if lines[-1]["type"] == "delivery":
+                break
+        assert lines[-1]["state"] == "waiting", lines
+        signalled = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=10)
+        took = time.monotonic() - signalled
+        rest = proc.stdout.read()
+    finally:
+        proc.kill()
+        proc.wait()
+    delivery = [o for o in map(json.loads, rest.splitlines()) if o["type"] == "delivery"]
+    assert proc.returncode == 3, (proc.returncode, rest)
+    assert [o["state"] for o in delivery] == ["not_sent"], delivery
+    assert delivery[0]["reason"] == "the node was stopped before a peer received it", delivery
+    assert took < 3, f"the wait went on {took:.1f} s after the signal"

@@ -58,6 +58,8 @@ public protocol NodeWorld {
     mutating func openPicture(_ number: Int)
     /// `/doctor`: checks this machine and its network, and answers `face`.
     mutating func doctor(answering face: Face)
+    /// Tells where the wait for delivery stands; the run ends when it ended.
+    mutating func delivery(_ report: DeliveryWait.Report)
 }
 
 extension NodeWorld {
@@ -91,6 +93,7 @@ extension HeadlessWorld {
     public mutating func fetchPicture(_ fetch: PictureFetch) -> [NodeInput] { [] }
     public mutating func openPicture(_ number: Int) {}
     public mutating func doctor(answering face: Face) {}
+    public mutating func delivery(_ report: DeliveryWait.Report) {}
 }
 
 /// The one loop that carries a machine's effects out in a ``NodeWorld``, in the machine's order.
@@ -155,6 +158,8 @@ public enum NodeDriver {
                 world.openPicture(number)
             case .doctor(let face):
                 world.doctor(answering: face)
+            case .delivery(let report):
+                world.delivery(report)
             }
         }
     }

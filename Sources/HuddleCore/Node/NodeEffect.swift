@@ -61,6 +61,9 @@ public enum NodeEffect: Sendable, Equatable {
     case openPicture(Int)
     /// `/doctor`: the shell checks the machine and its network, and answers `face`.
     case doctor(Face)
+    /// Where the wait for delivery stands (``NodeInput/inputEnded(peersFindable:)``): the shell
+    /// tells the reader, and ends the run when it ended.
+    case delivery(DeliveryWait.Report)
 }
 
 /// A write to the node's store. The store keeps, across restarts, what the machine is given

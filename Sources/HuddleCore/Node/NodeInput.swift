@@ -55,6 +55,11 @@ public enum NodeInput: Sendable {
     case resume(at: WallTime, from: Face = .console)
     /// The answer to ``NodeEffect/askPassphrase(room:)``.
     case passphrase(PassphraseAnswer)
+    /// Piped input ended: wait until a peer holds what this node wrote since it started
+    /// (``DeliveryWait``); `peersFindable`: a `--peer` seed or mDNS could still bring one.
+    case inputEnded(peersFindable: Bool)
+    /// The node is stopping (a signal): a wait for delivery ends now, not sent.
+    case stopping
 
     // MARK: Pictures
 
@@ -125,6 +130,11 @@ extension NodeMachine {
         case .listeningFailed: listeningFailed()
         case .heardOwnSound(let start, let bits, let loud): heardOwnSound(start: start, bits: bits, loud: loud, now: now)
         case .soundMatched(let attempt): soundMatched(attempt, now: now)
+        case .inputEnded(let peersFindable): inputEnded(peersFindable: peersFindable, now: now)
+        case .stopping: stopWaiting()
         }
+        // Whatever came in may be what a wait for delivery waited for (a digest, a pull's
+        // batch, a peer found, its next ask or its deadline).
+        pollDelivery(now: now)
     }
 }

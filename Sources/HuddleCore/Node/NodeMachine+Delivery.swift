@@ -1,38 +1,53 @@
 /// When piped input ends, the node waits until a peer is known to hold what it wrote (see
-/// ``DeliveryWait``). The machine keeps the wait, hears what shows a peer holds its events, and
-/// asks live peers for its own latest event back; the shell polls it and says the outcome.
+/// ``DeliveryWait``), through the door like everything else: ``NodeInput/inputEnded(peersFindable:)``
+/// starts the wait, every input after it (a digest, a pull's batch, a peer found, the clock at
+/// ``DeliveryWait/nextPoll``) may end it, and ``NodeEffect/delivery(_:)`` says that it waits and
+/// how it ended.
 extension NodeMachine {
-    /// The rooms this node wrote in since `before` (``ownSeqs()`` then), with its latest seq.
-    public func written(since before: [String: UInt64]) -> [String: UInt64] {
-        ownSeqs().filter { $0.value > (before[$0.key] ?? 0) }
+    /// The rooms this node wrote in since it started (``ownSeqs()`` then), with its latest seq.
+    public var writtenSinceStart: [String: UInt64] {
+        ownSeqs().filter { $0.value > (ownSeqsAtStart[$0.key] ?? 0) }
     }
 
-    /// Starts waiting for `written` to be held by a peer.
-    public mutating func startDeliveryWait(
-        _ written: [String: UInt64], now: NodeTime, timeout: TimeSpan = DeliveryWait.timeout
-    ) {
-        deliveryWait = DeliveryWait(written: written, now: now.wall, timeout: timeout)
+    /// Piped input ended: waits for a peer to hold what was written since the start, or says
+    /// at once that nothing was.
+    mutating func inputEnded(peersFindable: Bool, now: NodeTime) {
+        guard deliveryWait == nil else { return }
+        let written = writtenSinceStart
+        guard !written.isEmpty else { return emit(.delivery(.nothingWritten)) }
+        deliveryWait = DeliveryWait(written: written, now: now.wall, peersFindable: peersFindable)
+        emit(.delivery(.waiting(DeliveryWait.timeout)))
     }
 
-    /// Where the wait stands; asks live peers for this node's events back meanwhile (as pulls).
-    /// `peersPossible`: whether any peer could still be found (seeds, mDNS, peers known).
-    public mutating func pollDelivery(now: NodeTime, peersPossible: Bool) -> DeliveryWait.Step? {
-        guard var wait = deliveryWait else { return nil }
+    /// The node is stopping while it waits: what it wrote is not known to be anywhere else.
+    mutating func stopWaiting() {
+        guard deliveryWait != nil else { return }
+        deliveryWait = nil
+        emit(.delivery(.notSent(.stopped)))
+    }
+
+    /// Where the wait stands, after each input: asks live peers for this node's events back (as
+    /// pulls) when it is time, and ends it when a peer holds them all or it gives up.
+    mutating func pollDelivery(now: NodeTime) {
+        guard var wait = deliveryWait else { return }
         let live = Dictionary(uniqueKeysWithValues: wait.written.keys.map { ($0, roomPeers($0)) })
-        let step = wait.poll(now: now.wall, livePeers: live, peersPossible: peersPossible || !membership.peers.isEmpty)
+        let step = wait.poll(now: now.wall, livePeers: live, peersPossible: wait.peersFindable || !membership.peers.isEmpty)
         deliveryWait = wait
-        if case .ask(let asks) = step {
+        switch step {
+        case .ask(let asks):
             for ask in asks {
                 schedulePull(PullRequest(
                     room: ask.room, peer: ask.peer.id, address: ask.peer.syncAddress, recheck: identity.id, from: ask.seq,
                     confirm: true))
             }
+        case .wait: break
+        case .delivered(let nicks):
+            deliveryWait = nil
+            emit(.delivery(.delivered(to: nicks)))
+        case .giveUp(let reason):
+            deliveryWait = nil
+            emit(.delivery(.notSent(reason)))
         }
-        switch step {
-        case .delivered, .giveUp: deliveryWait = nil
-        case .ask, .wait: break
-        }
-        return step
     }
 
     /// `peer` is known to hold this node's events of `room` up to `seq`.

@@ -205,12 +205,14 @@ extension NodeMachine {
     }
 
     /// When ``tick(now:)`` is next due, on the monotonic clock every driver's timer runs on: the
-    /// membership and replication ticks, the next hold-back release (due on the wall clock, so as
-    /// long after `now` as it is after `now.wall`), and at the latest ``maximumSleep`` from now.
+    /// membership and replication ticks, the next hold-back release and a wait for delivery's
+    /// next poll (due on the wall clock), and at the latest ``maximumSleep`` from now.
     public func nextDeadline(now: NodeTime) -> MonotonicTime {
         var deadline = min(now.monotonic + Self.maximumSleep, membershipTickAt, replicationTickAt)
-        if let release = joined.compactMap({ rooms[$0]?.nextWake }).min() {
-            deadline = min(deadline, now.monotonic + max(.zero, release - now.wall))
+        // Both due on the wall clock: as long after `now` as they are after `now.wall`.
+        let onTheWall = joined.compactMap { rooms[$0]?.nextWake } + [deliveryWait?.nextPoll].compactMap { $0 }
+        if let due = onTheWall.min() {
+            deadline = min(deadline, now.monotonic + max(.zero, due - now.wall))
         }
         return deadline
     }

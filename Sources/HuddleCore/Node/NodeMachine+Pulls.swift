@@ -46,6 +46,13 @@ extension NodeMachine {
     mutating func pullBatch(_ events: [Event], of pull: PullRequest, more: Bool, now: NodeTime) {
         // A batch always gets an answer, so a driver waiting for one is never left hanging.
         guard pulls.running[pull] != nil else { return emit(.pullDone(pull)) }
+        // A peer that sends back this node's own events holds them: copies byte for byte of what
+        // it signed (so no proof to check), which the screen below drops as copies.
+        if let log = rooms[pull.room]?.log,
+            let seq = events.filter({ $0.origin == identity.id && log.holds($0) }).map(\.seq).max()
+        {
+            noteHeld(room: pull.room, seq: seq, by: pull.peer)
+        }
         emit(.checkSignatures(pull, screen(events, now: now), more: more))
     }
 
@@ -67,7 +74,7 @@ extension NodeMachine {
     /// Takes a batch of `pull` that answered `asked`; returns the request for the next batch, if
     /// one is called for.
     mutating func pulled(_ verified: [Event], for pull: PullRequest, asked: SyncRequest, more: Bool, now: NodeTime) -> SyncRequest? {
-        // A peer that sends back this node's own events holds them.
+        // A peer that sends back own events this node had lost holds them.
         if let seq = verified.filter({ $0.origin == identity.id }).map(\.seq).max() {
             noteHeld(room: pull.room, seq: seq, by: pull.peer)
         }

@@ -78,6 +78,9 @@ public struct NodeMachine: Sendable {
     var hearing: Hearing
     /// Once piped input ended: what this node wrote, waiting to be known held by a peer.
     public internal(set) var deliveryWait: DeliveryWait?
+    /// This node's latest seq in each room once it started: what it writes after is what a
+    /// piped input's end waits to see delivered (``writtenSinceStart``).
+    var ownSeqsAtStart: [String: UInt64] = [:]
     /// When the next membership and replication ticks are due.
     var membershipTickAt: MonotonicTime = .start
     var replicationTickAt: MonotonicTime = .start
@@ -193,6 +196,7 @@ public struct NodeMachine: Sendable {
             say(.locked(names: lockedNames(), count: locked.count))
         }
         advertiseRooms()
+        ownSeqsAtStart = ownSeqs()
     }
 
     /// The names of the private rooms this node is in but cannot open this run.

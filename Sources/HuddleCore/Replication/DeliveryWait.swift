@@ -9,6 +9,9 @@
 /// gives up at the deadline, or at once when no peer is known and none can turn up (no `--peer`,
 /// no mDNS): waiting would change nothing.
 ///
+/// The machine runs it (``NodeInput/inputEnded(peersFindable:)``): it polls the wait after each
+/// input and at ``nextPoll``, and says how it ended as a ``NodeEffect/delivery(_:)``.
+///
 /// ```swift
 /// var wait = DeliveryWait(written: ["superbowl": 3], now: t)
 /// wait.poll(now: t, livePeers: ["superbowl": [bob]], peersPossible: true)   // .ask([...bob...])
@@ -29,6 +32,12 @@ public struct DeliveryWait: Sendable {
     private var held: [String: UInt64] = [:]
     private var holders: [String] = []
     private var lastAsk: WallTime?
+    /// When the wait is next due a poll by the clock alone: the next ask, or the deadline. (What
+    /// a peer says is polled as it comes.)
+    public var nextPoll: WallTime {
+        guard let lastAsk else { return deadline }
+        return min(deadline, lastAsk + Self.askInterval)
+    }
 
     /// What the node should do now.
     public enum Step: Equatable, Sendable {
@@ -47,6 +56,24 @@ public struct DeliveryWait: Sendable {
         case timedOut
         /// No peer is known and none can be found.
         case noPeers
+        /// The node was told to stop (SIGTERM, SIGINT) while it waited.
+        case stopped
+    }
+
+    /// What the node tells its reader of the wait (``NodeEffect/delivery(_:)``): that it waits,
+    /// then how it ended. The shell ends the run on an end.
+    public enum Report: Equatable, Sendable {
+        /// Waiting, at most this long.
+        case waiting(TimeSpan)
+        /// Nothing was written: nothing to wait for.
+        case nothingWritten
+        /// A peer holds the last event of every room: these (nicks, first known first).
+        case delivered(to: [String])
+        /// Nothing is known to have reached a peer; it is stored, and goes out on the next run.
+        case notSent(Reason)
+
+        /// Whether the wait is over.
+        public var isEnd: Bool { if case .waiting = self { false } else { true } }
     }
 
     public struct Ask: Equatable, Sendable {
@@ -61,10 +88,14 @@ public struct DeliveryWait: Sendable {
         }
     }
 
+    /// Whether a peer could turn up that is not known yet: a `--peer` seed, or mDNS.
+    public let peersFindable: Bool
+
     /// Waiting for `written` (room → this node's latest seq there), from `now`.
-    public init(written: [String: UInt64], now: WallTime, timeout: TimeSpan = Self.timeout) {
+    public init(written: [String: UInt64], now: WallTime, timeout: TimeSpan = Self.timeout, peersFindable: Bool = true) {
         self.written = written.filter { $0.value > 0 }
         deadline = now + timeout
+        self.peersFindable = peersFindable
     }
 
     /// Rooms whose latest written event no peer is known to hold yet.

@@ -14,57 +14,61 @@ public enum RunOutcome: Sendable, Equatable {
 }
 
 extension Node {
-    /// Waits, at most ``DeliveryWait/timeout``, until a peer holds this node's latest event in
-    /// each room of `written`, asking live peers for it meanwhile; says what happened (stderr,
-    /// or a `delivery` line with `--json`).
-    func waitForDelivery(of written: [String: UInt64]) async -> RunOutcome {
-        guard !written.isEmpty else { return .stopped }
-        await step { machine, now in machine.startDeliveryWait(written, now: now) }
-        let seconds = Int(DeliveryWait.timeout.seconds)
-        tell(
-            renderer.delivery(state: "waiting", fields: [("timeout_ms", .int(DeliveryWait.timeout.milliseconds))]),
-            "waiting up to \(seconds) s for a peer to receive what you wrote…")
-        while true {
-            let possible = !configuration.seeds.isEmpty || (configuration.mdns && !mdnsUnavailable)
-            guard let next = await step({ machine, now in machine.pollDelivery(now: now, peersPossible: possible) }) else {
-                return .stopped
+    /// Piped input ended: waits until the machine says a peer holds what this node wrote, or that
+    /// it gave up (at most ``DeliveryWait/timeout``; ``NodeEffect/delivery(_:)``, told by
+    /// ``tellDelivery(_:)``). A signal meanwhile ends the wait at once, not sent.
+    func waitForDelivery() async -> RunOutcome {
+        let peersFindable = !configuration.seeds.isEmpty || (configuration.mdns && !mdnsUnavailable)
+        await feed(.inputEnded(peersFindable: peersFindable))
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if delivery.ended == nil { delivery.waiter = continuation } else { continuation.resume() }
             }
-            switch next {
-            case .delivered(let nicks):
-                let who = nicks.isEmpty ? "a peer" : nicks.map(TerminalText.escaped).joined(separator: ", ")
-                tell(
-                    renderer.delivery(state: "delivered", fields: [("to", .array(nicks.map { .string($0) }))]),
-                    "\(who) received what you wrote; goodbye")
-                return .stopped
-            case .giveUp(let reason):
-                let why =
-                    switch reason {
-                    case .timedOut: "no peer received it within \(seconds) s"
-                    case .noPeers:
-                        "no peer is known and none can be found (no --peer, and mDNS is "
-                            + (configuration.mdns ? "not available here)" : "off)")
-                    }
-                tell(
-                    renderer.delivery(
-                        state: "not_sent",
-                        fields: [("reason", .string(why)), ("exit_code", .int(Int64(RunOutcome.notYetSentExitCode)))]),
-                    "not sent yet: \(why). What you wrote is stored in \(configuration.dataDir) and goes out "
-                        + "when a node runs there again (exit code \(RunOutcome.notYetSentExitCode))")
-                return .notYetSent
-            case .ask, .wait:
-                break
-            }
-            do {
-                try await Task.sleep(for: .milliseconds(50))
-            } catch {
-                // SIGTERM while waiting: say where things stand, once, on the next poll.
-                await self.step { machine, now in machine.startDeliveryWait(written, now: now, timeout: .zero) }
-            }
+        } onCancel: {
+            Task { await self.feed(.stopping) }
         }
+        return delivery.ended ?? .stopped
     }
 
-    /// A line about the wait: the JSON line on stdout with `--json`, else words on stderr, so
-    /// stdout keeps only the conversation.
+    /// Tells the reader where the wait for delivery stands (the JSON line on stdout with
+    /// `--json`, else words on stderr, so stdout keeps only the conversation); once it ended,
+    /// the run waiting for it goes on.
+    func tellDelivery(_ report: DeliveryWait.Report) {
+        let seconds = Int(DeliveryWait.timeout.seconds)
+        switch report {
+        case .waiting(let timeout):
+            tell(
+                renderer.delivery(state: "waiting", fields: [("timeout_ms", .int(timeout.milliseconds))]),
+                "waiting up to \(Int(timeout.seconds)) s for a peer to receive what you wrote…")
+        case .nothingWritten:
+            break
+        case .delivered(let nicks):
+            let who = nicks.isEmpty ? "a peer" : nicks.map(TerminalText.escaped).joined(separator: ", ")
+            tell(
+                renderer.delivery(state: "delivered", fields: [("to", .array(nicks.map { .string($0) }))]),
+                "\(who) received what you wrote; goodbye")
+        case .notSent(let reason):
+            let why =
+                switch reason {
+                case .timedOut: "no peer received it within \(seconds) s"
+                case .noPeers:
+                    "no peer is known and none can be found (no --peer, and mDNS is "
+                        + (configuration.mdns ? "not available here)" : "off)")
+                case .stopped: "the node was stopped before a peer received it"
+                }
+            tell(
+                renderer.delivery(
+                    state: "not_sent",
+                    fields: [("reason", .string(why)), ("exit_code", .int(Int64(RunOutcome.notYetSentExitCode)))]),
+                "not sent yet: \(why). What you wrote is stored in \(configuration.dataDir) and goes out "
+                    + "when a node runs there again (exit code \(RunOutcome.notYetSentExitCode))")
+        }
+        guard report.isEnd else { return }
+        if case .notSent = report { delivery.ended = .notYetSent } else { delivery.ended = .stopped }
+        delivery.waiter?.resume()
+        delivery.waiter = nil
+    }
+
     private func tell(_ json: String, _ words: String) {
         if renderer.json {
             show(json)

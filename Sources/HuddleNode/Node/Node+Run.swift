@@ -138,11 +138,10 @@ extension Node {
                     }
                     if configuration.console {
                         let interactive = startInteractiveConsole()
-                        let before = machine.ownSeqs()
                         let inputEnded = await consoleLoop(interactive: interactive)
                         // Piped input ended (not /quit): what it wrote should reach a peer before
                         // the node goes.
-                        if inputEnded, !interactive { outcome = await waitForDelivery(of: machine.written(since: before)) }
+                        if inputEnded, !interactive { outcome = await waitForDelivery() }
                     } else {
                         while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }
                     }

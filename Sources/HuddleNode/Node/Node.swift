@@ -38,6 +38,9 @@ public actor Node {
     var mdnsUnavailable = false
     /// `/quit` was typed.
     var quitRequested = false
+    /// Once piped input ended: how the wait for delivery ended, and the run waiting to hear it
+    /// (``waitForDelivery()``).
+    var delivery: (ended: RunOutcome?, waiter: CheckedContinuation<Void, Never>?) = (nil, nil)
 
     /// What the node hears, while it listens (`--listen`, `--audio-file`, `/listen`).
     var listening: ListeningSession?

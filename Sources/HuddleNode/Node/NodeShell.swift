@@ -135,6 +135,10 @@ struct NodeShell: NodeWorld {
         onNode { $0.runDoctor(answering: face) }
     }
 
+    mutating func delivery(_ report: DeliveryWait.Report) {
+        onNode { $0.tellDelivery(report) }
+    }
+
     /// Fetched in a task of its own (``Node/pictureLoop(group:)``).
     mutating func fetchPicture(_ fetch: PictureFetch) -> [NodeInput] {
         node.pictureFetchSink.yield(fetch)

@@ -22,6 +22,8 @@ struct MachineLAN {
         /// Peers' sound windows the machine handed to its matcher, and `/listen` requests.
         var heard: [SoundWindow] = []
         var listenRequests: [Bool] = []
+        /// What the machine said of a wait for delivery (``NodeInput/inputEnded(peersFindable:)``), in order.
+        var deliveries: [DeliveryWait.Report] = []
         /// Blobs the machine asked to fetch, oldest first.
         var fetches: [PictureFetch] = []
         /// Whether writes wait (``MachineLAN/holdCommits``).
@@ -325,6 +327,7 @@ extension MachineLAN.Host {
     mutating func quit() { quitAsked = true }
     mutating func hear(_ window: SoundWindow, receivedAt: WallTime) { heard.append(window) }
     mutating func listen(_ on: Bool) { listenRequests.append(on) }
+    mutating func delivery(_ report: DeliveryWait.Report) { deliveries.append(report) }
 
     /// A picture from bytes, stripped and sealed as the node's shell does it (all pure).
     mutating func preparePicture(_ source: PictureSource, caption: String, room: String, face: Face?) -> [NodeInput] {
