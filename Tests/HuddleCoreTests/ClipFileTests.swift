@@ -155,7 +155,10 @@ import Testing
 
     /// A Void of each length from 2 up reads back as one element of exactly that length.
     @Test func voidsAreExactlyAsLongAsWhatTheyReplace() throws {
-        for length in Array(2...20_000) + [(1 << 21) + 1, (1 << 21) + 2, (1 << 21) + 3] {
+        // Every length where the size field is one byte wide and where it widens to two, to
+        // three and to four (128/129, 16385/16386, 2^21+2/2^21+3), and a stride between them.
+        let widths = [Array(2...300), Array(16_370...16_400), Array((1 << 21) + 1...(1 << 21) + 4)]
+        for length in widths.joined() + Array(stride(from: 301, to: 16_370, by: 97)) {
             var bytes = [UInt8](repeating: 0x55, count: length)
             ClipFile.writeVoid(&bytes, over: 0..<length)
             let void = try ClipFile.ebmlElement(in: bytes, at: 0, end: length)
