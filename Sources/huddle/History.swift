@@ -74,7 +74,7 @@ extension Huddle {
             let now = WallTime(microsecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1_000_000))
             _ = session.restore(events, shown: try store.shownIDs(room: key?.id ?? room), now: now)
             let messages = session.history(last: limit ?? .max)
-            let renderer = OutputRenderer(
+            let renderer = outputRenderer(
                 json: json, colors: !json && OutputSink.standardOutputWantsColors, picturesDirectory: directory + "/pictures")
             if messages.isEmpty, !json {
                 print("no messages in \(TerminalText.escaped(room)) yet")

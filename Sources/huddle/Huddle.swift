@@ -40,7 +40,7 @@ struct Huddle: AsyncParsableCommand {
                 !(error is ExitCode)
             else { exit(withError: error) }
             let message = fullMessage(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
-            print(OutputRenderer(json: true, colors: false).error(message.replacingOccurrences(of: "Error: ", with: "")))
+            print(JSONRenderer().error(message.replacingOccurrences(of: "Error: ", with: "")))
             exit(withError: ExitCode(code.rawValue))
         }
     }

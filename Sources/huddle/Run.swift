@@ -282,7 +282,7 @@ extension Huddle {
             } catch {
                 let message = "\(service.failure.withLock { $0 } ?? "\(error)")"
                 if json {
-                    print(OutputRenderer(json: true, colors: false).error(message))
+                    print(JSONRenderer().error(message))
                 } else {
                     FileHandle.standardError.write(Data("huddle: \(message)\n".utf8))
                 }

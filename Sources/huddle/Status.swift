@@ -26,7 +26,7 @@ extension Huddle {
                 response = try await location.ask(.status)
             } catch where json {
                 // Scripts read JSON on stdout, errors too: {"type":"error","message":...}, exit 1.
-                print(OutputRenderer(json: true, colors: false).error("\(error)"))
+                print(JSONRenderer().error("\(error)"))
                 throw ExitCode.failure
             }
             guard case .status(let status) = response else { throw CommandFailure(unexpected: response) }

@@ -55,11 +55,11 @@ import Testing
 
     /// What happened to the node is starred; an answer to a command is plain; JSON names the kind.
     @Test func happeningsAreStarredAnswersPlainAndJSONSaysTheKind() throws {
-        let text = OutputRenderer(json: false, colors: false)
+        let text = HumanRenderer(colors: false)
         #expect(text.notice(NodeNotice.talkingIn(room: "nfl")) == "* now talking in nfl")
         #expect(text.notice(NodeNotice.historyEnd) == "end of history")
         #expect(text.error(CommandProblem.noRoom.words) == "! you are not in a room: /join ROOM first")
-        let json = OutputRenderer(json: true, colors: false)
+        let json = JSONRenderer()
         #expect(json.notice(NodeNotice.route(nick: "bob", through: "carol"))
             == #"{"type":"info","kind":"route","message":"bob is reachable only through carol"}"#)
     }

@@ -22,7 +22,7 @@ extension Node {
     /// The diagnosis on `face`: its text (the console's JSON: one `{"type":"doctor",…}` line; a
     /// page: ``Diagnosis/listText``).
     private func doctorDone(_ diagnosis: Diagnosis, answering face: Face) {
-        if face == .console, renderer.json, let json = try? diagnosis.jsonText(type: "doctor") {
+        if face == .console, renderer.isJSON, let json = try? diagnosis.jsonText(type: "doctor") {
             show(json)
         } else if face == .console {
             // Wrapped at words to the terminal it shows on (a pipe: one line a check).
@@ -41,7 +41,7 @@ extension Node {
         // (No Wi-Fi address at all fails here too: the node says it when nobody is found.)
         guard check.verdict == .warn else { return }
         let words = check.detail + (check.fix.map { ": " + $0 } ?? "")
-        if renderer.json {
+        if renderer.isJSON {
             show(JSONLine.object([("type", "info"), ("kind", "network"), ("message", .string(words))]).render())
         } else {
             show(renderer.notice(words))

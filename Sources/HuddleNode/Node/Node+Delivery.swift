@@ -38,14 +38,14 @@ extension Node {
         switch report {
         case .waiting(let timeout):
             tell(
-                renderer.delivery(state: "waiting", fields: [("timeout_ms", .int(timeout.milliseconds))]),
+                JSONRenderer.delivery(state: "waiting", fields: [("timeout_ms", .int(timeout.milliseconds))]),
                 "waiting up to \(Int(timeout.seconds)) s for a peer to receive what you wrote…")
         case .nothingWritten:
             break
         case .delivered(let nicks):
             let who = nicks.isEmpty ? "a peer" : nicks.map(TerminalText.escaped).joined(separator: ", ")
             tell(
-                renderer.delivery(state: "delivered", fields: [("to", .array(nicks.map { .string($0) }))]),
+                JSONRenderer.delivery(state: "delivered", fields: [("to", .array(nicks.map { .string($0) }))]),
                 "\(who) received what you wrote; goodbye")
         case .notSent(let reason):
             let why =
@@ -57,7 +57,7 @@ extension Node {
                 case .stopped: "the node was stopped before a peer received it"
                 }
             tell(
-                renderer.delivery(
+                JSONRenderer.delivery(
                     state: "not_sent",
                     fields: [("reason", .string(why)), ("exit_code", .int(Int64(RunOutcome.notYetSentExitCode)))]),
                 "not sent yet: \(why). What you wrote is stored in \(configuration.dataDir) and goes out "
@@ -70,7 +70,7 @@ extension Node {
     }
 
     private func tell(_ json: String, _ words: String) {
-        if renderer.json {
+        if renderer.isJSON {
             show(json)
         } else {
             FileHandle.standardError.write(Data("huddle: \(words)\n".utf8))

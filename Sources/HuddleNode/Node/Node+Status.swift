@@ -25,7 +25,7 @@ extension Node {
                 machine.controlLine(line, inRoomNamed: name, at: now.wall, now: now)
             }
             if let refusal { return .error(refusal.description) }
-            let renderer = OutputRenderer(json: json, colors: false)
+            let renderer = outputRenderer(json: json, colors: false)
             return .said(shown.compactMap { rendered($0, by: renderer) })
         case .sendDirect(let target, let text):
             let trimmed = text.trimmingWhitespace()

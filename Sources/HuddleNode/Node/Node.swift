@@ -24,7 +24,7 @@ public actor Node {
     /// Commits the store's writes off the actor (see ``StoreWriter`` for what waits for what).
     nonisolated let writer: StoreWriter
     let identity: NodeIdentity
-    let renderer: OutputRenderer
+    let renderer: any OutputRenderer
     /// Where output lines go: stdout, or above the interactive console's prompt.
     let sink: any LineOutput
     /// The console on a terminal, when stdin and stdout are one (see ``InteractiveConsole``).
@@ -101,7 +101,7 @@ public actor Node {
         self.logger = logger
         self.port = port
         self.datagrams = datagrams
-        let renderer = OutputRenderer(
+        let renderer = outputRenderer(
             json: configuration.json, colors: configuration.colors, interactive: console != nil,
             picturesDirectory: configuration.dataDir + "/pictures")
         self.renderer = renderer
@@ -244,14 +244,14 @@ public actor Node {
     }
 
     /// A line of the machine's as `renderer` writes it (`nil`: nothing to say).
-    func rendered(_ output: NodeOutput, by renderer: OutputRenderer) -> String? {
+    func rendered(_ output: NodeOutput, by renderer: any OutputRenderer) -> String? {
         switch output {
         case .room(let output, let line):
             renderer.render(
-                output, room: renderer.json ? line.name : line.label, reader: identity.id, inCurrentRoom: line.isCurrent,
+                output, room: renderer.isJSON ? line.name : line.label, reader: identity.id, inCurrentRoom: line.isCurrent,
                 directTo: line.directTo, isPrivate: line.isPrivate)
         case .peer(let id, let nick, let state, let left):
-            renderer.peer(id: id, nick: nick, state: state, left: left)
+            renderer.peer(id: id, nick: nick, state: state, address: nil, left: left)
         case .nickConflict(let member, let known):
             renderer.nickConflict(member, knownID: known)
         case .history(let event, let member, let gameTime, let room):

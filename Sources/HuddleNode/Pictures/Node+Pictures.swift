@@ -33,7 +33,7 @@ extension Node {
         let (_, shown) = await stepShowing { machine, now in
             machine.handle(.picturePrepared(result, room: room, from: .control), now: now)
         }
-        let renderer = OutputRenderer(json: json, colors: false, picturesDirectory: pictures.directory)
+        let renderer = outputRenderer(json: json, colors: false, picturesDirectory: pictures.directory)
         return .said(shown.compactMap { rendered($0, by: renderer) })
     }
 

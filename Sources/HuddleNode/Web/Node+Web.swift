@@ -96,7 +96,7 @@ extension Node {
         let page = "http://\(address)/"
         let link = page + "#pair=" + offer.secret.letters
         let minutes = WebPairing.codeLifetime.milliseconds / 60_000
-        if renderer.json {
+        if renderer.isJSON {
             show(
                 JSONLine.object([
                     ("type", "web"), ("url", .string(page)), ("pair_url", .string(link)), ("code", .string(offer.typed.grouped)),
@@ -216,7 +216,7 @@ extension Node {
     static let historyOnOpening = 50
 
     /// Lines to pages: JSON, as `huddle run --json` writes them.
-    static let pageRenderer = OutputRenderer(json: true, colors: false)
+    static let pageRenderer = JSONRenderer()
 
     /// Tells open pages the view, if it changed (or always, with `force`, for a page that just opened).
     func refreshPages(force: Bool = false) {

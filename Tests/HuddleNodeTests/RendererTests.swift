@@ -40,9 +40,9 @@ private let offsets = RoomOutput.offsetsChanged(
         .init(member: dave, offset: nil, behindReader: nil),
     ], noticed: [alice.id, bob.id, carol.id, dave.id]))
 
-private let json = OutputRenderer(json: true, colors: true, timeZone: TimeZone(identifier: "UTC")!)
-private let plain = OutputRenderer(json: false, colors: false, timeZone: TimeZone(identifier: "UTC")!)
-private let colored = OutputRenderer(json: false, colors: true, timeZone: TimeZone(identifier: "UTC")!)
+private let json = JSONRenderer()
+private let plain = HumanRenderer(colors: false, timeZone: TimeZone(identifier: "UTC")!)
+private let colored = HumanRenderer(colors: true, timeZone: TimeZone(identifier: "UTC")!)
 
 /// Parses a line that must be exactly one JSON object.
 private func object(_ line: String?) throws -> [String: Any] {
@@ -53,7 +53,7 @@ private func object(_ line: String?) throws -> [String: Any] {
     return try #require(value as? [String: Any])
 }
 
-@Suite struct OutputRendererJSONTests {
+@Suite struct JSONRendererTests {
     @Test func messageHasEveryKey() throws {
         let line = json.render(message(), room: "superbowl", reader: alice.id)
         #expect(line?.hasPrefix(#"{"type":"message","#) == true)
@@ -186,7 +186,7 @@ private func object(_ line: String?) throws -> [String: Any] {
     }
 }
 
-@Suite struct OutputRendererHumanTests {
+@Suite struct HumanRendererTests {
     @Test func messageShowsGameClockNickAndHoldBack() {
         let line = plain.render(message(), room: "superbowl", reader: alice.id)
         #expect(line == "23:30:05 bob: what a catch  (held 2.0 s)")
@@ -356,7 +356,7 @@ private func object(_ line: String?) throws -> [String: Any] {
             plain.render(.calibrationEvent(label: "kickoff", by: bob), room: "superbowl", reader: alice.id)
                 == "* bob proposes \"kickoff\" — type /now kickoff when you see it")
         #expect(
-            OutputRenderer(json: false, colors: false, interactive: true, timeZone: TimeZone(identifier: "UTC")!)
+            HumanRenderer(colors: false, interactive: true, timeZone: TimeZone(identifier: "UTC")!)
                 .render(.calibrationEvent(label: "kickoff", by: bob), room: "superbowl", reader: alice.id)
                 == "* bob proposes \"kickoff\" — press Enter when it is on your screen")
         #expect(
@@ -423,10 +423,10 @@ private func object(_ line: String?) throws -> [String: Any] {
     }
 
     @Test func describeLag() {
-        #expect(OutputRenderer.describeLag(nick: nil, behindReader: .seconds(2)) == "2.0 s behind you")
-        #expect(OutputRenderer.describeLag(nick: "carol", behindReader: .milliseconds(-1_500)) == "carol is 1.5 s ahead of you")
-        #expect(OutputRenderer.describeLag(nick: "dave", behindReader: nil) == "dave is not calibrated with you yet")
-        #expect(OutputRenderer.describeLag(nick: nil, behindReader: .zero) == "in step with you")
+        #expect(HumanRenderer.describeLag(nick: nil, behindReader: .seconds(2)) == "2.0 s behind you")
+        #expect(HumanRenderer.describeLag(nick: "carol", behindReader: .milliseconds(-1_500)) == "carol is 1.5 s ahead of you")
+        #expect(HumanRenderer.describeLag(nick: "dave", behindReader: nil) == "dave is not calibrated with you yet")
+        #expect(HumanRenderer.describeLag(nick: nil, behindReader: .zero) == "in step with you")
     }
 }
 
