@@ -1,6 +1,11 @@
 """A photo on the lossy LAN bed (Scripts/lan): every host drops 20 % of the packets it receives,
 TCP's too. A 1 MB photo from alice reaches bob and carol whole, its bytes fetched before its
-moment, and is shown at that moment (the shield's 20 s: nobody is placed)."""
+moment, and is shown at that moment (the shield's 30 s: nobody is placed; the default is 90 s).
+
+At 20 % loss each way a fetch's time has a long tail, TCP's resends backing off: 0.2 to 12.4 s
+after the photo was sent in 12 runs here beside two busy loops, and once in CI past the 20 s
+this test's shield had (the photo then shows when its bytes are in, its line saying it is on its
+way meanwhile)."""
 
 import pytest
 
@@ -8,7 +13,7 @@ from huddletest.pictures import big_photo
 
 pytestmark = pytest.mark.xdist_group("lan")
 
-SHIELD = 20
+SHIELD = 30
 
 
 def test_a_1_mb_photo_reaches_two_peers_at_20_percent_loss_shown_at_its_moment(hosts, bed, tmp_path):
