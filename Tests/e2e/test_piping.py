@@ -119,3 +119,35 @@ def test_a_signal_while_it_waits_ends_the_wait_at_once_and_says_it_is_not_sent(b
     assert [o["state"] for o in delivery] == ["not_sent"], delivery
     assert delivery[0]["reason"] == "the node was stopped before a peer received it", delivery
     assert took < 3, f"the wait went on {took:.1f} s after the signal"
+
+
+def test_a_burst_of_piped_lines_and_commands_keeps_its_order(lan, binary, tmp_path):
+    """A pipe's burst is read at once and its chat goes in one commit: commands among the lines
+    still take effect in their place, and everything reaches a peer in order."""
+    import subprocess
+    alice = lan("alice")
+    alice.say("/join nfl")
+    lines = [f"burst {n}" for n in range(300)] + ["/join nfl", "in nfl now", "/join superbowl", "back"]
+    out = subprocess.run([binary, "run", "--name", "ivy", "--room", "superbowl", "--no-mdns", "--peer", alice.address,
+                          "--data-dir", str(tmp_path / "ivy")], input="\n".join(lines) + "\n", capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    alice.message("back", timeout=20)
+    # In order in each room (rooms are apart: one's lines may reach alice before the other's).
+    shown = {room: [o["text"] for o in alice.outputs if o["type"] == "message" and o["nick"] == "ivy" and o["room"] == room]
+             for room in ("superbowl", "nfl")}
+    assert shown["superbowl"] == [f"burst {n}" for n in range(300)] + ["back"], shown["superbowl"][-3:]
+    assert shown["nfl"] == ["in nfl now"]
+
+
+def test_nothing_piped_after_quit_is_sent(binary, tmp_path):
+    import json
+    import subprocess
+    out = subprocess.run([binary, "run", "--name", "jo", "--room", "superbowl", "--no-mdns", "--data-dir",
+                          str(tmp_path / "jo")], input="one\ntwo\n/quit\nnever sent\n", capture_output=True, text=True,
+                         timeout=30)
+    assert out.returncode == 0, out.stderr
+    listed = subprocess.run([binary, "history", "--json", "--data-dir", str(tmp_path / "jo"), "--room", "superbowl"],
+                            capture_output=True, text=True, timeout=30)
+    assert listed.returncode == 0, listed.stderr
+    assert [json.loads(line)["text"] for line in listed.stdout.splitlines()] == ["one", "two"]

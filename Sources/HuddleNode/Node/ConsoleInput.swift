@@ -9,6 +9,9 @@ import HuddleCore
 enum ConsoleInput: Equatable, Sendable {
     /// A line typed or piped in, without its newline.
     case line(String, at: WallTime)
+    /// Lines piped in together (what one read of stdin brought), without their newlines: their
+    /// chat goes to the machine in one turn, its events in one commit (``Node/linesArrived(_:at:)``).
+    case lines([String], at: WallTime)
     /// A line over ``StandardInputLines/maximumLineBytes`` was dropped; its length so far.
     case tooLong(bytes: Int)
     /// One key asked to mark the moment the prompt offered then (`nil`: it offered none).
