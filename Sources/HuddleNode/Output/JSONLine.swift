@@ -24,6 +24,7 @@ enum JSONLine: Equatable, Sendable {
     /// One line of JSON, without the newline.
     func render() -> String {
         var out = ""
+        out.reserveCapacity(256)
         write(to: &out)
         return out
     }
@@ -56,6 +57,13 @@ enum JSONLine: Equatable, Sendable {
 
     private static func writeString(_ text: String, to out: inout String) {
         out += "\""
+        defer { out += "\"" }
+        // Most text is printable ASCII with nothing to escape: appended whole, not scalar by
+        // scalar (a piped burst spent a tenth of its time here).
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            out += text
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
@@ -70,7 +78,6 @@ enum JSONLine: Equatable, Sendable {
                 }
             }
         }
-        out += "\""
     }
 
     private static func hex4(_ value: UInt32) -> String {
