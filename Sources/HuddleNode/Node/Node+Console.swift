@@ -75,7 +75,7 @@ extension Node {
             if !(await lineArrived(line, at: at)) { return false }
         }
         await sayInOneTurn(chat, at: at)
-        return !quitRequested
+        return !run.quitRequested
     }
 
     /// A line that is only a message of its own: not a command, and within one message.
@@ -94,6 +94,6 @@ extension Node {
     /// prints an error and changes nothing.
     func runConsoleLine(_ line: String, at: WallTime, from face: Face = .console) async -> Bool {
         await feed(.consoleLine(line, at: at, from: face))
-        return !quitRequested
+        return !run.quitRequested
     }
 }

@@ -18,16 +18,16 @@ extension Node {
     /// it gave up (at most ``DeliveryWait/timeout``; ``NodeEffect/delivery(_:)``, told by
     /// ``tellDelivery(_:)``). A signal meanwhile ends the wait at once, not sent.
     func waitForDelivery() async -> RunOutcome {
-        let peersFindable = !configuration.seeds.isEmpty || (configuration.mdns && !mdnsUnavailable)
+        let peersFindable = !configuration.seeds.isEmpty || (configuration.mdns && !run.mdnsUnavailable)
         await feed(.inputEnded(peersFindable: peersFindable))
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                if delivery.ended == nil { delivery.waiter = continuation } else { continuation.resume() }
+                if run.deliveryEnded == nil { run.deliveryWaiter = continuation } else { continuation.resume() }
             }
         } onCancel: {
             Task { await self.feed(.stopping) }
         }
-        return delivery.ended ?? .stopped
+        return run.deliveryEnded ?? .stopped
     }
 
     /// Tells the reader where the wait for delivery stands (the JSON line on stdout with
@@ -64,9 +64,9 @@ extension Node {
                     + "when a node runs there again (exit code \(RunOutcome.notYetSentExitCode))")
         }
         guard report.isEnd else { return }
-        if case .notSent = report { delivery.ended = .notYetSent } else { delivery.ended = .stopped }
-        delivery.waiter?.resume()
-        delivery.waiter = nil
+        run.deliveryEnded = if case .notSent = report { .notYetSent } else { .stopped }
+        run.deliveryWaiter?.resume()
+        run.deliveryWaiter = nil
     }
 
     private func tell(_ json: String, _ words: String) {

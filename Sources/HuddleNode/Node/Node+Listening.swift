@@ -45,7 +45,7 @@ extension Node {
         listening?.stop()
         let session = ListeningSession(source: source)
         listening = session
-        listeningTask = Task { [weak self] in
+        listeningTasks.reading = Task { [weak self] in
             for await event in session.events {
                 guard let self, await self.listened(event, by: session) else { return }
             }
@@ -57,8 +57,8 @@ extension Node {
         guard let session = listening else { return }
         listening = nil
         session.stop()
-        listeningTask?.cancel()
-        listeningTask = nil
+        listeningTasks.reading?.cancel()
+        listeningTasks.reading = nil
         await feed(.listeningStopped(reason: reason))
     }
 
@@ -87,8 +87,8 @@ extension Node {
     /// What the machine asked of listening. Each request waits for the one before it: `/listen` then `/listen off` typed at once must
     /// end with the device closed, though opening it takes a while (up to seconds).
     func carryOutListening(_ on: Bool) {
-        let previous = listeningRequests
-        listeningRequests = Task {
+        let previous = listeningTasks.request
+        listeningTasks.request = Task {
             await previous?.value
             if on {
                 await startListeningToDevice()

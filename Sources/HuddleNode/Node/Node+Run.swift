@@ -199,7 +199,7 @@ extension Node {
         case .lost(let id):
             logger.info("peer withdrew its mDNS service", metadata: ["huddle.id": "\(id)"])
         case .unavailable(let why):
-            mdnsUnavailable = true
+            run.mdnsUnavailable = true
             logger.notice("\(why); carrying on with --peer seeds and gossip")
         case .available:
             logger.notice("mDNS discovery is on")
@@ -267,7 +267,7 @@ extension Node {
     func pullLoop(group: any EventLoopGroup) async {
         let client = SyncClient(group: group)
         await withDiscardingTaskGroup { pulls in
-            for await (pull, first) in pullRequests {
+            for await (pull, first) in self.pulls.queue.items {
                 pulls.addTask { await self.run(pull, first: first, with: client) }
             }
         }
@@ -320,7 +320,7 @@ extension Node {
             } onCancel: {
                 sleep.cancel()
             }
-            sleeperDeadline = .distantFuture
+            sleeper.until = .distantFuture
         }
     }
 }

@@ -34,19 +34,14 @@ public actor Node {
 
     /// Every decision the node makes.
     var machine: NodeMachine
-    /// Whether mDNS said it cannot work here (no daemon): then only seeds and gossip find peers.
-    var mdnsUnavailable = false
-    /// `/quit` was typed.
-    var quitRequested = false
-    /// Once piped input ended: how the wait for delivery ended, and the run waiting to hear it
-    /// (``waitForDelivery()``).
-    var delivery: (ended: RunOutcome?, waiter: CheckedContinuation<Void, Never>?) = (nil, nil)
+    /// What stopped this run, and what its end waits for.
+    var run = RunState()
 
     /// What the node hears, while it listens (`--listen`, `--audio-file`, `/listen`).
     var listening: ListeningSession?
-    var listeningTask: Task<Void, Never>?
-    /// The latest `/listen` or `/listen off` being carried out; the next waits for it.
-    var listeningRequests: Task<Void, Never>?
+    /// The task reading the session's reports, and the latest `/listen` or `/listen off` being
+    /// carried out (the next waits for it).
+    var listeningTasks: (reading: Task<Void, Never>?, request: Task<Void, Never>?) = (nil, nil)
 
     /// The page phones open, while it is served (`--web`, `/web`).
     var web: WebFace?
@@ -61,30 +56,18 @@ public actor Node {
     let goodbye = Mutex<(to: [PeerAddress], incarnation: UInt64, said: Bool)>(([], 0, false))
     /// Pulls the machine started, to run (``pullLoop(group:)``), and the machine's word each
     /// running pull waits for (``PullStep``).
-    let pullRequests: AsyncStream<(PullRequest, first: SyncRequest)>
-    let pullRequestSink: AsyncStream<(PullRequest, first: SyncRequest)>.Continuation
-    var pullWaiters: [PullRequest: CheckedContinuation<PullStep, Never>] = [:]
+    var pulls = NodePulls()
     /// Pictures on disk, and the fetches the machine asked for, to run (``pictureLoop(group:)``).
     nonisolated let pictures: PictureStore
-    let pictureFetches: AsyncStream<PictureFetch>
-    let pictureFetchSink: AsyncStream<PictureFetch>.Continuation
-    /// The pictures the console showed, in order: `/open N` opens the Nth.
-    var consolePictures: [Picture] = []
-    /// Bytes of pictures on disk as last counted, plus what was kept since (``notePictureKept(_:)``);
-    /// `nil` until first counted.
-    var picturesOnDisk: Int?
-    /// Whether the console was told which library previews need.
-    var toldPreviewLibrary = false
+    let pictureFetches = WorkQueue<PictureFetch>()
+    /// What the console was shown of pictures, and their bytes on disk.
+    var shownPictures = ShownPictures()
 
-    /// Commits under way, by turn: each tells the machine when its writes are on disk, and the
-    /// machine lets out what waited for them (``CommitGate``).
-    var commits: [CommitTurn: Task<Void, Never>] = [:]
-    /// What turns a control request waits for showed the reader (``stepShowing(_:)``).
-    var showing: [CommitTurn: [NodeOutput]] = [:]
+    /// Commits under way, and what the turns a control request waits for showed.
+    var commits = CommitsUnderWay()
 
     /// The timer loop's current sleep and when it ends (monotonic), so earlier work can cut it short.
-    var sleeper: Task<Void, Never>?
-    var sleeperDeadline: MonotonicTime = .distantFuture
+    var sleeper: (task: Task<Void, Never>?, until: MonotonicTime) = (nil, .distantFuture)
 
     /// A node on sockets already bound to `port` (see ``bind(host:port:on:)``). Output goes to
     /// `sink`, or the console, or stdout; time comes from `clock`. The machine starts from what
@@ -120,8 +103,6 @@ public actor Node {
                 seed: UInt64.random(in: .min ... .max), shield: configuration.shield,
                 showWaiting: configuration.showWaiting, soundSharing: configuration.soundSharing),
             restore: restore)
-        (pullRequests, pullRequestSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
-        (pictureFetches, pictureFetchSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
     /// The instant an input is handled at: both clocks, read once.
@@ -149,24 +130,24 @@ public actor Node {
         let effects = machine.pollEffects()
         var shown = effects.outputs
         if let turn = carryOut(effects) {
-            showing[turn] = []
+            commits.showing[turn] = []
             await done(turn)
-            shown += showing.removeValue(forKey: turn) ?? []
+            shown += commits.showing.removeValue(forKey: turn) ?? []
         }
         return (result, shown)
     }
 
     /// Returns once `turn`'s effects are carried out: its commit, and every earlier one, reported.
     func done(_ turn: CommitTurn) async {
-        while let earliest = commits.keys.min(), earliest <= turn {
-            await commits[earliest]?.value
+        while let earliest = commits.tasks.keys.min(), earliest <= turn {
+            await commits.tasks[earliest]?.value
         }
     }
 
     /// Returns once every commit under way is reported and what waited for it carried out: before
     /// the node stops, so that what it decided to show is shown and what it wrote is sent.
     func settle() async {
-        while let pending = commits.values.first {
+        while let pending = commits.tasks.values.first {
             await pending.value
         }
     }
@@ -190,7 +171,7 @@ public actor Node {
     func startCommit(_ writes: [StoreWrite], turn: CommitTurn) {
         let writer = writer
         DeliveryTrace.mark(.made, DeliveryTrace.own(writes))
-        commits[turn] = Task {
+        commits.tasks[turn] = Task {
             await writer.commit(writes)
             DeliveryTrace.mark(.stored, DeliveryTrace.own(writes))
             self.committed(turn)
@@ -201,7 +182,7 @@ public actor Node {
     private func committed(_ turn: CommitTurn) {
         machine.handle(.committed(turn), now: now)
         carryOut(machine.pollEffects())
-        commits[turn] = nil
+        commits.tasks[turn] = nil
     }
 
     // MARK: Output
@@ -348,7 +329,7 @@ public actor Node {
     /// Hands `input` about `pull` to the machine and returns its word on the pull.
     func pullStep(_ input: NodeInput, of pull: PullRequest) async -> PullStep {
         await withCheckedContinuation { waiter in
-            pullWaiters[pull] = waiter
+            pulls.waiting[pull] = waiter
             machine.handle(input, now: now)
             carryOut(machine.pollEffects())
         }
@@ -379,12 +360,11 @@ public actor Node {
     /// only a deadline a whole ms earlier counts. Otherwise every input while a message is held
     /// back would wake the timer for nothing.
     func rescheduleTimer() {
-        if machine.nextDeadline(now: now) + .milliseconds(1) <= sleeperDeadline { sleeper?.cancel() }
+        if machine.nextDeadline(now: now) + .milliseconds(1) <= sleeper.until { sleeper.task?.cancel() }
     }
 
     func setSleeper(_ task: Task<Void, Never>, until deadline: MonotonicTime) {
-        sleeper = task
-        sleeperDeadline = deadline
+        sleeper = (task, deadline)
     }
 }
 

@@ -34,22 +34,22 @@ struct NodeShell: NodeWorld {
     /// A pull runs in a task of its own (``Node/pullLoop(group:)``), which waits for the
     /// machine's word at each step (``Node/pullStep(_:of:)``).
     mutating func pull(_ pull: PullRequest, first: SyncRequest) -> [NodeInput] {
-        onNode { $0.pullRequestSink.yield((pull, first)) }
+        onNode { $0.pulls.queue.sink.yield((pull, first)) }
         return []
     }
 
     mutating func pullNext(_ pull: PullRequest, _ request: SyncRequest) -> [NodeInput] {
-        onNode { $0.pullWaiters.removeValue(forKey: pull)?.resume(returning: .next(request)) }
+        onNode { $0.pulls.waiting.removeValue(forKey: pull)?.resume(returning: .next(request)) }
         return []
     }
 
     mutating func pullDone(_ pull: PullRequest) {
-        onNode { $0.pullWaiters.removeValue(forKey: pull)?.resume(returning: .done) }
+        onNode { $0.pulls.waiting.removeValue(forKey: pull)?.resume(returning: .done) }
     }
 
     /// Checked in the pull's own task, on every core, not on the actor.
     mutating func checkSignatures(_ pull: PullRequest, _ events: [Event], more: Bool) -> [NodeInput] {
-        onNode { $0.pullWaiters.removeValue(forKey: pull)?.resume(returning: .check(events, more: more)) }
+        onNode { $0.pulls.waiting.removeValue(forKey: pull)?.resume(returning: .check(events, more: more)) }
         return []
     }
 
@@ -65,7 +65,7 @@ struct NodeShell: NodeWorld {
 
     /// A control request waiting for `turn` answers with what it showed.
     mutating func released(_ turn: CommitTurn, _ effects: [NodeEffect]) {
-        onNode { $0.showing[turn]?.append(contentsOf: effects.outputs) }
+        onNode { $0.commits.showing[turn]?.append(contentsOf: effects.outputs) }
     }
 
     mutating func show(_ output: NodeOutput) {
@@ -106,7 +106,7 @@ struct NodeShell: NodeWorld {
     }
 
     mutating func quit() {
-        onNode { $0.quitRequested = true }
+        onNode { $0.run.quitRequested = true }
     }
 
     mutating func web(_ command: ConsoleCommand.WebCommand) {
@@ -141,7 +141,7 @@ struct NodeShell: NodeWorld {
 
     /// Fetched in a task of its own (``Node/pictureLoop(group:)``).
     mutating func fetchPicture(_ fetch: PictureFetch) -> [NodeInput] {
-        node.pictureFetchSink.yield(fetch)
+        node.pictureFetches.sink.yield(fetch)
         return []
     }
 }

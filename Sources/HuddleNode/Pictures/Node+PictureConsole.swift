@@ -14,7 +14,7 @@ extension Node {
         default: return
         }
         guard let picture = message.picture else { return }
-        consolePictures.append(picture)
+        shownPictures.atConsole.append(picture)
         let path = pictures.shownPath(of: picture)
         var lines: [String] = []
         let environment = ProcessInfo.processInfo.environment
@@ -24,24 +24,24 @@ extension Node {
                 picture, at: path, columns: TerminalWidth.ofStandardOutput() ?? 80, environment: environment)
             {
                 lines.append(preview)
-            } else if !toldPreviewLibrary, let package = PicturePreview.missingLibraries(for: type) {
-                toldPreviewLibrary = true
+            } else if !shownPictures.toldPreviewLibrary, let package = PicturePreview.missingLibraries(for: type) {
+                shownPictures.toldPreviewLibrary = true
                 lines.append(renderer.info("photos are drawn here when \(package) is installed (sudo apt-get install \(package))"))
             }
         }
         let kind = picture.type.isClip ? "clip" : "photo"
-        lines.append("  \(kind) \(consolePictures.count): /open \(consolePictures.count) \(TerminalText.escaped(path))")
+        lines.append("  \(kind) \(shownPictures.atConsole.count): /open \(shownPictures.atConsole.count) \(TerminalText.escaped(path))")
         show(lines.joined(separator: "\n"))
     }
 
     /// `/open N`: the desktop's viewer (`xdg-open`, or `open` on macOS; `$HUDDLE_OPENER` if set)
     /// opens the Nth picture shown at the console.
     func openPicture(_ number: Int) {
-        guard consolePictures.indices.contains(number - 1) else {
-            let known = consolePictures.isEmpty ? "no photo was shown yet" : "the photos shown are 1 to \(consolePictures.count)"
+        guard shownPictures.atConsole.indices.contains(number - 1) else {
+            let known = shownPictures.atConsole.isEmpty ? "no photo was shown yet" : "the photos shown are 1 to \(shownPictures.atConsole.count)"
             return showAtConsole(error: "no photo \(number): \(known)")
         }
-        let picture = consolePictures[number - 1]
+        let picture = shownPictures.atConsole[number - 1]
         guard case .shown(let path) = pictures.reveal(picture) else {
             return showAtConsole(error: "photo \(number) is not on this machine (any longer)")
         }

@@ -43,12 +43,12 @@ extension Node {
     func keptPicture(_ picture: Picture) async {
         let quota = configuration.picturesQuota
         let store = pictures
-        if let known = picturesOnDisk {
-            picturesOnDisk = known + PictureStore.bytesOnDisk(of: picture)
+        if let known = shownPictures.bytesOnDisk {
+            shownPictures.bytesOnDisk = known + PictureStore.bytesOnDisk(of: picture)
             guard known + PictureStore.bytesOnDisk(of: picture) > quota else { return }
         }
         let (removed, total) = await Task.detached { store.enforce(quota: quota, keeping: picture.root) }.value
-        picturesOnDisk = total
+        shownPictures.bytesOnDisk = total
         if !removed.isEmpty { await feed(.picturesRemoved(removed)) }
     }
 
@@ -136,7 +136,7 @@ extension Node {
         let (steps, stepSink) = AsyncStream<Step>.makeStream()
         await withDiscardingTaskGroup { tasks in
             tasks.addTask {
-                for await fetch in self.pictureFetches { stepSink.yield(.asked(fetch)) }
+                for await fetch in self.pictureFetches.items { stepSink.yield(.asked(fetch)) }
                 stepSink.finish()
             }
             var queues: [NodeID: [PictureFetch]] = [:]

@@ -1,0 +1,50 @@
+import HuddleCore
+
+/// Work handed from the node's actor to a task that runs it (pulls, picture fetches): an
+/// unbounded stream the task reads, and its end the actor writes to.
+struct WorkQueue<Item: Sendable>: Sendable {
+    let items: AsyncStream<Item>
+    let sink: AsyncStream<Item>.Continuation
+
+    init() {
+        (items, sink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+    }
+}
+
+/// The pulls the machine starts: the queue ``Node/pullLoop(group:)`` runs them from, and the
+/// machine's word each running pull waits for (``Node/PullStep``).
+struct NodePulls {
+    let queue = WorkQueue<(PullRequest, first: SyncRequest)>()
+    var waiting: [PullRequest: CheckedContinuation<Node.PullStep, Never>] = [:]
+}
+
+/// What the console was shown of pictures, and what the node keeps on disk of them.
+struct ShownPictures {
+    /// In order: `/open N` opens the Nth.
+    var atConsole: [Picture] = []
+    /// Bytes of pictures on disk as last counted, plus what was kept since
+    /// (``Node/notePictureKept(_:)``); `nil` until first counted.
+    var bytesOnDisk: Int?
+    /// Whether the console was told which library previews need.
+    var toldPreviewLibrary = false
+}
+
+/// Commits under way, by turn: each tells the machine when its writes are on disk, and the
+/// machine lets out what waited for them (``CommitGate``); and what the turns a control request
+/// waits for showed the reader (``Node/stepShowing(_:)``).
+struct CommitsUnderWay {
+    var tasks: [CommitTurn: Task<Void, Never>] = [:]
+    var showing: [CommitTurn: [NodeOutput]] = [:]
+}
+
+/// How this run is going, for how it ends: what stopped it, and what its end waits for.
+struct RunState {
+    /// mDNS said it cannot work here (no daemon): only seeds and gossip find peers.
+    var mdnsUnavailable = false
+    /// `/quit` was typed.
+    var quitRequested = false
+    /// Once piped input ended: how the wait for delivery ended, and the run waiting to hear it
+    /// (``Node/waitForDelivery()``).
+    var deliveryEnded: RunOutcome?
+    var deliveryWaiter: CheckedContinuation<Void, Never>?
+}
