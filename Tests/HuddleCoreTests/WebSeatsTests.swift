@@ -65,7 +65,7 @@ import Testing
 
     @Test func aPairedDevicesPageIsNeverUnseated() {
         var limits = WebSeats.Limits()
-        limits.connections = 4
+        limits.connections.total = 4
         var seats = WebSeats(limits: limits)
         for id in 0..<4 {
             let accepted = seats.accept(id, from: "192.168.1.\(id)")

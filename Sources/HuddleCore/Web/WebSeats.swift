@@ -19,17 +19,14 @@
 /// if let evicting { close(evicting) }
 /// ```
 public struct WebSeats: Sendable {
+    /// The page's caps, from the node's one table (``ConnectionCaps``).
     public struct Limits: Sendable, Equatable {
-        /// TCP connections in all (page loads, WebSockets), and from one address.
-        public var connections = 256
-        public var connectionsPerAddress = 16
-        /// WebSockets that have not opened a session (pairing, or about to say `hello`), in all
-        /// and from one address.
-        public var handshakes = 16
-        public var handshakesPerAddress = 4
-        /// Pages of paired devices open at once, in all and from one address.
-        public var sessions = 32
-        public var sessionsPerAddress = 8
+        /// TCP connections (page loads, WebSockets).
+        public var connections = ConnectionCaps.pageConnections
+        /// WebSockets that have not opened a session (pairing, or about to say `hello`).
+        public var handshakes = ConnectionCaps.pageHandshakes
+        /// Pages of paired devices open at once.
+        public var sessions = ConnectionCaps.pageSessions
 
         public init() {}
     }
@@ -66,8 +63,8 @@ public struct WebSeats: Sendable {
 
     /// A TCP connection `id` from `address` was accepted.
     public mutating func accept(_ id: Int, from address: String) -> Verdict {
-        guard seats.values.count(where: { $0.address == address }) < limits.connectionsPerAddress else { return .refused }
-        let verdict = seat(address, limit: limits.connections, counted: { _ in true }, evictable: { $0.stage != .session })
+        guard seats.values.count(where: { $0.address == address }) < limits.connections.perAddress else { return .refused }
+        let verdict = seat(address, limit: limits.connections.total, counted: { _ in true }, evictable: { $0.stage != .session })
         if case .admitted = verdict { seats[id] = Seat(address: address, stage: .http) }
         return verdict
     }
@@ -76,10 +73,10 @@ public struct WebSeats: Sendable {
     public mutating func upgrade(_ id: Int) -> Verdict {
         guard let seat = seats[id], seat.stage == .http else { return .refused }
         let isHandshake = { (seat: Seat) in seat.stage == .handshake }
-        guard seats.values.count(where: { isHandshake($0) && $0.address == seat.address }) < limits.handshakesPerAddress else {
+        guard seats.values.count(where: { isHandshake($0) && $0.address == seat.address }) < limits.handshakes.perAddress else {
             return .refused
         }
-        let verdict = self.seat(seat.address, limit: limits.handshakes, counted: isHandshake, evictable: isHandshake)
+        let verdict = self.seat(seat.address, limit: limits.handshakes.total, counted: isHandshake, evictable: isHandshake)
         if case .admitted = verdict { seats[id]?.stage = .handshake }
         return verdict
     }
@@ -88,7 +85,7 @@ public struct WebSeats: Sendable {
     public mutating func open(_ id: Int) -> Bool {
         guard let seat = seats[id], seat.stage == .handshake else { return false }
         let sessions = seats.values.filter { $0.stage == .session }
-        guard sessions.count < limits.sessions, sessions.count(where: { $0.address == seat.address }) < limits.sessionsPerAddress
+        guard sessions.count < limits.sessions.total, sessions.count(where: { $0.address == seat.address }) < limits.sessions.perAddress
         else { return false }
         seats[id]?.stage = .session
         return true

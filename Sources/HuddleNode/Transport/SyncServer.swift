@@ -4,23 +4,19 @@ import Synchronization
 
 /// Serves pulls: answers each ``SyncRequest`` on a TCP connection with a ``SyncResponse``, and
 /// each ``PieceRequest`` with a ``Piece`` of a picture's blob, within limits a peer cannot stretch:
-/// - at most ``maximumConnections`` at once, and at most ``maximumPerAddress`` from one address,
-///   so a peer that holds its share still leaves slots for everyone else;
+/// - at most ``ConnectionCaps/sync`` at once, in all and from one address (the node's one table
+///   of caps), so a peer that holds its share still leaves slots for everyone else;
 /// - each request must arrive whole within ``requestDeadline`` of the connection opening or of
 ///   the previous response (``RequestDeadlineHandler``): a peer trickling bytes is cut off;
 /// - ``connectionLifetime`` at most per connection (a pull gives up after 30 s anyway);
 /// - a frame over ``WireLimits/maxSyncRequestBytes`` (41 066 bytes, the largest request) closes
-///   the connection before it is buffered: at most ``maximumConnections`` such buffers at once.
+///   the connection before it is buffered: at most as many such buffers as connections.
 ///
 /// ```swift
 /// let server = SyncServer(respond: { await node.syncResponse(to: $0) }, reject: { ... })
 /// for try await connection in listener { tasks.addTask { await server.serve(connection) } }
 /// ```
 final class SyncServer: Sendable {
-    /// Most TCP connections served at once; a home network has a handful of peers.
-    static let maximumConnections = 32
-    /// Most TCP connections served at once to one address (one pull per room it shares).
-    static let maximumPerAddress = 4
     /// Longest a peer may take to send a whole request.
     static let requestDeadline = TimeAmount.seconds(5)
     /// Longest a peer may keep one TCP connection.
@@ -33,7 +29,7 @@ final class SyncServer: Sendable {
     /// Counts and logs a refused connection or a broken one: why, and the peer's address.
     private let reject: @Sendable (_ drop: NodeCounters.Drop, _ reason: String, _ peer: String) async -> Void
     /// Connections open, by remote address (host only).
-    private let open = Mutex<[String: Int]>([:])
+    private let open = Mutex(OpenConnections(cap: ConnectionCaps.sync))
 
     init(
         respond: @escaping @Sendable (SyncRequest) async -> SyncResponse,
@@ -50,12 +46,12 @@ final class SyncServer: Sendable {
     func serve(_ channel: any Channel) async {
         let peer = channel.remoteAddress.map { "\($0)" } ?? "unknown"
         let host = channel.remoteAddress?.ipAddress ?? "unknown"
-        let refusal: String? = open.withLock { open in
-            if open.values.reduce(0, +) >= Self.maximumConnections { return "too many sync connections" }
-            if open[host, default: 0] >= Self.maximumPerAddress { return "too many sync connections from \(host)" }
-            open[host, default: 0] += 1
-            return nil
-        }
+        let refusal: String? =
+            switch open.withLock({ $0.admit(host) }) {
+            case .full: "too many sync connections"
+            case .addressFull: "too many sync connections from \(host)"
+            case nil: nil
+            }
         if let refusal {
             channel.close(promise: nil)
             await reject(.syncBusy, refusal, peer)
@@ -68,10 +64,7 @@ final class SyncServer: Sendable {
         await answer(on: channel, peer: peer)
         lifetime.cancel()
         channel.close(promise: nil)
-        open.withLock { open in
-            open[host, default: 1] -= 1
-            if open[host] == 0 { open[host] = nil }
-        }
+        open.withLock { $0.release(host) }
     }
 
     /// Answers requests until the peer closes the connection.
