@@ -38,6 +38,22 @@ import Testing
         #expect(wait.poll(now: .epoch, livePeers: [:], peersPossible: false) == .giveUp(.noPeers))
     }
 
+    /// A peer asked that is gone by the next ask: nobody to ask, so the next poll by the clock
+    /// is the deadline, not a time already past (a timer woken by it would spin until then).
+    @Test func withNobodyLeftToAskTheNextPollIsTheDeadline() {
+        var wait = DeliveryWait(written: ["superbowl": 3], now: .epoch)
+        #expect(wait.poll(now: .epoch, livePeers: ["superbowl": [bob]], peersPossible: true) == .ask([
+            .init(room: "superbowl", peer: bob, seq: 3)
+        ]))
+        #expect(wait.nextPoll == .epoch + DeliveryWait.askInterval)
+        #expect(wait.poll(now: .epoch + .milliseconds(600), livePeers: [:], peersPossible: true) == .wait)
+        #expect(wait.nextPoll == wait.deadline)
+        #expect(wait.poll(now: .epoch + .milliseconds(700), livePeers: ["superbowl": [carol]], peersPossible: true) == .ask([
+            .init(room: "superbowl", peer: carol, seq: 3)
+        ]), "a peer that turns up is asked as it comes")
+        #expect(wait.nextPoll == .epoch + .milliseconds(700) + DeliveryWait.askInterval)
+    }
+
     @Test func nothingWrittenIsDeliveredAtOnce() {
         var wait = DeliveryWait(written: ["superbowl": 0], now: .epoch)
         #expect(wait.poll(now: .epoch, livePeers: [:], peersPossible: false) == .delivered(to: []))
@@ -105,6 +121,19 @@ import Testing
         var lan = MachineLAN()
         let alice = lan.add("alice")
         _ = try lan.on(alice) { machine, now in machine.say("alone", inRoomNamed: "superbowl", now: now) }.get()
+        lan.on(alice) { machine, now in machine.handle(.inputEnded(peersFindable: false), now: now) }
+        #expect(lan[alice].deliveries == [.waiting(DeliveryWait.timeout), .notSent(.noPeers)])
+    }
+
+    /// mDNS said it cannot work here while the node waited, and no peer is known: the wait ends
+    /// at once, saying so, rather than at its deadline.
+    @Test func whenNoPeerCanBeFoundAnyMoreTheWaitEndsAtOnce() throws {
+        var lan = MachineLAN()
+        let alice = lan.add("alice")
+        _ = try lan.on(alice) { machine, now in machine.say("anyone?", inRoomNamed: "superbowl", now: now) }.get()
+        lan.on(alice) { machine, now in machine.handle(.inputEnded(peersFindable: true), now: now) }
+        #expect(lan[alice].deliveries == [.waiting(DeliveryWait.timeout)])
+        lan.advance(.milliseconds(300))
         lan.on(alice) { machine, now in machine.handle(.inputEnded(peersFindable: false), now: now) }
         #expect(lan[alice].deliveries == [.waiting(DeliveryWait.timeout), .notSent(.noPeers)])
     }

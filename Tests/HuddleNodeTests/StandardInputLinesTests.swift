@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HuddleCore
 @testable import HuddleNode
 
 /// Piped stdin as the node reads it, through a real pipe: the lines one read brings come
@@ -54,5 +55,19 @@ import Testing
             }
         }
         #expect(lines == ["one", "two"])
+    }
+}
+
+/// Which piped lines go to the machine together as chat: by the parser's rule, a line whose
+/// first character past blanks is `/` is a command and goes alone, in its place (an indented
+/// `/private` once sent the passphrase after it as a message).
+@Suite struct PipedChatTests {
+    @Test(arguments: [
+        ("hello", true), ("  spaced out  ", true), ("a // b", true),
+        ("/quit", false), ("  /private vip", false), ("\t/join nfl", false), ("", false), ("   ", false),
+        (String(repeating: "x", count: MessageBudget.limit + 1), false),
+    ])
+    func aLineIsChatOnlyWhenTheParserWouldSayItIs(line: String, chat: Bool) {
+        #expect(Node.isChat(line) == chat)
     }
 }

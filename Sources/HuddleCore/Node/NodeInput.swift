@@ -56,7 +56,8 @@ public enum NodeInput: Sendable {
     /// The answer to ``NodeEffect/askPassphrase(room:)``.
     case passphrase(PassphraseAnswer)
     /// Piped input ended: wait until a peer holds what this node wrote since it started
-    /// (``DeliveryWait``); `peersFindable`: a `--peer` seed or mDNS could still bring one.
+    /// (``DeliveryWait``); `peersFindable`: a `--peer` seed or mDNS could still bring one. Said
+    /// again with `false` while it waits: mDNS turned out not to work here.
     case inputEnded(peersFindable: Bool)
     /// The node is stopping (a signal): a wait for delivery ends now, not sent.
     case stopping

@@ -10,9 +10,13 @@ extension NodeMachine {
     }
 
     /// Piped input ended: waits for a peer to hold what was written since the start, or says
-    /// at once that nothing was.
+    /// at once that nothing was. Said again while it waits, with `peersFindable` false: what could
+    /// find a peer stopped working, so the wait ends at once if no peer is known.
     mutating func inputEnded(peersFindable: Bool, now: NodeTime) {
-        guard deliveryWait == nil else { return }
+        guard deliveryWait == nil else {
+            if !peersFindable { deliveryWait?.noPeerFindable() }
+            return
+        }
         let written = writtenSinceStart
         guard !written.isEmpty else { return emit(.delivery(.nothingWritten)) }
         deliveryWait = DeliveryWait(written: written, now: now.wall, peersFindable: peersFindable)

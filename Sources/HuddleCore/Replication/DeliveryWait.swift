@@ -32,10 +32,12 @@ public struct DeliveryWait: Sendable {
     private var held: [String: UInt64] = [:]
     private var holders: [String] = []
     private var lastAsk: WallTime?
-    /// When the wait is next due a poll by the clock alone: the next ask, or the deadline. (What
-    /// a peer says is polled as it comes.)
+    /// The last poll found no live peer to ask.
+    private var nobodyToAsk = false
+    /// When the wait is next due a poll by the clock alone: the next ask, or the deadline when
+    /// there is nobody to ask (a peer that turns up comes as an input, and is polled as it comes).
     public var nextPoll: WallTime {
-        guard let lastAsk else { return deadline }
+        guard let lastAsk, !nobodyToAsk else { return deadline }
         return min(deadline, lastAsk + Self.askInterval)
     }
 
@@ -89,7 +91,12 @@ public struct DeliveryWait: Sendable {
     }
 
     /// Whether a peer could turn up that is not known yet: a `--peer` seed, or mDNS.
-    public let peersFindable: Bool
+    public private(set) var peersFindable: Bool
+
+    /// What could find a peer stopped working (mDNS said it cannot work here).
+    public mutating func noPeerFindable() {
+        peersFindable = false
+    }
 
     /// Waiting for `written` (room → this node's latest seq there), from `now`.
     public init(written: [String: UInt64], now: WallTime, timeout: TimeSpan = Self.timeout, peersFindable: Bool = true) {
@@ -121,6 +128,7 @@ public struct DeliveryWait: Sendable {
         let asks = missing.flatMap { room in
             (livePeers[room] ?? []).map { Ask(room: room, peer: $0, seq: written[room]!) }
         }
+        nobodyToAsk = asks.isEmpty
         guard !asks.isEmpty else { return .wait }
         lastAsk = now
         return .ask(asks)

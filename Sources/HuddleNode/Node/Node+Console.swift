@@ -78,9 +78,11 @@ extension Node {
         return !run.quitRequested
     }
 
-    /// A line that is only a message of its own: not a command, and within one message.
+    /// A line that is only a message of its own: not a command (by the parser's rule: its first
+    /// character past blanks is not `/`), not blank, and within one message.
     static func isChat(_ line: String) -> Bool {
-        !line.isEmpty && !line.hasPrefix("/") && LongLine.flattened(line).utf8.count <= MessageBudget.limit
+        let trimmed = line.trimmingWhitespace()
+        return !trimmed.isEmpty && !trimmed.hasPrefix("/") && LongLine.flattened(line).utf8.count <= MessageBudget.limit
     }
 
     private func sayInOneTurn(_ lines: [String], at: WallTime) async {

@@ -200,6 +200,8 @@ extension Node {
             logger.info("peer withdrew its mDNS service", metadata: ["huddle.id": "\(id)"])
         case .unavailable(let why):
             run.mdnsUnavailable = true
+            // A wait for delivery that counted on mDNS to find a peer stops counting on it.
+            if machine.deliveryWait != nil, configuration.seeds.isEmpty { await feed(.inputEnded(peersFindable: false)) }
             logger.notice("\(why); carrying on with --peer seeds and gossip")
         case .available:
             logger.notice("mDNS discovery is on")

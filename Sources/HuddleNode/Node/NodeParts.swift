@@ -23,7 +23,7 @@ struct ShownPictures {
     /// In order: `/open N` opens the Nth.
     var atConsole: [Picture] = []
     /// Bytes of pictures on disk as last counted, plus what was kept since
-    /// (``Node/notePictureKept(_:)``); `nil` until first counted.
+    /// (``Node/keptPicture(_:)``); `nil` until first counted.
     var bytesOnDisk: Int?
     /// Whether the console was told which library previews need.
     var toldPreviewLibrary = false
