@@ -142,7 +142,7 @@ private let second = TimeSpan.seconds(1)
         _ = membership.receive(ack, from: bobAt, now: .start + .microseconds(1_750_100))
         _ = membership.tick(now: .start + 3 * second)
         #expect(membership.peers[bob]?.state == .alive)
-        #expect(membership.doubts[bob] == nil)
+        #expect(membership.peers.entries[bob]?.doubt == nil)
 
         // Plain SWIM judges the period at the late wake-up, before the ack is read.
         var plain = Membership(me: alice, nick: "alice", port: 7001, incarnation: 1, config: .swim)
@@ -191,7 +191,7 @@ private let second = TimeSpan.seconds(1)
         // own network goes bad: nobody's answers reach her, not even carol's nacks.
         var network = Network(count: 3)
         network.run(until: .start + 5 * second)
-        network.nodes[0].speaksIndirect.insert(network.id(2))
+        network.nodes[0].peers.entries[network.id(2)]?.speaksIndirect = true
         network.brokenLinks = [[0, 1], [0, 2]]
         network.run(until: .start + 8 * second)
         #expect(network.nodes[0].health > 0)
@@ -312,7 +312,7 @@ private let second = TimeSpan.seconds(1)
         _ = fresh.setState(suspect, .suspect, incarnation: 0, now: .start)
         fresh.confirm(suspect, by: alice)
         fresh.confirm(suspect, by: suspect)
-        #expect(fresh.suspicions[suspect]?.confirmedBy.isEmpty == true)
+        #expect(fresh.peers.entries[suspect]?.suspicion?.confirmedBy.isEmpty == true)
     }
 
     @Test func oneGossipRecordDoesNotOutweighContactButTwoMembersDo() {
@@ -333,7 +333,7 @@ private let second = TimeSpan.seconds(1)
         let first = membership.receive(probe(from: carol, port: 7003, sequence: 2, peers: [rumour]), from: carolAt, now: .start + .milliseconds(500))
         #expect(!first.contains { if case .peerChanged = $0 { true } else { false } })
         #expect(membership.peers[bob]?.state == .alive)
-        #expect(membership.doubts[bob] != nil)
+        #expect(membership.peers.entries[bob]?.doubt != nil)
         // Carol again: still one member.
         _ = membership.receive(probe(from: carol, port: 7003, sequence: 3, peers: [rumour]), from: carolAt, now: .start + .milliseconds(600))
         #expect(membership.peers[bob]?.state == .alive)

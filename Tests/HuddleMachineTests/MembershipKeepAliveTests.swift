@@ -84,7 +84,7 @@ import Testing
             }
         }
         #expect(membership.peers[carol]?.state == .alive)
-        #expect(membership.doubts[carol] == nil)
+        #expect(membership.peers.entries[carol]?.doubt == nil)
     }
 
     @Test func atMostTheBoundIsKeptAlivePerPeriodAndEachInTurn() {

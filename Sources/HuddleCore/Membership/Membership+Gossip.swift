@@ -24,13 +24,14 @@ extension Membership {
         peer.state = state
         peer.incarnation = incarnation
         peers[id] = peer
-        changedAt[id] = now
+        peers.entries[id]?.changedAt = now
         // Who could not reach it while it was only doubted confirms the suspicion.
-        let confirmed = doubts[id]?.confirmedBy.subtracting([accuser ?? me]) ?? []
-        suspicions[id] = state == .suspect ? Suspicion(since: now, accuser: accuser ?? me, confirmedBy: confirmed) : nil
-        if state != .alive { doubts[id] = nil }
-        rumours[id] = nil
-        if state == .gone { goneProbedAt[id] = now }
+        let confirmed = peers.entries[id]?.doubt?.confirmedBy.subtracting([accuser ?? me]) ?? []
+        peers.entries[id]?.suspicion =
+            state == .suspect ? Suspicion(since: now, accuser: accuser ?? me, confirmedBy: confirmed) : nil
+        if state != .alive { peers.entries[id]?.doubt = nil }
+        peers.entries[id]?.rumour = nil
+        if state == .gone { peers.entries[id]?.goneProbedAt = now }
         return old.state == state ? [] : [.peerChanged(id: id, nick: peer.nick, from: old.state, to: state)]
     }
 
@@ -47,8 +48,8 @@ extension Membership {
             peers[id] = Peer(
                 id: id, nick: nick, address: address, rooms: rooms, state: .alive, incarnation: incarnation,
                 lastSeen: now, rtt: rttSample, foundBy: foundBy, vouched: incarnation, announcedPort: announcedPort)
-            changedAt[id] = now
-            lastContact[id] = now
+            peers.entries[id]?.changedAt = now
+            peers.entries[id]?.lastContact = now
             return [.peerChanged(id: id, nick: nick, from: nil, to: .alive)]
         }
         // From another address: it may have moved (a NAT's new mapping), or someone passed its
@@ -94,7 +95,7 @@ extension Membership {
             }
             guard Self.claim(record.state, at: record.incarnation, beats: peer) else { continue }
             guard record.incarnation <= peer.vouched else {
-                probeSoon.insert(record.id)
+                peers.entries[record.id]?.probeSoon = true
                 if address != peer.address {
                     directives += checkMove(record.id, to: address, payer: (peers[sender]?.address ?? address).description, now: now)
                 }
@@ -113,19 +114,20 @@ extension Membership {
     /// when a second member makes it (at the same incarnation or above). Until then the peer is
     /// doubted, so it is probed in every period and suspected by this node's own silence.
     private mutating func secondClaim(_ record: PeerRecord, sentBy sender: NodeID, now: MonotonicTime) -> Bool {
-        var rumour = rumours[record.id] ?? Rumour(incarnation: record.incarnation, state: record.state, senders: [], since: now)
+        var rumour = peers.entries[record.id]?.rumour
+            ?? Rumour(incarnation: record.incarnation, state: record.state, senders: [], since: now)
         if record.incarnation > rumour.incarnation {
             rumour = Rumour(incarnation: record.incarnation, state: record.state, senders: [], since: now)
         }
         guard record.incarnation == rumour.incarnation else { return false }
         rumour.senders.insert(sender)
-        rumours[record.id] = rumour
+        peers.entries[record.id]?.rumour = rumour
         if rumour.senders.count >= 2 { return true }
-        if doubts[record.id] == nil {
-            doubts[record.id] = Doubt(since: now)
-            probeSoon.insert(record.id)
+        if peers.entries[record.id]?.doubt == nil {
+            peers.entries[record.id]?.doubt = Doubt(since: now)
+            peers.entries[record.id]?.probeSoon = true
         }
-        doubts[record.id]?.confirmedBy.insert(sender)
+        peers.entries[record.id]?.doubt?.confirmedBy.insert(sender)
         return false
     }
 
@@ -171,7 +173,7 @@ extension Membership {
         // A peer that has not shown it receives at its address is not named to anyone.
         let others = peers.values.filter { $0.id != recipient && $0.address != destination && vouchesForAddress($0) }
         let fresh = others
-            .compactMap { peer in changedAt[peer.id].map { (peer, $0) } }
+            .compactMap { peer in peers.entries[peer.id]?.changedAt.map { (peer, $0) } }
             .filter { (now - $0.1) < config.freshGossipFor }
             .sorted { ($1.1, $0.0.id) < ($0.1, $1.0.id) }
         for (peer, _) in fresh where !take(peer) { break }
@@ -240,18 +242,6 @@ extension Membership {
     /// Drops peer `id` and everything kept about it, saying nothing.
     mutating func forget(_ id: NodeID) {
         peers[id] = nil
-        goneProbedAt[id] = nil
-        changedAt[id] = nil
-        suspicions[id] = nil
-        doubts[id] = nil
-        lastContact[id] = nil
-        rumours[id] = nil
-        speaksIndirect.remove(id)
-        lastProbe[id] = nil
-        moves[id] = nil
-        addressChecks[id] = nil
-        keptAlive[id] = nil
-        probeSoon.remove(id)
     }
 
     /// `rooms` as they may go on the wire: valid, distinct, at most ``WireLimits/maxRoomsPerNode``.

@@ -72,37 +72,37 @@ extension Membership {
         let others = peers.values.filter { $0.state == .alive && $0.id != id }.count
         let expected = min(config.indirectProbes, others)
         guard expected > 0, longest > shortest else { return shortest }
-        let confirmed = min(suspicions[id]?.confirmedBy.count ?? 0, expected)
+        let confirmed = min(peers.entries[id]?.suspicion?.confirmedBy.count ?? 0, expected)
         let fraction = Double(confirmed + 1).binaryLogarithm / Double(expected + 1).binaryLogarithm
         return max(shortest, longest - .microseconds(Int64(Double((longest - shortest).microseconds) * fraction)))
     }
 
     /// When peer `id`'s suspicion runs out (`nil` if it is not suspect).
     func suspicionEnds(_ id: NodeID) -> MonotonicTime? {
-        suspicions[id].map { $0.since + suspicionTimeout(of: id) }
+        peers.entries[id]?.suspicion.map { $0.since + suspicionTimeout(of: id) }
     }
 
     /// Member `member` says peer `id` is not answering: a confirmation of our suspicion or doubt.
     mutating func confirm(_ id: NodeID, by member: NodeID) {
         guard member != me, member != id else { return }
-        if var suspicion = suspicions[id], member != suspicion.accuser {
+        if var suspicion = peers.entries[id]?.suspicion, member != suspicion.accuser {
             suspicion.confirmedBy.insert(member)
-            suspicions[id] = suspicion
+            peers.entries[id]?.suspicion = suspicion
         }
-        doubts[id]?.confirmedBy.insert(member)
+        peers.entries[id]?.doubt?.confirmedBy.insert(member)
     }
 
     /// Whether peer `id` reached this node itself within the silence before suspicion: then one
     /// gossip record saying it is suspect or gone is not believed.
     func heardDirectly(_ id: NodeID, now: MonotonicTime) -> Bool {
-        guard let contact = lastContact[id] else { return false }
+        guard let contact = peers.entries[id]?.lastContact else { return false }
         return (now - contact) < silenceBeforeSuspicion
     }
 
     /// A period of ours to `peer` ended unanswered: it is doubted from the period's start on (at
     /// once suspect when no silence is asked for, as in plain SWIM).
     mutating func periodFailed(_ peer: Peer, startedAt: MonotonicTime, now: MonotonicTime) -> [MembershipDirective] {
-        if doubts[peer.id] == nil { doubts[peer.id] = Doubt(since: startedAt) }
+        if peers.entries[peer.id]?.doubt == nil { peers.entries[peer.id]?.doubt = Doubt(since: startedAt) }
         return silenceBeforeSuspicion == .zero ? setState(peer.id, .suspect, incarnation: peer.incarnation, now: now) : []
     }
 
@@ -110,9 +110,9 @@ extension Membership {
     /// by id.
     mutating func suspectTheSilent(now: MonotonicTime) -> [MembershipDirective] {
         var directives: [MembershipDirective] = []
-        for id in doubts.keys.sorted() {
-            guard let doubt = doubts[id], let peer = peers[id], peer.state == .alive else {
-                doubts[id] = nil
+        for id in peers.ids(where: { $0.doubt != nil }) {
+            guard let doubt = peers.entries[id]?.doubt, let peer = peers[id], peer.state == .alive else {
+                peers.entries[id]?.doubt = nil
                 continue
             }
             guard (now - doubt.since) >= silenceBeforeSuspicion else { continue }

@@ -16,7 +16,7 @@ extension Membership {
         let key = IndirectKey(target: target, sentAt: now)
         indirect[key] = IndirectRequest(helpers: Set(helpers.map(\.id)), at: now)
         if period?.target == target {
-            period?.helpers.formUnion(helpers.map(\.id).filter(speaksIndirect.contains))
+            period?.helpers.formUnion(helpers.map(\.id).filter { peers.entries[$0]?.speaksIndirect == true })
         }
         return helpers.sorted { $0.id < $1.id }.map { helper in
             .send(.probeRequest(ProbeRequest(from: me, target: target, sentAt: now)), to: helper.address)
@@ -38,7 +38,7 @@ extension Membership {
         _ request: ProbeRequest, from source: PeerAddress, now: MonotonicTime
     ) -> [MembershipDirective] {
         guard request.from != me, let requester = peers[request.from], requester.state != .gone else { return [] }
-        speaksIndirect.insert(request.from)
+        peers.entries[request.from]?.speaksIndirect = true
         guard request.target != me, request.target != request.from, let target = peers[request.target],
             outstanding.values.filter({ $0.relayFor != nil }).count < Self.maxRelays,
             !outstanding.values.contains(where: {
@@ -59,7 +59,7 @@ extension Membership {
             return []
         }
         indirect[key]?.helpers.remove(nack.from)
-        speaksIndirect.insert(nack.from)
+        peers.entries[nack.from]?.speaksIndirect = true
         noteContact(nack.from, now: now)
         if period?.target == nack.target { period?.heardBack.insert(nack.from) }
         confirm(nack.target, by: nack.from)
@@ -85,12 +85,12 @@ extension Membership {
     /// Peer `id` reached this node itself at `now`: it answers this period's probe if it is its
     /// target, and is no longer doubted.
     mutating func noteContact(_ id: NodeID, now: MonotonicTime) {
-        guard var peer = peers[id] else { return }
-        peer.lastSeen = max(peer.lastSeen, now)
-        peers[id] = peer
-        lastContact[id] = max(lastContact[id] ?? now, now)
-        doubts[id] = nil
-        rumours[id] = nil
+        guard var entry = peers.entries[id] else { return }
+        entry.peer.lastSeen = max(entry.peer.lastSeen, now)
+        entry.lastContact = max(entry.lastContact ?? now, now)
+        entry.doubt = nil
+        entry.rumour = nil
+        peers.entries[id] = entry
         answerPeriod(of: id)
     }
 

@@ -15,16 +15,18 @@ extension Membership {
     mutating func keepAlive(now: MonotonicTime) -> [MembershipDirective] {
         guard config.keepAlivePeers > 0 else { return [] }
         // The ring's probe keeps its peer open too.
-        if let target = period?.target { keptAlive[target] = now }
-        let due = peers.values
-            .filter { peer in
-                peer.state == .alive && peer.foundBy != .mdns && peer.id != period?.target
-                    && doubts[peer.id] == nil && relaying.paths[peer.id]?.directLost != true
+        if let target = period?.target { peers.entries[target]?.keptAliveAt = now }
+        let due = peers.entries.values
+            .filter { entry in
+                let peer = entry.peer
+                return peer.state == .alive && peer.foundBy != .mdns && peer.id != period?.target
+                    && entry.doubt == nil && relaying.paths[peer.id]?.directLost != true
             }
-            .sorted { (keptAlive[$0.id] ?? .distantPast, $0.id) < (keptAlive[$1.id] ?? .distantPast, $1.id) }
+            .sorted { ($0.keptAliveAt ?? .distantPast, $0.peer.id) < ($1.keptAliveAt ?? .distantPast, $1.peer.id) }
             .prefix(config.keepAlivePeers)
+            .map(\.peer)
         return due.map { peer in
-            keptAlive[peer.id] = now
+            peers.entries[peer.id]?.keptAliveAt = now
             return probe(peer.address, target: .peer(peer.id), now: now)
         }
     }

@@ -44,7 +44,7 @@ extension Membership {
         var answeredDirectly = false
         /// Whether the peer answered the period through a helper or a relay.
         var answeredThroughOthers = false
-        /// Helpers asked this period that are known to answer (see ``Membership/speaksIndirect``).
+        /// Helpers asked this period that are known to answer (see ``PeerEntry/speaksIndirect``).
         var helpers: Set<NodeID> = []
         /// Those of them whose nack or forwarded ack arrived.
         var heardBack: Set<NodeID> = []
@@ -75,7 +75,7 @@ extension Membership {
             nextPeriodAt = now + periodLength
             if let target = nextTarget() {
                 period = Period(target: target.id, startedAt: now, incarnation: target.incarnation)
-                probeSoon.remove(target.id)
+                peers.entries[target.id]?.probeSoon = false
             }
             // Peers that answer only through others: probed directly (has the path healed?) and
             // through relays, every period.
@@ -86,9 +86,9 @@ extension Membership {
             directives += proveAddresses(now: now)
             // Doubted peers are probed every period besides the ring's, directly and through
             // helpers, until they answer or are suspected.
-            for id in doubts.keys.sorted() where id != period?.target {
+            for id in peers.ids(where: { $0.doubt != nil }) where id != period?.target {
                 guard let peer = peers[id], peer.state == .alive else { continue }
-                probeSoon.remove(id)
+                peers.entries[id]?.probeSoon = false
                 directives.append(probe(peer.address, target: .peer(id), now: now))
                 directives += askHelpers(toReach: id, now: now)
             }
@@ -121,11 +121,9 @@ extension Membership {
             period = current
         }
         nextPeriodAt = nextPeriodAt + lateness
-        doubts = doubts.mapValues { Doubt(since: $0.since + lateness, confirmedBy: $0.confirmedBy) }
-        suspicions = suspicions.mapValues { suspicion in
-            var moved = suspicion
-            moved.since = suspicion.since + lateness
-            return moved
+        peers.updateEach { entry in
+            entry.doubt?.since += lateness
+            entry.suspicion?.since += lateness
         }
     }
 
@@ -192,7 +190,7 @@ extension Membership {
 
     /// When gone peer `id` is next to be probed (``MonotonicTime/distantPast`` if it never was: at the next tick).
     func goneProbeDue(_ id: NodeID) -> MonotonicTime {
-        goneProbedAt[id].map { $0 + config.goneProbeInterval } ?? .distantPast
+        peers.entries[id]?.goneProbedAt.map { $0 + config.goneProbeInterval } ?? .distantPast
     }
 
     func seedDue(_ seed: SeedProbe) -> MonotonicTime {
@@ -214,11 +212,11 @@ extension Membership {
             switch peer.state {
             case .suspect: consider(suspicionEnds(peer.id) ?? now)
             case .alive:
-                if let doubt = doubts[peer.id] { consider(doubt.since + silenceBeforeSuspicion) }
+                if let doubt = peers.entries[peer.id]?.doubt { consider(doubt.since + silenceBeforeSuspicion) }
             case .gone: consider(goneProbeDue(peer.id))
             }
         }
-        if !probeSoon.isEmpty { consider(now) }
+        if peers.entries.values.contains(where: \.probeSoon) { consider(now) }
         if let settle = movesDue() { consider(settle) }
         if let heard = hearsayDue() { consider(heard) }
         for seed in seedProbes.values {

@@ -90,16 +90,13 @@ extension Membership {
         guard probe.from != me, probe.from != relay, let relayer = peers[relay], relayer.state != .gone else {
             return []
         }
-        if let peer = peers[probe.from] {
-            let stamp = ProbeStamp(incarnation: probe.incarnation, sequence: probe.sequence)
-            guard probe.incarnation >= peer.vouched, lastProbe[probe.from].map({ stamp > $0 }) ?? true else { return [] }
-        }
+        guard !isReplay(probe) else { return [] }
         let address = peers[probe.from]?.address ?? hearsay[probe.from]?.address ?? PeerAddress(host: "", port: probe.port)
         var changes = contact(
             probe.from, nick: probe.nick, incarnation: probe.incarnation, rooms: probe.rooms, address: address,
             foundBy: .inbound, rttSample: nil, now: now, announcedPort: probe.port == 0 ? nil : probe.port)
         guard peers[probe.from] != nil else { return changes }
-        lastProbe[probe.from] = ProbeStamp(incarnation: probe.incarnation, sequence: probe.sequence)
+        peers.entries[probe.from]?.lastProbe = ProbeStamp(incarnation: probe.incarnation, sequence: probe.sequence)
         notePath(probe.from, via: relay, rtt: nil, now: now)
         changes += merge(probe.peers, sentBy: probe.from, now: now)
 
@@ -134,7 +131,7 @@ extension Membership {
         guard peers[ack.from] != nil else { return directives }
         notePath(ack.from, via: relay, rtt: rttSample, now: now)
         directives += merge(ack.peers, sentBy: ack.from, now: now)
-        if let peer = peers[ack.from], peer.state != .alive { probeSoon.insert(ack.from) }
+        if let peer = peers[ack.from], peer.state != .alive { peers.entries[ack.from]?.probeSoon = true }
         noteRouteChanges()
         return directives + rescheduleIfEarlier(now: now)
     }

@@ -134,8 +134,8 @@ extension Membership {
         var directives: [MembershipDirective] = []
         for id in relaying.paths.keys.sorted() where relaying.paths[id]?.directLost == true {
             guard let peer = peers[id], peer.state != .gone else { continue }
-            if id != period?.target, doubts[id] == nil {
-                probeSoon.remove(id)
+            if id != period?.target, peers.entries[id]?.doubt == nil {
+                peers.entries[id]?.probeSoon = false
                 directives.append(probe(peer.address, target: .peer(id), now: now))
             }
             for relay in relayCandidates(for: id) {

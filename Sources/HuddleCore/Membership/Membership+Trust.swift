@@ -76,7 +76,9 @@ extension Membership {
     /// a forged source or a stranger's gossip named, up to 4 bytes at the victim for each the
     /// stranger sent (issue 45).
     func payer(for address: PeerAddress) -> String {
-        if let check = moves.values.first(where: { $0.candidate == address }) { return check.payer }
+        if let check = peers.entries.values.lazy.compactMap(\.move).first(where: { $0.candidate == address }) {
+            return check.payer
+        }
         if let named = hearsay.values.first(where: { $0.address == address }), let via = named.via,
             let namer = peers[via]
         {
@@ -94,17 +96,17 @@ extension Membership {
         -> [MembershipDirective]
     {
         guard let peer = peers[id], candidate != peer.address, !candidate.host.isEmpty, candidate.port != 0,
-            addressChecks[id].map({ (now - $0) >= addressCheckInterval }) ?? true
+            peers.entries[id]?.addressCheckedAt.map({ (now - $0) >= addressCheckInterval }) ?? true
         else { return [] }
-        if let check = moves[id] {
+        if let check = peers.entries[id]?.move {
             guard check.candidate == candidate, !check.candidateAnswered else { return [] }
-            addressChecks[id] = now
-            moves[id]?.askedAt = now
+            peers.entries[id]?.addressCheckedAt = now
+            peers.entries[id]?.move?.askedAt = now
             return [probe(candidate, target: .peer(id), now: now)]
         }
-        addressChecks[id] = now
-        moves[id] = AddressCheck(candidate: candidate, since: now, askedAt: now, payer: payer)
-        probeSoon.remove(id)
+        peers.entries[id]?.addressCheckedAt = now
+        peers.entries[id]?.move = AddressCheck(candidate: candidate, since: now, askedAt: now, payer: payer)
+        peers.entries[id]?.probeSoon = false
         return [probe(peer.address, target: .peer(id), now: now), probe(candidate, target: .peer(id), now: now)]
     }
 
@@ -113,9 +115,9 @@ extension Membership {
     /// proven (``MembershipDirective/peerProven(id:)``).
     mutating func noteAnswer(_ id: NodeID, probedAt address: PeerAddress, from source: PeerAddress) -> Bool {
         guard source == address, let peer = peers[id] else { return false }
-        if moves[id]?.candidate == address { moves[id]?.candidateAnswered = true }
+        if peers.entries[id]?.move?.candidate == address { peers.entries[id]?.move?.candidateAnswered = true }
         guard address == peer.address else { return false }
-        moves[id]?.knownAnswered = true
+        peers.entries[id]?.move?.knownAnswered = true
         guard !peer.addressProven else { return false }
         proofs += 1
         peers[id]?.addressProven = true
@@ -127,13 +129,13 @@ extension Membership {
     /// a check whose candidate did not answer within a period of being asked is dropped.
     mutating func settleMoves(now: MonotonicTime) -> [MembershipDirective] {
         var directives: [MembershipDirective] = []
-        for id in moves.keys.sorted() {
-            guard let check = moves[id], var peer = peers[id], !check.knownAnswered else {
-                moves[id] = nil
+        for id in peers.ids(where: { $0.move != nil }) {
+            guard let check = peers.entries[id]?.move, var peer = peers[id], !check.knownAnswered else {
+                peers.entries[id]?.move = nil
                 continue
             }
             if check.candidateAnswered, (now - check.since) >= probeTimeout {
-                moves[id] = nil
+                peers.entries[id]?.move = nil
                 peer.address = check.candidate
                 peer.addressProven = true
                 proofs += 1
@@ -142,7 +144,7 @@ extension Membership {
                 // Offered again what went to the dead address (one coming back to life is anyway).
                 if peer.state == .alive { directives.append(.peerMoved(id: id, to: check.candidate)) }
             } else if (now - check.askedAt) >= periodLength {
-                moves[id] = nil
+                peers.entries[id]?.move = nil
             }
         }
         return directives
@@ -150,7 +152,8 @@ extension Membership {
 
     /// When the next check is due to settle.
     func movesDue() -> MonotonicTime? {
-        moves.values.map { $0.candidateAnswered ? $0.since + probeTimeout : $0.askedAt + periodLength }.min()
+        peers.entries.values.compactMap(\.move)
+            .map { $0.candidateAnswered ? $0.since + probeTimeout : $0.askedAt + periodLength }.min()
     }
 
     /// Whether `peer` was announced on this network over DNS-SD or named by the viewer (a seed):
@@ -179,7 +182,7 @@ extension Membership {
         for id in peers.keys.sorted() {
             guard let peer = peers[id], !isInRing(peer) else { continue }
             switch peer.state {
-            case .alive where (now - (lastContact[id] ?? peer.lastSeen)) >= config.unprovenSilence:
+            case .alive where (now - (peers.entries[id]?.lastContact ?? peer.lastSeen)) >= config.unprovenSilence:
                 directives += setState(id, .suspect, incarnation: peer.incarnation, now: now)
             case .gone:
                 forget(id)
@@ -194,11 +197,13 @@ extension Membership {
     /// node first, from an address it says is its own): probed at the start of each period, at
     /// most ``MembershipConfig/keepAlivePeers`` of them, from the credit their host earned.
     mutating func proveAddresses(now: MonotonicTime) -> [MembershipDirective] {
-        let due = peers.values
-            .filter { peer in
-                peer.state == .alive && !peer.addressProven && peer.id != period?.target && doubts[peer.id] == nil
-                    && relaying.paths[peer.id]?.directLost != true && moves[peer.id] == nil && keptAlive[peer.id] != now
+        let due = peers.entries.values
+            .filter { entry in
+                let peer = entry.peer
+                return peer.state == .alive && !peer.addressProven && peer.id != period?.target && entry.doubt == nil
+                    && relaying.paths[peer.id]?.directLost != true && entry.move == nil && entry.keptAliveAt != now
             }
+            .map(\.peer)
             .sorted { $0.id < $1.id }
             .prefix(max(config.keepAlivePeers, 1))
         return due.map { probe($0.address, target: .peer($0.id), now: now) }

@@ -88,8 +88,9 @@ public struct Membership: Sendable {
     public internal(set) var incarnation: UInt64
     /// Timing and bounds.
     public let config: MembershipConfig
-    /// Everyone this node knows, by id, gone peers included.
-    public internal(set) var peers: [NodeID: Peer] = [:]
+    /// Everyone this node knows, by id, gone peers included, with all that is kept about each
+    /// (``PeerTable``): a peer leaves in one line.
+    public internal(set) var peers = PeerTable()
 
     /// This node's rooms, sent in probes and acks. Setting it keeps the first
     /// ``WireLimits/maxRoomsPerNode`` distinct rooms that can go on the wire (at most
@@ -101,7 +102,7 @@ public struct Membership: Sendable {
             let rooms = Self.wireRooms(newValue)
             guard rooms != ownRooms else { return }
             ownRooms = rooms
-            probeSoon.formUnion(peers.values.filter { $0.state != .gone }.map(\.id))
+            peers.updateEach { if $0.peer.state != .gone { $0.probeSoon = true } }
         }
     }
 
@@ -120,48 +121,21 @@ public struct Membership: Sendable {
     var lastOuterHost: String?
     var outerCursor: [String: NodeID] = [:]
     var outerTurn = false
-    /// Peers to probe at the next tick, outside the ring.
-    var probeSoon: Set<NodeID> = []
-    /// Checks of whether a peer moved to another address (`Membership+Trust`).
-    var moves: [NodeID: AddressCheck] = [:]
-    /// When each peer's last check of another address started (see ``checkMove(_:to:payer:now:)``).
-    var addressChecks: [NodeID: MonotonicTime] = [:]
     /// How many times a peer's address became proven (`Membership+Trust`): a shell that keeps the
     /// set of live peers' addresses recomputes it when this changes.
     public internal(set) var proofs = 0
     /// What may go to addresses that have not proven themselves (`Membership+Trust`).
     public internal(set) var sendCredit = SendCredit()
-    /// When each peer was last kept alive (see `Membership+KeepAlive`).
-    var keptAlive: [NodeID: MonotonicTime] = [:]
     /// Nodes only gossip named, waiting to answer (see `Membership+Hearsay`).
     var hearsay: [NodeID: Hearsay] = [:]
-    /// When each gone peer was last probed.
-    var goneProbedAt: [NodeID: MonotonicTime] = [:]
-    /// Each suspect peer's suspicion (at its current incarnation): since when, who confirmed it.
-    var suspicions: [NodeID: Suspicion] = [:]
-    /// Alive peers that left a period unanswered, not suspected yet (nobody is told).
-    var doubts: [NodeID: Doubt] = [:]
-    /// When each peer last reached this node itself: its own probe, ack (direct or forwarded), or
-    /// another message of its own.
-    var lastContact: [NodeID: MonotonicTime] = [:]
-    /// Suspect or gone claims gossiped about peers this node hears directly: one is not enough.
-    var rumours: [NodeID: Rumour] = [:]
     /// Our indirect probes in flight: which helpers were asked to reach whom, with which send time.
     var indirect: [IndirectKey: IndirectRequest] = [:]
-    /// Peers that have shown they speak ``ProbeRequest`` and ``Nack`` (they sent one, or
-    /// forwarded an ack for us): only their silence counts against this node's health.
-    var speaksIndirect: Set<NodeID> = []
     /// The local health score, 0 ... ``MembershipConfig/maxHealth``.
     public internal(set) var health = 0
     /// Chooses helpers for indirect probes.
     var random: SplitMix64
-    /// When each peer's state or incarnation last changed, for fresh gossip.
-    var changedAt: [NodeID: MonotonicTime] = [:]
     /// Unresolved seeds, with when each was last probed.
     var seedProbes: [PeerAddress: SeedProbe] = [:]
-    /// The newest probe received from each peer (incarnation, sequence): an older one is a
-    /// replay, and must not move the peer's address to wherever it was replayed from.
-    var lastProbe: [NodeID: ProbeStamp] = [:]
     /// Our probes not answered yet, by sequence number.
     var outstanding: [UInt64: OutstandingProbe] = [:]
     /// Our probes' sequence numbers: rising, with a nonce only this node knows.
@@ -236,14 +210,14 @@ public struct Membership: Sendable {
             if peer.address != address || peer.state == .gone {
                 peer.address = address
                 peer.announcedPort = address.port
-                probeSoon.insert(id)
+                peers.entries[id]?.probeSoon = true
             }
             peers[id] = peer
         } else if makeRoom() {
             peers[id] = Peer(
                 id: id, nick: nick, address: address, rooms: rooms, state: .alive, incarnation: 0, lastSeen: now,
                 rtt: nil, foundBy: .mdns)
-            probeSoon.insert(id)
+            peers.entries[id]?.probeSoon = true
             directives.append(.peerChanged(id: id, nick: nick, from: nil, to: .alive))
         }
         return directives + rescheduleIfEarlier(now: now)
@@ -263,11 +237,9 @@ public struct Membership: Sendable {
         if let asked = scheduledTick, (now - asked) > lateTick { wokeLate(by: now - asked) }
         outstanding = outstanding.filter { (now - $0.value.at) < config.probeMemory }
         indirect = indirect.filter { (now - $0.value.at) < config.probeMemory }
-        rumours = rumours.filter { (now - $0.value.since) < config.probeMemory }
-        addressChecks = addressChecks.filter { (now - $0.value) < config.probeMemory }
+        forgetStale(now: now)
         directives += settleMoves(now: now)
         directives += watchUnproven(now: now)
-        changedAt = changedAt.filter { (now - $0.value) < config.freshGossipFor }
         expirePaths(now: now)
 
         for id in peers.keys.sorted() {
@@ -278,14 +250,11 @@ public struct Membership: Sendable {
         directives += runPeriod(now: now)
         directives += dueNacks(now: now)
 
-        var due = probeSoon
-        probeSoon = []
-        for (id, peer) in peers where peer.state == .gone && goneProbeDue(id) <= now {
-            due.insert(id)
-        }
-        for id in due.sorted() {
+        let due = peers.ids { $0.probeSoon || ($0.peer.state == .gone && goneProbeDue($0.peer.id) <= now) }
+        peers.updateEach { $0.probeSoon = false }
+        for id in due {
             guard let peer = peers[id] else { continue }
-            if peer.state == .gone { goneProbedAt[id] = now }
+            if peer.state == .gone { peers.entries[id]?.goneProbedAt = now }
             directives.append(probe(peer.address, target: .peer(id), now: now))
         }
         directives += probeHearsay(now: now)
@@ -324,11 +293,7 @@ public struct Membership: Sendable {
             }
             return []
         }
-        if let peer = peers[probe.from] {
-            let stamp = ProbeStamp(incarnation: probe.incarnation, sequence: probe.sequence)
-            // Replayed (or from an earlier run): signed, but not news.
-            guard probe.incarnation >= peer.vouched, lastProbe[probe.from].map({ stamp > $0 }) ?? true else { return [] }
-        }
+        guard !isReplay(probe) else { return [] }
         // Answered where it came from: an answer to the announced port would die at a NAT that
         // gave the sender another one (it keeps the port only when it is free).
         let sender = source
@@ -346,7 +311,7 @@ public struct Membership: Sendable {
             foundBy: seed ? .seed : .inbound, rttSample: nil, now: now, announcedPort: announced)
         // Kept for known peers only, so fresh keys cannot grow it past the peer table.
         if peers[probe.from] != nil {
-            lastProbe[probe.from] = ProbeStamp(incarnation: probe.incarnation, sequence: probe.sequence)
+            peers.entries[probe.from]?.lastProbe = ProbeStamp(incarnation: probe.incarnation, sequence: probe.sequence)
         }
         changes += merge(probe.peers, sentBy: probe.from, now: now)
         if checking { return changes + rescheduleIfEarlier(now: now) }
@@ -427,7 +392,7 @@ public struct Membership: Sendable {
         } else if let request = indirect.removeValue(forKey: IndirectKey(target: ack.from, sentAt: ack.echoedSentAt)) {
             // Forwarded by a helper we asked: the peer answered it, so it is up.
             if let helper = request.helpers.first(where: { peers[$0]?.address == source }) {
-                speaksIndirect.insert(helper)
+                peers.entries[helper]?.speaksIndirect = true
                 if period?.target == ack.from { period?.heardBack.insert(helper) }
                 // The helper reached the peer for us: a relay, and how long it took through it.
                 notePath(ack.from, via: helper, rtt: now - ack.echoedSentAt, now: now)
@@ -441,12 +406,31 @@ public struct Membership: Sendable {
             // A newcomer that proved itself is probed again at once: gossip goes only to a proven
             // address, so that probe is the first to tell it who else is here (a round trip after
             // it met us, not a period).
-            if sent.asking { probeSoon.insert(ack.from) }
+            if sent.asking { peers.entries[ack.from]?.probeSoon = true }
         }
         directives += merge(ack.peers, sentBy: ack.from, now: now)
-        if let peer = peers[ack.from], peer.state != .alive { probeSoon.insert(ack.from) }
+        if let peer = peers[ack.from], peer.state != .alive { peers.entries[ack.from]?.probeSoon = true }
         noteRouteChanges()
         return directives + rescheduleIfEarlier(now: now)
+    }
+
+    /// Whether `probe`, from a known peer, is replayed or from an earlier run: signed, but not news
+    /// (below the incarnation the peer has signed, or not newer than its newest probe here).
+    func isReplay(_ probe: Probe) -> Bool {
+        guard let entry = peers.entries[probe.from] else { return false }
+        let stamp = ProbeStamp(incarnation: probe.incarnation, sequence: probe.sequence)
+        return probe.incarnation < entry.peer.vouched || entry.lastProbe.map { stamp <= $0 } == true
+    }
+
+    /// Forgets what has aged out of every peer's entry: rumours and address checks after
+    /// ``MembershipConfig/probeMemory``, changes after ``MembershipConfig/freshGossipFor``
+    /// (no longer fresh gossip).
+    mutating func forgetStale(now: MonotonicTime) {
+        peers.updateEach { entry in
+            if let rumour = entry.rumour, (now - rumour.since) >= config.probeMemory { entry.rumour = nil }
+            if let checked = entry.addressCheckedAt, (now - checked) >= config.probeMemory { entry.addressCheckedAt = nil }
+            if let changed = entry.changedAt, (now - changed) >= config.freshGossipFor { entry.changedAt = nil }
+        }
     }
 
     /// Least time between two checks of where one peer's unsigned messages come from: the probe
@@ -472,7 +456,7 @@ public struct Membership: Sendable {
             return checkMove(id, to: source, payer: source.description, now: now) + rescheduleIfEarlier(now: now)
         }
         guard peer.state != .alive else { return [] }
-        probeSoon.insert(id)
+        peers.entries[id]?.probeSoon = true
         return rescheduleIfEarlier(now: now)
     }
 }

@@ -51,7 +51,7 @@ struct UnansweredWatch: Sendable {
 
     /// The peers watched for ``after`` that never answered at their address, to tell the reader
     /// of (this node's own port given as `ownPort`); the others are no longer watched.
-    mutating func due(now: MonotonicTime, peers: [NodeID: Peer], ownPort: UInt16) -> [Unanswered] {
+    mutating func due(now: MonotonicTime, peers: PeerTable, ownPort: UInt16) -> [Unanswered] {
         var due: [Unanswered] = []
         for (id, since) in watching.sorted(by: { $0.key < $1.key }) {
             guard let peer = peers[id], !peer.addressProven, peer.rtt == nil else {

@@ -102,7 +102,7 @@ extension Membership {
     /// one, from there, does), for a test about something else than trust.
     mutating func proveForTest(_ id: NodeID) {
         peers[id]?.addressProven = true
-        probeSoon.remove(id)
+        peers.entries[id]?.probeSoon = false
     }
 
     /// ``proveForTest(_:)`` for every peer known.
