@@ -63,4 +63,16 @@ import Testing
         await second.commit([.joined(room, true)])
         #expect(try reopened.joinedRooms() == [room])
     }
+
+    @Test func pairedDevicesGoThroughTheWriterAndAreThereAfterARestart() throws {
+        let (store, dir) = try temporaryStore()
+        let writer = StoreWriter(store: store, logger: Logger(label: "test"))
+        let phone = WebDevice(id: String(repeating: "a", count: 32), name: "phone", key: .init(repeating: 7, count: 32), pairedAt: .epoch + .seconds(5))
+        let tablet = WebDevice(id: String(repeating: "b", count: 32), name: "tablet", key: .init(repeating: 8, count: 32), pairedAt: .epoch + .seconds(9))
+        writer.enqueue([.webDevice(phone)])
+        writer.enqueue([.webDevice(tablet), .webDeviceRevoked(id: phone.id)])
+        writer.flush()
+        try store.close()
+        #expect(try reopenedStore(dir).webDevices() == [tablet])
+    }
 }

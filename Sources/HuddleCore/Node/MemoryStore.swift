@@ -8,6 +8,8 @@ public struct MemoryStore: Sendable {
     public var currentRoom: String?
     public var nicks: [String: NodeID] = [:]
     public var privateNames: [String: String] = [:]
+    /// Devices paired with the page, by id.
+    public var webDevices: [String: WebDevice] = [:]
     /// How many durable writes there were (this node's own events).
     public var durableWrites = 0
 
@@ -33,6 +35,10 @@ public struct MemoryStore: Sendable {
             privateNames[id] = name
         case .nick(let nick, let id, _):
             if nicks[nick] == nil { nicks[nick] = id }
+        case .webDevice(let device):
+            webDevices[device.id] = device
+        case .webDeviceRevoked(let id):
+            webDevices[id] = nil
         }
     }
 

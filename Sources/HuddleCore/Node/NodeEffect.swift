@@ -86,6 +86,10 @@ public enum StoreWrite: Sendable, Equatable {
     case privateRoomName(id: String, name: String)
     /// The first node seen under a nick.
     case nick(String, NodeID, at: WallTime)
+    /// A phone or tablet paired with the node's page (``WebPairing``).
+    case webDevice(WebDevice)
+    /// A paired device revoked (`/web revoke NAME`), by id.
+    case webDeviceRevoked(id: String)
 }
 
 /// A pull of one room from one peer. A recheck also asks again for `recheck`'s events from seq

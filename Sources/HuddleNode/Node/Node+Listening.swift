@@ -42,10 +42,10 @@ extension Node {
 
     /// Listens to `source` until it ends or `/listen off`.
     func startListening(to source: any AudioSource) {
-        listening?.stop()
+        listening.session?.stop()
         let session = ListeningSession(source: source)
-        listening = session
-        listeningTasks.reading = Task { [weak self] in
+        listening.session = session
+        listening.reading = Task { [weak self] in
             for await event in session.events {
                 guard let self, await self.listened(event, by: session) else { return }
             }
@@ -54,17 +54,17 @@ extension Node {
 
     /// `/listen off`, or the node stopping.
     func stopListening(reason: String?) async {
-        guard let session = listening else { return }
-        listening = nil
+        guard let session = listening.session else { return }
+        listening.session = nil
         session.stop()
-        listeningTasks.reading?.cancel()
-        listeningTasks.reading = nil
+        listening.reading?.cancel()
+        listening.reading = nil
         await feed(.listeningStopped(reason: reason))
     }
 
     /// One report of `session`; `false` once it is not the node's session any more.
     private func listened(_ event: ListeningSession.Event, by session: ListeningSession) async -> Bool {
-        guard listening === session else { return false }
+        guard listening.session === session else { return false }
         switch event {
         case .started(let source, let at):
             await feed(.listeningStarted(source: source.rawValue, at: at))
@@ -77,7 +77,7 @@ extension Node {
                 heard: attempt.result.heard)
             await feed(.soundMatched(tried))
         case .stopped(let reason):
-            listening = nil
+            listening.session = nil
             await feed(.listeningStopped(reason: reason))
             return false
         }
@@ -87,8 +87,8 @@ extension Node {
     /// What the machine asked of listening. Each request waits for the one before it: `/listen` then `/listen off` typed at once must
     /// end with the device closed, though opening it takes a while (up to seconds).
     func carryOutListening(_ on: Bool) {
-        let previous = listeningTasks.request
-        listeningTasks.request = Task {
+        let previous = listening.request
+        listening.request = Task {
             await previous?.value
             if on {
                 await startListeningToDevice()

@@ -53,14 +53,15 @@ extension Node {
         return .milliseconds(ms)
     }
 
-    func serve(udp: DatagramSocket, tcp: StreamListener, group: any EventLoopGroup) async throws -> RunOutcome {
+    /// The `--peer` seeds, each resolved once, here (datagrams go to IPv4 literals only); one
+    /// that does not parse or resolve is said and skipped.
+    func resolvedSeeds() -> [PeerAddress] {
         var seeds: [PeerAddress] = []
         for seed in configuration.seeds {
             guard let address = PeerAddress(parsing: seed) else {
                 showError("ignoring --peer \(seed): expected HOST:PORT")
                 continue
             }
-            // Resolved once, here: datagrams go to IPv4 literals only.
             guard let resolved = try? SocketAddress.makeAddressResolvingHost(address.host, port: Int(address.port)),
                 case .v4 = resolved, let ip = resolved.ipAddress
             else {
@@ -69,26 +70,28 @@ extension Node {
             }
             seeds.append(PeerAddress(host: ip, port: address.port))
         }
-        var key: RoomKey?
-        if let room = configuration.room, let passphrase = configuration.passphrase {
-            do {
-                key = try await Self.deriveKey(room: room, passphrase: passphrase)
-            } catch {
-                showError("could not derive the key for \(room): \(error)")
-            }
-        }
+        return seeds
+    }
 
-        let control = ControlServer(logger: logger)
-        let socketPath = DataDirectory.controlSocketPath(in: configuration.dataDir)
-        try await control.start(path: socketPath) { [weak self] request in
-            guard let self else { return .error("the node is shutting down") }
-            return await self.handleControl(request)
+    /// The key of the private room `--room` and `--passphrase` name, if they do.
+    func configuredKey() async -> RoomKey? {
+        guard let room = configuration.room, let passphrase = configuration.passphrase else { return nil }
+        do {
+            return try await Self.deriveKey(room: room, passphrase: passphrase)
+        } catch {
+            showError("could not derive the key for \(room): \(error)")
+            return nil
         }
+    }
+
+    func serve(udp: DatagramSocket, tcp: StreamListener, group: any EventLoopGroup) async throws -> RunOutcome {
+        let seeds = resolvedSeeds()
+        let key = await configuredKey()
+        let control = try await startControl()
         defer { control.close() }
         // So that `huddle status --name NICK` finds this node wherever its data dir is.
         RunningNodes.register(nick: configuration.nick, dataDir: configuration.dataDir)
         defer { RunningNodes.unregister(nick: configuration.nick, dataDir: configuration.dataDir) }
-
         defer { console?.stop() }
         show(renderer.ready(id: identity.id, nick: configuration.nick, port: port, dataDir: configuration.dataDir))
         let room = configuration.passphrase == nil ? configuration.room : nil
@@ -96,55 +99,17 @@ extension Node {
         let discoveries = startDiscovery()
         defer { discovery?.stop() }
         await startConfiguredListening()
-        defer { listening?.stop() }
+        defer { listening.session?.stop() }
         if configuration.web { startWeb() }
         defer { stopWeb() }
-
         var outcome = RunOutcome.stopped
         // SIGINT/SIGTERM: peers hear this node left before its sockets close (see sayGoodbye()).
         // The tasks cancelled at the end may throw CancellationError: an outcome found stands.
         do {
             try await withGracefulShutdownHandler {
                 try await withThrowingDiscardingTaskGroup { tasks in
-                    tasks.addTask {
-                        try await udp.executeThenClose { inbound, _ in
-                            for try await envelope in inbound { await self.receive(envelope) }
-                        }
-                        // The socket closed under us: stop loudly rather than run deaf.
-                        if !Task.isCancelled { throw NodeError.socketClosed("UDP") }
-                    }
-                    let syncServer = SyncServer(
-                        respond: { await self.syncResponse(to: $0) },
-                        piece: { [pictures] in pictures.piece($0) },
-                        reject: { await self.countDropped($0, $1, from: $2) })
-                    tasks.addTask {
-                        try await tcp.executeThenClose { connections in
-                            try await withThrowingDiscardingTaskGroup { streams in
-                                for try await connection in connections {
-                                    streams.addTask { await syncServer.serve(connection) }
-                                }
-                            }
-                        }
-                        if !Task.isCancelled { throw NodeError.socketClosed("TCP") }
-                    }
-                    tasks.addTask { await self.timerLoop() }
-                    tasks.addTask { await self.pullLoop(group: group) }
-                    tasks.addTask { await self.pictureLoop(group: group) }
-                    tasks.addTask { try await control.run() }
-                    if let discoveries {
-                        tasks.addTask {
-                            for await event in discoveries { await self.discovered(event) }
-                        }
-                    }
-                    if configuration.console {
-                        let interactive = startInteractiveConsole()
-                        let inputEnded = await consoleLoop(interactive: interactive)
-                        // Piped input ended (not /quit): what it wrote should reach a peer before
-                        // the node goes.
-                        if inputEnded, !interactive { outcome = await waitForDelivery() }
-                    } else {
-                        while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }
-                    }
+                    addServingTasks(to: &tasks, udp: udp, tcp: tcp, group: group, control: control, discoveries: discoveries)
+                    outcome = try await runConsole()
                     // /quit, Ctrl-D or the end of input: what waits for a commit is shown and
                     // sent, then the stop on purpose is said to every live peer.
                     await settle()
@@ -158,6 +123,67 @@ extension Node {
         // A signal stopped it: what the node decided to show still reaches its reader.
         await settle()
         return outcome
+    }
+
+    /// The control socket (`huddle status`, `huddle say`, …), answering from now on.
+    func startControl() async throws -> ControlServer {
+        let control = ControlServer(logger: logger)
+        try await control.start(path: DataDirectory.controlSocketPath(in: configuration.dataDir)) { [weak self] request in
+            guard let self else { return .error("the node is shutting down") }
+            return await self.handleControl(request)
+        }
+        return control
+    }
+
+    /// The console, until `/quit` or the end of input; piped input that ended (not `/quit`) then
+    /// waits for what it wrote to reach a peer. Without a console, until the node is stopped.
+    /// How the run ends.
+    func runConsole() async throws -> RunOutcome {
+        guard configuration.console else {
+            while !Task.isCancelled { try await Task.sleep(for: .seconds(3600)) }
+            return .stopped
+        }
+        let interactive = startInteractiveConsole()
+        let inputEnded = await consoleLoop(interactive: interactive)
+        return inputEnded && !interactive ? await waitForDelivery() : .stopped
+    }
+
+    /// The run's long-lived tasks: the two sockets (one closing under the node stops it loudly,
+    /// rather than let it run deaf), the timer, pulls, picture fetches, the control socket, and
+    /// what mDNS finds.
+    func addServingTasks(
+        to tasks: inout ThrowingDiscardingTaskGroup<any Error>, udp: DatagramSocket, tcp: StreamListener,
+        group: any EventLoopGroup, control: ControlServer, discoveries: AsyncStream<DiscoveryEvent>?
+    ) {
+        tasks.addTask {
+            try await udp.executeThenClose { inbound, _ in
+                for try await envelope in inbound { await self.receive(envelope) }
+            }
+            if !Task.isCancelled { throw NodeError.socketClosed("UDP") }
+        }
+        let syncServer = SyncServer(
+            respond: { await self.syncResponse(to: $0) },
+            piece: { [pictures] in pictures.piece($0) },
+            reject: { await self.countDropped($0, $1, from: $2) })
+        tasks.addTask {
+            try await tcp.executeThenClose { connections in
+                try await withThrowingDiscardingTaskGroup { streams in
+                    for try await connection in connections {
+                        streams.addTask { await syncServer.serve(connection) }
+                    }
+                }
+            }
+            if !Task.isCancelled { throw NodeError.socketClosed("TCP") }
+        }
+        tasks.addTask { await self.timerLoop() }
+        tasks.addTask { await self.pullLoop(group: group) }
+        tasks.addTask { await self.pictureLoop(group: group) }
+        tasks.addTask { try await control.run() }
+        if let discoveries {
+            tasks.addTask {
+                for await event in discoveries { await self.discovered(event) }
+            }
+        }
     }
 
     /// Takes over the terminal for the interactive console, if there is one; if the terminal
@@ -251,7 +277,7 @@ extension Node {
     /// address stops here first, at its rate, off the actor (counted as rate_limited).
     nonisolated func receive(_ envelope: AddressedEnvelope<ByteBuffer>) async {
         let source = DatagramEndpoint.source(of: envelope)
-        guard datagramLimits.withLock({ $0.admit(source, now: clock.monotonic()) }) else { return }
+        guard datagrams.limits.withLock({ $0.admit(source, now: clock.monotonic()) }) else { return }
         let bytes = Array(envelope.data.readableBytesView)
         guard DeliveryTrace.enabled else { return await take(bytes, from: source) }
         // Tracing (a benchmark) only: the events' ids, from a copy decoded here.
@@ -269,7 +295,7 @@ extension Node {
     func pullLoop(group: any EventLoopGroup) async {
         let client = SyncClient(group: group)
         await withDiscardingTaskGroup { pulls in
-            for await (pull, first) in self.pulls.queue.items {
+            for await (pull, first) in self.fetches.pulls.items {
                 pulls.addTask { await self.run(pull, first: first, with: client) }
             }
         }

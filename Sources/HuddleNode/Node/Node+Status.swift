@@ -52,7 +52,7 @@ extension Node {
     func status() -> NodeStatus {
         var status = machine.status(
             now: now, dataDir: configuration.dataDir, addresses: Self.localAddresses(), eventsStored: writer.eventsStored,
-            rateLimited: datagramLimits.withLock { $0.refused })
+            rateLimited: datagrams.limits.withLock { $0.refused })
         status.node.interface = configuration.interface
         return status
     }

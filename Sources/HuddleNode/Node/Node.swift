@@ -20,8 +20,8 @@ public actor Node {
     let logger: Logger
     /// The wall and monotonic clocks everything is timed by.
     let clock: any NodeClock
-    let store: HuddleStore
-    /// Commits the store's writes off the actor (see ``StoreWriter`` for what waits for what).
+    /// Commits the store's writes off the actor (see ``StoreWriter`` for what waits for what);
+    /// reads go to its store.
     nonisolated let writer: StoreWriter
     let identity: NodeIdentity
     let renderer: any OutputRenderer
@@ -37,29 +37,22 @@ public actor Node {
     /// What stopped this run, and what its end waits for.
     var run = RunState()
 
-    /// What the node hears, while it listens (`--listen`, `--audio-file`, `/listen`).
-    var listening: ListeningSession?
-    /// The task reading the session's reports, and the latest `/listen` or `/listen off` being
-    /// carried out (the next waits for it).
-    var listeningTasks: (reading: Task<Void, Never>?, request: Task<Void, Never>?) = (nil, nil)
+    /// What the node hears, while it listens, and the tasks around it.
+    var listening = NodeListening()
 
     /// The page phones open, while it is served (`--web`, `/web`).
     var web: WebFace?
 
     /// mDNS advertisement and browsing, unless `--no-mdns`.
     var discovery: ServiceDiscovery?
-    /// The UDP socket: datagrams out go straight to it, fire and forget, like UDP.
-    let datagrams: DatagramEndpoint
-    /// Per-address limits on datagrams in, applied off the actor before anything else.
-    let datagramLimits = Mutex(DatagramRateLimits())
-    /// Whom a goodbye goes to, at which incarnation, and whether it was said (``sayGoodbye()``).
-    let goodbye = Mutex<(to: [PeerAddress], incarnation: UInt64, said: Bool)>(([], 0, false))
-    /// Pulls the machine started, to run (``pullLoop(group:)``), and the machine's word each
-    /// running pull waits for (``PullStep``).
-    var pulls = NodePulls()
-    /// Pictures on disk, and the fetches the machine asked for, to run (``pictureLoop(group:)``).
+    /// The UDP socket: datagrams out go straight to it, fire and forget, like UDP; datagrams in
+    /// meet its per-address limits off the actor before anything else.
+    let datagrams: DatagramPort
+    /// Pulls and picture fetches the machine asked for, to run (``pullLoop(group:)``,
+    /// ``pictureLoop(group:)``).
+    var fetches = NodeFetches()
+    /// Pictures on disk.
     nonisolated let pictures: PictureStore
-    let pictureFetches = WorkQueue<PictureFetch>()
     /// What the console was shown of pictures, and their bytes on disk.
     var shownPictures = ShownPictures()
 
@@ -78,12 +71,11 @@ public actor Node {
         clock: any NodeClock = SystemClock(), sink: (any LineOutput)? = nil, commitDelay: Duration? = nil
     ) throws {
         self.configuration = configuration
-        self.store = store
         writer = StoreWriter(store: store, logger: logger, commitDelay: commitDelay)
         self.identity = identity
         self.logger = logger
         self.port = port
-        self.datagrams = datagrams
+        self.datagrams = DatagramPort(datagrams)
         let renderer = outputRenderer(
             json: configuration.json, colors: configuration.colors, interactive: console != nil,
             picturesDirectory: configuration.dataDir + "/pictures")
@@ -270,7 +262,7 @@ public actor Node {
             logger.warning("message too large for a datagram", metadata: ["huddle.bytes": "\(bytes.count)"])
             return
         }
-        for (address, why) in datagrams.send(bytes, to: addresses) {
+        for (address, why) in datagrams.endpoint.send(bytes, to: addresses) {
             switch why {
             case .notIPv4:
                 logger.debug("not an IPv4 address; not sending", metadata: ["huddle.peer": "\(address)"])
@@ -286,14 +278,14 @@ public actor Node {
     /// (a datagram can be lost), once however often it is called. Synchronous and off the
     /// actor, so that a graceful shutdown (SIGTERM) can say it before the sockets close.
     nonisolated func sayGoodbye() {
-        let (addresses, incarnation) = goodbye.withLock { state -> ([PeerAddress], UInt64)? in
+        let (addresses, incarnation) = datagrams.goodbye.withLock { state -> ([PeerAddress], UInt64)? in
             guard !state.said else { return nil }
             state.said = true
             return (state.to, state.incarnation)
         } ?? ([], 0)
         guard !addresses.isEmpty else { return }
         let bytes = identity.signed(.leaving(Leaving(from: identity.id, incarnation: incarnation))).encoded()
-        for _ in 0..<2 { _ = datagrams.send(bytes, to: addresses) }
+        for _ in 0..<2 { _ = datagrams.endpoint.send(bytes, to: addresses) }
     }
 
     // MARK: Inputs
@@ -329,7 +321,7 @@ public actor Node {
     /// Hands `input` about `pull` to the machine and returns its word on the pull.
     func pullStep(_ input: NodeInput, of pull: PullRequest) async -> PullStep {
         await withCheckedContinuation { waiter in
-            pulls.waiting[pull] = waiter
+            fetches.waiting[pull] = waiter
             machine.handle(input, now: now)
             carryOut(machine.pollEffects())
         }

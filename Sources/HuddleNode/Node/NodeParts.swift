@@ -11,11 +11,13 @@ struct WorkQueue<Item: Sendable>: Sendable {
     }
 }
 
-/// The pulls the machine starts: the queue ``Node/pullLoop(group:)`` runs them from, and the
-/// machine's word each running pull waits for (``Node/PullStep``).
-struct NodePulls {
-    let queue = WorkQueue<(PullRequest, first: SyncRequest)>()
+/// What the machine asks to fetch from peers, run off the actor: pulls (the queue
+/// ``Node/pullLoop(group:)`` runs them from, and the machine's word each running pull waits for,
+/// ``Node/PullStep``) and pictures' blobs (``Node/pictureLoop(group:)``).
+struct NodeFetches {
+    let pulls = WorkQueue<(PullRequest, first: SyncRequest)>()
     var waiting: [PullRequest: CheckedContinuation<Node.PullStep, Never>] = [:]
+    let pictures = WorkQueue<PictureFetch>()
 }
 
 /// What the console was shown of pictures, and what the node keeps on disk of them.
@@ -35,6 +37,16 @@ struct ShownPictures {
 struct CommitsUnderWay {
     var tasks: [CommitTurn: Task<Void, Never>] = [:]
     var showing: [CommitTurn: [NodeOutput]] = [:]
+}
+
+/// What the node hears, while it listens (`--listen`, `--audio-file`, `/listen`), and the tasks
+/// around it.
+struct NodeListening {
+    var session: ListeningSession?
+    /// The task reading the session's reports.
+    var reading: Task<Void, Never>?
+    /// The latest `/listen` or `/listen off` being carried out (the next waits for it).
+    var request: Task<Void, Never>?
 }
 
 /// How this run is going, for how it ends: what stopped it, and what its end waits for.

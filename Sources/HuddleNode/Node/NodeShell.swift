@@ -34,22 +34,22 @@ struct NodeShell: NodeWorld {
     /// A pull runs in a task of its own (``Node/pullLoop(group:)``), which waits for the
     /// machine's word at each step (``Node/pullStep(_:of:)``).
     mutating func pull(_ pull: PullRequest, first: SyncRequest) -> [NodeInput] {
-        onNode { $0.pulls.queue.sink.yield((pull, first)) }
+        onNode { $0.fetches.pulls.sink.yield((pull, first)) }
         return []
     }
 
     mutating func pullNext(_ pull: PullRequest, _ request: SyncRequest) -> [NodeInput] {
-        onNode { $0.pulls.waiting.removeValue(forKey: pull)?.resume(returning: .next(request)) }
+        onNode { $0.fetches.waiting.removeValue(forKey: pull)?.resume(returning: .next(request)) }
         return []
     }
 
     mutating func pullDone(_ pull: PullRequest) {
-        onNode { $0.pulls.waiting.removeValue(forKey: pull)?.resume(returning: .done) }
+        onNode { $0.fetches.waiting.removeValue(forKey: pull)?.resume(returning: .done) }
     }
 
     /// Checked in the pull's own task, on every core, not on the actor.
     mutating func checkSignatures(_ pull: PullRequest, _ events: [Event], more: Bool) -> [NodeInput] {
-        onNode { $0.pulls.waiting.removeValue(forKey: pull)?.resume(returning: .check(events, more: more)) }
+        onNode { $0.fetches.waiting.removeValue(forKey: pull)?.resume(returning: .check(events, more: more)) }
         return []
     }
 
@@ -81,8 +81,8 @@ struct NodeShell: NodeWorld {
     }
 
     mutating func vouched(_ addresses: Set<PeerAddress>, incarnation: UInt64) {
-        node.datagramLimits.withLock { $0.exempt = addresses }
-        node.goodbye.withLock {
+        node.datagrams.limits.withLock { $0.exempt = addresses }
+        node.datagrams.goodbye.withLock {
             $0.to = addresses.sorted()
             $0.incarnation = incarnation
         }
@@ -118,7 +118,7 @@ struct NodeShell: NodeWorld {
     }
 
     mutating func hear(_ window: SoundWindow, receivedAt: WallTime) {
-        onNode { $0.listening?.received(window, receivedAt: receivedAt) }
+        onNode { $0.listening.session?.received(window, receivedAt: receivedAt) }
     }
 
     /// Read, stripped and sealed off the actor (``Node/preparePicture(_:caption:room:face:)``).
@@ -141,7 +141,7 @@ struct NodeShell: NodeWorld {
 
     /// Fetched in a task of its own (``Node/pictureLoop(group:)``).
     mutating func fetchPicture(_ fetch: PictureFetch) -> [NodeInput] {
-        node.pictureFetches.sink.yield(fetch)
+        onNode { $0.fetches.pictures.sink.yield(fetch) }
         return []
     }
 }

@@ -134,9 +134,10 @@ extension Node {
         }
         let fetcher = PictureFetcher(group: group, store: pictures)
         let (steps, stepSink) = AsyncStream<Step>.makeStream()
+        let asked = fetches.pictures.items
         await withDiscardingTaskGroup { tasks in
             tasks.addTask {
-                for await fetch in self.pictureFetches.items { stepSink.yield(.asked(fetch)) }
+                for await fetch in asked { stepSink.yield(.asked(fetch)) }
                 stepSink.finish()
             }
             var queues: [NodeID: [PictureFetch]] = [:]

@@ -73,6 +73,10 @@ extension HuddleStore {
                 try setMetaValue(Self.privateRoomNameKey + id, name, in: db)
             case .nick(let nick, let id, let at):
                 try rememberNick(nick, id: id, at: at, in: db)
+            case .webDevice(let device):
+                try keepWebDevice(device, in: db)
+            case .webDeviceRevoked(let id):
+                try db.execute(sql: "DELETE FROM web_device WHERE id = ?", arguments: [id])
             }
         }
         return report

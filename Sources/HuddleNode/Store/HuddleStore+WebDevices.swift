@@ -14,15 +14,10 @@ extension HuddleStore {
         }
     }
 
-    public func saveWebDevice(_ device: WebDevice) throws {
-        try write { db in
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO web_device (id, name, key, paired_at) VALUES (?, ?, ?, ?)",
-                arguments: [device.id, device.name, Data(device.key), device.pairedAt.millisecondsSinceEpoch])
-        }
-    }
-
-    public func deleteWebDevice(id: String) throws {
-        try write { db in try db.execute(sql: "DELETE FROM web_device WHERE id = ?", arguments: [id]) }
+    /// A paired device kept (``StoreWrite/webDevice(_:)``, written by the node's ``StoreWriter``).
+    static func keepWebDevice(_ device: WebDevice, in db: Database) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO web_device (id, name, key, paired_at) VALUES (?, ?, ?, ?)",
+            arguments: [device.id, device.name, Data(device.key), device.pairedAt.millisecondsSinceEpoch])
     }
 }

@@ -20,7 +20,8 @@ import Synchronization
 ///   (``flush()``) commits all of it. A `kill -9` in that window can lose the last commit, and
 ///   what it held comes back from peers by anti-entropy.
 final class StoreWriter: Sendable {
-    private let store: HuddleStore
+    /// The store it commits to; reads go to it directly.
+    let store: HuddleStore
     private let queue = DispatchQueue(label: "huddle.store.writer")
     private let commitDelay: Duration?
     private let logger: Logger

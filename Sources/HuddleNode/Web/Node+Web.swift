@@ -30,7 +30,7 @@ extension Node {
         let port = port ?? configuration.webPort
         let hub: WebHub
         do {
-            hub = try WebHub(store: store, logger: logger) { [weak self] input in await self?.webInput(input) }
+            hub = try WebHub(writer: writer, logger: logger) { [weak self] input in await self?.webInput(input) }
         } catch {
             showError("cannot serve the page: \(error)")
             return
@@ -123,7 +123,7 @@ extension Node {
             }
             startWeb(port: port)
         case .devices:
-            let devices = web?.hub.devices ?? ((try? store.webDevices()) ?? [])
+            let devices = web?.hub.devices ?? ((try? writer.store.webDevices()) ?? [])
             guard !devices.isEmpty else {
                 showAtConsole(info: "no phone is paired: /web shows a code to pair one")
                 return
@@ -137,8 +137,8 @@ extension Node {
                 } else {
                     showAtConsole(error: "no paired device is called \(name) (/web devices lists them)")
                 }
-            } else if let device = ((try? store.webDevices()) ?? []).first(where: { $0.name == name }) {
-                try? store.deleteWebDevice(id: device.id)
+            } else if let device = ((try? writer.store.webDevices()) ?? []).first(where: { $0.name == name }) {
+                writer.enqueue([.webDeviceRevoked(id: device.id)])
                 showAtConsole(info: "\(name) is no longer paired")
             } else {
                 showAtConsole(error: "no paired device is called \(name) (/web devices lists them)")
@@ -221,7 +221,7 @@ extension Node {
     /// Tells open pages the view, if it changed (or always, with `force`, for a page that just opened).
     func refreshPages(force: Bool = false) {
         guard let hub = web?.hub, force || hub.isWatched else { return }
-        hub.update(view: WebView.json(machine.consoleView(now: now), nick: configuration.nick, listening: listening != nil))
+        hub.update(view: WebView.json(machine.consoleView(now: now), nick: configuration.nick, listening: listening.session != nil))
     }
 
     /// The address a phone on the network reaches this machine at: the one the node listens on,

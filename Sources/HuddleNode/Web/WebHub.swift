@@ -66,14 +66,15 @@ final class WebHub: Sendable {
     }
 
     private let state: Mutex<State>
-    private let store: HuddleStore
+    /// Where paired and revoked devices are written, as the node's other writes are.
+    private let writer: StoreWriter
     private let logger: Logger
     /// Where what pages ask goes: the node.
     let inputs: @Sendable (WebInput) async -> Void
 
-    init(store: HuddleStore, logger: Logger, inputs: @escaping @Sendable (WebInput) async -> Void) throws {
-        state = Mutex(State(pairing: WebPairing(devices: try store.webDevices())))
-        self.store = store
+    init(writer: StoreWriter, logger: Logger, inputs: @escaping @Sendable (WebInput) async -> Void) throws {
+        state = Mutex(State(pairing: WebPairing(devices: try writer.store.webDevices())))
+        self.writer = writer
         self.logger = logger
         self.inputs = inputs
     }
@@ -99,7 +100,7 @@ final class WebHub: Sendable {
     }
 
     /// The end of an attempt: `proven` when the page's proof was right. A device paired is kept
-    /// in the store.
+    /// in the store (through the writer: committed within a commit's time).
     func finishPairing(
         _ kind: WebPairing.CodeKind, code: PairingCode, proven: Bool, deviceKey: [UInt8], name: String, from address: String,
         at wall: WallTime, now: MonotonicTime
@@ -109,13 +110,7 @@ final class WebHub: Sendable {
             state.pairing.finish(
                 kind, code: code, proven: proven, name: name, key: deviceKey, id: id, from: address, at: wall, now: now)
         }
-        if case .paired(let device, _) = verdict {
-            do {
-                try store.saveWebDevice(device)
-            } catch {
-                logger.error("could not keep a paired device", metadata: ["huddle.error": "\(error)"])
-            }
-        }
+        if case .paired(let device, _) = verdict { writer.enqueue([.webDevice(device)]) }
         return verdict
     }
 
@@ -137,13 +132,7 @@ final class WebHub: Sendable {
             }
             return device
         }
-        if let device {
-            do {
-                try store.deleteWebDevice(id: device.id)
-            } catch {
-                logger.error("could not forget a revoked device", metadata: ["huddle.error": "\(error)"])
-            }
-        }
+        if let device { writer.enqueue([.webDeviceRevoked(id: device.id)]) }
         return device
     }
 

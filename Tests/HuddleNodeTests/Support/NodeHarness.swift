@@ -153,7 +153,7 @@ struct NodeHarness {
     /// Closes the socket and the store (the data dir stays, for a restart).
     func stop() async throws {
         receiving.cancel()
-        try await node.datagrams.channel.close()
+        try await node.datagrams.endpoint.channel.close()
         node.writer.flush()
         try store.close()
     }
