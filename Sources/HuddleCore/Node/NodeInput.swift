@@ -48,8 +48,11 @@ public enum NodeInput: Sendable {
 
     /// A line typed on the console (or sent by a paired page), at `at` on the wall clock (Enter).
     case consoleLine(String, at: WallTime, from: Face = .console)
-    /// Enter on an empty line (a tap on Now), offered as a mark (of `label`, or the moment proposed).
-    case markOffered(String?, at: WallTime, from: Face = .console)
+    /// Enter on an empty line (a tap on Now), offered as a mark of `label`: at the console the
+    /// label it offered when the key arrived (`nil`: none); a tap on the page's Now names none,
+    /// and marks the moment on offer as it arrives. A tap happened `linkDelay` before it arrived
+    /// (the page's link, half its median round trip: ``LinkDelay``); the mark is put back by it.
+    case markOffered(String?, at: WallTime, from: Face = .console, linkDelay: TimeSpan = .zero)
     /// The viewer paused or resumed its stream.
     case pause(at: WallTime, from: Face = .console)
     case resume(at: WallTime, from: Face = .console)
@@ -114,7 +117,8 @@ extension NodeMachine {
         case .committed(let turn): committed(turn)
         case .tick: tick(now: now)
         case .consoleLine(let line, let at, let face): answering(face) { $0.consoleLine(line, at: at, now: now) }
-        case .markOffered(let label, let at, let face): answering(face) { $0.markOffered(label, at: at, now: now) }
+        case .markOffered(let label, let at, let face, let linkDelay):
+            answering(face) { $0.markOffered(label, at: at - linkDelay, now: now) }
         // A pause is news on every face, wherever it was pressed: the one stream stopped.
         case .pause(let at, _): pause(at: at, now: now)
         case .resume(let at, _): resume(at: at, now: now)

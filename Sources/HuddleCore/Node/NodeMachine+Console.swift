@@ -279,9 +279,12 @@ extension NodeMachine {
         originate(.unmark(label: label.normalized), in: room, now: now)
     }
 
-    /// Marks the moment the console offered when the key arrived (`nil`: it offered none).
+    /// Marks the moment the console offered when the key arrived (`nil`: it offered none); a
+    /// tap on the page's Now names none, and marks the moment on offer now, as Enter does at the
+    /// console.
     mutating func markOffered(_ label: String?, in room: String, at: WallTime, now: NodeTime) {
-        guard let label else {
+        let onOffer = answering == .page ? rooms[room]?.markOffer(now: now.wall)?.label.normalized : nil
+        guard let label = label ?? onOffer else {
             return reject(.noMomentWaiting)
         }
         mark(label, in: room, at: at, now: now)

@@ -151,9 +151,8 @@ extension Node {
         switch input {
         case .line(let text, let at):
             await lineArrived(text, at: at, from: .page)
-        case .mark(let label, let at):
-            // A tap on Now without a label marks the moment on offer, as Enter does at the console.
-            await feed(.markOffered(label ?? machine.consoleView(now: now).offer?.label.normalized, at: at, from: .page))
+        case .mark(let label, let at, let linkDelay):
+            await feed(.markOffered(label, at: at, from: .page, linkDelay: linkDelay))
         case .pause(let at):
             await feed(.pause(at: at, from: .page))
         case .resume(let at):

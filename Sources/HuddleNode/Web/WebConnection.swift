@@ -278,7 +278,7 @@ struct WebConnection {
                     if let text = said.text { await hub.inputs(.line(text, at: arrived)) }
                 case "now":
                     let oneWay = link.state.withLock { $0.oneWay }
-                    await hub.inputs(.mark(label: said.label, at: arrived - oneWay))
+                    await hub.inputs(.mark(label: said.label, at: arrived, linkDelay: oneWay))
                 case "pause": await hub.inputs(.pause(at: arrived))
                 case "resume": await hub.inputs(.resume(at: arrived))
                 case "listen": await hub.inputs(.listen(said.on ?? true, at: arrived))

@@ -4,10 +4,11 @@ import Logging
 import Synchronization
 
 /// What a paired page asks the node to do (docs/WEB.md, "Sealed messages"), timed when it
-/// reached the node (less the link's one-way delay, for a mark).
+/// reached the node (a mark with the link's one-way delay, which the machine takes off).
 enum WebInput: Sendable, Equatable {
     case line(String, at: WallTime)
-    case mark(label: String?, at: WallTime)
+    /// A tap on Now, arrived at `at`, the link's one-way delay ago (``LinkDelay``).
+    case mark(label: String?, at: WallTime, linkDelay: TimeSpan)
     case pause(at: WallTime)
     case resume(at: WallTime)
     case listen(Bool, at: WallTime)
