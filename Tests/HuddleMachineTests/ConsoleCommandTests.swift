@@ -76,7 +76,6 @@ import Testing
         #expect(NodeMachine.refusal(of: .doctor, from: .console) == nil)
         #expect(NodeMachine.refusal(of: .doctor, from: .page) == nil)
         #expect(NodeMachine.refusal(of: .doctor, from: .control) == .notFrom(.control, command: "/doctor"))
-        #expect(NodeMachine.refusalWords(command: "/doctor", face: .control).hasPrefix("huddle doctor --name NICK"))
     }
 
     @Test func helpListsEveryCommand() {

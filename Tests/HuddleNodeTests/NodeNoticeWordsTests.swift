@@ -70,4 +70,15 @@ import Testing
         #expect(CommandProblem.noMomentWaiting.words == "no moment is waiting for your mark; /now LABEL marks a new one")
         #expect(CommandProblem.direct(.unknown("zed")).words == "nobody called zed is here")
     }
+
+    /// What a face may not run is decided by the machine and worded here, for the console, the
+    /// control socket's reply and the page alike.
+    @Test func aCommandAFaceMayNotRunSaysWhereItRuns() {
+        #expect(CommandProblem.notFrom(.control, command: "/doctor").words.hasPrefix("huddle doctor --name NICK"))
+        #expect(CommandProblem.notFrom(.page, command: "/quit").words == "/quit stops the node from its console, not from a phone")
+        #expect(SendRefusal.consoleOnly(command: "/web", face: .control).words == "/web shows its pairing code at the node's console")
+        #expect(SendRefusal.notInRoom("nfl").words == "this node is not in room nfl")
+        #expect(PeerLookupError.ambiguous("bob", ids: ["0123456789ab", "fedcba987654"]).words
+            == "2 peers are called bob: say which, e.g. /msg bob#01234567 (ids 0123456789ab, fedcba987654)")
+    }
 }

@@ -192,7 +192,7 @@ extension NodeMachine {
             return .invalid("\(error)")
         }
         if case .notFrom(let face, let typed) = Self.refusal(of: command, from: .control) {
-            return .consoleOnly(Self.refusalWords(command: typed, face: face))
+            return .consoleOnly(command: typed, face: face)
         }
         let current = currentRoom
         currentRoom = room
@@ -216,22 +216,6 @@ extension NodeMachine {
         // Its checks take seconds, after the request's answer: `huddle doctor` is that face's.
         case (.doctor, .control): .notFrom(face, command: "/doctor")
         default: nil
-        }
-    }
-
-    /// Why a face may not run a command, in words (``refusal(of:from:)``).
-    public static func refusalWords(command: String, face: Face) -> String {
-        switch (command, face) {
-        case ("/quit", .page): "/quit stops the node from its console, not from a phone"
-        case ("/quit", _): "/quit stops the node from its console; stop a service with SIGTERM"
-        case ("/web", .page): "phones are paired and unpaired at the node's console (/web there), not from a phone"
-        case ("/web", _): "/web shows its pairing code at the node's console"
-        case ("/private", _): "/private asks for the passphrase at the node's console"
-        case ("/photo", .page): "a phone sends a photo with its camera button, not a file on the node's machine"
-        case ("/open", .page): "tap a photo to see it full screen"
-        case ("/open", _): "/open opens a photo on the node's screen, from its console"
-        case ("/doctor", _): "huddle doctor --name NICK runs the same checks from a command line"
-        default: "\(command) runs at the node's console only"
         }
     }
 
@@ -374,21 +358,14 @@ public struct ConsoleView: Equatable, Sendable {
 }
 
 /// Why `huddle send` wrote nothing.
-public enum SendRefusal: Error, Equatable, CustomStringConvertible {
+public enum SendRefusal: Error, Equatable {
+    /// The node is in no room people call that.
     case notInRoom(String)
     case empty
+    /// The room refused the message (too long, or with control characters).
     case refused
-    /// Not a command the console knows: why, in words.
+    /// Not a command the console knows: why, in the grammar's words (``ConsoleCommandError``).
     case invalid(String)
-    /// A command only the node's own console can run: why, in words.
-    case consoleOnly(String)
-
-    public var description: String {
-        switch self {
-        case .notInRoom(let name): "this node is not in room \(name)"
-        case .empty: "nothing to send"
-        case .refused: "the message was refused (too long or containing control characters)"
-        case .invalid(let why), .consoleOnly(let why): why
-        }
-    }
+    /// A command only the node's own console can run (``NodeMachine/refusal(of:from:)``).
+    case consoleOnly(command: String, face: Face)
 }

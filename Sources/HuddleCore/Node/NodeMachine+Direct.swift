@@ -163,24 +163,17 @@ extension NodeMachine {
 }
 
 /// Why `/msg` or `huddle send --to` found nobody to send to.
-public enum PeerLookupError: Error, Equatable, CustomStringConvertible {
+public enum PeerLookupError: Error, Equatable {
+    /// Nobody by that nick or id is here.
     case unknown(String)
+    /// Several peers have that nick: their ids.
     case ambiguous(String, ids: [String])
+    /// The nick is held by another key (`id`) than the one met first under it (`known`).
     case notTheOneYouKnow(String, id: String, known: String)
+    /// The peer has offered no key for direct messages.
     case noKey(String)
+    /// The room refused the message (too long, or with control characters).
     case notSent
-
-    public var description: String {
-        switch self {
-        case .unknown(let target): "nobody called \(target) is here"
-        case .noKey(let nick): "\(nick) has not sent a key for direct messages yet (is it an older Huddle?)"
-        case .notSent: "the message was refused (too long or containing control characters)"
-        case .notTheOneYouKnow(let nick, let id, let known):
-            "the \(nick) here (\(id)) is not the \(nick) you met first (\(known)); to write to this one anyway: /msg \(nick)#\(id.prefix(8))"
-        case .ambiguous(let nick, let ids):
-            "\(ids.count) peers are called \(nick): say which, e.g. /msg \(nick)#\(ids[0].prefix(8)) (ids \(ids.joined(separator: ", ")))"
-        }
-    }
 }
 
 /// What a node keeps for direct messages: each direct room's peer, and what it knows and said of

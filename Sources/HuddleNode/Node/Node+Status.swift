@@ -14,7 +14,7 @@ extension Node {
             case .success(let event):
                 let pushedTo = machine.roomPeers(event.room).map(\.nick).sorted()
                 return .sent(id: "\(event.origin.hex)#\(event.seq)", room: machine.name(of: event.room), pushedTo: pushedTo)
-            case .failure(let refusal): return .error(refusal.description)
+            case .failure(let refusal): return .error(refusal.words)
             }
         case .command(let asked, let line, let json):
             let name = roomNamed(asked)
@@ -24,7 +24,7 @@ extension Node {
             let (refusal, shown) = await stepShowing { machine, now in
                 machine.controlLine(line, inRoomNamed: name, at: now.wall, now: now)
             }
-            if let refusal { return .error(refusal.description) }
+            if let refusal { return .error(refusal.words) }
             let renderer = outputRenderer(json: json, colors: false)
             return .said(shown.compactMap { rendered($0, by: renderer) })
         case .sendDirect(let target, let text):
@@ -34,7 +34,7 @@ extension Node {
             case .success(let event):
                 let pushedTo = machine.roomPeers(event.room).map(\.nick).sorted()
                 return .sent(id: "\(event.origin.hex)#\(event.seq)", room: machine.name(of: event.room), pushedTo: pushedTo)
-            case .failure(let problem): return .error(problem.description)
+            case .failure(let problem): return .error(problem.words)
             }
         }
     }

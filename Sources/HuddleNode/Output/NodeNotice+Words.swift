@@ -177,7 +177,7 @@ extension CommandProblem {
     public var words: String {
         switch self {
         case .invalid(let why): why
-        case .notFrom(let face, let command): NodeMachine.refusalWords(command: command, face: face)
+        case .notFrom(let face, let command): Face.refusalWords(command: command, face: face)
         case .noRoom: "you are not in a room: /join ROOM first"
         case .notIn(let room): "you are not in \(room)"
         case .blankLabel: "a label cannot be blank"
@@ -190,7 +190,7 @@ extension CommandProblem {
         case .wrongPassphrase(let room, let nick): "wrong passphrase for \(room)? \(nick) is in a \(room) with another one"
         case .weakDirectKey(let nick, let peer):
             "\(nick) (\(peer)) offers a key for direct messages that anyone could read them with: no direct messages with it"
-        case .direct(let problem): problem.description
+        case .direct(let problem): problem.words
         case .picture(let problem): "picture not sent: \(problem)"
         }
     }
