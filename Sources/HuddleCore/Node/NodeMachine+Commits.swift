@@ -8,7 +8,7 @@
 extension NodeMachine {
     /// Notes that `event`, made here, waits for its commit.
     mutating func awaitCommit(of event: Event) {
-        if uncommittedFrom[event.room] == nil { uncommittedFrom[event.room] = event.seq }
+        if rooms[entry: event.room].uncommittedFrom == nil { rooms[entry: event.room].uncommittedFrom = event.seq }
     }
 
     /// The driver committed `turn`'s writes (``NodeEffect/commit(_:turn:)``): the effects that
@@ -25,16 +25,16 @@ extension NodeMachine {
     mutating func noteCommitted(_ writes: [StoreWrite]) {
         for case .events(let events, durable: true) in writes {
             for event in events where event.origin == identity.id {
-                guard let from = uncommittedFrom[event.room], event.seq >= from else { continue }
+                guard let from = rooms[entry: event.room].uncommittedFrom, event.seq >= from else { continue }
                 let held = rooms[event.room]?.log.vector[identity.id] ?? event.seq
-                uncommittedFrom[event.room] = event.seq >= held ? nil : event.seq + 1
+                rooms[entry: event.room].uncommittedFrom = event.seq >= held ? nil : event.seq + 1
             }
         }
     }
 
     /// `events` without this node's own whose commit is under way in `room`.
     func committedOnly(_ events: [Event], room: String) -> [Event] {
-        guard let from = uncommittedFrom[room] else { return events }
+        guard let from = rooms[entry: room].uncommittedFrom else { return events }
         return events.filter { $0.origin != identity.id || $0.seq < from }
     }
 }

@@ -128,7 +128,7 @@ extension NodeMachine {
         }
         show(.shield(shield, changed: true))
         let shield = shield
-        for room in rooms.keys.sorted() {
+        for room in rooms.loaded {
             let outputs = withRoom(room, now: now) { $0.setShield(shield, now: now.wall) }
             show(outputs, room: room, now: now)
         }

@@ -6,7 +6,7 @@
 extension NodeMachine {
     /// The rooms this node wrote in since it started (``ownSeqs()`` then), with its latest seq.
     public var writtenSinceStart: [String: UInt64] {
-        ownSeqs().filter { $0.value > (ownSeqsAtStart[$0.key] ?? 0) }
+        ownSeqs().filter { $0.value > (rooms[entry: $0.key].ownSeqAtStart ?? 0) }
     }
 
     /// Piped input ended: waits for a peer to hold what was written since the start, or says

@@ -27,8 +27,8 @@ extension NodeMachine {
             }
             return
         }
-        keys[key.id] = key
-        direct.rooms[key.id] = peer
+        rooms[entry: key.id].key = key
+        rooms[entry: key.id].directPeer = peer
         direct.current[peer] = key.id
     }
 
@@ -36,8 +36,8 @@ extension NodeMachine {
     /// in it.
     private mutating func forgetUnenteredDirect(with peer: NodeID) {
         guard let room = direct.current.removeValue(forKey: peer), !joined.contains(room) else { return }
-        keys[room] = nil
-        direct.rooms[room] = nil
+        rooms[entry: room].key = nil
+        rooms[entry: room].directPeer = nil  // an entry with nothing left is dropped
     }
 
     /// Makes room among the agreement keys: those of nodes membership no longer knows go, with
@@ -98,7 +98,7 @@ extension NodeMachine {
     /// what the store held, and a first ever entry sends a join so the other side sees this
     /// node's nick.
     mutating func enterDirect(_ room: String, now: NodeTime) {
-        guard !joined.contains(room), direct.rooms[room] != nil else { return }
+        guard !joined.contains(room), rooms[entry: room].directPeer != nil else { return }
         loadRoom(room, now: now)
         joined.append(room)
         advertiseRooms()
@@ -112,7 +112,7 @@ extension NodeMachine {
     /// The direct rooms this node is in hold messages back by the offsets of a room shared
     /// with the other side (see ``sharedCalibrationRoom(with:)``); held messages are re-timed.
     mutating func followSharedCalibrations(now: NodeTime) {
-        for room in joined where direct.rooms[room] != nil { followSharedCalibration(room, now: now) }
+        for room in joined where rooms[entry: room].directPeer != nil { followSharedCalibration(room, now: now) }
     }
 
     mutating func followSharedCalibration(_ room: String, now: NodeTime) {
@@ -124,7 +124,7 @@ extension NodeMachine {
 
     /// The offsets that hold back the messages of direct room `room` (none: shown at once).
     func sharedCalibration(forDirect room: String) -> Calibration {
-        guard let other = direct.rooms[room], let shared = sharedCalibrationRoom(with: other) else { return .none }
+        guard let other = rooms[entry: room].directPeer, let shared = sharedCalibrationRoom(with: other) else { return .none }
         return rooms[shared]?.calibration ?? .none
     }
 
@@ -134,7 +134,7 @@ extension NodeMachine {
     /// messages by the same offsets; it is applied again whenever a room's offsets or members
     /// change, whichever room is current.
     public func sharedCalibrationRoom(with other: NodeID) -> String? {
-        joined.filter { direct.rooms[$0] == nil && rooms[$0]?.calibration.areConnected(identity.id, other) == true }.min()
+        joined.filter { rooms[entry: $0].directPeer == nil && rooms[$0]?.calibration.areConnected(identity.id, other) == true }.min()
     }
 
     /// What a direct room shows: messages (and a fault), not joins or offsets, which belong to
@@ -155,7 +155,7 @@ extension NodeMachine {
 
     /// The nick a direct message in `room` went to.
     func directRecipient(of message: ShownMessage, in room: String) -> String? {
-        guard let other = direct.rooms[room] else { return nil }
+        guard let other = rooms[entry: room].directPeer else { return nil }
         guard message.from.id == identity.id else { return nick }
         return rooms[room]?.memberIDs.contains(other) == true
             ? rooms[room]?.member(other).nick : membership.peers[other]?.nick
@@ -176,13 +176,11 @@ public enum PeerLookupError: Error, Equatable {
     case notSent
 }
 
-/// What a node keeps for direct messages: each direct room's peer, and what it knows and said of
-/// each peer's agreement key.
+/// What a node keeps for direct messages beside the rooms themselves (each direct room's peer is
+/// in its ``RoomEntry``): what it knows and said of each peer's agreement key.
 public struct DirectPeers: Sendable {
-    /// Direct rooms by id: the peer on the other side.
-    public internal(set) var rooms: [String: NodeID] = [:]
     /// Each peer's direct room under the agreement key it offers now (``NodeMachine/directRoom(with:)``):
-    /// a peer that changed its key has older rooms in ``rooms`` too.
+    /// a peer that changed its key has older direct rooms too.
     var current: [NodeID: String] = [:]
     /// Peers' X25519 keys for direct messages, from their signed probes and acks.
     var agreementKeys: [NodeID: [UInt8]] = [:]

@@ -108,7 +108,7 @@ extension NodeMachine {
     mutating func heardOwnSound(start: WallTime, bits: [UInt32], loud: [Bool], now: NodeTime) {
         guard var listening, bits.count == loud.count, !bits.isEmpty else { return }
         var shared: [NodeID: (room: String, peer: Peer)] = [:]
-        for room in joined.sorted() where direct.rooms[room] == nil {
+        for room in joined.sorted() where rooms[entry: room].directPeer == nil {
             for peer in roomPeers(room) where shared[peer.id] == nil && directRoom(with: peer.id) != nil {
                 shared[peer.id] = (room, peer)
             }
@@ -122,7 +122,7 @@ extension NodeMachine {
             now: now.wall)
         self.listening = listening
         for id in recipients {
-            guard let (room, peer) = shared[id], let key = directRoom(with: id).flatMap({ keys[$0] }) else { continue }
+            guard let (room, peer) = shared[id], let key = directRoom(with: id).flatMap({ rooms[entry: $0].key }) else { continue }
             let bytes = SoundWindow.made(
                 by: identity, room: room, for: id, pairKey: key, sentAt: now.wall, start: start, bits: bits, loud: loud
             ).encoded()
@@ -169,7 +169,7 @@ extension NodeMachine {
     /// checks it spends): see ``receive(_:from:now:)``.
     mutating func take(_ window: SoundWindow, from source: PeerAddress, now: NodeTime) {
         guard listening != nil else { return countDropped(.notListening) }
-        guard joined.contains(window.room), direct.rooms[window.room] == nil else { return countDropped(.notJoined) }
+        guard joined.contains(window.room), rooms[entry: window.room].directPeer == nil else { return countDropped(.notJoined) }
         guard window.from != identity.id,
             membership.alivePeers(inRoom: window.room).contains(where: { $0.id == window.from }),
             rooms[window.room]?.members.contains(where: { $0.id == window.from }) == true
@@ -186,7 +186,7 @@ extension NodeMachine {
         hearing.lastSentAt = hearing.lastSentAt.filter { now.wall - $0.value <= Self.soundWindowFreshness }
         hearing.lastSentAt[window.from] = window.sentAt
         guard let pairRoom = directRoom(with: window.from),
-            let opened = keys[pairRoom]?.open(window, for: identity.id), opened.isOpen
+            let opened = rooms[entry: pairRoom].key?.open(window, for: identity.id), opened.isOpen
         else { return countDropped(.unreadable) }
         counters.soundWindowsIn += 1
         listening?.sharing.peerWindow(from: window.from, at: now.wall)
@@ -208,7 +208,7 @@ extension NodeMachine {
         }
         listening?.lags[attempt.peer] = heard.lag
         let shared = joined.filter { room in
-            direct.rooms[room] == nil && rooms[room]?.members.contains(where: { $0.id == attempt.peer }) == true
+            rooms[entry: room].directPeer == nil && rooms[room]?.members.contains(where: { $0.id == attempt.peer }) == true
         }
         guard !shared.isEmpty, hearing.publishing.shouldPublish(heard, now: now.wall) else { return }
         for room in shared {

@@ -30,7 +30,7 @@ extension NodeMachine {
             knownNicks[member.nick] = member.id
             emit(.persist(.nick(member.nick, member.id, at: now.wall)))
             // Keys copied first: iterating the dictionary while changing it would copy every session.
-            for room in Array(rooms.keys) { rooms[room]?.knownNicks = knownNicks }
+            for room in rooms.loaded { rooms[room]?.knownNicks = knownNicks }
         case let known? where known != member.id:
             guard nickConflicts.insert(member.id).inserted else { return }
             show(.nickConflict(member, knownID: known))
@@ -46,7 +46,7 @@ extension NodeMachine {
             return say(.paused(alreadyFor: at - pausedAt))
         }
         pausedAt = at
-        for room in Array(rooms.keys) { rooms[room]?.pause() }
+        for room in rooms.loaded { rooms[room]?.pause() }
         say(.paused(alreadyFor: nil))
     }
 
@@ -55,12 +55,12 @@ extension NodeMachine {
         let span = max(.zero, at - pausedAt)
         self.pausedAt = nil
         var nudged: [String] = []
-        for room in joined where direct.rooms[room] == nil && rooms[room]?.calibration.isCalibrated(identity.id) == true {
+        for room in joined where rooms[entry: room].directPeer == nil && rooms[room]?.calibration.isCalibrated(identity.id) == true {
             if originate(.delayNudge(milliseconds: span.milliseconds), in: room, at: at, now: now) != nil {
                 nudged.append(name(of: room))
             }
         }
-        for room in rooms.keys.sorted() {
+        for room in rooms.loaded {
             let outputs = withRoom(room, now: now) { $0.resume(now: now.wall) }
             show(outputs, room: room, now: now)
         }

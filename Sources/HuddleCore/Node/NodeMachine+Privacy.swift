@@ -7,25 +7,25 @@ extension NodeMachine {
     public func name(of room: String) -> String {
         // A direct room is named for the peer as people tell it apart: @alice#3f9a0c1e for a
         // new key calling itself alice.
-        if let other = direct.rooms[room], let peer = membership.peers[other] { return "@" + displayName(of: peer) }
-        if let key = keys[room] { return key.name }
+        if let other = rooms[entry: room].directPeer, let peer = membership.peers[other] { return "@" + displayName(of: peer) }
+        if let key = rooms[entry: room].key { return key.name }
         return RoomKey.isPrivate(room) ? "private room \(room.prefix(6))" : room
     }
 
     /// ``name(of:)`` with "(private)" after a room this node holds the key of, as lines for
     /// people say it: "superbowl (private)", apart from a public superbowl.
     public func privateLabel(of room: String) -> String {
-        keys[room] != nil ? "\(name(of: room)) (private)" : name(of: room)
+        rooms[entry: room].key != nil ? "\(name(of: room)) (private)" : name(of: room)
     }
 
     /// Joins the private room this key opens and makes it current. A room this node was in
     /// before a restart opens again where it was (no new join event, so calibration stays).
     public mutating func join(key: RoomKey, now: NodeTime) {
-        keys[key.id] = key
-        privateRoomNames[key.id] = key.name
+        rooms[entry: key.id].key = key
+        rooms[entry: key.id].privateName = key.name
         emit(.persist(.privateRoomName(id: key.id, name: key.name)))
-        if let index = locked.firstIndex(of: key.id) {
-            locked.remove(at: index)
+        if rooms[entry: key.id].locked {
+            rooms[entry: key.id].locked = false
             loadRoom(key.id, now: now)
             joined.append(key.id)
             advertiseRooms()
@@ -62,7 +62,7 @@ extension NodeMachine {
     /// and a name check beside each private room (see ``RoomKey/nameTag(for:room:)``).
     func withCard(_ message: WireMessage) -> WireMessage {
         func tags(_ rooms: [String]) -> [[UInt8]] {
-            rooms.map { keys[$0]?.nameTag(for: identity.id, room: $0) ?? WireLimits.noRoomTag }
+            rooms.map { self.rooms[entry: $0].key?.nameTag(for: identity.id, room: $0) ?? WireLimits.noRoomTag }
         }
         switch message {
         case .probe(var probe):
@@ -86,13 +86,13 @@ extension NodeMachine {
     mutating func read(card agreementKey: [UInt8], roomTags: [[UInt8]], rooms: [String], of peer: NodeID, nick: String, now: NodeTime) {
         if agreementKey != WireLimits.noAgreementKey { learned(agreementKey: agreementKey, of: peer, nick: nick) }
         for (room, tag) in zip(rooms, roomTags) where tag != WireLimits.noRoomTag {
-            for key in keys.values where joined.contains(key.id) {
+            for key in joined.compactMap({ self.rooms[entry: $0].key }) {
                 let mismatch = PassphraseMismatch(peer: peer, room: key.id)
-                let recent = (passphraseMismatchesTold[key.id] ?? []).filter { now.wall - $0 < Self.passphraseMismatchWindow }
+                let recent = self.rooms[entry: key.id].mismatchesTold.filter { now.wall - $0 < Self.passphraseMismatchWindow }
                 guard key.isSameNameOtherPassphrase(tag, from: peer, room: room),
                     !passphraseMismatches.contains(mismatch), recent.count < Self.passphraseMismatchesPerWindow
                 else { continue }
-                passphraseMismatchesTold[key.id] = recent + [now.wall]
+                self.rooms[entry: key.id].mismatchesTold = recent + [now.wall]
                 if passphraseMismatches.count < Self.maximumPassphraseMismatches { passphraseMismatches.insert(mismatch) }
                 if membership.alivePeers(inRoom: key.id).isEmpty {
                     reject(.wrongPassphrase(room: key.name, nick: nick))

@@ -20,7 +20,7 @@ extension NodeMachine {
         case .digest(let digest):
             perform(membership.heard(from: digest.from, at: source, now: now.monotonic), now: now)
             // The other side of a direct room this node is not in yet says it holds something.
-            if !joined.contains(digest.room), direct.rooms[digest.room] == digest.from { enterDirect(digest.room, now: now) }
+            if !joined.contains(digest.room), rooms[entry: digest.room].directPeer == digest.from { enterDirect(digest.room, now: now) }
             // Only a known node is answered, and at its known address: a digest with a forged
             // source cannot aim this node's pushes at anyone else.
             guard joined.contains(digest.room), let log = rooms[digest.room]?.log,
@@ -98,7 +98,7 @@ extension NodeMachine {
         var allowances: [String: Int] = [:]
         for sealed in events {
             // The first message of a direct room this node is not in yet brings it in, if it opens.
-            if !joined.contains(sealed.room), direct.rooms[sealed.room] != nil, keys[sealed.room]?.open(sealed) != nil {
+            if !joined.contains(sealed.room), rooms[entry: sealed.room].directPeer != nil, rooms[entry: sealed.room].key?.open(sealed) != nil {
                 enterDirect(sealed.room, now: now)
             }
             guard joined.contains(sealed.room), let session = rooms[sealed.room] else {
@@ -155,7 +155,7 @@ extension NodeMachine {
 
     /// How many bytes `room`'s log may hold past gaps, given what the other rooms hold.
     func aheadAllowance(for room: String) -> Int {
-        Self.maximumBufferedBytes - rooms.reduce(0) { $0 + ($1.key == room ? 0 : $1.value.log.bufferedBytes) }
+        Self.maximumBufferedBytes - rooms.sessions.reduce(0) { $0 + ($1.room == room ? 0 : $1.log.bufferedBytes) }
     }
 
     /// Applies verified events: store first (so a crash loses nothing it showed), then show.

@@ -4,13 +4,14 @@ extension NodeMachine {
     /// Loads a room's session (after a restart or a re-join) unless it is loaded.
     mutating func loadRoom(_ room: String, now: NodeTime) {
         guard rooms[room] == nil else { return }
-        var session = RoomSession(room: room, reader: identity.id, key: keys[room], shield: shield)
+        var session = RoomSession(room: room, reader: identity.id, key: rooms[entry: room].key, shield: shield)
         session.knownNicks = knownNicks
         if pausedAt != nil { session.pause() }
         // A direct room's stored messages wait by the offsets of a room the two share.
-        if direct.rooms[room] != nil { _ = session.follow(sharedCalibration(forDirect: room), now: now.wall) }
+        if rooms[entry: room].directPeer != nil { _ = session.follow(sharedCalibration(forDirect: room), now: now.wall) }
         var outputs: [RoomOutput] = []
-        if let held = stored.removeValue(forKey: room) {
+        if let held = rooms[entry: room].stored {
+            rooms[entry: room].stored = nil
             outputs = session.restore(held.events, faults: held.faults, shown: held.shown, now: now.wall)
             // Pictures of messages still to show: one shown before may have gone for the quota.
             for event in held.events where event.origin != identity.id && !held.shown.contains(event.id) {
@@ -83,7 +84,7 @@ extension NodeMachine {
         replication.left(room: room)
         joined.removeAll { $0 == room }
         advertiseRooms()
-        if currentRoom == room { currentRoom = joined.last { direct.rooms[$0] == nil } }
+        if currentRoom == room { currentRoom = joined.last { rooms[entry: $0].directPeer == nil } }
         emit(.persist(.joined(room, false)))
         emit(.persist(.currentRoom(currentRoom)))
         say(.left(room: name(of: room), nowIn: currentRoom.map(name(of:))))
@@ -97,14 +98,14 @@ extension NodeMachine {
 
     /// The joined room people call `name`: a private room of that name first, else the public one.
     public func joinedRoom(named name: String) -> String? {
-        joined.first { keys[$0]?.name == name } ?? (joined.contains(name) ? name : nil)
+        joined.first { rooms[entry: $0].key?.name == name } ?? (joined.contains(name) ? name : nil)
     }
 
     /// Puts the joined rooms in probes and in the mDNS TXT record (private ones by id only).
     /// Direct rooms are not advertised: that would tell everyone who writes to whom, and the
     /// other side is pushed to directly (``roomPeers(_:)``).
     mutating func advertiseRooms() {
-        let advertised = joined.filter { direct.rooms[$0] == nil }
+        let advertised = joined.filter { rooms[entry: $0].directPeer == nil }
         membership.rooms = advertised
         emit(.advertise(rooms: advertised))
     }
@@ -113,7 +114,7 @@ extension NodeMachine {
     /// before it has entered the room (its first message is what makes it enter).
     public func roomPeers(_ room: String) -> [Peer] {
         var peers = membership.alivePeers(inRoom: room)
-        if let other = direct.rooms[room], let peer = membership.peers[other], peer.state != .gone,
+        if let other = rooms[entry: room].directPeer, let peer = membership.peers[other], peer.state != .gone,
             !peers.contains(where: { $0.id == other })
         {
             peers.append(peer)
@@ -133,14 +134,14 @@ extension NodeMachine {
 
     /// This node's latest seq in each loaded room.
     public func ownSeqs() -> [String: UInt64] {
-        rooms.mapValues { $0.log.vector[identity.id] }
+        Dictionary(uniqueKeysWithValues: rooms.sessions.map { ($0.room, $0.log.vector[identity.id]) })
     }
 
     // MARK: Showing
 
     /// Shows a room's outputs, recording shown messages first so a restart never shows them again.
     mutating func show(_ outputs: [RoomOutput], room: String, now: NodeTime) {
-        let isDirect = direct.rooms[room] != nil
+        let isDirect = rooms[entry: room].directPeer != nil
         let outputs = markMissingPictures(isDirect ? directOutputs(outputs) : outputs, room: room)
         guard !outputs.isEmpty else { return }
         let shownIDs = outputs.flatMap { output -> [EventID] in
@@ -152,7 +153,7 @@ extension NodeMachine {
             }
         }
         if !shownIDs.isEmpty { emit(.persist(.shown(shownIDs, room: room, at: now.wall))) }
-        let isPrivate = !isDirect && keys[room] != nil
+        let isPrivate = !isDirect && rooms[entry: room].key != nil
         var line = RoomLine(
             room: room, name: name(of: room), label: isPrivate ? privateLabel(of: room) : name(of: room),
             isPrivate: isPrivate, isCurrent: room == currentRoom)
@@ -168,6 +169,6 @@ extension NodeMachine {
         }
         // Direct messages are held back by the offsets of a room the two share: offsets and
         // members change with what a room shows.
-        if !isDirect, !direct.rooms.isEmpty { followSharedCalibrations(now: now) }
+        if !isDirect, rooms.entries.values.contains(where: { $0.directPeer != nil }) { followSharedCalibrations(now: now) }
     }
 }

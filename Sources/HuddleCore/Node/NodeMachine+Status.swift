@@ -41,7 +41,7 @@ extension NodeMachine {
             var quarantined: [String: UInt64] = [:]
             for (origin, proof) in session.log.faults { quarantined[origin.hex] = proof.seq }
             return NodeStatus.Room(
-                name: self.name(of: name), privateID: keys[name]?.id, current: name == currentRoom, members: members, eventCount: session.log.count,
+                name: self.name(of: name), privateID: rooms[entry: name].key?.id, current: name == currentRoom, members: members, eventCount: session.log.count,
                 heldBackCount: session.heldBackCount, versionVector: vector, shownBy: shownBy,
                 waitingCount: session.log.waitingCount,
                 quarantined: quarantined,
@@ -83,8 +83,8 @@ extension NodeMachine {
     func countersStatus(eventsStored: Int, rateLimited: Int) -> NodeStatus.Counters {
         var drops: [String: Int] = [:]
         for (drop, count) in counters.drops where drop != .duplicate { drops[drop.rawValue] = count }
-        let abandoned = rooms.values.reduce(0) { $0 + $1.tally.abandoned }
-        let expired = rooms.values.reduce(0) { $0 + $1.tally.droppedAhead }
+        let abandoned = rooms.sessions.reduce(0) { $0 + $1.tally.abandoned }
+        let expired = rooms.sessions.reduce(0) { $0 + $1.tally.droppedAhead }
         if abandoned > 0 { drops["unmet_context"] = abandoned }
         if expired > 0 { drops["gap_expired"] = expired }
         if rateLimited > 0 { drops["rate_limited"] = rateLimited }

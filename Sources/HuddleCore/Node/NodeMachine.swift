@@ -31,16 +31,12 @@ public struct NodeMachine: Sendable {
 
     public internal(set) var membership: Membership
     public internal(set) var replication: Replication
-    /// Loaded rooms' sessions, by wire name (a private room's id).
-    public internal(set) var rooms: [String: RoomSession] = [:]
+    /// Every room this node knows, by wire name (a private or direct room's id): its session once
+    /// loaded, and all that is kept about it (``RoomTable``).
+    public internal(set) var rooms = RoomTable()
     /// Joined rooms, in join order.
     public internal(set) var joined: [String] = []
     public internal(set) var currentRoom: String?
-    /// Keys of the private and direct rooms this node reads, by wire id (see ``RoomKey``).
-    public internal(set) var keys: [String: RoomKey] = [:]
-    /// Private rooms this node is in whose passphrase this run was not given: not read, not
-    /// advertised, until ``join(key:now:)`` opens them again.
-    public internal(set) var locked: [String] = []
     /// The room `/private` asked a passphrase for, while the answer is awaited.
     public internal(set) var passphraseWanted: String?
     /// Direct messages: each direct room's peer, peers' agreement keys (see `NodeMachine+Direct`).
@@ -66,8 +62,6 @@ public struct NodeMachine: Sendable {
     var toldOfNamedMoments = false
     /// Announced peers not answering yet, and those the reader was told of (``NodeNotice/unanswered(_:)``).
     var unanswered = UnansweredWatch()
-    /// When each private room had someone reported as holding another passphrase, lately.
-    var passphraseMismatchesTold: [String: [WallTime]] = [:]
     /// (peer, private room) pairs already reported as holding another passphrase.
     var passphraseMismatches: Set<PassphraseMismatch> = []
     public internal(set) var counters = NodeCounters()
@@ -78,21 +72,11 @@ public struct NodeMachine: Sendable {
     var hearing: Hearing
     /// Once piped input ended: what this node wrote, waiting to be known held by a peer.
     public internal(set) var deliveryWait: DeliveryWait?
-    /// This node's latest seq in each room once it started: what it writes after is what a
-    /// piped input's end waits to see delivered (``writtenSinceStart``).
-    var ownSeqsAtStart: [String: UInt64] = [:]
     /// When the next membership and replication ticks are due.
     var membershipTickAt: MonotonicTime = .start
     var replicationTickAt: MonotonicTime = .start
     /// The vouched peers' addresses and the incarnation last told (``NodeEffect/vouchedPeers(_:incarnation:)``).
     var lastVouched: (addresses: Set<PeerAddress>, incarnation: UInt64, proofs: Int) = ([], 0, 0)
-    /// Per room, the first seq of this node's own events whose commit is still under way (see
-    /// `NodeMachine+Commits`).
-    var uncommittedFrom: [String: UInt64] = [:]
-    /// What the store held at start, per room, until the room is loaded.
-    var stored: [String: StoredRoom]
-    /// Private rooms' names, by id, as the store keeps them.
-    var privateRoomNames: [String: String]
     /// Restored but not yet applied by ``start(room:key:now:)``.
     private var restore: NodeRestore?
     /// What the world must do, oldest first (``pollEffects()``).
@@ -126,8 +110,8 @@ public struct NodeMachine: Sendable {
             config: setup.membership, random: SplitMix64(seed: setup.seed ^ 0x5EED),
             nonceKey: setup.identity.probeNonceKey(incarnation: setup.incarnation))
         replication = Replication(config: setup.replication, random: SplitMix64(seed: setup.seed))
-        stored = restore.rooms
-        privateRoomNames = restore.privateRoomNames
+        for (room, held) in restore.rooms { rooms[entry: room].stored = held }
+        for (id, name) in restore.privateRoomNames { rooms[entry: id].privateName = name }
         knownNicks = restore.knownNicks
         self.restore = restore
     }
@@ -174,7 +158,7 @@ public struct NodeMachine: Sendable {
         for seed in seeds { membership.addSeed(seed) }
         for room in restore.joined {
             if RoomKey.isPrivate(room) {
-                locked.append(room)
+                rooms[entry: room].locked = true
                 continue
             }
             loadRoom(room, now: now)
@@ -192,16 +176,17 @@ public struct NodeMachine: Sendable {
                 join(room, now: now)
             }
         }
+        let locked = rooms.rooms { $0.locked }
         if !locked.isEmpty {
             say(.locked(names: lockedNames(), count: locked.count))
         }
         advertiseRooms()
-        ownSeqsAtStart = ownSeqs()
+        for (room, seq) in ownSeqs() { rooms[entry: room].ownSeqAtStart = seq }
     }
 
-    /// The names of the private rooms this node is in but cannot open this run.
+    /// The names of the private rooms this node is in but cannot open this run, sorted.
     func lockedNames() -> [String] {
-        locked.compactMap { privateRoomNames[$0] }
+        rooms.entries.values.compactMap { $0.locked ? $0.privateName : nil }.sorted()
     }
 }
 
