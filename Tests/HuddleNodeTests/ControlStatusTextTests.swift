@@ -71,9 +71,9 @@ import Testing
 
     @Test func aPeerReachedThroughAnotherSaysThrough() {
         var status = sampleStatus
-        status.peers[0].path = "reachable only through carol (2.3 ms)"
+        status.peers[0].relay = NodeStatus.Relay(nick: "carol", rttMs: 2.3)
         let text = status.text()
-        #expect(text.contains("  bob    cdcdcdcdcdcd  192.0.2.12:7700, reachable only through carol (2.3 ms)  alive "))
+        #expect(text.contains("  bob    cdcdcdcdcdcd  192.0.2.12:7700, reachable only through carol (2.30 ms)  alive "))
     }
 
     @Test func emptyNode() {

@@ -27,17 +27,11 @@ extension Membership {
         return .via(relay: relay.id, address: relay.address)
     }
 
-    /// How the way to peer `id` reads in `status` and `/who`: `direct, 0.4 ms`,
-    /// `reachable only through carol (2.3 ms)`, `not answering directly; no relay yet`, or `nil`
-    /// for an unknown peer.
-    public func pathSummary(of id: NodeID) -> String? {
-        guard let peer = peers[id] else { return nil }
-        if let relay = bestRelay(to: id) {
-            let rtt = relaying.paths[id]?.relays[relay.id]?.rtt.map { " (\(Self.millis($0)))" } ?? ""
-            return "reachable only through \(relay.nick)\(rtt)"
-        }
-        if relaying.paths[id]?.directLost == true { return "not answering directly; no relay yet" }
-        return peer.rtt.map { "direct, \(Self.millis($0))" } ?? "direct"
+    /// The relay peer `id` is reached through, while its direct path is lost, and that way's
+    /// round trip once timed (`huddle status`); `nil` for a peer reached directly.
+    public func relayPath(to id: NodeID) -> (relay: Peer, roundTrip: TimeSpan?)? {
+        guard let relay = bestRelay(to: id) else { return nil }
+        return (relay, relaying.paths[id]?.relays[relay.id]?.rtt)
     }
 
     /// The relay to use for peer `id`: only while its direct path is lost; the live relay (alive or
@@ -178,10 +172,5 @@ extension Membership {
     enum RouteKind: Hashable, Sendable {
         case direct
         case via(NodeID)
-    }
-
-    static func millis(_ span: TimeSpan) -> String {
-        let tenths = (span.microseconds + 50) / 100
-        return "\(tenths / 10).\(tenths % 10) ms"
     }
 }

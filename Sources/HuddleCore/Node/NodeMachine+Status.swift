@@ -16,7 +16,9 @@ extension NodeMachine {
                 rttMs: peer.rtt?.fractionalMilliseconds, lastSeenMs: max(.zero, monotonic - peer.lastSeen).milliseconds,
                 rooms: peer.rooms, foundBy: "\(peer.foundBy)")
             status.trusted = membership.isTrusted(peer.address)
-            if membership.route(to: peer.id).relay != nil { status.path = membership.pathSummary(of: peer.id) }
+            if let (relay, roundTrip) = membership.relayPath(to: peer.id) {
+                status.relay = NodeStatus.Relay(nick: relay.nick, rttMs: roundTrip?.fractionalMilliseconds)
+            }
             return status
         }
         let roomStatuses = joined.map { name -> NodeStatus.Room in

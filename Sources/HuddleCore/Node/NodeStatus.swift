@@ -36,9 +36,20 @@ public struct NodeStatus: Codable, Sendable, Equatable {
         /// Whether its address answered a probe of this node's, or this node's side named it (a
         /// seed, DNS-SD): docs/PROTOCOL.md, "Trust". Until then it gets little.
         public var trusted: Bool = false
-        /// How it is reached when that is not directly (``Membership/pathSummary(of:)``):
-        /// "reachable only through carol (2.3 ms)"; `nil` for a peer reached at its address.
-        public var path: String? = nil
+        /// The peer it is reached through while its direct path is lost
+        /// (``Membership/relayPath(to:)``); `nil` for a peer reached at its address.
+        public var relay: Relay? = nil
+    }
+
+    /// A relay a peer is reached through, and that way's round trip once timed.
+    public struct Relay: Codable, Sendable, Equatable {
+        public var nick: String
+        public var rttMs: Double?
+
+        public init(nick: String, rttMs: Double?) {
+            self.nick = nick
+            self.rttMs = rttMs
+        }
     }
 
     public struct RoomMember: Codable, Sendable, Equatable {

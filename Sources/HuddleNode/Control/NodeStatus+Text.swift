@@ -80,7 +80,7 @@ extension NodeStatus {
                 [
                     safe(peer.displayName ?? peer.nick), short(peer.id),
                     safe(peer.address) + (peer.syncAddress.map { " (pulls: \(safe($0)))" } ?? "")
-                        + (peer.path.map { ", \(safe($0))" } ?? ""), safe(peer.state),
+                        + (peer.relay.map(Self.through) ?? ""), safe(peer.state),
                     peer.rttMs.map(Self.formatRTT) ?? "-",
                     peer.lastSeenMs.map { HumanFormat.duration(.milliseconds($0)) + " ago" } ?? "-",
                     peer.rooms.isEmpty ? "-" : peer.rooms.map(safe).joined(separator: ","), safe(peer.foundBy),
@@ -169,6 +169,11 @@ extension NodeStatus {
         guard member.offsetMs != nil else { return "not calibrated" }
         if member.id == node.id { return "yours" }
         return member.behindYouMs.map { HumanFormat.lag(.milliseconds($0)) } ?? "calibrated with others, not you"
+    }
+
+    /// How a peer reached through a relay reads beside its address.
+    private static func through(_ relay: NodeStatus.Relay) -> String {
+        ", reachable only through \(TerminalText.escaped(relay.nick))" + (relay.rttMs.map { " (\(formatRTT($0)))" } ?? "")
     }
 
     private static func formatRTT(_ milliseconds: Double) -> String {
