@@ -58,35 +58,11 @@ import Testing
         }
     }
 
-    /// `/help` fits a small terminal (24 rows) with room to spare, names every command at least
-    /// in passing, and says where the rest is.
-    @Test func theShortHelpFitsASmallTerminalAndNamesEveryCommand() {
-        let lines = ConsoleCommand.shortHelpText.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.count <= 14)
-        #expect(lines.allSatisfy { $0.count <= 100 })
-        let named = Set(ConsoleCommand.shortHelpText.split(whereSeparator: { " ,[]\n".contains($0) }).map(String.init))
-        let missing = ConsoleCommand.names.filter { !named.contains($0) && !["/exit", "/help", "/unmark", "/ignore", "/teams", "/shield"].contains($0) }
-        #expect(missing.isEmpty, "\(missing)")
-        #expect(ConsoleCommand.shortHelpText.contains("/help all"))
-    }
-
     /// `/doctor` answers later than a control request's reply: from `huddle send` it is refused
     /// with the command that runs the same checks; the console and a page may ask.
     @Test func doctorRunsFromTheConsoleAndAPageButNotTheControlSocket() throws {
         #expect(NodeMachine.refusal(of: .doctor, from: .console) == nil)
         #expect(NodeMachine.refusal(of: .doctor, from: .page) == nil)
         #expect(NodeMachine.refusal(of: .doctor, from: .control) == .notFrom(.control, command: "/doctor"))
-    }
-
-    @Test func helpListsEveryCommand() {
-        for command in ConsoleCommand.names {
-            #expect(ConsoleCommand.helpText.contains(command + " "))
-            // Every name completion offers is a command the parser knows.
-            do {
-                _ = try ConsoleCommand(parsing: command)
-            } catch {
-                #expect(error != .unknownCommand(command))
-            }
-        }
     }
 }

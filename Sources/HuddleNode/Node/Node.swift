@@ -232,9 +232,9 @@ public actor Node {
         case .notice(let notice):
             renderer.notice(notice)
         case .help(all: false):
-            renderer.info(ConsoleCommand.shortHelpText)
+            renderer.info(ConsoleHelp.short)
         case .help(all: true):
-            renderer.info(ConsoleCommand.helpText + (console != nil ? "\n" + InteractiveConsole.keysHelp : ""))
+            renderer.info(ConsoleHelp.all + (console != nil ? "\n" + InteractiveConsole.keysHelp : ""))
         case .problem(let problem):
             renderer.error(problem.words)
         case .listening(let source, let startedAt):
