@@ -179,7 +179,7 @@ extension Node {
             if let frame = pictureFrame(root: root) {
                 web?.hub.send(bytes: frame, to: session)
             } else {
-                web?.hub.send(JSONLine.object([("t", "picture"), ("root", .string(root)), ("missing", .bool(true))]).render(), to: session)
+                web?.hub.send(ToPage.pictureMissing(root: root).json, to: session)
             }
         case .photoRefused(let why, let session):
             web?.hub.send(Self.pageRenderer.error("picture not sent: \(why)"), to: session)
@@ -220,7 +220,7 @@ extension Node {
     /// Tells open pages the view, if it changed (or always, with `force`, for a page that just opened).
     func refreshPages(force: Bool = false) {
         guard let hub = web?.hub, force || hub.isWatched else { return }
-        hub.update(view: WebView.json(machine.consoleView(now: now), nick: configuration.nick, listening: listening.session != nil))
+        hub.update(view: ToPage.view(machine.consoleView(now: now), nick: configuration.nick, listening: listening.session != nil).json)
     }
 
     /// The address a phone on the network reaches this machine at: the one the node listens on,

@@ -63,24 +63,14 @@ struct WebConnection {
 
     // MARK: Before the session
 
-    /// What a page says in the clear: `pair`, `proof`, `hello`.
-    private struct Clear: Decodable {
-        var t: String
-        var code: String?
-        var sid: String?
-        var pub: String?
-        var name: String?
-        var tag: String?
-        var device: String?
+    /// What a page says in the clear (`pair`, `proof`, `hello`): text, and short.
+    private static func clear(_ message: WebSocketMessage?) -> FromPage? {
+        guard case .text(let text) = message, text.utf8.count <= FromPage.maximumClearBytes else { return nil }
+        return FromPage(json: Array(text.utf8))
     }
 
-    private static func clear(_ message: WebSocketMessage?) -> Clear? {
-        guard case .text(let text) = message, text.utf8.count <= 4096 else { return nil }
-        return try? JSONDecoder().decode(Clear.self, from: Data(text.utf8))
-    }
-
-    private static func say(_ fields: [(String, JSONLine)], _ outbound: WebSocketWriter) async throws {
-        try await outbound.write(.text(JSONLine.object(fields).render()))
+    private static func say(_ message: ToPage, _ outbound: WebSocketWriter) async throws {
+        try await outbound.write(.text(message.json))
     }
 
     /// Pairs the page if it asks to, then opens its session: the device, the line it last showed,
@@ -90,114 +80,92 @@ struct WebConnection {
         paired: () -> Void
     ) async throws -> (WebDevice, Int, WebChannel.Opener, WebChannel.Sealer)? {
         guard var first = Self.clear(try await messages.next()) else { return nil }
-        if first.t == "pair" {
-            guard try await pair(first, &messages, outbound) else { return nil }
+        if case .pair(let code, let sid, let pub, let name) = first {
+            guard try await pair(code: code, sid: sid, pub: pub, name: name ?? "phone", &messages, outbound) else { return nil }
             paired()
             guard let next = Self.clear(try await messages.next()) else { return nil }
             first = next
         }
-        guard first.t == "hello", let id = first.device, let device = hub.device(id: id) else {
-            try await Self.say([("t", "unpaired")], outbound)
+        guard case .hello(let id?) = first, let device = hub.device(id: id) else {
+            try await Self.say(.unpaired, outbound)
             return nil
         }
         let nonce = WebHub.randomBytes(12)
-        try await Self.say([("t", "challenge"), ("nonce", .string(WebChannel.base64url(nonce)))], outbound)
+        try await Self.say(.challenge(nonce: nonce), outbound)
         let key = WebChannel.connectionKey(device.key, nonce: nonce)
         var opener = WebChannel.Opener(key: key, direction: .toNode)
         guard case .binary(let frame) = try await messages.next(), let plain = opener.open(Array(buffer: frame)),
-            let open = try? JSONDecoder().decode(Sealed.self, from: Data(plain)), open.t == "open"
+            case .open(let since) = FromPage(json: plain)
         else { return nil }
-        return (device, open.since ?? 0, opener, WebChannel.Sealer(key: key, direction: .toPage))
+        return (device, since ?? 0, opener, WebChannel.Sealer(key: key, direction: .toPage))
     }
 
     /// A pairing attempt (`pair`, then `proof`): CPace with the code the page names, the node
     /// answering as its responder; `true` once the device is paired.
     private func pair(
-        _ ask: Clear, _ messages: inout WebSocketMessages, _ outbound: WebSocketWriter
+        code kindName: String?, sid: String?, pub: String?, name: String, _ messages: inout WebSocketMessages,
+        _ outbound: WebSocketWriter
     ) async throws -> Bool {
         let address = channel.remoteAddress?.ipAddress ?? "?"
-        guard let kind = ask.code.flatMap(WebPairing.CodeKind.init(rawValue:)),
-            let sid = ask.sid.flatMap(WebChannel.bytes(base64url:)), (16...64).contains(sid.count),
-            let pagePublic = ask.pub.flatMap(WebChannel.bytes(base64url:)), pagePublic.count == 32
+        guard let kind = kindName.flatMap(WebPairing.CodeKind.init(rawValue:)),
+            let sid = sid.flatMap(WebChannel.bytes(base64url:)), (16...64).contains(sid.count),
+            let pagePublic = pub.flatMap(WebChannel.bytes(base64url:)), pagePublic.count == 32
         else {
-            try await Self.say([("t", "error"), ("message", "that is not a pairing request")], outbound)
+            try await Self.say(.error("that is not a pairing request"), outbound)
             return false
         }
         let code: PairingCode
         switch hub.beginPairing(kind, from: address, now: clock.monotonic()) {
         case .code(let offered): code = offered
         case .noCode:
-            try await Self.say([("t", "error"), ("message", "wrong or expired code")], outbound)
+            try await Self.say(.error("wrong or expired code"), outbound)
             return false
         case .tooMany(let retryAfter):
-            try await Self.say(
-                [("t", "error"), ("message", .string("too many attempts: wait \(max(1, retryAfter.milliseconds / 1000)) s"))],
-                outbound)
+            try await Self.say(.error("too many attempts: wait \(max(1, retryAfter.milliseconds / 1000)) s"), outbound)
             return false
         }
         guard let exchange = WebChannel.PairingExchange(code: code, sid: sid, page: pagePublic, scalar: WebHub.randomBytes(32))
         else {
-            _ = finish(kind, code, proven: false, deviceKey: [], ask, address)
-            try await Self.say([("t", "error"), ("message", "that is not a pairing request")], outbound)
+            _ = finish(kind, code, proven: false, deviceKey: [], name, address)
+            try await Self.say(.error("that is not a pairing request"), outbound)
             return false
         }
-        try await Self.say([("t", "pair"), ("pub", .string(WebChannel.base64url(exchange.publicKey)))], outbound)
-        guard let proof = Self.clear(try await messages.next()), proof.t == "proof",
-            let tag = proof.tag.flatMap(WebChannel.bytes(base64url:))
+        try await Self.say(.pair(pub: exchange.publicKey), outbound)
+        guard case .proof(let proof?) = Self.clear(try await messages.next()), let tag = WebChannel.bytes(base64url: proof)
         else {
-            _ = finish(kind, code, proven: false, deviceKey: [], ask, address)
+            _ = finish(kind, code, proven: false, deviceKey: [], name, address)
             return false
         }
         let expected = WebChannel.pairTag(exchange.confirm, page: pagePublic, node: exchange.publicKey, code: "", by: .page)
-        let verdict = finish(kind, code, proven: WebChannel.tagMatches(tag, expected), deviceKey: exchange.device, ask, address)
+        let verdict = finish(kind, code, proven: WebChannel.tagMatches(tag, expected), deviceKey: exchange.device, name, address)
         switch verdict {
         case .paired(let device, _):
             let mine = WebChannel.pairTag(exchange.confirm, page: pagePublic, node: exchange.publicKey, code: "", by: .node)
-            try await Self.say(
-                [("t", "paired"), ("device", .string(device.id)), ("name", .string(device.name)),
-                 ("tag", .string(WebChannel.base64url(mine)))], outbound)
+            try await Self.say(.paired(device: device.id, name: device.name, tag: mine), outbound)
             await hub.inputs(.paired(name: device.name))
             return true
         case .wrong, .noCode:
-            try await Self.say([("t", "error"), ("message", "wrong or expired code")], outbound)
+            try await Self.say(.error("wrong or expired code"), outbound)
         case .wornOut:
-            try await Self.say([("t", "error"), ("message", "wrong or expired code")], outbound)
+            try await Self.say(.error("wrong or expired code"), outbound)
             await hub.inputs(.codeWornOut)
         case .full:
             try await Self.say(
-                [("t", "error"),
-                 ("message", .string("this node has \(WebPairing.maximumDevices) devices paired: unpair one first (/web revoke NAME)"))],
-                outbound)
+                .error("this node has \(WebPairing.maximumDevices) devices paired: unpair one first (/web revoke NAME)"), outbound)
         }
         return false
     }
 
     /// Ends a pairing attempt with the hub (``WebHub/finishPairing(_:code:proven:deviceKey:name:from:at:now:)``).
     private func finish(
-        _ kind: WebPairing.CodeKind, _ code: PairingCode, proven: Bool, deviceKey: [UInt8], _ ask: Clear, _ address: String
+        _ kind: WebPairing.CodeKind, _ code: PairingCode, proven: Bool, deviceKey: [UInt8], _ name: String, _ address: String
     ) -> WebPairing.Verdict {
         hub.finishPairing(
-            kind, code: code, proven: proven, deviceKey: deviceKey, name: ask.name ?? "phone", from: address, at: clock.wall(),
+            kind, code: code, proven: proven, deviceKey: deviceKey, name: name, from: address, at: clock.wall(),
             now: clock.monotonic())
     }
 
     // MARK: The session
-
-    /// What a page says, sealed.
-    private struct Sealed: Decodable {
-        var t: String
-        var since: Int?
-        var text: String?
-        var label: String?
-        var on: Bool?
-        var id: Int?
-        /// A photo's parts: `n` counts from 0, `data` is base64; `photo` says how many `parts`.
-        var n: Int?
-        var parts: Int?
-        var data: String?
-        var caption: String?
-        var root: String?
-    }
 
     /// A photo a page is sending, part by part (``WebConnection/photoPartBytes`` each).
     struct PhotoUpload {
@@ -246,7 +214,7 @@ struct WebConnection {
                     case .bytes(let bytes):
                         try await outbound.write(.binary(ByteBuffer(bytes: sealer.seal(bytes))))
                     case .bye(let reason):
-                        let bye = JSONLine.object([("t", "bye"), ("reason", .string(reason))]).render()
+                        let bye = ToPage.bye(reason: reason).json
                         try await outbound.write(.binary(ByteBuffer(bytes: sealer.seal(Array(bye.utf8)))))
                         try? await outbound.close(.normalClosure, reason: reason)
                         channel.close(promise: nil)
@@ -259,7 +227,7 @@ struct WebConnection {
             group.addTask { [hub, clock] in
                 for round in 0... {
                     let id = link.state.withLock { $0.ping(now: clock.monotonic()) }
-                    hub.send(JSONLine.object([("t", "ping"), ("id", .int(Int64(id)))]).render(), to: session)
+                    hub.send(ToPage.ping(id: id).json, to: session)
                     try await Task.sleep(for: round < 5 ? .milliseconds(200) : Self.pingEvery)
                 }
             }
@@ -267,34 +235,35 @@ struct WebConnection {
             while let message = try await messages.next() {
                 let arrived = clock.wall()
                 guard case .binary(let frame) = message, let plain = opener.open(Array(buffer: frame)),
-                    let said = try? JSONDecoder().decode(Sealed.self, from: Data(plain))
+                    let said = FromPage(json: plain)
                 else { break }
-                switch said.t {
-                case "ping":
-                    hub.send(JSONLine.object([("t", "pong"), ("id", .int(Int64(said.id ?? 0)))]).render(), to: session)
-                case "pong":
-                    if let id = said.id { link.state.withLock { $0.pong(id, now: clock.monotonic()) } }
-                case "line":
-                    if let text = said.text { await hub.inputs(.line(text, at: arrived)) }
-                case "now":
+                switch said {
+                case .ping(let id):
+                    hub.send(ToPage.pong(id: id ?? 0).json, to: session)
+                case .pong(let id):
+                    if let id { link.state.withLock { $0.pong(id, now: clock.monotonic()) } }
+                case .line(let text):
+                    if let text { await hub.inputs(.line(text, at: arrived)) }
+                case .now(let label):
                     let oneWay = link.state.withLock { $0.oneWay }
-                    await hub.inputs(.mark(label: said.label, at: arrived, linkDelay: oneWay))
-                case "pause": await hub.inputs(.pause(at: arrived))
-                case "resume": await hub.inputs(.resume(at: arrived))
-                case "listen": await hub.inputs(.listen(said.on ?? true, at: arrived))
-                case "passphrase": await hub.inputs(.passphrase(said.text))
-                case "photo_part": upload.add(part: said.n, base64: said.data)
-                case "photo":
+                    await hub.inputs(.mark(label: label, at: arrived, linkDelay: oneWay))
+                case .pause: await hub.inputs(.pause(at: arrived))
+                case .resume: await hub.inputs(.resume(at: arrived))
+                case .listen(let on): await hub.inputs(.listen(on ?? true, at: arrived))
+                case .passphrase(let text): await hub.inputs(.passphrase(text))
+                case .photoPart(let n, let data): upload.add(part: n, base64: data)
+                case .photo(let parts, let caption):
                     let done = upload
                     upload = PhotoUpload()
-                    if let failed = done.failed ?? (done.parts == said.parts && done.parts > 0 ? nil : "a photo arrived incomplete: send it again") {
+                    if let failed = done.failed ?? (done.parts == parts && done.parts > 0 ? nil : "a photo arrived incomplete: send it again") {
                         await hub.inputs(.photoRefused(failed, session: session))
                     } else {
-                        await hub.inputs(.photo(done.bytes, caption: said.caption ?? ""))
+                        await hub.inputs(.photo(done.bytes, caption: caption ?? ""))
                     }
-                case "get_picture":
-                    if let root = said.root { await hub.inputs(.picture(root: root, session: session)) }
-                default: break  // a newer page's message: ignored
+                case .getPicture(let root):
+                    if let root { await hub.inputs(.picture(root: root, session: session)) }
+                // Before the session, or a newer page's message: ignored.
+                case .pair, .proof, .hello, .open, .unknown: break
                 }
             }
             group.cancelAll()

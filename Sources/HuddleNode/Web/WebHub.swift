@@ -148,7 +148,7 @@ final class WebHub: Sendable {
             let (outbox, continuation) = AsyncStream.makeStream(
                 of: WebOutbound.self, bufferingPolicy: .bufferingOldest(Self.outboxLimit + Self.keptLines))
             for line in state.lines where line.seq > since {
-                continuation.yield(.json(Self.lineMessage(line.seq, line.json)))
+                continuation.yield(.json(ToPage.line(seq: line.seq, json: line.json).json))
             }
             if let view = state.view { continuation.yield(.json(view)) }
             let id = state.nextSession
@@ -171,7 +171,7 @@ final class WebHub: Sendable {
             state.seq += 1
             state.lines.append((state.seq, json))
             if state.lines.count > Self.keptLines { state.lines.removeFirst(state.lines.count - Self.keptLines) }
-            Self.send(.json(Self.lineMessage(state.seq, json)), in: &state)
+            Self.send(.json(ToPage.line(seq: state.seq, json: json).json), in: &state)
         }
     }
 
@@ -220,10 +220,6 @@ final class WebHub: Sendable {
     /// reconnects.
     private static func drop(_ session: Int, in state: inout State) {
         state.sessions.removeValue(forKey: session)?.outbox.finish()
-    }
-
-    static func lineMessage(_ seq: Int, _ json: String) -> String {
-        "{\"t\":\"line\",\"seq\":\(seq),\"line\":\(json)}"
     }
 
     /// Tells every page the node stops.
