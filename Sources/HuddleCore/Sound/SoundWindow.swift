@@ -182,11 +182,7 @@ extension SoundWindow {
     /// the format only; verify the signature before using it.
     public init(decoding bytes: some Collection<UInt8>) throws(WireError) {
         var reader = ByteReader(bytes)
-        let magic = try reader.readUInt16()
-        guard magic == WireProtocol.magic else { throw .badMagic(magic) }
-        let version = try reader.readUInt8()
-        guard version == WireProtocol.version else { throw .unsupportedVersion(version) }
-        let kind = try reader.readUInt8()
+        let kind = try reader.readEnvelope()
         guard kind == Self.kind else { throw .unknownMessageKind(kind) }
         let from = try reader.readNodeID()
         let room = try reader.readString(.room, maxBytes: WireLimits.maxRoomBytes)

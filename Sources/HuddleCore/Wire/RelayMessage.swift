@@ -80,11 +80,7 @@ public struct RelayMessage: Hashable, Sendable {
     /// message of a relayable kind, with nothing after it. Never traps.
     public init(decoding bytes: some Collection<UInt8>) throws(WireError) {
         var reader = ByteReader(bytes)
-        let magic = try reader.readUInt16()
-        guard magic == WireProtocol.magic else { throw .badMagic(magic) }
-        let version = try reader.readUInt8()
-        guard version == WireProtocol.version else { throw .unsupportedVersion(version) }
-        let kind = try reader.readUInt8()
+        let kind = try reader.readEnvelope()
         guard kind == Self.kind else { throw .unknownMessageKind(kind) }
         from = try reader.readNodeID()
         to = try reader.readNodeID()

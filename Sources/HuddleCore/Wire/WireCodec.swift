@@ -145,11 +145,7 @@ extension WireMessage {
 
     /// Reads an envelope and its payload; leaves the reader after the payload.
     init(from reader: inout ByteReader) throws(WireError) {
-        let magic = try reader.readUInt16()
-        guard magic == WireProtocol.magic else { throw .badMagic(magic) }
-        let version = try reader.readUInt8()
-        guard version == WireProtocol.version else { throw .unsupportedVersion(version) }
-        let rawKind = try reader.readUInt8()
+        let rawKind = try reader.readEnvelope()
         guard let kind = Kind(rawValue: rawKind) else { throw .unknownMessageKind(rawKind) }
         switch kind {
         case .events:
@@ -271,6 +267,15 @@ extension ByteWriter {
 }
 
 extension ByteReader {
+    /// Reads an envelope's magic and version, checking both, and returns its message kind.
+    mutating func readEnvelope() throws(WireError) -> UInt8 {
+        let magic = try readUInt16()
+        guard magic == WireProtocol.magic else { throw .badMagic(magic) }
+        let version = try readUInt8()
+        guard version == WireProtocol.version else { throw .unsupportedVersion(version) }
+        return try readUInt8()
+    }
+
     mutating func readRoom() throws(WireError) -> String {
         try readString(.room, maxBytes: WireLimits.maxRoomBytes)
     }

@@ -68,7 +68,7 @@ struct PictureFetcher: Sendable {
             .connect(host: source.host, port: Int(source.port)) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try WireFrameCoder.addHandlers(to: channel)
-                    try channel.pipeline.syncOperations.addHandler(ReadIdleHandler(idle: idle))
+                    try channel.pipeline.syncOperations.addHandler(ProgressDeadlineHandler(.betweenReads(idle)))
                     return try NIOAsyncChannel<WireMessage, WireMessage>(wrappingChannelSynchronously: channel)
                 }
             }

@@ -7,7 +7,7 @@ import Synchronization
 /// - at most ``ConnectionCaps/sync`` at once, in all and from one address (the node's one table
 ///   of caps), so a peer that holds its share still leaves slots for everyone else;
 /// - each request must arrive whole within ``requestDeadline`` of the connection opening or of
-///   the previous response (``RequestDeadlineHandler``): a peer trickling bytes is cut off;
+///   the previous response (``ProgressDeadlineHandler``): a peer trickling bytes is cut off;
 /// - ``connectionLifetime`` at most per connection (a pull gives up after 30 s anyway);
 /// - a frame over ``WireLimits/maxSyncRequestBytes`` (41 066 bytes, the largest request) closes
 ///   the connection before it is buffered: at most as many such buffers as connections.
@@ -72,7 +72,7 @@ final class SyncServer: Sendable {
         do {
             let connection = try await channel.eventLoop.submit {
                 try WireFrameCoder.addHandlers(to: channel, maxInboundFrameBytes: WireLimits.maxSyncRequestBytes)
-                try channel.pipeline.syncOperations.addHandler(RequestDeadlineHandler(deadline: Self.requestDeadline))
+                try channel.pipeline.syncOperations.addHandler(ProgressDeadlineHandler(.requestAfterResponse(Self.requestDeadline)))
                 let connection = try NIOAsyncChannel<WireMessage, WireMessage>(wrappingChannelSynchronously: channel)
                 try channel.syncOptions?.setOption(.autoRead, value: true)
                 return connection
