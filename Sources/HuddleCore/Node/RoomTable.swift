@@ -1,39 +1,37 @@
-/// Every room the machine knows, by wire name (a private or direct room's id): one entry per
-/// room, holding its session once loaded and everything kept about it beside (its key, what the
-/// store held, a direct room's peer, the commit under way). Nothing about a room is kept in a
-/// map of its own to keep in step by hand; an entry with nothing left in it is dropped.
+/// Every room the machine knows, by wire name (a private or direct room's id): its session once
+/// loaded, and one entry of everything kept about it beside (its key, what the store held, a
+/// direct room's peer, the commit under way). Nothing about a room is kept in a map of its own
+/// elsewhere, to keep in step by hand; an entry with nothing left in it is dropped.
+///
+/// The sessions are apart from the entries, in this one type: an entry is read on every event
+/// (the commit under way, a room's name), and copying a session with it would retain every part
+/// of the session each time (it made a console's burst 10-30 % slower).
 ///
 /// Read it as a dictionary of loaded sessions: `rooms[room]` (changed in place: a session holds
 /// its whole log), `rooms.loaded`, `rooms.sessions`; what is kept beside, as `rooms[entry: room]`.
 public struct RoomTable: Sendable {
-    /// The entries, by wire name.
-    var entries: [String: RoomEntry] = [:]
+    /// The loaded rooms' sessions.
+    private var loadedSessions: [String: RoomSession] = [:]
+    /// What is kept about each room beside its session; no entry is empty.
+    private(set) var entries: [String: RoomEntry] = [:]
 
     /// The room's session, once loaded (``NodeMachine/loadRoom(_:now:)``).
     public internal(set) subscript(room: String) -> RoomSession? {
-        get { entries[room]?.session }
-        _modify {
-            if entries[room] != nil {
-                yield &entries[room]!.session
-            } else {
-                var session: RoomSession?
-                yield &session
-                if session != nil { entries[room] = RoomEntry(session: session) }
-            }
-        }
+        get { loadedSessions[room] }
+        _modify { yield &loadedSessions[room] }
     }
 
-    /// What is kept about `room`: an empty entry when nothing is; setting an empty one drops it.
+    /// What is kept about `room`: an empty entry when nothing is; an entry left empty is dropped.
     subscript(entry room: String) -> RoomEntry {
         get { entries[room] ?? RoomEntry() }
         set { entries[room] = newValue.isEmpty ? nil : newValue }
     }
 
     /// The loaded rooms' wire names, sorted.
-    public var loaded: [String] { entries.compactMap { $0.value.session == nil ? nil : $0.key }.sorted() }
+    public var loaded: [String] { loadedSessions.keys.sorted() }
 
     /// The loaded rooms' sessions, in no particular order.
-    public var sessions: [RoomSession] { entries.values.compactMap(\.session) }
+    public var sessions: Dictionary<String, RoomSession>.Values { loadedSessions.values }
 
     /// The rooms whose entry satisfies `condition`, sorted.
     func rooms(where condition: (RoomEntry) -> Bool) -> [String] {
@@ -41,10 +39,8 @@ public struct RoomTable: Sendable {
     }
 }
 
-/// What the machine keeps about one room.
+/// What the machine keeps about one room beside its session.
 public struct RoomEntry: Sendable {
-    /// Its session, once loaded.
-    public internal(set) var session: RoomSession?
     /// What the store held of it at start, until the room is loaded.
     var stored: StoredRoom?
     /// The key of a private or direct room this node reads (see ``RoomKey``).
@@ -66,7 +62,7 @@ public struct RoomEntry: Sendable {
     var mismatchesTold: [WallTime] = []
 
     var isEmpty: Bool {
-        session == nil && stored == nil && key == nil && privateName == nil && !locked && directPeer == nil
-            && uncommittedFrom == nil && ownSeqAtStart == nil && mismatchesTold.isEmpty
+        stored == nil && key == nil && privateName == nil && !locked && directPeer == nil && uncommittedFrom == nil
+            && ownSeqAtStart == nil && mismatchesTold.isEmpty
     }
 }
