@@ -868,3 +868,25 @@ def test_a_stranger_holding_every_seat_he_can_get_leaves_a_phone_room_to_pair(la
     print(f"\nseats fought over: the stranger opened {dict(opened)}; the phone: {results}")
     assert opened["slow"] > 256 and opened["idle"] >= 16 and opened["half-open"] >= 16, opened
     assert len(results) >= 4 and all(result == "paired" for result, _ in results), results
+
+
+def test_a_paired_page_hears_bye_when_the_node_stops_and_the_page_is_served_again_after_web_port(lan):
+    # /web port moves the page's server: the page on the old one hears "bye" and opens on the new
+    # one; a node that stops tells its open pages first, rather than leave them to guess from a
+    # dropped socket. (Running the server among the node's own tasks lost this: the run's tasks
+    # are cancelled before the server could say it.)
+    served = serve(lan)
+    phone = paired_phone(served)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        free = probe.getsockname()[1]
+    served.alice.say(f"/web port {free}")
+    moved = served.alice.wait_for(lambda o: o["type"] == "web" and o["url"] != served.offer["url"], what="the page moved")
+    assert phone.wait_for(lambda m: m["t"] == "bye", what="bye from the server that stopped")["t"] == "bye"
+    served.offer = moved
+    again = Phone(served.address, device=phone.device, key=phone.key)
+    again.open()
+    again.wait_for(lambda m: m["t"] == "view", what="the view on the moved page")
+    assert served.alice.quit() == 0
+    bye = again.wait_for(lambda m: m["t"] == "bye", what="bye as the node stops")
+    assert bye["reason"] == "the node stopped", bye
