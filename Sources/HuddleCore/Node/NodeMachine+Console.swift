@@ -267,8 +267,7 @@ extension NodeMachine {
     /// tap on the page's Now names none, and marks the moment on offer now, as Enter does at the
     /// console.
     mutating func markOffered(_ label: String?, in room: String, at: WallTime, now: NodeTime) {
-        let onOffer = answering == .page ? rooms[room]?.markOffer(now: now.wall)?.label.normalized : nil
-        guard let label = label ?? onOffer else {
+        guard let label = label ?? (answering == .page ? rooms[room]?.markOffer(now: now.wall)?.label.normalized : nil) else {
             return reject(.noMomentWaiting)
         }
         mark(label, in: room, at: at, now: now)

@@ -177,7 +177,7 @@ extension CommandProblem {
     public var words: String {
         switch self {
         case .invalid(let why): why
-        case .notFrom(let face, let command): Face.refusalWords(command: command, face: face)
+        case .notFrom(let face, let command): face.refusalWords(for: command)
         case .noRoom: "you are not in a room: /join ROOM first"
         case .notIn(let room): "you are not in \(room)"
         case .blankLabel: "a label cannot be blank"

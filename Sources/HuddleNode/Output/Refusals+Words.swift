@@ -10,7 +10,7 @@ extension SendRefusal {
         case .empty: "nothing to send"
         case .refused: "the message was refused (too long or containing control characters)"
         case .invalid(let why): why
-        case .consoleOnly(let command, let face): Face.refusalWords(command: command, face: face)
+        case .consoleOnly(let command, let face): face.refusalWords(for: command)
         }
     }
 }
@@ -32,9 +32,9 @@ extension PeerLookupError {
 }
 
 extension Face {
-    /// Why `face` may not run `command`, in words (``NodeMachine/refusal(of:from:)`` decides).
-    static func refusalWords(command: String, face: Face) -> String {
-        switch (command, face) {
+    /// Why this face may not run `command`, in words (``NodeMachine/refusal(of:from:)`` decides).
+    func refusalWords(for command: String) -> String {
+        switch (command, self) {
         case ("/quit", .page): "/quit stops the node from its console, not from a phone"
         case ("/quit", _): "/quit stops the node from its console; stop a service with SIGTERM"
         case ("/web", .page): "phones are paired and unpaired at the node's console (/web there), not from a phone"

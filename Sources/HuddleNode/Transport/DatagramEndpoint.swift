@@ -1,6 +1,5 @@
 import HuddleCore
 import NIOCore
-import Synchronization
 
 /// The UDP socket as a node uses it: each datagram in goes to the node's machine as bytes, with
 /// its source (the machine admits, decodes and checks it: `NodeMachine+Admission`); datagrams out
@@ -49,19 +48,5 @@ struct DatagramEndpoint: Sendable {
         case notIPv4
         /// The kernel would not send it there (`ENETUNREACH`, `EACCES`, `EPERM`, …).
         case refused(errno: Int32)
-    }
-}
-
-/// The node's UDP socket with what its path off the actor keeps: the per-address limits on
-/// datagrams in (vouched peers exempt), and whom a goodbye goes to, at which incarnation, and
-/// whether it was said (``Node/sayGoodbye()``). Both change when the machine tells the vouched
-/// peers (``NodeEffect/vouchedPeers(_:incarnation:)``).
-final class DatagramPort: Sendable {
-    let endpoint: DatagramEndpoint
-    let limits = Mutex(DatagramRateLimits())
-    let goodbye = Mutex<(to: [PeerAddress], incarnation: UInt64, said: Bool)>(([], 0, false))
-
-    init(_ endpoint: DatagramEndpoint) {
-        self.endpoint = endpoint
     }
 }

@@ -1,4 +1,3 @@
-import HuddleCore
 import NIOCore
 
 /// Closes a connection that makes no progress in time, progress being a whole message (it sits
