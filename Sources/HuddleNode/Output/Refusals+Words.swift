@@ -48,3 +48,14 @@ extension Face {
         }
     }
 }
+
+extension PhotoRefusal {
+    /// Why a page's photo was not sent, for the page.
+    var words: String {
+        switch self {
+        case .brokenPart: "a photo's part arrived out of order or broken: send it again"
+        case .tooLarge: "a photo from a phone is at most \(PageSession.maximumPhotoBytes / 1_048_576) MiB: the page scales it down first"
+        case .incomplete: "a photo arrived incomplete: send it again"
+        }
+    }
+}

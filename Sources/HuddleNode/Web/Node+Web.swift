@@ -182,7 +182,7 @@ extension Node {
                 web?.hub.send(ToPage.pictureMissing(root: root).json, to: session)
             }
         case .photoRefused(let why, let session):
-            web?.hub.send(Self.pageRenderer.error("picture not sent: \(why)"), to: session)
+            web?.hub.send(Self.pageRenderer.error("picture not sent: \(why.words)"), to: session)
         }
     }
 

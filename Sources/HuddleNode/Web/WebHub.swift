@@ -3,32 +3,6 @@ import HuddleCore
 import Logging
 import Synchronization
 
-/// What a paired page asks the node to do (docs/WEB.md, "Sealed messages"), timed when it
-/// reached the node (a mark with the link's one-way delay, which the machine takes off).
-enum WebInput: Sendable, Equatable {
-    case line(String, at: WallTime)
-    /// A tap on Now, arrived at `at`, the link's one-way delay ago (``LinkDelay``).
-    case mark(label: String?, at: WallTime, linkDelay: TimeSpan)
-    case pause(at: WallTime)
-    case resume(at: WallTime)
-    case listen(Bool, at: WallTime)
-    case passphrase(String?)
-    /// A device was just paired: the node tells its viewer.
-    case paired(name: String)
-    /// The typed code on offer was guessed at too often and no longer pairs: the node tells its
-    /// viewer (someone on the network is guessing).
-    case codeWornOut
-    /// A page opened a session: it needs the view as it stands.
-    case opened
-    /// A page sent a photo (its parts put together): send it, as `/photo` does a file.
-    case photo([UInt8], caption: String)
-    /// A page asks for the bytes of a picture shown on it (by root, 64 hex digits): answered to
-    /// that session only.
-    case picture(root: String, session: Int)
-    /// A page's photo was refused before it reached the machine (too large, parts out of order).
-    case photoRefused(String, session: Int)
-}
-
 /// What goes out to one page, in order, through its connection's sealer.
 enum WebOutbound: Sendable, Equatable {
     /// A sealed message's JSON.
@@ -94,29 +68,17 @@ final class WebHub: Sendable {
         return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &random) }
     }
 
-    /// A pairing attempt from `address` with the code of `kind`: the code to run CPace with, or
-    /// why not (``WebPairing/begin(_:from:now:)``).
-    func beginPairing(_ kind: WebPairing.CodeKind, from address: String, now: MonotonicTime) -> WebPairing.Begin {
-        state.withLock { $0.pairing.begin(kind, from: address, now: now) }
-    }
-
-    /// The end of an attempt: `proven` when the page's proof was right. A device paired is kept
-    /// in the store (through the writer: committed within a commit's time).
-    func finishPairing(
-        _ kind: WebPairing.CodeKind, code: PairingCode, proven: Bool, deviceKey: [UInt8], name: String, from address: String,
-        at wall: WallTime, now: MonotonicTime
-    ) -> WebPairing.Verdict {
-        let id = Self.randomBytes(16)
-        let verdict = state.withLock { state in
-            state.pairing.finish(
-                kind, code: code, proven: proven, name: name, key: deviceKey, id: id, from: address, at: wall, now: now)
+    /// One message from a page on its way to a session (``PageHandshake``), under the lock the
+    /// pairing is kept under: a device paired is kept in the store (through the writer:
+    /// committed within a commit's time).
+    func handshake(
+        _ handshake: inout PageHandshake, _ frame: PageFrame, now: MonotonicTime, wall: WallTime
+    ) -> [PageHandshake.Step] {
+        let steps = state.withLock { state in
+            handshake.receive(frame, pairing: &state.pairing, now: now, wall: wall, random: Self.randomBytes)
         }
-        if case .paired(let device, _) = verdict { writer.enqueue([.webDevice(device)]) }
-        return verdict
-    }
-
-    func device(id: String) -> WebDevice? {
-        state.withLock { $0.pairing.device(id: id) }
+        for case .paired(let device) in steps { writer.enqueue([.webDevice(device)]) }
+        return steps
     }
 
     var devices: [WebDevice] { state.withLock { $0.pairing.devices } }
