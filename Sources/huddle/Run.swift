@@ -259,13 +259,17 @@ extension Huddle {
             let logger = Logger(label: "huddle")
             // A closed stdout (`huddle run --json | head -1`) must not kill the node mid-write.
             signal(SIGPIPE, SIG_IGN)
-            let service = NodeService(configuration: configuration, console: console, logger: logger)
+            // The page's server runs beside the node. The group stops its services in reverse
+            // order: the page first, so that every open page hears `bye` while the node still runs.
+            let web = WebService()
+            let service = NodeService(configuration: configuration, console: console, web: web, logger: logger)
             let group = ServiceGroup(
                 configuration: ServiceGroupConfiguration(
                     services: [
                         .init(
                             service: service, successTerminationBehavior: .gracefullyShutdownGroup,
-                            failureTerminationBehavior: .gracefullyShutdownGroup)
+                            failureTerminationBehavior: .gracefullyShutdownGroup),
+                        .init(service: web, failureTerminationBehavior: .gracefullyShutdownGroup),
                     ],
                     // A closed terminal (SIGHUP) stops an interactive node cleanly; a service
                     // keeps SIGHUP's disposition (nohup's ignore).
@@ -297,22 +301,24 @@ extension Huddle {
 final class NodeService: Service, Sendable {
     let configuration: NodeConfiguration
     let console: InteractiveConsole?
+    let web: WebService
     let logger: Logger
     /// Why the node stopped, in words, if it failed.
     let failure = Mutex<String?>(nil)
     /// How the run ended, once it did.
     let outcome = Mutex<RunOutcome>(.stopped)
 
-    init(configuration: NodeConfiguration, console: InteractiveConsole?, logger: Logger) {
+    init(configuration: NodeConfiguration, console: InteractiveConsole?, web: WebService, logger: Logger) {
         self.configuration = configuration
         self.console = console
+        self.web = web
         self.logger = logger
     }
 
     func run() async throws {
         do {
             try await cancelWhenGracefulShutdown {
-                let outcome = try await Node.run(self.configuration, logger: self.logger, console: self.console)
+                let outcome = try await Node.run(self.configuration, logger: self.logger, console: self.console, web: self.web)
                 self.outcome.withLock { $0 = outcome }
             }
         } catch is CancellationError {

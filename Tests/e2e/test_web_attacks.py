@@ -873,8 +873,9 @@ def test_a_stranger_holding_every_seat_he_can_get_leaves_a_phone_room_to_pair(la
 def test_a_paired_page_hears_bye_when_the_node_stops_and_the_page_is_served_again_after_web_port(lan):
     # /web port moves the page's server: the page on the old one hears "bye" and opens on the new
     # one; a node that stops tells its open pages first, rather than leave them to guess from a
-    # dropped socket. (Running the server among the node's own tasks lost this: the run's tasks
-    # are cancelled before the server could say it.)
+    # dropped socket. (A first try at running the server among the node's own tasks lost this:
+    # the run's tasks were cancelled before the server could say it. It now runs beside the node
+    # in its service group, stopped first.)
     served = serve(lan)
     phone = paired_phone(served)
     with socket.socket() as probe:
@@ -890,3 +891,15 @@ def test_a_paired_page_hears_bye_when_the_node_stops_and_the_page_is_served_agai
     assert served.alice.quit() == 0
     bye = again.wait_for(lambda m: m["t"] == "bye", what="bye as the node stops")
     assert bye["reason"] == "the node stopped", bye
+
+
+def test_a_paired_page_hears_bye_when_a_signal_stops_the_node(lan):
+    # SIGTERM (a service stopped, a closed terminal's SIGHUP alike) stops the node through its
+    # service group, which stops the page's server first: the page hears why before its socket
+    # closes, and the node still exits cleanly.
+    served = serve(lan)
+    phone = paired_phone(served)
+    served.alice.process.send_signal(signal.SIGTERM)
+    bye = phone.wait_for(lambda m: m["t"] == "bye", what="bye as a signal stops the node")
+    assert bye["reason"] == "the node stopped", bye
+    assert served.alice.process.wait(timeout=10) == 0

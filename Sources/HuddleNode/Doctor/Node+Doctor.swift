@@ -52,7 +52,7 @@ extension Node {
     private func answer(_ face: Face, info text: String) {
         switch face {
         case .console: showAtConsole(info: text)
-        case .page: web?.hub.publish(Self.pageRenderer.info(text))
+        case .page: web.hub?.publish(Self.pageRenderer.info(text))
         case .control: break  // refused by the machine: `huddle doctor` is that face's
         }
     }

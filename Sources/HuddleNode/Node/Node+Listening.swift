@@ -34,7 +34,7 @@ extension Node {
         case .failure(let error):
             // The page hears why without the terminal's flags, and its Listen button is put right.
             showAtConsole(error: "cannot listen: \(error); running without listening")
-            web?.hub.publish(Self.pageRenderer.error("this computer cannot listen: \(error.reason)"))
+            web.hub?.publish(Self.pageRenderer.error("this computer cannot listen: \(error.reason)"))
             await feed(.listeningFailed)
             refreshPages(force: true)
         }

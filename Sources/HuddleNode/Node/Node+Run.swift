@@ -22,9 +22,11 @@ extension Node {
     ///
     /// When piped input ends, the node waits (at most ``DeliveryWait/timeout``) until a peer holds
     /// what it wrote; the outcome says whether one does.
+    ///
+    /// The page is served by `web`, which runs beside the node in the same service group.
     @discardableResult
     public static func run(
-        _ configuration: NodeConfiguration, logger: Logger, console: InteractiveConsole? = nil
+        _ configuration: NodeConfiguration, logger: Logger, console: InteractiveConsole? = nil, web: WebService
     ) async throws -> RunOutcome {
         let store = try HuddleStore(directory: configuration.dataDir)
         let identity = try store.loadOrCreateIdentity()
@@ -34,7 +36,7 @@ extension Node {
         let node = try Node(
             configuration: configuration, store: store, identity: identity, logger: logger,
             port: udp.channel.localAddress?.port ?? configuration.port, datagrams: DatagramEndpoint(channel: udp.channel),
-            console: console, commitDelay: Self.injectedCommitDelay())
+            console: console, web: web, commitDelay: Self.injectedCommitDelay())
         // Whatever the node printed reaches its reader, and whatever it wrote reaches the disk,
         // before the process exits.
         defer {

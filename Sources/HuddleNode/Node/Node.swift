@@ -13,7 +13,8 @@ import Synchronization
 /// writes to the store, datagrams, pulls, lines for the reader. It has no policy of its own.
 ///
 /// ```swift
-/// try await Node.run(NodeConfiguration(nick: "alice", room: "superbowl", dataDir: dir), logger: logger)
+/// let web = WebService()  // run beside the node, in its service group (Run.swift)
+/// try await Node.run(NodeConfiguration(nick: "alice", room: "superbowl", dataDir: dir), logger: logger, web: web)
 /// ```
 public actor Node {
     let configuration: NodeConfiguration
@@ -40,8 +41,8 @@ public actor Node {
     /// What the node hears, while it listens, and the tasks around it.
     var listening = NodeListening()
 
-    /// The page phones open, while it is served (`--web`, `/web`).
-    var web: WebFace?
+    /// The page phones open (`--web`, `/web`), served by the run's ``WebService``.
+    var web: WebFace
 
     /// mDNS advertisement and browsing, unless `--no-mdns`.
     var discovery: ServiceDiscovery?
@@ -67,7 +68,7 @@ public actor Node {
     /// the store holds.
     init(
         configuration: NodeConfiguration, store: HuddleStore, identity: NodeIdentity, logger: Logger,
-        port: Int, datagrams: DatagramEndpoint, console: InteractiveConsole? = nil,
+        port: Int, datagrams: DatagramEndpoint, console: InteractiveConsole? = nil, web: WebService = WebService(),
         clock: any NodeClock = SystemClock(), sink: (any LineOutput)? = nil, commitDelay: Duration? = nil
     ) throws {
         self.configuration = configuration
@@ -81,6 +82,7 @@ public actor Node {
             picturesDirectory: configuration.dataDir + "/pictures")
         self.renderer = renderer
         self.console = console
+        self.web = WebFace(service: web)
         self.sink = sink ?? console ?? OutputSink(droppedNotice: { count in
             renderer.error("\(count) output lines were dropped: stdout was not read for a while")
         })
@@ -186,12 +188,12 @@ public actor Node {
 
     func showError(_ message: String) {
         show(renderer.error(message))
-        web?.hub.publish(Self.pageRenderer.error(message))
+        web.hub?.publish(Self.pageRenderer.error(message))
     }
 
     func showInfo(_ text: String) {
         show(renderer.info(text))
-        web?.hub.publish(Self.pageRenderer.info(text))
+        web.hub?.publish(Self.pageRenderer.info(text))
     }
 
     /// A line for the console only: the answer to what was typed there (`/web`).
@@ -210,7 +212,7 @@ public actor Node {
             show(rendered(output, by: renderer))
             showPicturesAtConsole(of: output)
         }
-        if face == nil || face == .page, let hub = web?.hub, let line = rendered(output, by: Self.pageRenderer) {
+        if face == nil || face == .page, let hub = web.hub, let line = rendered(output, by: Self.pageRenderer) {
             hub.publish(line)
             pushPictures(of: output)
         }

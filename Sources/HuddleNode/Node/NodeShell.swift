@@ -95,7 +95,7 @@ struct NodeShell: NodeWorld {
 
     mutating func askPassphrase(room: String) {
         onNode { node in
-            node.web?.hub.broadcast(ToPage.askPassphrase(room: room).json)
+            node.web.hub?.broadcast(ToPage.askPassphrase(room: room).json)
             if let console = node.console {
                 console.askSecret("passphrase for \(room)")
             } else {

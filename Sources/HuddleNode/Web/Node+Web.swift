@@ -7,14 +7,18 @@ import ServiceLifecycle
 /// The page a phone opens (docs/WEB.md): the node serves it when asked (`--web`, `/web`), shows
 /// the viewer how to pair, and takes what a paired page says as the viewer's own input.
 struct WebFace {
-    let hub: WebHub
-    /// The server's task, and its service group to stop it gracefully; `nil` once it stopped.
-    var server: Task<Void, Never>?
-    var group: ServiceGroup?
+    /// The run's web service, where the page's server runs (``WebService``).
+    let service: WebService
+    /// The page's side of the node, while it is served (from `/web` or `--web`).
+    var hub: WebHub?
     /// Where a phone on the network opens the page, once the server listens.
     var address: String?
     /// The port asked for, when the page had to take the next free one instead.
     var wanted: Int?
+
+    init(service: WebService) {
+        self.service = service
+    }
 }
 
 extension Node {
@@ -22,11 +26,11 @@ extension Node {
     /// port in use (`--web-port`, or 7780) is said, and the next free one of the ten after it
     /// taken: `wanted` is the port first asked for.
     func startWeb(port: Int? = nil, wanted: Int? = nil) {
-        if let address = web?.address {
+        if let address = web.address {
             showPairing(at: address)
             return
         }
-        guard web == nil else { return }  // starting: the codes show once it listens
+        guard web.hub == nil else { return }  // starting: the codes show once it listens
         let port = port ?? configuration.webPort
         let hub: WebHub
         do {
@@ -37,24 +41,21 @@ extension Node {
         }
         let server = WebServer(hub: hub, host: configuration.listenHost, port: port, clock: clock, logger: logger)
         let lanAddress = Self.lanAddress(listeningOn: configuration.listenHost, interface: configuration.interface)
-        let group = server.serviceGroup { port in await self.webListening(at: "\(lanAddress):\(port)") }
-        web = WebFace(hub: hub, group: group, wanted: wanted)
+        web.hub = hub
+        web.wanted = wanted
         // A page opened mid-game starts with the conversation so far, as /history lists it.
         for output in machine.shownHistory(Self.historyOnOpening) {
             if let line = rendered(output, by: Self.pageRenderer) { hub.publish(line) }
         }
-        web?.server = Task {
-            do {
-                try await group.run()
-            } catch {
-                self.webFailed(error, port: port)
-            }
-        }
+        web.service.serve(
+            server, ready: { [weak self] port in await self?.webListening(at: "\(lanAddress):\(port)", hub: hub) },
+            failed: { [weak self] error in await self?.webFailed(error, port: port, hub: hub) })
     }
 
-    private func webListening(at address: String) {
-        web?.address = address
-        if let wanted = web?.wanted {
+    private func webListening(at address: String, hub: WebHub) {
+        guard web.hub === hub else { return }  // stopped meanwhile
+        web.address = address
+        if let wanted = web.wanted {
             showAtConsole(
                 info: "port \(wanted) is in use (another program, or another node on this machine): the page is at "
                     + "\(address) instead; a phone paired with the page on \(wanted) pairs again here "
@@ -66,10 +67,10 @@ extension Node {
     /// How many ports after the one asked for the page tries when it is in use.
     static let webPortsTried = 10
 
-    private func webFailed(_ error: any Error, port: Int) {
-        guard web?.server != nil, !Task.isCancelled else { return }
-        let wanted = web?.wanted ?? port
-        web = nil
+    private func webFailed(_ error: any Error, port: Int, hub: WebHub) {
+        guard web.hub === hub else { return }  // stopped meanwhile
+        let wanted = web.wanted ?? port
+        stopWeb()
         let inUse = "\(error)".contains("in use") || "\(error)".contains("EADDRINUSE")
         if inUse, port < wanted + Self.webPortsTried, port < 65_535 {
             return startWeb(port: port + 1, wanted: wanted)
@@ -81,17 +82,15 @@ extension Node {
 
     /// Stops serving: every page hears `bye`, and the server finishes what is in flight.
     func stopWeb() {
-        guard let group = web?.group else { return }
-        web?.hub.stop()
-        web?.server = nil
-        web?.group = nil
-        Task { await group.triggerGracefulShutdown() }
+        guard web.hub != nil else { return }
+        web.service.stop()
+        web = WebFace(service: web.service)
     }
 
     /// The QR code, the address and the short code, for the viewer at the terminal only (never
     /// to a page).
     private func showPairing(at address: String) {
-        guard let hub = web?.hub else { return }
+        guard let hub = web.hub else { return }
         let offer = hub.offerCodes(now: clock.monotonic())
         let page = "http://\(address)/"
         let link = page + "#pair=" + offer.secret.letters
@@ -117,13 +116,10 @@ extension Node {
             startWeb()
         case .port(let port):
             // Serving elsewhere already: stop that first, then serve on the port asked for.
-            if web != nil {
-                stopWeb()
-                web = nil
-            }
+            stopWeb()
             startWeb(port: port)
         case .devices:
-            let devices = web?.hub.devices ?? ((try? writer.store.webDevices()) ?? [])
+            let devices = web.hub?.devices ?? ((try? writer.store.webDevices()) ?? [])
             guard !devices.isEmpty else {
                 showAtConsole(info: "no phone is paired: /web shows a code to pair one")
                 return
@@ -131,7 +127,7 @@ extension Node {
             let lines = ["paired with this node's page:"] + devices.map { "  \($0.name), since \(HumanFormat.clock($0.pairedAt))" }
             showAtConsole(info: lines.joined(separator: "\n"))
         case .revoke(let name):
-            if let hub = web?.hub {
+            if let hub = web.hub {
                 if hub.revoke(name: name) != nil {
                     showAtConsole(info: "\(name) is no longer paired: its page is closed, and opens only with a new code")
                 } else {
@@ -166,7 +162,7 @@ extension Node {
         case .paired(let name):
             // The page hears it in its own words: unpairing is the console's.
             showAtConsole(info: "\(name) is paired: it shows this node's rooms (/web revoke \(name) unpairs it)")
-            web?.hub.publish(Self.pageRenderer.info("\(name) is paired: it shows this node's rooms, held back as the node shows them"))
+            web.hub?.publish(Self.pageRenderer.info("\(name) is paired: it shows this node's rooms, held back as the node shows them"))
         case .codeWornOut:
             showAtConsole(
                 error: "the typed code was guessed wrong \(WebPairing.wrongGuessesPerCode) times (someone on the network is "
@@ -177,12 +173,12 @@ extension Node {
             await feed(.pictureOffered(.bytes(bytes), caption: caption, from: .page))
         case .picture(let root, let session):
             if let frame = pictureFrame(root: root) {
-                web?.hub.send(bytes: frame, to: session)
+                web.hub?.send(bytes: frame, to: session)
             } else {
-                web?.hub.send(ToPage.pictureMissing(root: root).json, to: session)
+                web.hub?.send(ToPage.pictureMissing(root: root).json, to: session)
             }
         case .photoRefused(let why, let session):
-            web?.hub.send(Self.pageRenderer.error("picture not sent: \(why.words)"), to: session)
+            web.hub?.send(Self.pageRenderer.error("picture not sent: \(why.words)"), to: session)
         }
     }
 
@@ -202,7 +198,7 @@ extension Node {
     /// A message's picture goes to open pages right after its line, so the page draws it without
     /// asking (a late joiner's block is not pushed: its page asks for what it draws).
     func pushPictures(of output: NodeOutput) {
-        guard let hub = web?.hub else { return }
+        guard let hub = web.hub else { return }
         switch output {
         case .room(.message(let message), _) where !message.pictureMissing && !message.pictureUnreadable,
             .room(.pictureArrived(let message), _) where !message.pictureUnreadable:
@@ -219,7 +215,7 @@ extension Node {
 
     /// Tells open pages the view, if it changed (or always, with `force`, for a page that just opened).
     func refreshPages(force: Bool = false) {
-        guard let hub = web?.hub, force || hub.isWatched else { return }
+        guard let hub = web.hub, force || hub.isWatched else { return }
         hub.update(view: ToPage.view(machine.consoleView(now: now), nick: configuration.nick, listening: listening.session != nil).json)
     }
 

@@ -71,9 +71,12 @@ final class WebAdmission: Sendable {
         return verdict != .refused
     }
 
-    /// Closes every connection seated: the server stops.
-    func closeAll() {
-        for channel in state.withLock({ Array($0.channels.values) }) { channel.close(promise: nil) }
+    /// Closes every connection seated (but open sessions, with `keepingSessions`): the server stops.
+    func closeAll(keepingSessions: Bool = false) {
+        let closing = state.withLock { state in
+            state.channels.filter { id, _ in !keepingSessions || state.seats.stage(of: id) != .session }.values
+        }
+        for channel in closing { channel.close(promise: nil) }
     }
 
     /// The WebSocket on `channel` proved a paired device: `false` when the sessions are all taken.

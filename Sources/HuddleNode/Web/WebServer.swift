@@ -26,6 +26,8 @@ struct WebServer: Sendable {
     /// A connection that sends nothing this long is closed: one that never sends a request, an
     /// idle keep-alive, a page whose phone slept (an open page answers the node's pings every 2 s).
     static let readTimeout = TimeAmount.seconds(15)
+    /// How long an open page has to take its `bye` when the server stops.
+    static let byeGrace = TimeAmount.seconds(2)
 
     let hub: WebHub
     let host: String
@@ -46,7 +48,8 @@ struct WebServer: Sendable {
     }
 
     /// The server as a service group of its own, which serves once run and stops when shut down
-    /// gracefully (every connection closed); `ready` gets the bound port once it listens.
+    /// gracefully (every connection closed; open pages are told `bye` first, by
+    /// ``WebHub/stop()``); `ready` gets the bound port once it listens.
     func serviceGroup(ready: @escaping @Sendable (Int) async -> Void) -> ServiceGroup {
         ServiceGroup(configuration: ServiceGroupConfiguration(services: [Serving(server: self, ready: ready)], logger: logger))
     }
@@ -89,7 +92,10 @@ struct WebServer: Sendable {
                 }
             } onGracefulShutdown: {
                 listener.channel.close(promise: nil)
-                admission.closeAll()
+                // Open pages were told `bye` (``WebHub/stop()``) and close once it is written; one
+                // that cannot take it in ``WebServer/byeGrace`` is closed as it stands.
+                admission.closeAll(keepingSessions: true)
+                listener.channel.eventLoop.scheduleTask(in: WebServer.byeGrace) { admission.closeAll() }
             }
         }
     }
