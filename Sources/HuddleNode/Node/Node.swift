@@ -68,7 +68,7 @@ public actor Node {
     /// the store holds.
     init(
         configuration: NodeConfiguration, store: HuddleStore, identity: NodeIdentity, logger: Logger,
-        port: Int, datagrams: DatagramEndpoint, console: InteractiveConsole? = nil, web: WebService = WebService(),
+        port: Int, datagrams: DatagramEndpoint, console: InteractiveConsole? = nil, web: WebService,
         clock: any NodeClock = SystemClock(), sink: (any LineOutput)? = nil, commitDelay: Duration? = nil
     ) throws {
         self.configuration = configuration

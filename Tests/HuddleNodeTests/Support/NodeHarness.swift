@@ -138,7 +138,9 @@ struct NodeHarness {
         let port = udp.channel.localAddress?.port ?? 0
         let node = try Node(
             configuration: configuration, store: store, identity: identity, logger: Logger(label: "test"),
-            port: port, datagrams: DatagramEndpoint(channel: udp.channel), clock: clock, sink: sink)
+            port: port, datagrams: DatagramEndpoint(channel: udp.channel),
+            web: WebService(),  // never run: these nodes serve no page (the e2e tests serve it)
+            clock: clock, sink: sink)
         let receiving = Task {
             _ = try? await udp.executeThenClose { inbound, _ in
                 for try await envelope in inbound { await node.receive(envelope) }
