@@ -150,13 +150,25 @@ public enum PeerState: UInt8, Hashable, Sendable, CaseIterable {
 /// ```swift
 /// ProbeRequest(from: alice, target: bob, sentAt: now)   // alice asks carol to reach bob
 /// ```
-public struct ProbeRequest: Hashable, Sendable {
-    /// The requesting node.
+public typealias ProbeRequest = IndirectProbe<IndirectProbeRole.Request>
+
+/// A helper's "I asked `target` for you and it did not answer me either" (Lifeguard's nack), sent
+/// when a ``ProbeRequest``'s probe went unanswered for the helper's probe timeout.
+///
+/// To the requester it says two things: the helper is up and answering (so a period that ends
+/// with neither an ack nor the nacks it expected is a sign the *requester* is slow), and one more
+/// member cannot reach `target` (a confirmation of the suspicion).
+public typealias Nack = IndirectProbe<IndirectProbeRole.Nack>
+
+/// The two messages of an indirect probe, ``ProbeRequest`` and ``Nack``: the same four fields,
+/// kept apart as types by their role, so that a nack is never taken for a request.
+public struct IndirectProbe<Role: Sendable>: Hashable, Sendable {
+    /// Who sent it: the requester (a request) or the helper (a nack).
     public var from: NodeID
-    /// The node to probe.
+    /// The node to probe (a request), or that did not answer the helper (a nack).
     public var target: NodeID
     /// The requester's monotonic clock when it asked: the helper's probe carries it, the target's
-    /// ack echoes it, so the requester can tell the answer is to this request.
+    /// ack echoes it, a nack returns it unchanged, so the requester can tell what answers what.
     public var sentAt: MonotonicTime
     /// Ed25519 signature by `from` over ``WireMessage/membershipSignedBytes``.
     public var signature: [UInt8]
@@ -169,28 +181,10 @@ public struct ProbeRequest: Hashable, Sendable {
     }
 }
 
-/// A helper's "I asked `target` for you and it did not answer me either" (Lifeguard's nack), sent
-/// when a ``ProbeRequest``'s probe went unanswered for the helper's probe timeout.
-///
-/// To the requester it says two things: the helper is up and answering (so a period that ends
-/// with neither an ack nor the nacks it expected is a sign the *requester* is slow), and one more
-/// member cannot reach `target` (a confirmation of the suspicion).
-public struct Nack: Hashable, Sendable {
-    /// The helper.
-    public var from: NodeID
-    /// The node that did not answer the helper.
-    public var target: NodeID
-    /// The ``ProbeRequest/sentAt`` this answers, unchanged.
-    public var sentAt: MonotonicTime
-    /// Ed25519 signature by `from` over ``WireMessage/membershipSignedBytes``.
-    public var signature: [UInt8]
-
-    public init(from: NodeID, target: NodeID, sentAt: MonotonicTime, signature: [UInt8] = WireMessage.unsignedMembership) {
-        self.from = from
-        self.target = target
-        self.sentAt = sentAt
-        self.signature = signature
-    }
+/// What an ``IndirectProbe`` is: a request, or a helper's nack.
+public enum IndirectProbeRole {
+    public enum Request: Sendable {}
+    public enum Nack: Sendable {}
 }
 
 /// A node's goodbye: it stops on purpose (`/quit`, end of input, SIGTERM), so its peers say it
