@@ -1,15 +1,13 @@
 /// A membership probe (heartbeat): "I am alive; here is what I know".
 ///
 /// The receiver answers with an ``Ack`` echoing `sequence` and `sentAt`, so the prober can match
-/// the answer and measure the round trip on its own clock. Both carry the sender's rooms and a
-/// sample of its peer list, so one seed is enough to learn the whole network.
+/// the answer and measure the round trip on its own clock. Both carry the sender's news
+/// (``MemberNews``: its rooms and a sample of its peer list), so one seed is enough to learn the
+/// whole network; its fields read as the probe's own (`probe.rooms`).
+@dynamicMemberLookup
 public struct Probe: Hashable, Sendable {
     /// The probing node.
     public var from: NodeID
-    /// Its nick.
-    public var nick: String
-    /// Its incarnation: higher on every start, so gossip can tell a restarted node's new address.
-    public var incarnation: UInt64
     /// Probe number, echoed in the ``Ack``.
     public var sequence: UInt64
     /// The prober's monotonic clock when it sent the probe; echoed in the ``Ack``. Only the
@@ -17,17 +15,8 @@ public struct Probe: Hashable, Sendable {
     public var sentAt: MonotonicTime
     /// The port the prober listens on (UDP and TCP), since the datagram's source port may differ.
     public var port: UInt16
-    /// The rooms the prober is in (at most ``WireLimits/maxRoomsPerNode``).
-    public var rooms: [String]
-    /// Peers the prober knows (at most ``WireLimits/maxPeersPerList``).
-    public var peers: [PeerRecord]
-    /// The prober's X25519 public key for direct messages (32 bytes; zeros: none). Signed with
-    /// the rest, so it is bound to `from`.
-    public var agreementKey: [UInt8] = WireLimits.noAgreementKey
-    /// One 16-byte name check per room in `rooms`, in order (zeros: none): for a private room,
-    /// what lets a node with another passphrase for a room of the same name say so (see
-    /// ``RoomKey/nameTag(for:room:)``).
-    public var roomTags: [[UInt8]] = []
+    /// What the prober says of itself and of the peers it knows.
+    public var news: MemberNews
     /// Ed25519 signature by `from` over ``WireMessage/membershipSignedBytes`` (64 bytes; zeros
     /// until the shell signs the message with ``NodeIdentity/signed(_:)``).
     public var signature: [UInt8]
@@ -38,41 +27,33 @@ public struct Probe: Hashable, Sendable {
         roomTags: [[UInt8]] = [], signature: [UInt8] = WireMessage.unsignedMembership
     ) {
         self.from = from
-        self.nick = nick
-        self.incarnation = incarnation
         self.sequence = sequence
         self.sentAt = sentAt
         self.port = port
-        self.rooms = rooms
-        self.peers = peers
-        self.agreementKey = agreementKey
-        self.roomTags = roomTags
+        news = MemberNews(
+            nick: nick, incarnation: incarnation, rooms: rooms, peers: peers, agreementKey: agreementKey, roomTags: roomTags)
         self.signature = signature
+    }
+
+    public subscript<Value>(dynamicMember field: WritableKeyPath<MemberNews, Value>) -> Value {
+        get { news[keyPath: field] }
+        set { news[keyPath: field] = newValue }
     }
 }
 
-/// The answer to a ``Probe``: "I am alive too", with the probe's number and send time echoed.
+/// The answer to a ``Probe``: "I am alive too", with the probe's number and send time echoed,
+/// and the answering node's news (``MemberNews``).
+@dynamicMemberLookup
 public struct Ack: Hashable, Sendable {
     /// The answering node.
     public var from: NodeID
-    /// Its nick.
-    public var nick: String
-    /// Its incarnation.
-    public var incarnation: UInt64
     /// The ``Probe/sequence`` this answers.
     public var sequence: UInt64
     /// The ``Probe/sentAt`` this answers, unchanged: the prober's round trip is now minus this.
     public var echoedSentAt: MonotonicTime
-    /// The rooms the answering node is in (at most ``WireLimits/maxRoomsPerNode``).
-    public var rooms: [String]
-    /// Peers the answering node knows (at most ``WireLimits/maxPeersPerList``).
-    public var peers: [PeerRecord]
-    /// Its X25519 public key for direct messages (see ``Probe/agreementKey``).
-    public var agreementKey: [UInt8] = WireLimits.noAgreementKey
-    /// One name check per room in `rooms` (see ``Probe/roomTags``).
-    public var roomTags: [[UInt8]] = []
-    /// Ed25519 signature by `from` over ``WireMessage/membershipSignedBytes`` (64 bytes; zeros
-    /// until the shell signs the message with ``NodeIdentity/signed(_:)``).
+    /// What the answering node says of itself and of the peers it knows.
+    public var news: MemberNews
+    /// Ed25519 signature by `from` over ``WireMessage/membershipSignedBytes`` (see ``Probe/signature``).
     public var signature: [UInt8]
 
     public init(
@@ -81,16 +62,37 @@ public struct Ack: Hashable, Sendable {
         roomTags: [[UInt8]] = [], signature: [UInt8] = WireMessage.unsignedMembership
     ) {
         self.from = from
-        self.nick = nick
-        self.incarnation = incarnation
         self.sequence = sequence
         self.echoedSentAt = echoedSentAt
-        self.rooms = rooms
-        self.peers = peers
-        self.agreementKey = agreementKey
-        self.roomTags = roomTags
+        news = MemberNews(
+            nick: nick, incarnation: incarnation, rooms: rooms, peers: peers, agreementKey: agreementKey, roomTags: roomTags)
         self.signature = signature
     }
+
+    public subscript<Value>(dynamicMember field: WritableKeyPath<MemberNews, Value>) -> Value {
+        get { news[keyPath: field] }
+        set { news[keyPath: field] = newValue }
+    }
+}
+
+/// What a ``Probe`` and its ``Ack`` both carry about their sender: who it is now, where it is,
+/// and a sample of whom it knows (SWIM's piggybacked gossip).
+public struct MemberNews: Hashable, Sendable {
+    /// The sender's nick.
+    public var nick: String
+    /// Its incarnation: higher on every start, so gossip can tell a restarted node's new address.
+    public var incarnation: UInt64
+    /// The rooms it is in (at most ``WireLimits/maxRoomsPerNode``).
+    public var rooms: [String]
+    /// Peers it knows (at most ``WireLimits/maxPeersPerList``).
+    public var peers: [PeerRecord]
+    /// Its X25519 public key for direct messages (32 bytes; zeros: none). Signed with the rest,
+    /// so it is bound to the sender.
+    public var agreementKey: [UInt8]
+    /// One 16-byte name check per room in `rooms`, in order (zeros: none): for a private room,
+    /// what lets a node with another passphrase for a room of the same name say so (see
+    /// ``RoomKey/nameTag(for:room:)``).
+    public var roomTags: [[UInt8]]
 }
 
 /// One entry of a gossiped peer list: who a node knows, where it listens, and how it is doing.
