@@ -12,8 +12,10 @@ from huddletest.node import Node, kill_all
 @pytest.fixture(scope="session")
 def bed():
     """Our own bed (namespaces huddle-lt-*, unless HUDDLE_LAN_TAG names another), apart from any
-    a developer has up."""
-    bed = Bed(os.environ.get("HUDDLE_LAN_TAG", "lt"))
+    a developer has up, and one per xdist worker (huddle-ltgw0-*, …): two groups that use a bed
+    run side by side, each on its own bridge."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    bed = Bed(os.environ.get("HUDDLE_LAN_TAG", "lt") + (worker or ""))
     up = bed.run("up", "4", "--force", check=False)
     if up.returncode != 0:
         pytest.fail(f"Scripts/lan up failed (exit {up.returncode}):\n{up.stderr}", pytrace=False)

@@ -14,8 +14,8 @@ from huddletest.polling import poll
 from huddletest.processes import stop_process
 from huddletest.wire import VERSION as PROTOCOL_VERSION
 
-# Scripts/lan-test runs Tests/lan in two workers, a group each: one Scripts/lan bed (huddle-lt-*)
-# for the whole file.
+# Scripts/lan-test runs Tests/lan in two workers by group: this file's tests share one
+# Scripts/lan bed (huddle-ltgwN-*, the worker's own) from first to last.
 pytestmark = pytest.mark.xdist_group("lan")
 
 NAMES = {"h1": "alice", "h2": "bob", "h3": "carol"}

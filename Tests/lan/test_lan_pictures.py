@@ -11,7 +11,9 @@ import pytest
 
 from huddletest.pictures import big_photo
 
-pytestmark = pytest.mark.xdist_group("lan")
+# A group of its own, on a bed of its own (conftest.py): beside the two homes' group while
+# test_lan.py's runs, rather than after it (Scripts/lan-test).
+pytestmark = pytest.mark.xdist_group("lan-media")
 
 SHIELD = 30
 

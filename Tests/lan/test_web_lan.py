@@ -12,7 +12,9 @@ import pytest
 
 from huddletest import ROOT
 
-pytestmark = pytest.mark.xdist_group("lan")
+# A group of its own, on a bed of its own (conftest.py): beside the two homes' group while
+# test_lan.py's runs, rather than after it (Scripts/lan-test).
+pytestmark = pytest.mark.xdist_group("lan-media")
 
 # What the phone on h2 does: pair with the QR code's link, open a session, say one line, and wait
 # for bob's answer; it prints what it saw as one JSON line. Like the page, it opens its session
