@@ -1,9 +1,11 @@
 """Late joiners, crashes and restarts: nothing lost, nothing shown twice."""
 
 import socket
+import sqlite3
 import time
 
 from huddletest.node import holds_all_of
+from huddletest.polling import poll
 
 
 def texts(node):
@@ -52,6 +54,38 @@ def test_kill_9_and_restart_loses_and_duplicates_nothing(lan, binary):
     assert texts(again).count("before the crash") == 0
     assert texts(again).count("while two was down") == 1
     assert texts(again).count("back again") == 1
+
+
+def test_kill_9_mid_burst_signs_no_seq_twice_and_loses_no_line_it_showed(lan):
+    """The crash guarantees with real processes (issue 49 must keep them when it takes the disk
+    off the send path): alice is killed while a piped burst is half written, and comes back on
+    her port with no seed, writing at once, before bob can remind her of anything. Her first line
+    after the crash is taken (a seq she signed before, with bob holding the first, would be an
+    equivocation: refused, and kept by bob as proof), bob then holds each line she showed exactly
+    once, and bob's store holds no proof of one (origin, seq) signed twice."""
+    alice = lan("alice")
+    bob = lan("bob", peers=[alice.address])
+    bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice")
+    burst = [f"burst {i}" for i in range(20_000)]
+    alice.process.stdin.write("".join(line + "\n" for line in burst))
+    alice.process.stdin.flush()
+    poll(lambda: sum(1 for text in alice.shown_texts() if text.startswith("burst ")) >= 300, timeout=30,
+         what="alice half way through her burst")
+    alice.kill9()
+    shown = [text for text in alice.shown_texts() if text.startswith("burst ")]
+    assert 300 <= len(shown) < len(burst), f"the kill came at {len(shown)} of {len(burst)} lines: not mid-burst"
+
+    again = lan("alice", port=alice.port)
+    again.say("after the crash")
+    again.message("after the crash")
+    bob.message("after the crash", timeout=30)
+    holds_all_of(bob, [again], timeout=30)
+    seen = bob.shown_texts()
+    lost = [text for text in shown if seen.count(text) != 1]
+    assert not lost, f"{len(lost)} of the {len(shown)} lines alice showed are not on bob's screen once: {lost[:5]}"
+    assert bob.quit() == 0
+    with sqlite3.connect(bob.data_dir / "huddle.sqlite") as store:
+        assert store.execute("SELECT count(*) FROM fault").fetchone()[0] == 0
 
 
 def test_a_node_stopped_for_a_while_catches_up(lan):
