@@ -111,7 +111,8 @@ def rss_kb(pid: int) -> int:
 
 
 def memory_kb(pid: int) -> dict[str, int]:
-    """VmRSS, RssAnon, RssFile (from /proc/PID/status) and Pss (smaps_rollup), in kB."""
+    """VmRSS, RssAnon, RssFile (from /proc/PID/status), Pss and Private (Private_Clean +
+    Private_Dirty, smaps_rollup: the pages only this process holds), in kB."""
     found: dict[str, int] = {}
     with open(f"/proc/{pid}/status") as status:
         for line in status:
@@ -123,6 +124,8 @@ def memory_kb(pid: int) -> dict[str, int]:
             for line in rollup:
                 if line.startswith("Pss:"):
                     found["Pss"] = int(line.split()[1])
+                elif line.startswith(("Private_Clean:", "Private_Dirty:")):
+                    found["Private"] = found.get("Private", 0) + int(line.split()[1])
     except OSError:
         pass
     if "VmRSS" not in found:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
-from .harness import ROOM, BenchNode, Table, log, ms3, stop_node, temp_dir, wait_until
+from .harness import ROOM, BenchNode, Table, log, memory_kb, ms3, stop_node, temp_dir, wait_until
 
 
 def room_of(status: dict) -> dict | None:
@@ -22,6 +22,8 @@ def bench_ingest(binary: str, count: int, latency_n: int, table: Table, passphra
     a = BenchNode(binary, "source", base / "source", room=ROOM, passphrase=passphrase)
     b = None
     try:
+        # An idle node's own pages, in the room and no event yet: what each held event adds to.
+        idle_kb = memory_kb(a.process.pid)["Private"]
         log(f"source creates {count} chat events from its console")
         payload = "".join(f"ingest {i} lorem ipsum dolor sit amet\n" for i in range(count))
         started = time.monotonic()
@@ -66,6 +68,13 @@ def bench_ingest(binary: str, count: int, latency_n: int, table: Table, passphra
         wait_until(caught_up, max(120, count / 200), f"sink to hold {target_seq} events of source",
                    interval=0.1)
         t_done = time.monotonic()
+        # Private memory per event held, the sink's (pulled, verified, stored, shown) and the
+        # source's (made), over an idle node's; the allocator keeps what a pull freed, so it counts.
+        sink_kb, source_kb = memory_kb(b.process.pid)["Private"], memory_kb(a.process.pid)["Private"]
+        per_event = (sink_kb - idle_kb) * 1024 / target_seq
+        table.add(f"{prefix}private memory per event held (the sink, over an idle node's {idle_kb / 1024:.1f} MiB)",
+                  f"{per_event:,.0f} B (source: {(source_kb - idle_kb) * 1024 / target_seq:,.0f} B)", "target <= 300 B",
+                  per_event <= 300)
         # Time of the first sample showing any event: when the transfer began, as far as 100 ms
         # polling can tell.
         first = next((t for t, have in samples if have > 0), None)
