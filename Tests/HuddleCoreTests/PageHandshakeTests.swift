@@ -77,6 +77,16 @@ import Testing
         return device
     }
 
+    /// `hello` from a paired device at `now`: the nonce of the node's challenge.
+    func hello(
+        _ device: WebDevice, _ handshake: inout PageHandshake, _ pairing: inout WebPairing, at now: MonotonicTime,
+        random: Random = Random()
+    ) throws -> [UInt8] {
+        let challenge = send(Page.text(#"{"t":"hello","device":"\#(device.id)"}"#), &handshake, &pairing, at: now, random: random)
+        guard case .reply(.challenge(let nonce)) = try #require(challenge.first) else { throw Failure.unexpected(challenge) }
+        return nonce
+    }
+
     enum Failure: Error { case unexpected([PageHandshake.Step]) }
 
     @Test func aPagePairsWithTheTypedCodeThenOpensItsSessionWithTheKeyOnlyItAndTheNodeHold() throws {
@@ -97,8 +107,7 @@ import Testing
         // A pairing gives the page the whole time again to open.
         #expect(handshake.deadline == start + .seconds(3) + PageHandshake.timeAllowed)
 
-        let challenge = send(Page.text(#"{"t":"hello","device":"\#(device.id)"}"#), &handshake, &pairing, at: start + .seconds(4), random: random)
-        guard case .reply(.challenge(let nonce)) = try #require(challenge.first) else { throw Failure.unexpected(challenge) }
+        let nonce = try hello(device, &handshake, &pairing, at: start + .seconds(4), random: random)
         let afterOpen = send(page.open(nonce: nonce, since: 41), &handshake, &pairing, at: start + .seconds(5))
         #expect(afterOpen.isEmpty)
         let opened = try #require(handshake.opened)
@@ -178,8 +187,7 @@ import Testing
         var page = Page()
         let device = try pairedDevice(&page, &pairing)
         var handshake = PageHandshake(from: "192.168.1.23", now: start + .seconds(20))
-        let challenge = send(Page.text(#"{"t":"hello","device":"\#(device.id)"}"#), &handshake, &pairing, at: start + .seconds(20))
-        guard case .reply(.challenge(let nonce)) = try #require(challenge.first) else { throw Failure.unexpected(challenge) }
+        let nonce = try hello(device, &handshake, &pairing, at: start + .seconds(20))
         let revoked = pairing.revoke(name: device.name)
         #expect(revoked == device)
         let afterOpen = send(page.open(nonce: nonce, since: 0), &handshake, &pairing, at: start + .seconds(21))
@@ -219,8 +227,7 @@ import Testing
         }
         // An `open` sealed for another connection's nonce (a replay of an old one).
         var handshake = fresh()
-        let challenge = send(Page.text(#"{"t":"hello","device":"\#(device.id)"}"#), &handshake, &pairing, at: at)
-        guard case .reply(.challenge(let nonce)) = try #require(challenge.first) else { throw Failure.unexpected(challenge) }
+        let nonce = try hello(device, &handshake, &pairing, at: at)
         let afterOpen = send(page.open(nonce: nonce.map { $0 ^ 1 }, since: 0), &handshake, &pairing, at: at)
         #expect(afterOpen.isEmpty)
         #expect(handshake.isClosed)
@@ -231,8 +238,7 @@ import Testing
         var page = Page()
         let device = try pairedDevice(&page, &pairing)
         var handshake = PageHandshake(from: "192.168.1.23", now: start + .seconds(20))
-        let challenge = send(Page.text(#"{"t":"hello","device":"\#(device.id)"}"#), &handshake, &pairing, at: start + .seconds(20))
-        guard case .reply(.challenge(let nonce)) = try #require(challenge.first) else { throw Failure.unexpected(challenge) }
+        let nonce = try hello(device, &handshake, &pairing, at: start + .seconds(20))
         var toNode = WebChannel.Sealer(key: WebChannel.connectionKey(page.deviceKey, nonce: nonce), direction: .toNode)
         _ = send(.binary(toNode.seal(Array(#"{"t":"open","since":0}"#.utf8))), &handshake, &pairing, at: start + .seconds(20))
         var session = PageSession(try #require(handshake.opened), number: 4)
