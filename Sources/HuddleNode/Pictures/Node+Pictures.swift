@@ -52,28 +52,36 @@ extension Node {
         if !removed.isEmpty { await feed(.picturesRemoved(removed)) }
     }
 
+    /// The bytes of the file at `path` (`~` expanded): a regular file of at most 16 MiB.
+    nonisolated static func pictureFile(at path: String) -> Result<[UInt8], PictureProblem> {
+        let path = (path as NSString).expandingTildeInPath
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
+            return .failure(PictureProblem("no file at \(path)"))
+        }
+        // Not a device or a pipe, whose size says nothing of what reading it would bring.
+        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+            return .failure(PictureProblem("\(path) is not a regular file"))
+        }
+        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= Picture.maxBytes else {
+            return .failure(PictureProblem("\(path) is \(size / 1_048_576) MiB; a picture is at most 16 MiB"))
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return .failure(PictureProblem("cannot read \(path)"))
+        }
+        return .success(Array(data))
+    }
+
     nonisolated static func prepared(_ source: PictureSource, caption: String, store: PictureStore) -> Result<Picture, PictureProblem> {
         let bytes: [UInt8]
         switch source {
         case .bytes(let given):
             bytes = given
         case .file(let path):
-            let path = (path as NSString).expandingTildeInPath
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
-                return .failure(PictureProblem("no file at \(path)"))
+            switch pictureFile(at: path) {
+            case .success(let read): bytes = read
+            case .failure(let problem): return .failure(problem)
             }
-            // Not a device or a pipe, whose size says nothing of what reading it would bring.
-            guard attributes[.type] as? FileAttributeType == .typeRegular else {
-                return .failure(PictureProblem("\(path) is not a regular file"))
-            }
-            let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-            guard size <= Picture.maxBytes else {
-                return .failure(PictureProblem("\(path) is \(size / 1_048_576) MiB; a picture is at most 16 MiB"))
-            }
-            guard let data = FileManager.default.contents(atPath: path) else {
-                return .failure(PictureProblem("cannot read \(path)"))
-            }
-            bytes = Array(data)
         }
         guard !bytes.isEmpty, bytes.count <= Picture.maxBytes else {
             return .failure(PictureProblem("a picture is 1 byte to 16 MiB; this is \(bytes.count) bytes"))
@@ -125,8 +133,8 @@ extension Node {
     }
 
     /// Runs the fetches the machine asks for, a few at once and at most two of one writer's, taking
-    /// writers in turn: a writer whose pictures do not come (its node stalls every fetch) holds up
-    /// nobody else's. Each outcome goes back through the machine's door.
+    /// writers in turn (``FairQueue``): a writer whose pictures do not come (its node stalls every
+    /// fetch) holds up nobody else's. Each outcome goes back through the machine's door.
     func pictureLoop(group: any EventLoopGroup) async {
         enum Step: Sendable {
             case asked(PictureFetch)
@@ -140,29 +148,14 @@ extension Node {
                 for await fetch in asked { stepSink.yield(.asked(fetch)) }
                 stepSink.finish()
             }
-            var queues: [NodeID: [PictureFetch]] = [:]
-            var turns: [NodeID] = []
-            var running: [NodeID: Int] = [:]
-            func busy(_ origin: NodeID) -> Bool { running[origin, default: 0] >= Self.picturesFetchedAtOncePerWriter }
+            var waiting = FairQueue<NodeID, PictureFetch>(
+                atOnce: Self.picturesFetchedAtOnce, perKey: Self.picturesFetchedAtOncePerWriter)
             for await step in steps {
                 switch step {
-                case .asked(let fetch):
-                    if queues[fetch.origin] == nil { turns.append(fetch.origin) }
-                    queues[fetch.origin, default: []].append(fetch)
-                case .finished(let origin):
-                    running[origin, default: 1] -= 1
-                    if running[origin] == 0 { running[origin] = nil }
+                case .asked(let fetch): waiting.add(fetch, for: fetch.origin)
+                case .finished(let origin): waiting.finished(origin)
                 }
-                while running.values.reduce(0, +) < Self.picturesFetchedAtOnce, let index = turns.firstIndex(where: { !busy($0) }) {
-                    let origin = turns.remove(at: index)
-                    var queue = queues.removeValue(forKey: origin) ?? []
-                    guard !queue.isEmpty else { continue }
-                    let fetch = queue.removeFirst()
-                    if !queue.isEmpty {
-                        queues[origin] = queue
-                        turns.append(origin)
-                    }
-                    running[origin, default: 0] += 1
+                for (origin, fetch) in waiting.startable() {
                     tasks.addTask {
                         let outcome = await fetcher.fetch(fetch)
                         if outcome == .held { await self.keptPicture(fetch.picture) }
