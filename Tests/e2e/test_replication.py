@@ -2,6 +2,7 @@
 
 import socket
 import sqlite3
+import threading
 import time
 
 from huddletest.node import holds_all_of
@@ -67,8 +68,16 @@ def test_kill_9_mid_burst_signs_no_seq_twice_and_loses_no_line_it_showed(lan):
     bob = lan("bob", peers=[alice.address])
     bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice")
     burst = [f"burst {i}" for i in range(20_000)]
-    alice.process.stdin.write("".join(line + "\n" for line in burst))
-    alice.process.stdin.flush()
+    # From a thread: 20,000 lines are more than a pipe holds, and the write blocks until alice has
+    # read them; the kill must not wait for that. The thread's write fails once she is killed.
+    def write_burst():
+        try:
+            alice.process.stdin.write("".join(line + "\n" for line in burst))
+            alice.process.stdin.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            pass
+
+    threading.Thread(target=write_burst, daemon=True).start()
     poll(lambda: sum(1 for text in alice.shown_texts() if text.startswith("burst ")) >= 300, timeout=30,
          what="alice half way through her burst")
     alice.kill9()

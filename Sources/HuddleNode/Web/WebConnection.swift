@@ -1,4 +1,3 @@
-import Foundation
 import HuddleCore
 import NIOCore
 import Synchronization
