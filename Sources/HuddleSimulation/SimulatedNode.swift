@@ -17,6 +17,8 @@ struct SimulatedNode: DrivenNode {
     var machine: NodeMachine
     /// Its disk.
     var store = MemoryStore()
+    /// What of its disk a power cut leaves: the disk as of its last synced write (a lease).
+    private var synced = MemoryStore()
     /// Writes handed over but not on disk yet (with a commit latency), oldest first.
     private(set) var unlanded: [(writes: [StoreWrite], turn: CommitTurn?)] = []
     /// Whether a write lands on disk as it is made (no commit latency).
@@ -87,16 +89,18 @@ struct SimulatedNode: DrivenNode {
     /// A run of node `index`'s machine, from what `store` holds.
     private static func machine(
         identity: NodeIdentity, index: Int, run: Int, config: MembershipConfig, seed: UInt64, store: MemoryStore,
-        now: MonotonicTime
+        lostUnsynced: Bool = false, now: MonotonicTime
     ) -> NodeMachine {
-        NodeMachine(
+        var restore = store.restore
+        restore.lostUnsynced = lostUnsynced
+        return NodeMachine(
             NodeSetup(
                 identity: identity, nick: "n\(index)", port: address(of: index).port, startedAt: time(now).wall,
                 incarnation: UInt64(run),
                 // Nobody marks in the simulator and its figures are delivery times: its viewers
                 // run with the shield off, as one who knows it is ahead of everyone would.
                 membership: config, seed: seed &+ UInt64(run - 1), shield: nil),
-            restore: store.restore)
+            restore: restore)
     }
 
     /// Node `index`'s address: 10.0.x.y, port 7400.
@@ -147,18 +151,25 @@ struct SimulatedNode: DrivenNode {
 
     /// The process was killed and starts again: what had not landed on disk is lost, the
     /// pulls it ran are gone, and the new run starts from the store (and finds `others` again).
-    /// Returns its own events that never landed: nobody may ever see them.
-    mutating func restart(now: MonotonicTime, others: [SimulatedNode]) -> (lost: [EventID], Effects) {
-        let lost = unlanded.flatMap { held -> [EventID] in
+    /// Returns its own events that never landed: nobody may ever see them. After a `powerCut`
+    /// what landed but was not synced is lost too (and may have been seen).
+    mutating func restart(now: MonotonicTime, others: [SimulatedNode], powerCut: Bool = false) -> (lost: [EventID], Effects) {
+        var lost = unlanded.flatMap { held -> [EventID] in
             held.writes.flatMap { write -> [EventID] in
-                if case .events(let events, durable: true) = write { events.map(\.id) } else { [] }
+                if case .events(let events, own: true) = write { events.map(\.id) } else { [] }
             }
+        }
+        if powerCut {
+            let kept = synced.events[room] ?? [:]
+            lost += (store.events[room] ?? [:]).keys.filter { $0.origin == identity.id && kept[$0] == nil }.sorted()
+            store = synced
         }
         unlanded = []
         pulls = [:]
         runs += 1
         machine = Self.machine(
-            identity: identity, index: index, run: runs, config: membershipConfig, seed: seed, store: store, now: now)
+            identity: identity, index: index, run: runs, config: membershipConfig, seed: seed, store: store,
+            lostUnsynced: powerCut, now: now)
         var effects = Effects()
         for other in others where other.index != index { effects.append(discovered(other, now: now)) }
         effects.append(start(now: now))
@@ -170,7 +181,7 @@ struct SimulatedNode: DrivenNode {
     mutating func landed(now: MonotonicTime) -> Effects {
         guard !unlanded.isEmpty else { return Effects() }
         let (writes, turn) = unlanded.removeFirst()
-        for write in writes { store.apply(write) }
+        land(writes)
         guard let turn else { return Effects() }
         return handle(.committed(turn), now: now)
     }
@@ -238,7 +249,7 @@ struct SimulatedNode: DrivenNode {
         for write in writes {
             collected.faults += write.isFault ? 1 : 0
             if commitsAtOnce {
-                store.apply(write)
+                land([write])
             } else {
                 unlanded.append(([write], nil))
                 collected.handedToDisk += 1
@@ -249,12 +260,19 @@ struct SimulatedNode: DrivenNode {
     mutating func commit(_ writes: [StoreWrite], turn: CommitTurn) -> [NodeInput] {
         collected.faults += writes.filter(\.isFault).count
         guard !commitsAtOnce else {
-            for write in writes { store.apply(write) }
+            land(writes)
             return [.committed(turn)]
         }
         unlanded.append((writes, turn))
         collected.handedToDisk += 1
         return []
+    }
+
+    /// Writes on disk, in one transaction: synced with everything before them when a lease is
+    /// among them (as the node's store syncs such a transaction).
+    private mutating func land(_ writes: [StoreWrite]) {
+        for write in writes { store.apply(write) }
+        if writes.contains(where: { if case .lease = $0 { true } else { false } }) { synced = store }
     }
 
     /// What the report counts: chat shown, and peers' states.

@@ -176,8 +176,9 @@ public struct Simulation {
                 apply(nodes[index].pullFailed(to: address, now: now), from: index, now: now)
             case .restart(let index):
                 down.remove(index)
-                let (lost, effects) = nodes[index].restart(now: now, others: nodes)
-                report.neverSaid(lost, nodes: config.nodes - 1 - dead.count)
+                let powerCut = config.crashes?.powerCuts ?? false
+                let (lost, effects) = nodes[index].restart(now: now, others: nodes, powerCut: powerCut)
+                report.neverSaid(lost, nodes: config.nodes - 1 - dead.count, mayHaveLeft: powerCut)
                 tickQueuedAt[index] = nil
                 apply(effects, from: index, now: now)
             }
@@ -350,10 +351,12 @@ private struct Collector {
     }
 
     /// A crash lost these events, made but not on disk: they were never said, so nobody owes them.
-    mutating func neverSaid(_ ids: [EventID], nodes: Int) {
+    /// After a power cut (`mayHaveLeft`) they may have been sent: their seqs are not free again,
+    /// and some nodes may show them (``lostShown``, not a fault then).
+    mutating func neverSaid(_ ids: [EventID], nodes: Int, mayHaveLeft: Bool = false) {
         for id in ids where sent.removeValue(forKey: id) != nil {
             lost.insert(id)
-            made[id] = nil
+            if !mayHaveLeft { made[id] = nil }
             expected -= nodes
             expected += seen.filter { $0.id == id }.count
         }

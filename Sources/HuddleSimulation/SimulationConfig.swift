@@ -50,13 +50,18 @@ public struct SimulationConfig: Hashable, Sendable {
     /// `count` crashes at moments drawn uniformly over the broadcasts, each of a node drawn at
     /// random (never the one ``kill`` kills): what had not landed on its disk is lost, and it
     /// starts again from the disk `restartSeconds` later, reading nothing meanwhile.
+    /// With `powerCuts`, each crash is a power cut instead: the disk keeps only what was synced
+    /// (a transaction with a lease of seqs, ``SeqLease``), not every commit, and the node starts
+    /// again on a new boot.
     public struct Crashes: Hashable, Sendable {
         public var count: Int
         public var restartSeconds: Double
+        public var powerCuts: Bool
 
-        public init(count: Int, restartSeconds: Double = 1) {
+        public init(count: Int, restartSeconds: Double = 1, powerCuts: Bool = false) {
             self.count = count
             self.restartSeconds = restartSeconds
+            self.powerCuts = powerCuts
         }
     }
 

@@ -48,6 +48,8 @@ struct Simulate: ParsableCommand {
     var crashes = 0
     @Option(name: .customLong("restart-after"), help: "...and start each again from its disk this many seconds later.")
     var restartAfter = 1.0
+    @Flag(name: .customLong("power-cuts"), help: "...as power cuts: only what was synced (a lease of seqs) is left on disk.")
+    var powerCuts = false
     @Flag(help: "Plain SWIM membership (no helpers, no local health, suspect after one period), to compare.")
     var swim = false
     @Flag(help: "Print one JSON object instead of text.") var json = false
@@ -75,7 +77,7 @@ struct Simulate: ParsableCommand {
             nodes: nodes, latencyMs: latencyMs, loss: loss, broadcasts: broadcasts, rate: rate, seed: seed)
         config.unreachable = unreachable
         config.commitLatencyMs = commitLatencyMs
-        if crashes > 0 { config.crashes = .init(count: crashes, restartSeconds: restartAfter) }
+        if crashes > 0 { config.crashes = .init(count: crashes, restartSeconds: restartAfter, powerCuts: powerCuts) }
         if let partitionNodes {
             config.partition = .init(nodes: partitionNodes, at: partitionAt, seconds: partitionFor)
             config.drainSeconds = max(config.drainSeconds, partitionAt + partitionFor + 30)

@@ -491,7 +491,7 @@ struct WireCodecTests {
         #expect(wireError(bytes) == .unknownPeerState(value, offset: offset))
     }
 
-    @Test("unknown event body tags are rejected", arguments: [UInt8(0), 13, 255])
+    @Test("unknown event body tags are rejected", arguments: [UInt8(0), 14, 255])
     func bodyTag(value: UInt8) {
         var bytes = WireMessage.events([S.event(S.alice, 1, .leave)]).encoded()
         #expect(bytes[67] == 2)

@@ -27,7 +27,7 @@ import Testing
         #expect(lan[bob].messages == ["hello"])
         #expect(lan[carol].messages == [])
         // Stored durably before it left: one durable write per event this node made.
-        #expect(lan[alice].store.durableWrites == lan[alice].machine.vector(of: room)[lan[alice].machine.identity.id])
+        #expect(lan[alice].store.ownWrites == lan[alice].machine.vector(of: room)[lan[alice].machine.identity.id])
     }
 
     @Test func aProbeNotSignedByItsSenderIsDroppedAndCounted() throws {

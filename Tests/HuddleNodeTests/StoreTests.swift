@@ -274,7 +274,7 @@ func byID(_ events: [Event]) -> [Event] {
                 try (FileManager.default.attributesOfItem(atPath: dir + "/huddle.sqlite")[.size] as? NSNumber)?.intValue ?? 0
             }
             var store = try HuddleStore(directory: dir)
-            try store.apply([.events(events, durable: false)])
+            try store.apply([.events(events, own: false)])
             try store.close()
             let full = try fileBytes()
             #expect(full > 4_000_000)

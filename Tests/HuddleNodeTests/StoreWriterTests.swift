@@ -24,7 +24,7 @@ import Testing
         let (store, _) = try temporaryStore()
         let writer = StoreWriter(store: store, logger: Logger(label: "test"))
         let made = try events(3)
-        await writer.commit([.events(made, durable: true), .joined(room, true)])
+        await writer.commit([.events(made, own: true), .joined(room, true)])
         #expect(try store.events(room: room) == made)
         #expect(try store.joinedRooms() == [room])
         #expect(writer.eventsStored == 3)
@@ -35,7 +35,7 @@ import Testing
         let writer = StoreWriter(store: store, logger: Logger(label: "test"), commitDelay: .milliseconds(20))
         let made = try events(40)
         for event in made {
-            writer.enqueue([.events([event], durable: false), .shown([event.id], room: room, at: .epoch + .seconds(2))])
+            writer.enqueue([.events([event], own: false), .shown([event.id], room: room, at: .epoch + .seconds(2))])
         }
         writer.enqueue([.currentRoom("first"), .currentRoom(room)])
         writer.flush()

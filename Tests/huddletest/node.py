@@ -41,11 +41,12 @@ class Node:
     def __init__(self, binary: str, name: str, data_dir: Path, room: str | None = "superbowl",
                  peers: list[str] = (), port: int = 0, console: bool = True, mdns: bool = False,
                  launcher: list[str] = (), host_address: str = "127.0.0.1", passphrase: str | None = None,
-                 extra: list[str] = (), shield: str | float | None = TEST_SHIELD):
+                 extra: list[str] = (), shield: str | float | None = TEST_SHIELD, env: dict[str, str] | None = None):
         """`launcher` prefixes the command (e.g. `Scripts/lan exec h1`); `host_address` is where
         peers reach this node; `extra` is appended to `huddle run`'s flags (`--audio-file F`).
         `shield` is `--shield`'s value: "off" unless a test asks (see TEST_SHIELD), `None` for no
-        flag at all (the product's default, 90 s), or seconds (`4`).
+        flag at all (the product's default, 90 s), or seconds (`4`). `env` is added to the
+        process's environment (`HUDDLE_BOOT_ID`, to play a reboot).
         HUDDLE_TEST_LOG_LEVEL=debug makes every node log at debug level to its stderr file."""
         self.name = name
         self.data_dir = data_dir
@@ -72,7 +73,7 @@ class Node:
         self._stderr = open(self.stderr_path, "w")
         self.process = subprocess.Popen(
             args, stdin=subprocess.PIPE if console else subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=self._stderr, text=True, bufsize=1)
+            stderr=self._stderr, text=True, bufsize=1, env={**os.environ, **(env or {})})
         self.lines: queue.Queue[dict] = queue.Queue()
         self.seen: list[dict] = []
         self.raw: list[str] = []

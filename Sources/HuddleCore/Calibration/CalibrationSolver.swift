@@ -266,7 +266,7 @@ public enum CalibrationSolver {
     private static func isRelevant(_ body: EventBody) -> Bool {
         switch body {
         case .join, .leave, .mark, .unmark, .delayNudge, .heard: true
-        case .chat, .picture, .calibrationEvent, .sealed, .score, .teams: false
+        case .chat, .picture, .calibrationEvent, .sealed, .score, .teams, .voided: false
         }
     }
 
@@ -290,6 +290,7 @@ public enum CalibrationSolver {
                     match.lag.microseconds
                 )
             case .picture(let picture): (11, picture.rootHex + "\u{0}" + picture.caption, 0)
+            case .voided(let from): (12, "", Int64(truncatingIfNeeded: from))
             }
         }
         // The wire's readings, so that the order holds past what a WallTime holds.

@@ -33,6 +33,11 @@ public enum EventBody: Hashable, Sendable {
     /// A picture with its caption (``Picture``): a message like ``chat(text:)``, held back and
     /// listed in history the same way; its bytes are fetched apart (``PictureBlob``).
     case picture(Picture)
+    /// The origin's seqs from `from` up to this event's own, the ones a reader does not hold,
+    /// will never come: the origin's machine lost power, and with it the events it had made in
+    /// that stretch but not yet synced to disk (see ``SeqLease``). The log fills those seqs with
+    /// holes (``RoomLog``); the events in the stretch a reader does hold stay. Shows nothing.
+    case voided(from: UInt64)
 }
 
 extension EventBody {

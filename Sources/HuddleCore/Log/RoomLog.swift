@@ -113,6 +113,9 @@ public struct RoomLog: Sendable {
         /// ``RoomLogLimits/maxPendingProofs``) and proves the fault if the origin's join comes;
         /// it is forgotten with the origin's waiting events.
         case strangerConflict
+        /// A void (``EventBody/voided(from:)``) of seqs not before it, or of more than
+        /// ``RoomLog/maximumGap`` of them.
+        case invalidVoid
 
         public var description: String {
             switch self {
@@ -124,6 +127,7 @@ public struct RoomLog: Sendable {
             case .overBudget(let what): "over the limit of \(what)"
             case .tooManyOrigins: "the room holds events of too many origins"
             case .strangerConflict: "a second version of an event from an origin that never joined"
+            case .invalidVoid: "it voids seqs that are not just before it"
             }
         }
     }
@@ -151,7 +155,10 @@ public struct RoomLog: Sendable {
 
     /// The held event with this id.
     public func event(_ id: EventID) -> Event? {
-        if vector.contains(id), id.seq > 0 { return prefix[id.origin]?[Int(id.seq - 1)] }
+        if vector.contains(id), id.seq > 0 {
+            let event = prefix[id.origin]?[Int(id.seq - 1)]
+            return event?.isHole == true ? nil : event
+        }
         return ahead[id.origin]?[id.seq]
     }
 
@@ -173,7 +180,7 @@ public struct RoomLog: Sendable {
         var out: [Event] = []
         for range in vector.ranges(missingFrom: remote) {
             guard let events = prefix[range.origin] else { continue }
-            for seq in range.seqs {
+            for seq in range.seqs where !events[Int(seq - 1)].isHole {
                 guard out.count < limit else { return out }
                 out.append(events[Int(seq - 1)])
             }
@@ -218,6 +225,7 @@ public struct RoomLog: Sendable {
         guard event.room == room else { return .wrongRoom(event.room) }
         guard event.seq > 0 else { return .zeroSequence }
         guard event.context[event.origin] == event.seq - 1 else { return .inconsistentContext }
+        if let rejection = voidRejection(of: event) { return rejection }
         if let fault = faults[event.origin], event.seq >= fault.seq { return .quarantined }
         if contains(event.id) { return nil }
         let held = max(held ?? 0, vector[event.origin])
@@ -254,6 +262,8 @@ public struct RoomLog: Sendable {
             }
             return .equivocation(proof, delivered: quarantine(proof, now: now))
         }
+        // A voided seq: whatever came for it is not a second version of anything.
+        if isHole(event.id) { return .duplicate }
         if let rejection = rejection(of: event, aheadAllowance: aheadAllowance, reserved: reserved) {
             if rejection == .tooManyOrigins { return .unseated(delivered: unseat(event.origin, now: now)) }
             return .rejected(rejection)
@@ -275,6 +285,8 @@ public struct RoomLog: Sendable {
             ahead[event.origin, default: [:]][event.seq] = event
             aheadBytes[event.origin, default: 0] += event.encodedByteCount
             bufferedBytes += event.encodedByteCount
+            // A void that reaches back to the prefix fills its stretch with holes at once.
+            if let seqs = event.voidedSeqs, seqs.lowerBound <= vector[event.origin] + 1 { absorbAhead(of: event.origin) }
         }
         noteDependents(of: event)
         let delivered = deliverReady()
@@ -284,8 +296,10 @@ public struct RoomLog: Sendable {
 
     /// The next event this node originates: the following seq, with everything delivered so far
     /// as its context. Sign it and ``insert(_:now:aheadAllowance:reserved:)`` it.
-    public func nextEventHeader(origin: NodeID) -> (id: EventID, context: VersionVector) {
-        let seq = vector[origin] + 1
+    /// `after`: the highest seq the origin may have used already (``SeqLease``), when past the
+    /// prefix: the event then voids what lies between (``EventBody/voided(from:)``).
+    public func nextEventHeader(origin: NodeID, after: UInt64 = 0) -> (id: EventID, context: VersionVector) {
+        let seq = max(vector[origin], after) + 1
         var context = deliveredVector
         context[origin] = seq - 1
         return (EventID(origin: origin, seq: seq), context)
@@ -335,18 +349,26 @@ public struct RoomLog: Sendable {
 
     /// Appends the origin's next event to its prefix, extending its chain fingerprint.
     private mutating func append(_ event: Event) {
-        let previous = chains[event.origin]?.last ?? 0
+        let previous = flattenChain(under: event)
         prefix[event.origin, default: []].append(event)
         chains[event.origin, default: []].append(Self.chain(previous, event))
     }
 
     /// Moves buffered events that now continue the origin's contiguous prefix into it.
+    /// A seq no event is held for, inside the stretch of a void held ahead, becomes a hole.
     private mutating func absorbAhead(of origin: NodeID) {
         var next = UInt64(prefix[origin]?.count ?? 0) + 1
-        while let event = ahead[origin]?.removeValue(forKey: next) {
-            aheadBytes[origin, default: 0] -= event.encodedByteCount
-            bufferedBytes -= event.encodedByteCount
-            append(event)
+        let voided = ahead[origin]?.values.compactMap(\.voidedSeqs) ?? []
+        while true {
+            if let event = ahead[origin]?.removeValue(forKey: next) {
+                aheadBytes[origin, default: 0] -= event.encodedByteCount
+                bufferedBytes -= event.encodedByteCount
+                append(event)
+            } else if voided.contains(where: { $0.contains(next) }) {
+                append(.hole(EventID(origin: origin, seq: next), room: room))
+            } else {
+                break
+            }
             next += 1
         }
         if ahead[origin]?.isEmpty == true {
@@ -381,8 +403,10 @@ public struct RoomLog: Sendable {
                 var next = Int(deliveredVector[origin])
                 while next < events.count, isMet(events[next].context) {
                     deliveredVector[origin] = events[next].seq
-                    deliveryOrder.append(events[next].id)
-                    newlyDelivered.append(events[next])
+                    if !events[next].isHole {
+                        deliveryOrder.append(events[next].id)
+                        newlyDelivered.append(events[next])
+                    }
                     next += 1
                     progress = true
                 }

@@ -77,10 +77,12 @@ struct CommitGate {
 
 extension StoreWrite {
     /// Whether what follows it in the same input (a datagram sent, a line shown) must wait for its
-    /// commit: this node's own event (durable), and the record that a message was shown.
+    /// commit: this node's own event, the lease of its seqs, and the record that a message was
+    /// shown.
     public var mustLandFirst: Bool {
         switch self {
-        case .events(_, let durable): durable
+        case .events(_, let own): own
+        case .lease: true
         case .shown: true
         default: false
         }

@@ -10,16 +10,20 @@ public struct MemoryStore: Sendable {
     public var privateNames: [String: String] = [:]
     /// Devices paired with the page, by id.
     public var webDevices: [String: WebDevice] = [:]
-    /// How many durable writes there were (this node's own events).
-    public var durableWrites = 0
+    /// How many writes of this node's own events there were.
+    public var ownWrites = 0
+    /// The seqs this node leased, per room (``SeqLease``).
+    public var leases: [String: UInt64] = [:]
 
     public init() {}
 
     public mutating func apply(_ write: StoreWrite) {
         switch write {
-        case .events(let list, let durable):
-            if durable { durableWrites += 1 }
+        case .events(let list, let own):
+            if own { ownWrites += 1 }
             for event in list where events[event.room]?[event.id] == nil { events[event.room, default: [:]][event.id] = event }
+        case .lease(let room, let through):
+            leases[room] = max(leases[room] ?? 0, through)
         case .shown(let ids, let room, _):
             shown[room, default: []].formUnion(ids)
         case .fault(let proof):
@@ -49,6 +53,7 @@ public struct MemoryStore: Sendable {
             rooms[room] = StoredRoom(events: sorted, faults: faults[room] ?? [], shown: shown[room] ?? [])
         }
         return NodeRestore(
-            rooms: rooms, joined: joined, currentRoom: currentRoom, knownNicks: nicks, privateRoomNames: privateNames)
+            rooms: rooms, joined: joined, currentRoom: currentRoom, knownNicks: nicks, privateRoomNames: privateNames,
+            leases: leases)
     }
 }

@@ -98,7 +98,7 @@ public struct NodeCounters: Sendable {
         public init(_ rejection: RoomLog.Rejection) {
             switch rejection {
             case .wrongRoom: self = .misplaced
-            case .zeroSequence, .inconsistentContext: self = .invalid
+            case .zeroSequence, .inconsistentContext, .invalidVoid: self = .invalid
             case .tooFarAhead: self = .tooFarAhead
             case .quarantined: self = .quarantined
             case .overBudget: self = .overBudget

@@ -69,9 +69,13 @@ public enum NodeEffect: Sendable, Equatable {
 /// A write to the node's store. The store keeps, across restarts, what the machine is given
 /// back in ``NodeRestore``.
 public enum StoreWrite: Sendable, Equatable {
-    /// Events to keep. `durable`: this node's own event, which must survive a power cut before
-    /// anyone sees it, or a restarted node could sign another event with its seq.
-    case events([Event], durable: Bool)
+    /// Events to keep. `own`: this node's own event, committed before anyone sees it (so a
+    /// `kill -9` never makes the node sign another event with its seq); a power cut is the
+    /// lease's to answer for (``lease(room:through:)``).
+    case events([Event], own: Bool)
+    /// This node may use its seqs in `room` up to `through` (``SeqLease``): synced to disk (not
+    /// only committed) before any event it covers leaves the node.
+    case lease(room: String, through: UInt64)
     /// Messages shown to the reader at `at` (wall ms): never shown again after a restart.
     case shown([EventID], room: String, at: WallTime)
     /// A proof that an origin equivocated.

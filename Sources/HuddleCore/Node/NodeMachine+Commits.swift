@@ -23,7 +23,7 @@ extension NodeMachine {
     /// `writes` are on disk: this node's own events among them, and every earlier one, may now be
     /// answered for and served.
     mutating func noteCommitted(_ writes: [StoreWrite]) {
-        for case .events(let events, durable: true) in writes {
+        for case .events(let events, own: true) in writes {
             for event in events where event.origin == identity.id {
                 guard let from = rooms[entry: event.room].uncommittedFrom, event.seq >= from else { continue }
                 let held = rooms[event.room]?.log.vector[identity.id] ?? event.seq

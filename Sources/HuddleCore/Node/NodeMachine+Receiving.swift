@@ -194,7 +194,7 @@ extension NodeMachine {
         for event in fresh where event.origin != identity.id && event.context[identity.id] > 0 {
             noteHeld(room: room, seq: event.context[identity.id], by: event.origin)
         }
-        if !fresh.isEmpty { emit(.persist(.events(fresh, durable: false))) }
+        if !fresh.isEmpty { emit(.persist(.events(fresh, own: false))) }
         for proof in proofs { emit(.persist(.fault(proof))) }
         for proof in proofs {
             pushEvidence(proof, to: membership.alivePeers(inRoom: room))

@@ -33,24 +33,46 @@ extension NodeMachine {
     /// Makes this node's next event in `room`: stores it (durably, before anyone sees it), shows
     /// what it shows and pushes it to the room's live peers. The event is stamped `at` (a mark:
     /// when its key arrived), or now. `nil` when the room refused it (said to the reader).
+    ///
+    /// Its seq is leased (``SeqLease``): the lease, when it runs low, is synced to disk with the
+    /// event, and the event is committed before anyone sees it, so neither a `kill -9` nor a
+    /// power cut makes this node sign another event with its seq (which peers would take as
+    /// equivocation). After a power cut, its first event in the room voids what it lost.
     @discardableResult
-    public mutating func originate(_ body: EventBody, in room: String, at: WallTime? = nil, now: NodeTime) -> Event? {
+    public mutating func originate(
+        _ body: EventBody, in room: String, at: WallTime? = nil, after leased: UInt64 = 0, now: NodeTime
+    ) -> Event? {
+        voidWhatWasLost(in: room, now: now)
         let made: (event: Event, outputs: [RoomOutput])
         let signer = identity
         do {
-            made = try withRoom(room, now: now) { try $0.compose(body, now: at ?? now.wall, signer: signer) }
+            made = try withRoom(room, now: now) { try $0.compose(body, now: at ?? now.wall, signer: signer, after: leased) }
         } catch {
             reject(.notSent("\(error)"))
             return nil
         }
-        // Durably, before anyone sees it: a power cut must not make this node sign another event
-        // with this seq (which peers would take as equivocation).
-        emit(.persist(.events([made.event], durable: true)))
+        if let through = rooms[entry: room].lease.extend(for: made.event.seq) {
+            emit(.persist(.lease(room: room, through: through)))
+        }
+        emit(.persist(.events([made.event], own: true)))
         awaitCommit(of: made.event)
         show(made.outputs, room: room, now: now)
         push([made.event], room: room)
         perform(replication.originated(made.event, state: replicationState(room), now: now.monotonic), now: now)
         return made.event
+    }
+
+    /// After a power cut (``NodeRestore/lostUnsynced``), this node's first event in `room` is a
+    /// void of the leased seqs past what it holds: it may have sent some of them, and cannot sign
+    /// them again (``EventBody/voided(from:)``).
+    mutating func voidWhatWasLost(in room: String, now: NodeTime) {
+        guard rooms[entry: room].lease.mayHaveLost else { return }
+        rooms[entry: room].lease.mayHaveLost = false
+        let id = identity.id
+        let held = withRoom(room, now: now) { $0.log.vector[id] }
+        let leased = rooms[entry: room].lease.through
+        guard leased > held else { return }
+        originate(.voided(from: held + 1), in: room, after: leased, now: now)
     }
 
     /// Joins public room `room` (a join event resets this node's calibration there) and makes it

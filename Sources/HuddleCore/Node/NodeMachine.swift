@@ -111,6 +111,9 @@ public struct NodeMachine: Sendable {
             nonceKey: setup.identity.probeNonceKey(incarnation: setup.incarnation))
         replication = Replication(config: setup.replication, random: SplitMix64(seed: setup.seed))
         for (room, held) in restore.rooms { rooms[entry: room].stored = held }
+        for (room, through) in restore.leases {
+            rooms[entry: room].lease = SeqLease(through: through, mayHaveLost: restore.lostUnsynced)
+        }
         for (id, name) in restore.privateRoomNames { rooms[entry: id].privateName = name }
         knownNicks = restore.knownNicks
         self.restore = restore
@@ -246,12 +249,21 @@ public struct NodeRestore: Sendable {
     public var privateRoomNames: [String: String]
     /// The roots of the pictures whose blobs are all on disk.
     public var pictures: Set<[UInt8]>
+    /// The seqs this node leased in each room (``SeqLease``).
+    public var leases: [String: UInt64]
+    /// Whether the last run may have lost what it committed but had not synced: the machine
+    /// (the computer) lost power or crashed since, and the run did not stop cleanly. Each room
+    /// then voids the rest of its lease with the node's next event there.
+    public var lostUnsynced: Bool
 
     public init(
         rooms: [String: StoredRoom] = [:], joined: [String] = [], currentRoom: String? = nil,
-        knownNicks: [String: NodeID] = [:], privateRoomNames: [String: String] = [:], pictures: Set<[UInt8]> = []
+        knownNicks: [String: NodeID] = [:], privateRoomNames: [String: String] = [:], pictures: Set<[UInt8]> = [],
+        leases: [String: UInt64] = [:], lostUnsynced: Bool = false
     ) {
         self.pictures = pictures
+        self.leases = leases
+        self.lostUnsynced = lostUnsynced
         self.rooms = rooms
         self.joined = joined
         self.currentRoom = currentRoom

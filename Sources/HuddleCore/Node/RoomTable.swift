@@ -60,9 +60,11 @@ public struct RoomEntry: Sendable {
     var ownSeqAtStart: UInt64?
     /// When someone was lately reported here as holding another passphrase.
     var mismatchesTold: [WallTime] = []
+    /// The seqs this node may use here before its disk is synced again.
+    var lease = SeqLease()
 
     var isEmpty: Bool {
         stored == nil && key == nil && privateName == nil && !locked && directPeer == nil && uncommittedFrom == nil
-            && ownSeqAtStart == nil && mismatchesTold.isEmpty
+            && ownSeqAtStart == nil && mismatchesTold.isEmpty && lease == SeqLease()
     }
 }

@@ -79,6 +79,9 @@ extension RoomSession {
             case .delayNudge, .heard:
                 calibrating.add(event)
                 recalibrate = true
+            case .voided:
+                // Its stretch is holes in the log already; nothing to show.
+                continue
             case .sealed:
                 // Never here: ``opened(_:)`` comes first, and a body never opens to another seal.
                 continue

@@ -200,10 +200,12 @@ public struct RoomSession: Sendable {
     /// Makes, signs and applies this node's next event in the room. Returns the event (for the
     /// store and the peers) and what to show. Throws if the event would not be accepted on the
     /// wire (a text or label over its limit, a control character).
+    /// `after`: the highest seq this node may have used in the room (``SeqLease``), when it lost
+    /// some of its events; the event then starts past it.
     public mutating func compose(
-        _ body: EventBody, now: WallTime, signer: NodeIdentity
+        _ body: EventBody, now: WallTime, signer: NodeIdentity, after: UInt64 = 0
     ) throws(WireError) -> (event: Event, outputs: [RoomOutput]) {
-        let header = log.nextEventHeader(origin: reader)
+        let header = log.nextEventHeader(origin: reader, after: after)
         let event = signer.sign(
             id: header.id, room: room, createdAt: now, context: header.context, body: body, sealedWith: key)
         try event.validate()

@@ -98,6 +98,7 @@ extension EventBody {
         case unmark = 10
         case heard = 11
         case picture = 12
+        case voided = 13
     }
 
     var tag: Tag {
@@ -114,6 +115,7 @@ extension EventBody {
         case .unmark: .unmark
         case .heard: .heard
         case .picture: .picture
+        case .voided: .voided
         }
     }
 
@@ -130,6 +132,7 @@ extension EventBody {
         case .teams(let home, let guest): 1 + 2 + home.utf8.count + 2 + guest.utf8.count
         case .heard: 1 + WireLimits.heardBodyBytes
         case .picture(let picture): 1 + picture.encodedByteCount
+        case .voided: 1 + 8
         }
     }
 
@@ -183,6 +186,8 @@ extension ByteWriter {
             write(match.confidenceTenths)
         case .picture(let picture):
             write(picture)
+        case .voided(let from):
+            write(from)
         }
     }
 
@@ -273,6 +278,8 @@ extension ByteReader {
                     sigmaMicros: try readUInt32(), confidenceTenths: try readUInt16()))
         case .picture:
             return .picture(try readPicture())
+        case .voided:
+            return .voided(from: try readUInt64())
         }
     }
 

@@ -40,7 +40,7 @@ enum DeliveryTrace {
     static func own(_ writes: [StoreWrite]) -> [EventID] {
         guard enabled else { return [] }
         return writes.flatMap { write -> [EventID] in
-            if case .events(let events, durable: true) = write { events.map(\.id) } else { [] }
+            if case .events(let events, own: true) = write { events.map(\.id) } else { [] }
         }
     }
 }

@@ -40,7 +40,7 @@ extension Node {
         // Whatever the node printed reaches its reader, and whatever it wrote reaches the disk,
         // before the process exits.
         defer {
-            node.writer.flush()
+            node.writer.finish()
             node.sink.flush(timeout: .seconds(5))
         }
         return try await node.serve(udp: udp, tcp: tcp, group: group)

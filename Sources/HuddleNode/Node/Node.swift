@@ -91,6 +91,7 @@ public actor Node {
         try pictures.prepare()
         var restore = try store.restore()
         restore.pictures = pictures.heldRoots()
+        restore.lostUnsynced = try store.beginRun(bootID: BootID.current())
         machine = NodeMachine(
             NodeSetup(
                 identity: identity, nick: configuration.nick, port: UInt16(port), startedAt: clock.wall(),

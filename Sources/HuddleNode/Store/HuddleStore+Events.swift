@@ -170,6 +170,7 @@ extension HuddleStore {
         case .teams(let home, let guest): ("teams", "\(home) v \(guest)")
         case .heard(let match): ("heard", "\(match.peer) \(match.lag.microseconds) µs ± \(match.sigma.microseconds)")
         case .picture(let picture): ("picture", "\(picture.rootHex) \(picture.caption)")
+        case .voided(let from): ("voided", "from \(from)")
         }
     }
 }

@@ -17,7 +17,7 @@ extension HuddleStore {
         for room in joined where RoomKey.isPrivate(room) { names[room] = try privateRoomName(room) }
         return NodeRestore(
             rooms: rooms, joined: joined, currentRoom: try currentRoom, knownNicks: try knownNicks(),
-            privateRoomNames: names)
+            privateRoomNames: names, leases: try leases())
     }
 
     /// What a batch of writes did that the node reports.
@@ -28,16 +28,16 @@ extension HuddleStore {
         public var newFaults: [Equivocation] = []
     }
 
-    /// Carries out a machine's writes, in order, in one transaction: all of them or none. With
-    /// a durable write among them (this node's own event) the transaction is on disk when this
-    /// returns (`synchronous = FULL`); otherwise it survives the process being killed.
+    /// Carries out a machine's writes, in order, in one transaction: all of them or none. Once
+    /// it returns the transaction survives the process being killed; with a lease among the
+    /// writes (``SeqLease``) it is synced too, and survives a power cut (`synchronous = FULL`).
     @discardableResult
     public func apply(_ writes: [StoreWrite]) throws -> ApplyReport {
         guard !writes.isEmpty else { return ApplyReport() }
-        let durable = writes.contains { if case .events(_, true) = $0 { true } else { false } }
+        let synced = writes.contains { if case .lease = $0 { true } else { false } }
         return try writeWithoutTransaction { db in
-            if durable { try db.execute(sql: "PRAGMA synchronous = FULL") }
-            defer { if durable { try? db.execute(sql: "PRAGMA synchronous = NORMAL") } }
+            if synced { try db.execute(sql: "PRAGMA synchronous = FULL") }
+            defer { if synced { try? db.execute(sql: "PRAGMA synchronous = NORMAL") } }
             var report = ApplyReport()
             try db.inTransaction {
                 report = try Self.apply(writes, in: db)
@@ -59,6 +59,8 @@ extension HuddleStore {
             switch write {
             case .events(let events, _):
                 report.eventsStored += try insert(events, in: db)
+            case .lease(let room, let through):
+                try lease(room, through: through, in: db)
             case .shown(let ids, let room, let at):
                 _ = try markShown(ids, room: room, at: at, in: db)
             case .fault(let proof):

@@ -26,7 +26,9 @@ import GRDB
 /// transactions committed before it (they were not yet fsynced), never corrupt the file. What
 /// a node loses that way its peers still hold, and anti-entropy brings it back; that is why
 /// per-commit fsyncs (which would cap ingestion at a few hundred transactions a second) are not
-/// worth it here. Batch writes: ``insert(_:)`` takes many events in one transaction.
+/// worth it here. Batch writes: ``insert(_:)`` takes many events in one transaction. This
+/// node's own events are the exception: what it may have sent must never be signed again, so the
+/// seqs it uses are leased, and each lease synced (`HuddleStore+Leases`, ``SeqLease``).
 ///
 /// **Files and modes.** The data directory is created with mode 0700 if it is missing (an
 /// existing directory keeps its mode). The database file is created with mode 0600, and an

@@ -9,10 +9,11 @@ import Synchronization
 ///
 /// The rules it keeps (``Node/carryOut(_:)`` relies on them):
 /// - **Order.** Writes are committed in the order they were handed over.
-/// - **This node's own events** are on disk (`synchronous = FULL`) before ``commit(_:)``
-///   returns; the node sends or shows nothing of such an input before then, so a power cut can
-///   never make it sign another event with a seq a peer already holds, and nothing is said to the
-///   reader as sent that a crash can lose.
+/// - **This node's own events** are committed before ``commit(_:)`` returns, and the node sends
+///   or shows nothing of such an input before then: a `kill -9` can never make it sign another
+///   event with a seq a peer already holds, and nothing is said to the reader as sent that a
+///   crash of the process can lose. A lease of seqs among the writes (``SeqLease``) is synced
+///   (`synchronous = FULL`) before it returns: that is what a power cut leaves.
 /// - **A message is recorded as shown before it is shown** (``commit(_:)`` again, without an
 ///   fsync: it survives `kill -9`), so a restart never shows it twice.
 /// - **Everything else** (peers' events still held back, rooms, nicks) is handed over with
@@ -76,6 +77,17 @@ final class StoreWriter: Sendable {
     /// Commits everything queued, before returning: for a clean stop.
     func flush() {
         queue.sync { self.drain() }
+    }
+
+    /// Commits everything queued and syncs it with the mark of a clean stop, before returning:
+    /// the next run knows nothing it committed can be lost (``HuddleStore/endRunCleanly()``).
+    func finish() {
+        queue.sync {
+            self.drain()
+            do { try store.endRunCleanly() } catch {
+                logger.error("could not mark the clean stop in the store", metadata: ["huddle.error": "\(error)"])
+            }
+        }
     }
 
     /// Commits what is queued, again and again until nothing is: what arrives during a commit
