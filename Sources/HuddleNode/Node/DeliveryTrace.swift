@@ -6,8 +6,8 @@ import HuddleCore
 /// `HUDDLE_TRACE_DELIVERY`: what `Scripts/bench --only machine` reads to say where the time of
 /// send -> shown goes. Unset (always, outside that bench), each mark is one branch.
 ///
-/// The writer marks ``Stage/made`` (its machine signed the event), ``Stage/stored`` (the
-/// durable commit returned) and ``Stage/sent`` (the push was handed to the socket); the reader
+/// The writer marks ``Stage/made`` (its machine signed the event), ``Stage/stored`` (its
+/// commit returned) and ``Stage/sent`` (the push was handed to the socket); the reader
 /// ``Stage/received`` (the datagram reached the node), ``Stage/decoded`` (past the rate limit,
 /// about to hop onto the actor, where its machine decodes it; the ids come from a copy decoded for
 /// the trace) and ``Stage/taken`` (its machine took the event, the instant `shown_at` is read from).

@@ -8,7 +8,7 @@ public import HuddleCore
 ///
 /// ```text
 /// {"type":"ready","id","nick","port","data_dir"}
-/// {"type":"message","room","id","from","nick","text","sent_at","shown_at","held_ms","waited_ms","game_ms"} (a line break in "text" is \n)
+/// {"type":"message","room","id","from","nick","text","sent_at","shown_at","shown_at_us","held_ms","waited_ms","game_ms"} (a line break in "text" is \n)
 ///     held_ms: how long this node held it; waited_ms: how long after it was written the reader saw it,
 ///     as the console's "(held 3.0 s)" says (a restart does not reset it); 0 for a line shown on arrival
 ///     a direct message adds "direct":true and "to" (the nick it was sent to); its room is "@NICK";
@@ -193,6 +193,14 @@ public struct JSONRenderer: OutputRenderer {
         return .object(fields)
     }
 
+    /// The wall clock in µs as a line is rendered: `shown_at_us`, when the node printed the
+    /// message. (`shown_at` is the machine's reading, in whole ms as the wire stamps events.)
+    static func printedAt() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+    }
+
     public func render(
         _ output: RoomOutput, room: String, reader: NodeID, inCurrentRoom: Bool = true, directTo: String? = nil,
         isPrivate: Bool = false
@@ -204,7 +212,8 @@ public struct JSONRenderer: OutputRenderer {
                 ("type", "message"), ("room", room), ("id", .string(Self.eventID(shown.event.id))),
                 ("from", .string(shown.from.id.hex)), ("nick", .string(shown.from.nick)),
                 ("text", .string(Self.jsonText(shown.text))), ("sent_at", .milliseconds(shown.sentAt)),
-                ("shown_at", .milliseconds(shown.shownAt)), ("held_ms", .milliseconds(shown.held)),
+                ("shown_at", .milliseconds(shown.shownAt)), ("shown_at_us", .int(Self.printedAt())),
+                ("held_ms", .milliseconds(shown.held)),
                 ("waited_ms", .milliseconds(shown.held > .zero ? max(shown.held, shown.waited) : .zero)),
                 ("game_ms", .milliseconds(shown.gameTime)),
             ]

@@ -52,6 +52,7 @@ def bench_latency(binary: str, count: int, spacing: float, table: Table, huddle_
         lat: list[int] = []
         held: list[int] = []
         pipe_us: list[float] = []
+        node_us: list[int] = []
         per_message_max: dict[str, int] = {}
         missing = 0
         for r in receivers:
@@ -63,6 +64,8 @@ def bench_latency(binary: str, count: int, spacing: float, table: Table, huddle_
                 o = shown[text]
                 d = o["shown_at"] - s["sent_at"]
                 lat.append(d)
+                if "shown_at_us" in o:  # (a node before issue 49 has none)
+                    node_us.append(o["shown_at_us"] - written_ns[text] / 1000)
                 held.append(o["held_ms"])
                 pipe_us.append((o["_rx_ns"] - written_ns[text]) / 1000)
                 per_message_max[text] = max(per_message_max.get(text, 0), d)
@@ -72,6 +75,10 @@ def bench_latency(binary: str, count: int, spacing: float, table: Table, huddle_
         table.add("delivery latency p99 (5 nodes, no hold-back)", f"{pct(lat, 99):.0f} ms",
                   "target <= 5 ms", pct(lat, 99) <= 5 and missing == 0)
         table.add("delivery latency max (5 nodes, no hold-back)", f"{max(lat):.0f} ms")
+        if node_us:
+            table.add("  same, µs: stdin write -> the reader printed it (its shown_at_us)",
+                      f"{pct(node_us, 50) / 1000:.2f} / {pct(node_us, 99) / 1000:.2f} / {max(node_us) / 1000:.2f} ms",
+                      "target p50 < 0.5, p99 <= 1 ms (issue 49)", pct(node_us, 99) <= 1000 and pct(node_us, 50) < 500)
         table.add("  same, stdin write -> stdout read (µs clock)",
                   f"{pct(pipe_us, 50) / 1000:.2f} / {pct(pipe_us, 99) / 1000:.2f} / {max(pipe_us) / 1000:.2f} ms",
                   "p50 / p99 / max, info")

@@ -3,7 +3,7 @@
 Delivery latency send -> shown among 5 nodes on loopback (node clocks, whole ms), in a quiet
 room (one writer) and a busy one (the four others write too), each on a fast disk and on a slow
 one: every fsync 50 ms longer (an LD_PRELOAD shim, `slowsync.c`), which is what a node's own
-durable commit waits for. For the new node also with every commit 50 ms longer
+commit waited for before issue 49 (now only one in 256 lines waits for one: the lease of seqs). For the new node also with every commit 50 ms longer
 (`HUDDLE_STORE_COMMIT_DELAY_MS`). Then the ingest rate of each. `before` is a huddle binary built
 from the commit before the redesign (`HUDDLE_BIN_BEFORE`); without it only the new node runs.
 Last, where the time of the quiet room goes, in µs: the nodes trace each message's steps
@@ -141,7 +141,7 @@ def bench_machine(binary: str, before: str | None, count: int, ingest_n: int, ta
 WRITER_STAGES = ("made", "stored", "sent")
 READER_STAGES = ("received", "decoded", "taken")
 STRETCHES = [
-    ("made", "stored", "writer: own event's durable commit (writer thread, fsync)"),
+    ("made", "stored", "writer: own event's commit (writer thread; an fsync once per lease)"),
     ("stored", "sent", "writer: back on the actor, push handed to the socket"),
     ("sent", "received", "loopback: socket to socket, NIO's read, the reader's task woken"),
     ("received", "decoded", "reader: past the rate limit, before the actor"),
