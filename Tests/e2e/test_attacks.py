@@ -90,6 +90,13 @@ def memory_mb(node) -> dict[str, float]:
     return found
 
 
+def udp_receive_buffer_errors() -> int:
+    """Datagrams the kernel dropped for a full receive buffer, machine-wide (/proc/net/snmp)."""
+    lines = [line.split() for line in Path("/proc/net/snmp").read_text().splitlines() if line.startswith("Udp:")]
+    names, values = lines[0], lines[1]
+    return int(values[names.index("RcvbufErrors")])
+
+
 def dir_mb(path: Path) -> float:
     return sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file()) / (1 << 20)
 
@@ -310,19 +317,22 @@ def test_many_throwaway_keys_hold_only_sixteen_strangers_worth_and_the_data_dir_
     his data dir stays under 10 MB."""
     alice, bob = pair(lan)
     before = counters(bob)
+    full_buffers = udp_receive_buffer_errors()
     host, port = bob.address.rsplit(":", 1)
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
         throwaway_keys(lambda data: udp.sendto(data, (host, int(port))), keys=64, events=32, room=ROOM)
         dealt_with_datagrams(bob, lambda data: udp.sendto(data, (host, int(port))))
     after = counters(bob)
+    full_buffers = udp_receive_buffer_errors() - full_buffers
     stored = after["events_stored"] - before["events_stored"]
     size = dir_mb(bob.data_dir)
     print(f"64 throwaway keys x 32 events: bob stored {stored}, data dir {size:.2f} MB, drops {after['drops']}")
     assert stored <= 16 * 32
-    # Whatever reached bob (a busy machine's kernel drops some datagrams) and was not stored was
-    # refused before a signature check: over budget, or past the host's budget of checks.
+    # Whatever reached bob and was not stored was refused before a signature check: over budget,
+    # or past the host's budget of checks. What did not reach him the kernel dropped, its buffer
+    # full on a busy machine (it counts those, machine-wide: at most 14 events each here).
     refused = delta(after, before, "over_budget") + delta(after, before, "check_budget")
-    assert stored + refused >= 1_000
+    assert stored + refused + 14 * full_buffers >= 1_000, f"{stored} stored, {refused} refused, {full_buffers} dropped by the kernel"
     assert set(after["drops"]) <= {"over_budget", "check_budget", "malformed"}, after["drops"]
     assert size < 10
     chat_both_ways(alice, bob, "after the throwaway keys")
