@@ -30,7 +30,7 @@ extension NodeMachine {
         return try body(&rooms[room]!)
     }
 
-    /// Makes this node's next event in `room`: stores it (durably, before anyone sees it), shows
+    /// Makes this node's next event in `room`: stores it (committed before anyone sees it), shows
     /// what it shows and pushes it to the room's live peers. The event is stamped `at` (a mark:
     /// when its key arrived), or now. `nil` when the room refused it (said to the reader).
     ///
