@@ -92,11 +92,26 @@ import Testing
         var log = log(holding: lines(1...2))
         #expect(log.insert(Event.fixture(alice, 9, .voided(from: 10))) == .rejected(.invalidVoid))
         #expect(log.insert(Event.fixture(alice, 9, .voided(from: 0))) == .rejected(.invalidVoid))
-        let far = RoomLog.maximumGap + 3
-        #expect(log.insert(Event.fixture(alice, far, .voided(from: 1))) == .rejected(.invalidVoid))
+        // More than one lease's worth: one signed datagram must not make a log hold thousands of holes.
+        #expect(log.insert(Event.fixture(alice, SeqLease.block + 4, .voided(from: 3))) == .rejected(.invalidVoid))
         #expect(log.vector[alice] == 2)
+        var lease = log
+        let whole = Event.fixture(alice, SeqLease.block + 3, .voided(from: 3))
+        #expect(lease.insert(whole) == .accepted(delivered: [whole]))
         // A void of nothing (from its own seq) is an ordinary event.
         #expect(log.insert(Event.fixture(alice, 3, .voided(from: 3))) == .accepted(delivered: [Event.fixture(alice, 3, .voided(from: 3))]))
+    }
+
+    @Test func aVoidCannotSeatAStrangerWithoutItsJoin() {
+        // Mallory's fresh key sends a void of her own join: refused, so it cannot take one of the
+        // room's origin slots past the seat checks a join meets.
+        let mallory = NodeID.fixture(9)
+        var log = RoomLog(room: "superbowl")
+        #expect(log.insert(Event.fixture(mallory, 5, .voided(from: 1))) == .rejected(.invalidVoid))
+        // A void past her join waits, unabsorbed, as any stranger's event past a gap does.
+        #expect(log.insert(Event.fixture(mallory, 5, .voided(from: 2))) == .accepted(delivered: []))
+        #expect(log.vector[mallory] == 0)
+        #expect(log.originCount == 0)
     }
 
     @Test func aVoidTravelsOnTheWire() throws {

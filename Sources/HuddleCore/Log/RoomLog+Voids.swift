@@ -11,11 +11,11 @@
 /// log agrees past the void, and an event of the stretch some peer holds is never taken for a
 /// second version.
 extension Event {
-    /// The place of a voided seq this log holds no event for.
+    /// The place of a voided seq this log holds no event for. (No context: its place in the
+    /// prefix orders it, and an empty vector costs no allocation, for up to ``SeqLease/block``
+    /// holes a void.)
     static func hole(_ id: EventID, room: String) -> Event {
-        Event(
-            id: id, room: room, createdAtMilliseconds: 0, context: VersionVector([id.origin: id.seq - 1]),
-            body: .voided(from: id.seq), signature: [])
+        Event(id: id, room: room, createdAtMilliseconds: 0, context: VersionVector(), body: .voided(from: id.seq), signature: [])
     }
 
     /// Whether this is a hole (``hole(_:room:)``): a void of nothing with no signature, which no
@@ -38,11 +38,13 @@ extension RoomLog {
         vector.contains(id) && id.seq > 0 && prefix[id.origin]?[Int(id.seq - 1)].isHole == true
     }
 
-    /// Why a void would be refused: it must void seqs before its own, at most
-    /// ``RoomLog/maximumGap`` of them.
+    /// Why a void would be refused: it must void seqs before its own, never the origin's join
+    /// (seq 1: a void must not seat an origin that no log saw join, past the room's origin
+    /// slots), and at most ``SeqLease/block`` of them (what an honest node can have leased and
+    /// lost: one signed datagram must not make every log hold thousands of holes).
     func voidRejection(of event: Event) -> Rejection? {
         guard case .voided(let from) = event.body else { return nil }
-        guard from >= 1, from <= event.seq, event.seq - from <= Self.maximumGap else { return .invalidVoid }
+        guard from >= 2, from <= event.seq, event.seq - from <= SeqLease.block else { return .invalidVoid }
         return nil
     }
 

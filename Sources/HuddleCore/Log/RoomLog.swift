@@ -113,8 +113,8 @@ public struct RoomLog: Sendable {
         /// ``RoomLogLimits/maxPendingProofs``) and proves the fault if the origin's join comes;
         /// it is forgotten with the origin's waiting events.
         case strangerConflict
-        /// A void (``EventBody/voided(from:)``) of seqs not before it, or of more than
-        /// ``RoomLog/maximumGap`` of them.
+        /// A void (``EventBody/voided(from:)``) of seqs not before it, of the origin's join, or of
+        /// more than ``SeqLease/block`` of them.
         case invalidVoid
 
         public var description: String {
@@ -127,7 +127,7 @@ public struct RoomLog: Sendable {
             case .overBudget(let what): "over the limit of \(what)"
             case .tooManyOrigins: "the room holds events of too many origins"
             case .strangerConflict: "a second version of an event from an origin that never joined"
-            case .invalidVoid: "it voids seqs that are not just before it"
+            case .invalidVoid: "it voids its origin's join, more than one lease, or seqs not before it"
             }
         }
     }
