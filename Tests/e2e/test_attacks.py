@@ -19,7 +19,7 @@ from huddletest.bench.attacks import AmplificationFlood, Slowloris, fresh_key
 from huddletest.bench.strangers import Churn, throwaway_keys
 from huddletest.node import alive_to_each_other, dealt_with_datagrams, handled, holds_all_of
 from huddletest.polling import poll
-from huddletest.wire import (VERSION, Chat, Event, Join, VersionVector, WireClient, encode_event, encode_events,
+from huddletest.wire import (VERSION, Chat, Event, Join, Voided, VersionVector, WireClient, encode_event, encode_events,
                              encode_sync_request, now_ms, sign_event)
 
 ROOM = "superbowl"
@@ -415,6 +415,38 @@ def test_fresh_keys_joins_fill_the_open_origin_slots_and_a_real_newcomer_still_g
     poll(lambda: any(o["type"] == "peer" and o["id"] == bob.id and o["state"] == "alive"
                      for o in list(carol.outputs)[since:]), timeout=10, what="carol seeing bob back")
     chat_both_ways(bob, carol, "after bob's restart", timeout=5)
+
+
+def test_voids_that_would_seat_a_stranger_or_fill_logs_with_holes_are_refused(lan):
+    """The void of issue 49 (PROTOCOL.md, "After a power cut") from the attacker's side, with the
+    client written from the docs. A fresh key's void of its own join would fill its seqs with
+    holes and seat it without a join: refused (`invalid`), and no member appears. Mallory, a
+    member, voids more than one lease (513 seqs): refused; a void of exactly one lease is taken,
+    and shows nothing. Bob chats on."""
+    alice, bob = pair(lan)
+    before = counters(bob)
+    host, port = bob.address.rsplit(":", 1)
+
+    def event(key, origin: bytes, seq: int, body) -> Event:
+        return sign_event(Event(origin, seq, ROOM, now_ms(), VersionVector({origin: seq - 1} if seq > 1 else {}), body), key)
+
+    stranger_key, stranger = fresh_key()
+    mallory_key, mallory = fresh_key()
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        send = lambda data: udp.sendto(data, (host, int(port)))
+        send(encode_events([event(stranger_key, stranger, 5, Voided(1))]))
+        send(encode_events([event(mallory_key, mallory, 1, Join("mallory"))]))
+        send(encode_events([event(mallory_key, mallory, 515, Voided(2))]))  # 513 seqs: one too many
+        send(encode_events([event(mallory_key, mallory, 514, Voided(2))]))  # 512: one lease
+        send(encode_events([event(mallory_key, mallory, 515, Chat("after my void"))]))
+        dealt_with_datagrams(bob, send)
+    assert delta(counters(bob), before, "invalid") == 2
+    members = {m["nick"] for m in room_of(bob)["members"]}
+    assert members == {"alice", "bob", "mallory"}, members
+    assert room_of(bob)["version_vector"].get(stranger.hex()) is None
+    assert room_of(bob)["version_vector"].get(mallory.hex()) == 515
+    bob.message("after my void", timeout=10)
+    chat_both_ways(alice, bob, "after the voids")
 
 
 # ---------------------------------------------------------------------------------------------

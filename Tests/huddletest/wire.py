@@ -99,6 +99,7 @@ TAG_TEAMS = 9
 TAG_UNMARK = 10
 TAG_HEARD = 11
 TAG_PICTURE = 12
+TAG_VOIDED = 13
 
 PICTURE_JPEG = 1
 PICTURE_PNG = 2
@@ -356,13 +357,21 @@ class Picture:
 
 
 @dataclass(frozen=True)
+class Voided:
+    """from:u64 -- the origin's seqs from `from` up to this event's own, those a reader lacks,
+    will never come (a power cut took them; PROTOCOL.md, "After a power cut")."""
+    start: int
+    tag = TAG_VOIDED
+
+
+@dataclass(frozen=True)
 class RawBody:
     """Any bytes as a body (an unknown tag, a truncated field...)."""
     data: bytes
 
 
 Body = Union[Join, Leave, Chat, CalibrationEvent, Mark, Unmark, DelayNudge, Sealed, Score, Teams, Heard, RawBody]
-Body = Union[Body, Picture]
+Body = Union[Body, Picture, Voided]
 
 
 def encode_body(body: Body) -> bytes:
@@ -395,6 +404,8 @@ def encode_body(body: Body) -> bytes:
         return (enc_u8(TAG_PICTURE) + enc_u8(body.type) + enc_u32(body.size) + enc_u16(body.width)
                 + enc_u16(body.height) + enc_u32(body.milliseconds) + enc_id(body.root) + enc_id(body.key)
                 + enc_str(body.caption))
+    if isinstance(body, Voided):
+        return enc_u8(TAG_VOIDED) + enc_u64(body.start)
     raise TypeError(f"not an event body: {body!r}")
 
 
@@ -976,6 +987,8 @@ class Reader:
             size, width, height, milliseconds = self.u32(), self.u16(), self.u16(), self.u32()
             root, key = self.id(), self.id()
             return Picture(kind, size, width, height, root, key, self.str(Limits.max_caption_bytes), milliseconds)
+        if tag == TAG_VOIDED:
+            return Voided(self.u64())
         raise WireError("unknownEventBody", str(tag))
 
     def event(self) -> Event:
