@@ -410,6 +410,29 @@ import Testing
         }
     }
 
+    /// A node that takes a big room in from scratch (a late joiner, a node back from a power cut)
+    /// fills the open slots with whoever comes first, before it has vouched for anyone: the
+    /// member after them is unseated, and digests stop offering its events. Once it has a node
+    /// behind it, reconsidered, its events are asked for again and its join takes a reserved seat.
+    @Test func anOriginUnseatedBeforeItWasVouchedForTakesAReservedSeatOnceReconsidered() {
+        var limits = RoomLogLimits()
+        limits.maxOrigins = 3
+        limits.reservedOrigins = 1
+        let dave = NodeID.fixture(78)
+        let join = Event.fixture(dave, 1, .join(nick: "dave"))
+        var log = RoomLog(room: "superbowl", limits: limits)
+        _ = log.insert(.fixture(alice, 1, .join(nick: "alice")), reserved: { _ in .refused })
+        _ = log.insert(.fixture(bob, 1, .join(nick: "bob")), reserved: { _ in .refused })
+        #expect(log.insert(join, reserved: { _ in .refused }) == .unseated(delivered: []))
+        #expect(log.capped([dave: 4])[dave] == 0)
+
+        log.reconsider(dave)
+        #expect(!log.isUnseated(dave))
+        #expect(log.capped([dave: 4])[dave] == 4)  // a peer's digest offers dave's events again
+        #expect(log.insert(join, reserved: { _ in .host("192.0.2.8") }) == .accepted(delivered: [join]))
+        #expect(log.vector[dave] == 1)
+    }
+
     @Test func theUnseatedAreForgottenOldestFirst() {
         var unseated = UnseatedOrigins()
         for n in 1...10 { _ = unseated.insert(.fixture(UInt8(n)), keeping: 4) }

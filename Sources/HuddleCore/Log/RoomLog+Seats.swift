@@ -13,6 +13,17 @@ extension RoomLog {
         unseated.origins.contains(origin)
     }
 
+    /// The origins whose first event found no slot (the latest remembered).
+    public var unseatedOrigins: Set<NodeID> { unseated.origins }
+
+    /// Forgets that `origin` found no slot: it has a node behind it now (a peer this node vouched
+    /// for), which may take a reserved slot. Its events are taken again when they come, and
+    /// ``capped(_:)`` no longer hides them in a peer's digest, so anti-entropy brings them. If its
+    /// join finds no slot again, it is unseated again.
+    public mutating func reconsider(_ origin: NodeID) {
+        unseated.remove(origin)
+    }
+
     /// Remembers `origin` as unseated and delivers what no longer waits for it.
     mutating func unseat(_ origin: NodeID, now: WallTime) -> [Event] {
         guard unseated.insert(origin, keeping: limits.maxUnseatedOrigins) else { return [] }

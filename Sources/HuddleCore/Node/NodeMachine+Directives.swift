@@ -110,6 +110,19 @@ extension NodeMachine {
             lastVouched = (vouched, membership.incarnation, proofs)
             checkBudgets.exempt = vouched
             emit(.vouchedPeers(vouched, incarnation: membership.incarnation))
+            reconsiderUnseated()
+        }
+    }
+
+    /// The origins a room refused a slot that have a node behind them now (vouched for) get
+    /// another chance (``RoomLog/reconsider(_:)``). A node that takes a big room in from scratch
+    /// (a late joiner, a node back from a power cut) fills the open slots with whoever comes
+    /// first, before it has vouched for anyone; without this, the members after them would stay
+    /// unseated for good, and their lines never shown.
+    mutating func reconsiderUnseated() {
+        for room in joined {
+            guard let unseated = rooms[room]?.log.unseatedOrigins else { continue }
+            for origin in unseated where membership.hasVouched(origin) { rooms[room]?.reconsider(origin) }
         }
     }
 

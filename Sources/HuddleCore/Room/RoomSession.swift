@@ -361,6 +361,11 @@ public struct RoomSession: Sendable {
         return outputs
     }
 
+    /// Gives an origin the room refused a slot another chance (``RoomLog/reconsider(_:)``).
+    public mutating func reconsider(_ origin: NodeID) {
+        log.reconsider(origin)
+    }
+
     /// The events dropped since the last call (see ``wake(now:)``), to delete from a store.
     public mutating func takeDiscarded() -> [EventID] {
         defer { discarded = [] }
