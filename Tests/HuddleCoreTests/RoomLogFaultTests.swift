@@ -385,19 +385,26 @@ import Testing
         #expect(log.insert(.fixture(carol, 1, .join(nick: "carol")), reserved: reserved).deliveredCount == 1)
     }
 
+    /// A room with `maxOrigins` origin slots, the last `reservedOrigins` of them reserved, whose
+    /// open slots alice and bob took first.
+    func roomOfAliceAndBob(maxOrigins: Int, reservedOrigins: Int) -> RoomLog {
+        var limits = RoomLogLimits()
+        limits.maxOrigins = maxOrigins
+        limits.reservedOrigins = reservedOrigins
+        var log = RoomLog(room: "superbowl", limits: limits)
+        _ = log.insert(.fixture(alice, 1, .join(nick: "alice")))
+        _ = log.insert(.fixture(bob, 1, .join(nick: "bob")))
+        return log
+    }
+
     /// Another node seated an origin this one did not: a member's message naming it in its
     /// context is delivered all the same, whichever arrives first, and digests stop asking for it.
     @Test func nothingWaitsForAnOriginThatFoundNoSlot() {
-        var limits = RoomLogLimits()
-        limits.maxOrigins = 2
-        limits.reservedOrigins = 0
         let stranger = NodeID.fixture(77)
         let strangerJoin = Event.fixture(stranger, 1, .join(nick: "x"))
         let chat = Event.fixture(bob, 2, .chat(text: "seen the kick?"), context: [stranger: 1])
         for strangerFirst in [true, false] {
-            var log = RoomLog(room: "superbowl", limits: limits)
-            _ = log.insert(.fixture(alice, 1, .join(nick: "alice")))
-            _ = log.insert(.fixture(bob, 1, .join(nick: "bob")))
+            var log = roomOfAliceAndBob(maxOrigins: 2, reservedOrigins: 0)
             if strangerFirst {
                 #expect(log.insert(strangerJoin) == .unseated(delivered: []))
                 #expect(log.insert(chat) == .accepted(delivered: [chat]))
@@ -415,14 +422,9 @@ import Testing
     /// member after them is unseated, and digests stop offering its events. Once it has a node
     /// behind it, reconsidered, its events are asked for again and its join takes a reserved seat.
     @Test func anOriginUnseatedBeforeItWasVouchedForTakesAReservedSeatOnceReconsidered() {
-        var limits = RoomLogLimits()
-        limits.maxOrigins = 3
-        limits.reservedOrigins = 1
         let dave = NodeID.fixture(78)
         let join = Event.fixture(dave, 1, .join(nick: "dave"))
-        var log = RoomLog(room: "superbowl", limits: limits)
-        _ = log.insert(.fixture(alice, 1, .join(nick: "alice")), reserved: { _ in .refused })
-        _ = log.insert(.fixture(bob, 1, .join(nick: "bob")), reserved: { _ in .refused })
+        var log = roomOfAliceAndBob(maxOrigins: 3, reservedOrigins: 1)
         #expect(log.insert(join, reserved: { _ in .refused }) == .unseated(delivered: []))
         #expect(log.capped([dave: 4])[dave] == 0)
 

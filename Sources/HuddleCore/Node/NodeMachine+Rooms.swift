@@ -39,9 +39,13 @@ extension NodeMachine {
     /// power cut makes this node sign another event with its seq (which peers would take as
     /// equivocation). After a power cut, its first event in the room voids what it lost.
     @discardableResult
-    public mutating func originate(
-        _ body: EventBody, in room: String, at: WallTime? = nil, after leased: UInt64 = 0, now: NodeTime
-    ) -> Event? {
+    public mutating func originate(_ body: EventBody, in room: String, at: WallTime? = nil, now: NodeTime) -> Event? {
+        originate(body, in: room, at: at, after: 0, now: now)
+    }
+
+    /// ``originate(_:in:at:now:)`` past `leased`: the seq the node may have used last, for a void.
+    @discardableResult
+    mutating func originate(_ body: EventBody, in room: String, at: WallTime?, after leased: UInt64, now: NodeTime) -> Event? {
         voidWhatWasLost(in: room, now: now)
         let made: (event: Event, outputs: [RoomOutput])
         let signer = identity
@@ -72,7 +76,7 @@ extension NodeMachine {
         let held = withRoom(room, now: now) { $0.log.vector[id] }
         let leased = rooms[entry: room].lease.through
         guard leased > held else { return }
-        originate(.voided(from: held + 1), in: room, after: leased, now: now)
+        originate(.voided(from: held + 1), in: room, at: nil, after: leased, now: now)
     }
 
     /// Joins public room `room` (a join event resets this node's calibration there) and makes it

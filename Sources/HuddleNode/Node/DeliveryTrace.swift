@@ -20,10 +20,7 @@ enum DeliveryTrace {
 
     /// The wall clock in µs, or 0 when tracing is off (so a caller can take it unconditionally).
     static func now() -> Int64 {
-        guard enabled else { return 0 }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
+        enabled ? SystemClock.preciseWall().microsecondsSinceEpoch : 0
     }
 
     /// One line per event, all at `at` (now by default).

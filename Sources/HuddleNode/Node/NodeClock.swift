@@ -17,10 +17,15 @@ protocol NodeClock: Sendable {
 /// The operating system's clocks: `CLOCK_REALTIME` and `CLOCK_MONOTONIC`.
 struct SystemClock: NodeClock {
     func wall() -> WallTime {
+        Self.preciseWall().wholeMilliseconds
+    }
+
+    /// `CLOCK_REALTIME` to the microsecond, not rounded: when a line was printed
+    /// (`shown_at_us`), a step of a traced message (``DeliveryTrace``).
+    static func preciseWall() -> WallTime {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return WallTime(microsecondsSinceEpoch: Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000)
-            .wholeMilliseconds
     }
 
     func monotonic() -> MonotonicTime {

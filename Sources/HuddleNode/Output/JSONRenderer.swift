@@ -193,14 +193,6 @@ public struct JSONRenderer: OutputRenderer {
         return .object(fields)
     }
 
-    /// The wall clock in µs as a line is rendered: `shown_at_us`, when the node printed the
-    /// message. (`shown_at` is the machine's reading, in whole ms as the wire stamps events.)
-    static func printedAt() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
-    }
-
     public func render(
         _ output: RoomOutput, room: String, reader: NodeID, inCurrentRoom: Bool = true, directTo: String? = nil,
         isPrivate: Bool = false
@@ -212,7 +204,9 @@ public struct JSONRenderer: OutputRenderer {
                 ("type", "message"), ("room", room), ("id", .string(Self.eventID(shown.event.id))),
                 ("from", .string(shown.from.id.hex)), ("nick", .string(shown.from.nick)),
                 ("text", .string(Self.jsonText(shown.text))), ("sent_at", .milliseconds(shown.sentAt)),
-                ("shown_at", .milliseconds(shown.shownAt)), ("shown_at_us", .int(Self.printedAt())),
+                // shown_at is the machine's reading (whole ms, as the wire stamps events);
+                // shown_at_us when the node printed it, for measures under a millisecond.
+                ("shown_at", .milliseconds(shown.shownAt)), ("shown_at_us", .int(SystemClock.preciseWall().microsecondsSinceEpoch)),
                 ("held_ms", .milliseconds(shown.held)),
                 ("waited_ms", .milliseconds(shown.held > .zero ? max(shown.held, shown.waited) : .zero)),
                 ("game_ms", .milliseconds(shown.gameTime)),

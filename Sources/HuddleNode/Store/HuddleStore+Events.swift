@@ -19,17 +19,7 @@ extension HuddleStore {
     @discardableResult
     public func insert(_ events: some Collection<Event>, durable: Bool = false) throws -> Int {
         guard !events.isEmpty else { return 0 }
-        guard durable else { return try write { db in try Self.insert(events, in: db) } }
-        return try writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-            defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
-            var inserted = 0
-            try db.inTransaction {
-                inserted = try Self.insert(events, in: db)
-                return .commit
-            }
-            return inserted
-        }
+        return try transaction(synced: durable) { db in try Self.insert(events, in: db) }
     }
 
     static func insert(_ events: some Collection<Event>, in db: Database) throws -> Int {

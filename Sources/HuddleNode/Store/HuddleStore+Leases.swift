@@ -43,7 +43,7 @@ extension HuddleStore {
     /// it committed but had not synced (``NodeRestore/lostUnsynced``). Synced before it returns.
     public func beginRun(bootID: String) throws -> Bool {
         let (boot, clean) = (try metaValue(Self.bootKey), try metaValue(Self.cleanStopKey))
-        try synced { db in
+        try transaction(synced: true) { db in
             try Self.setMetaValue(Self.bootKey, bootID, in: db)
             try Self.setMetaValue(Self.cleanStopKey, nil, in: db)
         }
@@ -52,22 +52,7 @@ extension HuddleStore {
 
     /// The run stops cleanly: everything it committed is synced with this mark.
     public func endRunCleanly() throws {
-        try synced { db in try Self.setMetaValue(Self.cleanStopKey, "1", in: db) }
-    }
-
-    /// Runs `body` in one transaction that is synced to disk (`synchronous = FULL`), with
-    /// every commit before it, when this returns.
-    func synced<T>(_ body: (Database) throws -> T) throws -> T {
-        try writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-            defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
-            var result: T?
-            try db.inTransaction {
-                result = try body(db)
-                return .commit
-            }
-            return result!
-        }
+        try transaction(synced: true) { db in try Self.setMetaValue(Self.cleanStopKey, "1", in: db) }
     }
 }
 

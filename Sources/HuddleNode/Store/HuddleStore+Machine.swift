@@ -35,22 +35,14 @@ extension HuddleStore {
     public func apply(_ writes: [StoreWrite]) throws -> ApplyReport {
         guard !writes.isEmpty else { return ApplyReport() }
         let synced = writes.contains { if case .lease = $0 { true } else { false } }
-        return try writeWithoutTransaction { db in
-            if synced { try db.execute(sql: "PRAGMA synchronous = FULL") }
-            defer { if synced { try? db.execute(sql: "PRAGMA synchronous = NORMAL") } }
-            var report = ApplyReport()
-            try db.inTransaction {
-                report = try Self.apply(writes, in: db)
-                return .commit
-            }
-            // What a room dropped for good (strangers' events it gave up on) goes back to the
-            // file system, not only to SQLite's free list: a store that filled with them once
-            // stayed 17 MB after a restart.
-            if writes.contains(where: { if case .delete = $0 { true } else { false } }) {
-                try db.execute(sql: "PRAGMA incremental_vacuum")
-            }
-            return report
+        let report = try transaction(synced: synced) { db in try Self.apply(writes, in: db) }
+        // What a room dropped for good (strangers' events it gave up on) goes back to the file
+        // system, not only to SQLite's free list: a store that filled with them once stayed
+        // 17 MB after a restart.
+        if writes.contains(where: { if case .delete = $0 { true } else { false } }) {
+            try writeWithoutTransaction { db in try db.execute(sql: "PRAGMA incremental_vacuum") }
         }
+        return report
     }
 
     private static func apply(_ writes: [StoreWrite], in db: Database) throws -> ApplyReport {

@@ -176,6 +176,22 @@ public final class HuddleStore: Sendable {
         do { return try database.writeWithoutTransaction(body) } catch { throw Self.translate(error, path: path) }
     }
 
+    /// Runs `body` in one write transaction. With `synced`, the transaction, and every commit
+    /// before it, is on disk when this returns (`synchronous = FULL` for it: it survives a power
+    /// cut), not only in the file (which survives the process being killed).
+    func transaction<T>(synced: Bool, _ body: (Database) throws -> T) throws -> T {
+        try writeWithoutTransaction { db in
+            if synced { try db.execute(sql: "PRAGMA synchronous = FULL") }
+            defer { if synced { try? db.execute(sql: "PRAGMA synchronous = NORMAL") } }
+            var result: T?
+            try db.inTransaction {
+                result = try body(db)
+                return .commit
+            }
+            return result!
+        }
+    }
+
     func execute(sql: String) throws {
         try write { db in try db.execute(sql: sql) }
     }
