@@ -453,7 +453,10 @@ def test_a_flood_of_tiny_pictures_is_cut_at_the_writers_budget(lan, writers):
     print(f"{count} pictures in {elapsed:.1f} s: {fetched} fetched, {refused} counted picture_budget")
     assert 64 * MiB // (64 * 1024) <= fetched <= 1_024 + 4 * elapsed + 2, fetched
 
-    poll(lambda: len(ready_roots(alice)) >= fetched, timeout=30, what=f"{fetched} pictures fetched")
+    # A thousand fetches, four at a time: 5 s alone here, but beside the rest of Scripts/test (six
+    # workers, the Swift tests' build) one run needed more than 30 s. The budget is what is
+    # checked, not the speed.
+    poll(lambda: len(ready_roots(alice)) >= fetched, timeout=90, what=f"{fetched} pictures fetched")
     # Another writer's picture still comes: the budget is the flooder's.
     fetched_at_once(alice, member(alice, writers, "neighbour"), "the neighbour's", seed=99)
     assert len(flooder.pieces.roots_asked()) == fetched
