@@ -125,7 +125,7 @@ let package = Package(
             dependencies: [
                 "HuddleNode", "HuddleCore", "HuddleAudio", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: testSettings
         ),

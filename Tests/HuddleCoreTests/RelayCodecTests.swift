@@ -71,9 +71,9 @@ import Testing
         let leaving = WireMessage.leaving(Leaving(from: alice, incarnation: 7, signature: [UInt8](repeating: 0xAB, count: 64)))
         let bytes = try #require(RelayMessage(from: alice, to: bob, payload: leaving.encoded())).encoded()
         let expected: [UInt8] =
-            [0x48, 0x44, 0x05, 0x0A] + [1] + [UInt8](repeating: 0, count: 31) + [2] + [UInt8](repeating: 0, count: 31)
+            [0x48, 0x44, 0x06, 0x0A] + [1] + [UInt8](repeating: 0, count: 31) + [2] + [UInt8](repeating: 0, count: 31)
             + [0x00, 0x6C]  // 108 bytes of payload: a goodbye
-            + [0x48, 0x44, 0x05, 0x09] + [1] + [UInt8](repeating: 0, count: 31) + [0, 0, 0, 0, 0, 0, 0, 7]
+            + [0x48, 0x44, 0x06, 0x09] + [1] + [UInt8](repeating: 0, count: 31) + [0, 0, 0, 0, 0, 0, 0, 7]
             + [UInt8](repeating: 0xAB, count: 64)
         #expect(bytes == expected)
         #expect(bytes.count == 178)

@@ -70,7 +70,7 @@ import Testing
             by: alice, room: "ab", for: bob.id, pairKey: pairKey, sentAt: .epoch + .seconds(2),
             start: .epoch + .seconds(1), bits: bits, loud: loud)
         let bytes = window.encoded()
-        #expect(Array(bytes.prefix(4)) == [0x48, 0x44, 5, 11])
+        #expect(Array(bytes.prefix(4)) == [0x48, 0x44, 6, 11])
         #expect(Array(bytes[4..<36]) == alice.id.bytes)
         #expect(Array(bytes[36..<40]) == [0, 2, 0x61, 0x62])
         #expect(Array(bytes[40..<48]) == [0, 0, 0, 0, 0, 0, 0x07, 0xD0])

@@ -47,14 +47,14 @@ struct WireCodecTests {
         ]
         for (body, tag) in tags {
             let bytes = S.event(S.alice, 1, body, room: "", context: [:]).encoded()
-            #expect(bytes[32 + 8 + 2 + 8 + 2] == tag)
+            #expect(bytes[32 + 8 + 32 + 2 + 8 + 2] == tag)
         }
     }
 
     @Test("message kinds are the documented bytes")
     func kinds() {
         #expect(WireMessage.Kind.allCases.map(\.rawValue) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13])
-        #expect(WireProtocol.version == 5)
+        #expect(WireProtocol.version == 6)
         #expect(RelayMessage.kind == 10, "kind 10 is a relay, decoded by RelayMessage")
         #expect(SoundWindow.kind == 11, "kind 11 is a sound window, decoded by SoundWindow and Datagram")
     }
@@ -90,12 +90,22 @@ struct WireCodecTests {
         let event = S.event(S.alice, 1, .mark(label: "ko"), room: "r", createdAtMilliseconds: 258, context: [S.bob: 1])
         let alice: [UInt8] = [0x01] + [UInt8](repeating: 0, count: 31)
         let bob: [UInt8] = [0x02] + [UInt8](repeating: 0, count: 31)
-        let fields: [UInt8] =
-            alice + [0, 0, 0, 0, 0, 0, 0, 1] + [0x00, 0x01, 0x72] + [0, 0, 0, 0, 0, 0, 0x01, 0x02]
+        let head = alice + [0, 0, 0, 0, 0, 0, 0, 1]
+        let rest: [UInt8] =
+            [0x00, 0x01, 0x72] + [0, 0, 0, 0, 0, 0, 0x01, 0x02]
             + [0x00, 0x01] + bob + [0, 0, 0, 0, 0, 0, 0, 1] + [0x05, 0x00, 0x02, 0x6B, 0x6F]
-        #expect(event.encoded() == fields + event.signature)
-        #expect(event.signedBytes == Array("huddle-event-v1".utf8) + [0x00] + fields)
+        // No link: 32 zero bytes on the wire, and signed as before links, without them.
+        #expect(event.encoded() == head + [UInt8](repeating: 0, count: 32) + rest + event.signature)
+        #expect(event.signedBytes == Array("huddle-event-v1".utf8) + [0x00] + head + rest)
         #expect(Event.signingDomain.count == 16)
+        // A link: on the wire and under the signature, after the seq, with the tag of version 2.
+        let link = [UInt8](1...32)
+        let linked = Event(
+            id: event.id, room: event.room, createdAt: event.createdAt, context: event.context,
+            previous: EventDigest(bytes: link)!, body: event.body, signature: event.signature)
+        #expect(linked.encoded() == head + link + rest + event.signature)
+        #expect(linked.signedBytes == Array("huddle-event-v2".utf8) + [0x00] + head + link + rest)
+        #expect(Event.linkedSigningDomain.count == 16)
     }
 
     @Test("signedBytes covers every field but the signature", arguments: WireSamples.bodies)
@@ -107,15 +117,18 @@ struct WireCodecTests {
                 == Event.signedBytes(
                     id: event.id, room: event.room, createdAt: event.createdAt, context: event.context, body: body))
         #expect(Array(signed.prefix(Event.signingDomain.count)) == Event.signingDomain)
-        #expect(Array(signed.dropFirst(Event.signingDomain.count)) == Array(event.encoded().dropLast(64)))
+        var unlinked = event.encoded().dropLast(64)
+        unlinked.removeSubrange(40..<72)
+        #expect(Array(signed.dropFirst(Event.signingDomain.count)) == Array(unlinked))
 
         func with(
             id: EventID? = nil, room: String? = nil, createdAt: WallTime? = nil, context: VersionVector? = nil,
-            body newBody: EventBody? = nil, signature: [UInt8]? = nil
+            previous: EventDigest? = nil, body newBody: EventBody? = nil, signature: [UInt8]? = nil
         ) -> Event {
             Event(
                 id: id ?? event.id, room: room ?? event.room, createdAt: createdAt ?? event.createdAt,
-                context: context ?? event.context, body: newBody ?? event.body, signature: signature ?? event.signature
+                context: context ?? event.context, previous: previous ?? event.previous, body: newBody ?? event.body,
+                signature: signature ?? event.signature
             )
         }
         #expect(with(signature: S.signature(99)).signedBytes == signed)
@@ -123,6 +136,7 @@ struct WireCodecTests {
             with(id: EventID(origin: S.carol, seq: 3)), with(id: EventID(origin: S.bob, seq: 4)),
             with(room: event.room + "x"), with(createdAt: event.createdAt + .milliseconds(1)), with(context: [S.alice: 2]),
             with(context: [:]), with(body: body == .leave ? .chat(text: "") : .leave),
+            with(previous: EventDigest(of: [1])), with(previous: EventDigest(of: [2])),
         ]
         for other in changed {
             #expect(other.signedBytes != signed)
@@ -179,7 +193,7 @@ struct WireCodecTests {
     @Test("string limits are exact, in UTF-8 bytes")
     func stringLimits() throws {
         // Offset of the chat text's length in `.events([S.event(...)])` with room "superbowl", empty context.
-        let textOffset = 4 + 2 + 32 + 8 + 2 + 9 + 8 + 2 + 1
+        let textOffset = 4 + 2 + 32 + 8 + 32 + 2 + 9 + 8 + 2 + 1
         try WireMessage.events([S.event(S.alice, 1, .chat(text: S.text(bytes: 4096)))]).validate()
         #expect(throws: WireError.stringTooLong(.chatText, length: 4097, max: 4096, offset: textOffset)) {
             try WireMessage.events([S.event(S.alice, 1, .chat(text: S.text(bytes: 4097)))]).validate()
@@ -205,7 +219,7 @@ struct WireCodecTests {
     @Test("values too large for a 16-bit length encode without trapping and are rejected")
     func hugeValuesDoNotTrap() {
         let huge = WireMessage.events([S.event(S.alice, 1, .chat(text: String(repeating: "x", count: 70_000)))])
-        #expect(throws: WireError.stringTooLong(.chatText, length: 65535, max: 4096, offset: 68)) {
+        #expect(throws: WireError.stringTooLong(.chatText, length: 65535, max: 4096, offset: 100)) {
             try huge.validate()
         }
         let rooms = WireMessage.ack(
@@ -274,7 +288,7 @@ struct WireCodecTests {
         #expect(wireError(Array("GET / HTTP/1.1\r\n".utf8)) == .badMagic(0x4745))
     }
 
-    @Test("other protocol versions get their own error", arguments: [UInt8(0), 1, 2, 3, 4, 6, 255])
+    @Test("other protocol versions get their own error", arguments: [UInt8(0), 1, 2, 3, 4, 5, 7, 255])
     func unsupportedVersion(version: UInt8) {
         var bytes = WireSamples.messages[4].encoded()
         bytes[2] = version
@@ -313,10 +327,10 @@ struct WireCodecTests {
             wireError(envelope + [1, 0xFF, 0xFF] + ten) == .countTooLarge(.events, count: 65535, max: 1024, offset: 4))
         #expect(
             wireError(envelope + [1, 0x03, 0xE8] + ten)
-                == .countExceedsData(.events, count: 1000, minimumBytes: 117_000, remaining: 10, offset: 4))
+                == .countExceedsData(.events, count: 1000, minimumBytes: 149_000, remaining: 10, offset: 4))
         #expect(
             wireError(envelope + [4, 0, 0, 0x00, 0x02] + ten)
-                == .countExceedsData(.events, count: 2, minimumBytes: 234, remaining: 10, offset: 6))
+                == .countExceedsData(.events, count: 2, minimumBytes: 298, remaining: 10, offset: 6))
         let alice = S.alice.bytes
         #expect(
             wireError(envelope + [2] + alice + [0, 0, 0xFF, 0xFF] + ten)
@@ -374,7 +388,7 @@ struct WireCodecTests {
         #expect(
             wireError(Self.digest(room: [0x61, 0x62, byte, 0x63])) == .controlCharacter(.room, byte: byte, offset: 40))
         let chat = WireMessage.events([S.event(S.alice, 1, .chat(text: "a" + String(UnicodeScalar(byte)) + "b"))])
-        #expect(throws: WireError.controlCharacter(.chatText, byte: byte, offset: 71)) { try chat.validate() }
+        #expect(throws: WireError.controlCharacter(.chatText, byte: byte, offset: 103)) { try chat.validate() }
     }
 
     @Test(
@@ -494,9 +508,9 @@ struct WireCodecTests {
     @Test("unknown event body tags are rejected", arguments: [UInt8(0), 14, 255])
     func bodyTag(value: UInt8) {
         var bytes = WireMessage.events([S.event(S.alice, 1, .leave)]).encoded()
-        #expect(bytes[67] == 2)
-        bytes[67] = value
-        #expect(wireError(bytes) == .unknownEventBody(tag: value, offset: 67))
+        #expect(bytes[99] == 2)
+        bytes[99] = value
+        #expect(wireError(bytes) == .unknownEventBody(tag: value, offset: 99))
     }
 
     // MARK: Errors
@@ -507,7 +521,7 @@ struct WireCodecTests {
             (.truncated(needed: 8, offset: 41, remaining: 3), "truncated: needed 8 bytes at offset 41, 3 left"),
             (.truncated(needed: 1, offset: 2, remaining: 0), "truncated: needed 1 byte at offset 2, 0 left"),
             (.badMagic(0x4745), "bad magic 0x4745 (expected 0x4844 \"HD\"): not a Huddle message"),
-            (.unsupportedVersion(6), "unsupported protocol version 6 (this node speaks 5)"),
+            (.unsupportedVersion(7), "unsupported protocol version 7 (this node speaks 6)"),
             (.unknownMessageKind(9), "unknown message kind 9"),
             (
                 .stringTooLong(.chatText, length: 5000, max: 4096, offset: 68),

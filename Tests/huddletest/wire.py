@@ -68,7 +68,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption,
 # Constants
 
 MAGIC = b"HD"
-VERSION = 5
+VERSION = 6
 
 KIND_EVENTS = 1
 KIND_DIGEST = 2
@@ -112,7 +112,9 @@ STATE_ALIVE = 1
 STATE_SUSPECT = 2
 STATE_GONE = 3
 
-SIGNING_TAG = b"huddle-event-v1\x00"  # 16 bytes
+SIGNING_TAG = b"huddle-event-v1\x00"  # 16 bytes: an event with no link (previous all zeros)
+LINKED_SIGNING_TAG = b"huddle-event-v2\x00"  # 16 bytes: an event that names its previous
+NO_LINK = bytes(32)
 MEMBER_SIGNING_TAG = b"huddle-member-v1\x00"  # 17 bytes: probes and acks
 SOUND_SIGNING_TAG = b"huddle-sound-v1\x00"  # 16 bytes: sound windows, and their seals' associated data
 SIGNATURE_BYTES = 64
@@ -142,8 +144,8 @@ class Limits:
     max_events_per_batch = 1_024
     max_peers_per_list = 256
     max_rooms_per_node = 32
-    min_event_bytes = 117
-    max_event_bytes = 45_270  # a sealed 4 096-byte chat in a 64-byte room, 1 024 context entries
+    min_event_bytes = 149
+    max_event_bytes = 45_302  # a sealed 4 096-byte chat in a 64-byte room, 1 024 context entries
     seal_overhead_bytes = 28  # 12-byte nonce + 16-byte Poly1305 tag
     min_sealed_bytes = 29  # around a 1-byte leave
     max_sealed_bytes = 4_127  # around the largest chat body (1 + 2 + 4 096)
@@ -424,6 +426,9 @@ class Event:
     # For an event of a private room opened with its key (`RoomKey.open`): the sealed bytes,
     # which are what travels and what the signature covers; `body` is then the plain body.
     seal: bytes | None = None
+    # SHA-256 of the origin's event at seq - 1 in the room (its wire bytes), or 32 zero bytes:
+    # no link (seq 1, a void, or an event made before wire version 6).
+    previous: bytes = NO_LINK
 
     @property
     def key(self) -> tuple[bytes, int]:
@@ -439,16 +444,27 @@ class Event:
         return self.room if isinstance(self.room, str) else self.room.decode("utf-8", "replace")
 
 
-def encode_event_unsigned(event: Event) -> bytes:
-    """origin seq room createdAt context body: the event without its signature (an opened
-    private event with its sealed body)."""
-    return (enc_id(event.origin) + enc_u64(event.seq) + enc_str(event.room)
-            + enc_i64(event.created_at) + enc_vv(event.context) + encode_body(event.wire_body))
+def encode_event_unsigned(event: Event, link: bool = True) -> bytes:
+    """origin seq previous room createdAt context body: the event without its signature (an
+    opened private event with its sealed body); without `previous` if not `link`."""
+    return (enc_id(event.origin) + enc_u64(event.seq) + (bytes(event.previous) if link else b"")
+            + enc_str(event.room) + enc_i64(event.created_at) + enc_vv(event.context)
+            + encode_body(event.wire_body))
 
 
 def signed_bytes(event: Event) -> bytes:
-    """`Event.signedBytes`: the domain-separation tag, then the event without its signature."""
-    return SIGNING_TAG + encode_event_unsigned(event)
+    """`Event.signedBytes`: the domain-separation tag, then the event without its signature.
+    An event with no link is signed as before links: tag v1, no `previous` field."""
+    if bytes(event.previous) == NO_LINK:
+        return SIGNING_TAG + encode_event_unsigned(event, link=False)
+    return LINKED_SIGNING_TAG + encode_event_unsigned(event)
+
+
+def event_digest(event: Event) -> bytes:
+    """What the origin's next event names as its `previous`: SHA-256 of this one's wire bytes."""
+    digest = hashes.Hash(hashes.SHA256())
+    digest.update(encode_event(event, sign=False))
+    return digest.finalize()
 
 
 def sign_event(event: Event, key: Ed25519PrivateKey) -> Event:
@@ -475,7 +491,7 @@ def encode_event(event: Event, key: Ed25519PrivateKey | None = None, sign: bool 
     unsigned = encode_event_unsigned(event)
     if signature is None:
         if sign and key is not None:
-            signature = key.sign(SIGNING_TAG + unsigned)
+            signature = key.sign(signed_bytes(event))
         elif event.signature is not None:
             signature = event.signature
         else:
@@ -993,12 +1009,13 @@ class Reader:
 
     def event(self) -> Event:
         origin, seq = self.id(), self.u64()  # seq 0 decodes: a node refuses just that event
+        previous = self.take(32)
         room = self.str(Limits.max_room_bytes)
         created_at = self.i64()
         context = self.vv()
         body = self.body()
         signature = self.take(SIGNATURE_BYTES)
-        return Event(origin, seq, room, created_at, context, body, signature)
+        return Event(origin, seq, room, created_at, context, body, signature, previous=previous)
 
     def events(self) -> list[Event]:
         n = self.count(Limits.max_events_per_batch, Limits.min_event_bytes)

@@ -64,16 +64,17 @@ public struct NodeIdentity: Sendable {
     /// room's, whose ``RoomKey/id`` is `room`), the body is sealed and the signature covers the
     /// sealed form; the event returned still reads as `body`.
     public func sign(
-        id eventID: EventID, room: String, createdAt: WallTime, context: VersionVector, body: EventBody,
-        sealedWith key: RoomKey? = nil
+        id eventID: EventID, room: String, createdAt: WallTime, context: VersionVector,
+        previous: EventDigest = .none, body: EventBody, sealedWith key: RoomKey? = nil
     ) -> Event {
         precondition(eventID.origin == id, "a node signs only events it originates")
         precondition(key == nil || key?.id == room, "a room key seals only its own room's events")
         let seal = key?.seal(body, id: eventID)
         let bytes = Event.signedBytes(
-            id: eventID, room: room, createdAt: createdAt, context: context, body: seal.map { .sealed(bytes: $0) } ?? body)
+            id: eventID, room: room, createdAt: createdAt, context: context, previous: previous,
+            body: seal.map { .sealed(bytes: $0) } ?? body)
         return Event(
-            id: eventID, room: room, createdAt: createdAt, context: context, body: body, seal: seal,
+            id: eventID, room: room, createdAt: createdAt, context: context, previous: previous, body: body, seal: seal,
             signature: signature(for: bytes))
     }
 }

@@ -17,6 +17,11 @@ public struct Event: Hashable, Sendable {
     /// The origin's version vector when it made the event: everything it had shown by then.
     /// A node shows the event only after everything in here.
     public let context: VersionVector
+    /// The digest of the origin's event just before this one in the room (seq − 1), or
+    /// ``EventDigest/none``: at seq 1, in a void (its predecessor is lost), or in an event made
+    /// before links existed. The signature covers it, so one checked signature vouches for the
+    /// whole run of events below it (``LinkedCheck``).
+    public let previous: EventDigest
     /// What it says. An event of a private room arrives as ``EventBody/sealed(bytes:)`` and says
     /// more once opened with the room's key (``RoomKey/open(_:)``).
     public let body: EventBody
@@ -32,23 +37,24 @@ public struct Event: Hashable, Sendable {
     /// An event made at `createdAt`, which it keeps to the millisecond, rounded down (as the
     /// wire carries it).
     public init(
-        id: EventID, room: String, createdAt: WallTime, context: VersionVector, body: EventBody,
-        seal: [UInt8]? = nil, signature: [UInt8]
+        id: EventID, room: String, createdAt: WallTime, context: VersionVector, previous: EventDigest = .none,
+        body: EventBody, seal: [UInt8]? = nil, signature: [UInt8]
     ) {
         self.init(
-            id: id, room: room, createdAtMilliseconds: createdAt.millisecondsSinceEpoch, context: context, body: body,
-            seal: seal, signature: signature)
+            id: id, room: room, createdAtMilliseconds: createdAt.millisecondsSinceEpoch, context: context,
+            previous: previous, body: body, seal: seal, signature: signature)
     }
 
     /// An event as the wire carries it: its time in ms since the epoch, whatever the value.
     init(
-        id: EventID, room: String, createdAtMilliseconds: Int64, context: VersionVector, body: EventBody,
-        seal: [UInt8]? = nil, signature: [UInt8]
+        id: EventID, room: String, createdAtMilliseconds: Int64, context: VersionVector,
+        previous: EventDigest = .none, body: EventBody, seal: [UInt8]? = nil, signature: [UInt8]
     ) {
         self.id = id
         self.room = room
         self.createdAtMilliseconds = createdAtMilliseconds
         self.context = context
+        self.previous = previous
         self.body = body
         self.seal = seal
         self.signature = signature
@@ -65,7 +71,7 @@ public struct Event: Hashable, Sendable {
     /// the sealed one it was opened from (opening is a function of the sealed bytes).
     public static func == (lhs: Event, rhs: Event) -> Bool {
         lhs.id == rhs.id && lhs.signature == rhs.signature && lhs.createdAtMilliseconds == rhs.createdAtMilliseconds
-            && lhs.room == rhs.room
+            && lhs.room == rhs.room && lhs.previous == rhs.previous
             && lhs.context == rhs.context && lhs.wireBody == rhs.wireBody
     }
 

@@ -298,11 +298,16 @@ public struct RoomLog: Sendable {
     /// as its context. Sign it and ``insert(_:now:aheadAllowance:reserved:)`` it.
     /// `after`: the highest seq the origin may have used already (``SeqLease``), when past the
     /// prefix: the event then voids what lies between (``EventBody/voided(from:)``).
-    public func nextEventHeader(origin: NodeID, after: UInt64 = 0) -> (id: EventID, context: VersionVector) {
+    /// `previous` links it to the origin's event before it, when this log holds that one (not
+    /// past a void).
+    public func nextEventHeader(
+        origin: NodeID, after: UInt64 = 0
+    ) -> (id: EventID, context: VersionVector, previous: EventDigest) {
         let seq = max(vector[origin], after) + 1
         var context = deliveredVector
         context[origin] = seq - 1
-        return (EventID(origin: origin, seq: seq), context)
+        let previous = event(EventID(origin: origin, seq: seq - 1))?.digest ?? .none
+        return (EventID(origin: origin, seq: seq), context, previous)
     }
 
     /// Origins whose first event is held: members, or former members. Strangers (only events

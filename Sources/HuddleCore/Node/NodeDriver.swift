@@ -66,7 +66,7 @@ extension NodeWorld {
     public mutating func show(_ output: NodeOutput, to face: Face?) { show(output) }
 
     public mutating func checkSignatures(_ pull: PullRequest, _ events: [Event], more: Bool) -> [NodeInput] {
-        let valid = events.filter(\.hasValidSignature)
+        let valid = LinkedCheck.valid(events)
         return [.pullChecked(pull, valid: valid, invalid: events.count - valid.count, more: more)]
     }
 

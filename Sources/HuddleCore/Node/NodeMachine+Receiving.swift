@@ -55,7 +55,8 @@ extension NodeMachine {
     }
 
     /// The events of a datagram (or of a relay datagram): screened, checked against the sender's
-    /// budget of signature checks, verified, then taken room by room.
+    /// budget of signature checks, verified (one check for a linked run, ``LinkedCheck``), then
+    /// taken room by room.
     mutating func receive(events sealed: [Event], from source: PeerAddress, now: NodeTime) {
         var screened = screen(sealed, now: now)
         let allowed = signatureChecks(screened.count, from: source, now: now)
@@ -63,7 +64,7 @@ extension NodeMachine {
             countDropped(.checkBudget, count: screened.count - allowed)
             screened.removeSubrange(allowed...)
         }
-        let valid = screened.filter(\.hasValidSignature)
+        let valid = LinkedCheck.valid(screened)
         if valid.count < screened.count {
             badSignatures(screened.count - valid.count, from: source, now: now)
             countDropped(.badSignature, count: screened.count - valid.count)

@@ -128,7 +128,7 @@ public struct RoomKey: Sendable {
         }
         return Event(
             id: event.id, room: event.room, createdAtMilliseconds: event.createdAtMilliseconds, context: event.context,
-            body: body, seal: bytes, signature: event.signature)
+            previous: event.previous, body: body, seal: bytes, signature: event.signature)
     }
 
     /// `"huddle-seal-v1" 0x00  room:str origin:32 seq:u64`.

@@ -207,7 +207,8 @@ public struct RoomSession: Sendable {
     ) throws(WireError) -> (event: Event, outputs: [RoomOutput]) {
         let header = log.nextEventHeader(origin: reader, after: after)
         let event = signer.sign(
-            id: header.id, room: room, createdAt: now, context: header.context, body: body, sealedWith: key)
+            id: header.id, room: room, createdAt: now, context: header.context, previous: header.previous, body: body,
+            sealedWith: key)
         try event.validate()
         return (event, receive(event, now: now))
     }

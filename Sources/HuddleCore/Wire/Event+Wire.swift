@@ -1,8 +1,10 @@
 /// The wire form of an event, and the bytes its signature covers.
 ///
-///     event = origin:32 seq:u64 room:str createdAt:i64 context:vv body signature:64
+///     event = origin:32 seq:u64 previous:32 room:str createdAt:i64 context:vv body signature:64
 ///
-///     signedBytes = "huddle-event-v1" 0x00  origin:32 seq:u64 room:str createdAt:i64 context:vv body
+///     signedBytes = "huddle-event-v2" 0x00  origin:32 seq:u64 previous:32 room:str createdAt:i64 context:vv body
+///                 = "huddle-event-v1" 0x00  origin:32 seq:u64 room:str createdAt:i64 context:vv body
+///                   when `previous` is all zeros (no link: the form every event had before links)
 ///
 /// The body of a private room's event is its sealed form (``EventBody/sealed(bytes:)``), on the
 /// wire, in the store and under the signature alike: only ``Event/body`` of an opened event is
@@ -12,36 +14,47 @@
 /// same bytes), so a receiver verifies the signature over ``signedBytes`` recomputed from the
 /// decoded event. See docs/PROTOCOL.md for the field layouts.
 extension Event {
-    /// The domain-separation tag that starts ``signedBytes``: ASCII "huddle-event-v1" and a zero
-    /// byte, so an event signature can never be mistaken for a signature over anything else.
+    /// The domain-separation tag that starts ``signedBytes`` of an event with no link: ASCII
+    /// "huddle-event-v1" and a zero byte, so an event signature can never be mistaken for a
+    /// signature over anything else.
     public static let signingDomain: [UInt8] = Array("huddle-event-v1".utf8) + [0]
+    /// The tag that starts ``signedBytes`` of an event that names its ``previous``.
+    public static let linkedSigningDomain: [UInt8] = Array("huddle-event-v2".utf8) + [0]
 
     /// The bytes the origin signs for an event with these fields: ``signingDomain`` followed by
-    /// the canonical encoding of every field except the signature. `createdAt` goes as whole ms,
-    /// rounded down.
+    /// the canonical encoding of every field except the signature (and except `previous` when it
+    /// is ``EventDigest/none``, under ``signingDomain``; under ``linkedSigningDomain`` otherwise).
+    /// `createdAt` goes as whole ms, rounded down.
     public static func signedBytes(
-        id: EventID, room: String, createdAt: WallTime, context: VersionVector, body: EventBody
+        id: EventID, room: String, createdAt: WallTime, context: VersionVector, previous: EventDigest = .none,
+        body: EventBody
     ) -> [UInt8] {
         signedBytes(
-            id: id, room: room, createdAtMilliseconds: createdAt.millisecondsSinceEpoch, context: context, body: body)
+            id: id, room: room, createdAtMilliseconds: createdAt.millisecondsSinceEpoch, context: context,
+            previous: previous, body: body)
     }
 
     static func signedBytes(
-        id: EventID, room: String, createdAtMilliseconds: Int64, context: VersionVector, body: EventBody
+        id: EventID, room: String, createdAtMilliseconds: Int64, context: VersionVector, previous: EventDigest = .none,
+        body: EventBody
     ) -> [UInt8] {
+        let linked = !previous.isNone
         var writer = ByteWriter(
             capacity: signingDomain.count
-                + fieldsByteCount(room: room, context: context, body: body))
-        writer.write(bytes: signingDomain)
+                + fieldsByteCount(room: room, context: context, body: body)
+                - (linked ? 0 : EventDigest.byteCount))
+        writer.write(bytes: linked ? linkedSigningDomain : signingDomain)
         writer.writeEventFields(
-            id: id, room: room, createdAtMilliseconds: createdAtMilliseconds, context: context, body: body)
+            id: id, room: room, createdAtMilliseconds: createdAtMilliseconds, context: context,
+            previous: linked ? previous : nil, body: body)
         return writer.bytes
     }
 
     /// The bytes ``signature`` must be a signature over, by ``origin``.
     public var signedBytes: [UInt8] {
         Self.signedBytes(
-            id: id, room: room, createdAtMilliseconds: createdAtMilliseconds, context: context, body: wireBody)
+            id: id, room: room, createdAtMilliseconds: createdAtMilliseconds, context: context, previous: previous,
+            body: wireBody)
     }
 
     /// The event's wire encoding (no envelope): every field, then the 64-byte signature. Also the
@@ -78,7 +91,7 @@ extension Event {
     }
 
     static func fieldsByteCount(room: String, context: VersionVector, body: EventBody) -> Int {
-        NodeID.byteCount + 8 + 2 + room.utf8.count + 8
+        NodeID.byteCount + 8 + EventDigest.byteCount + 2 + room.utf8.count + 8
             + 2 + context.count * WireLimits.versionVectorEntryBytes + body.encodedByteCount
     }
 }
@@ -192,11 +205,15 @@ extension ByteWriter {
     }
 
     /// Every field of an event but its signature: the part ``Event/signedBytes`` covers.
+    /// The fields of an event but its signature; `previous` `nil` leaves the link out (the
+    /// signed form of an event with none).
     mutating func writeEventFields(
-        id: EventID, room: String, createdAtMilliseconds: Int64, context: VersionVector, body: EventBody
+        id: EventID, room: String, createdAtMilliseconds: Int64, context: VersionVector, previous: EventDigest?,
+        body: EventBody
     ) {
         write(id.origin)
         write(id.seq)
+        if let previous { write(bytes: previous.bytes) }
         write(string: room)
         write(createdAtMilliseconds)
         write(context)
@@ -206,7 +223,7 @@ extension ByteWriter {
     mutating func write(_ event: Event) {
         writeEventFields(
             id: event.id, room: event.room, createdAtMilliseconds: event.createdAtMilliseconds, context: event.context,
-            body: event.wireBody)
+            previous: event.previous, body: event.wireBody)
         write(signature: event.signature)
     }
 
@@ -287,6 +304,7 @@ extension ByteReader {
         let origin = try readNodeID()
         // seq 0 decodes: the room log refuses that one event (`invalid`), not its whole datagram.
         let seq = try readUInt64()
+        let previous = EventDigest(bytes: try readBytes(EventDigest.byteCount))!
         let room = try readString(.room, maxBytes: WireLimits.maxRoomBytes)
         let createdAtMilliseconds = try readInt64()
         let context = try readVersionVector()
@@ -294,7 +312,6 @@ extension ByteReader {
         let signature = Array(try readBytes(Event.signatureByteCount))
         return Event(
             id: EventID(origin: origin, seq: seq), room: room, createdAtMilliseconds: createdAtMilliseconds,
-            context: context, body: body,
-            signature: signature)
+            context: context, previous: previous, body: body, signature: signature)
     }
 }

@@ -1,7 +1,7 @@
 /// Constants of the Huddle wire protocol.
 public enum WireProtocol {
     /// The protocol version this node speaks, sent in every envelope and in the DNS-SD TXT record.
-    public static let version: UInt8 = 5
+    public static let version: UInt8 = 6
     /// The two bytes that start every message: ASCII "HD".
     public static let magic: UInt16 = 0x4844
     /// Magic (2 bytes), version (1), kind (1).

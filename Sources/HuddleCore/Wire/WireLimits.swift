@@ -55,12 +55,13 @@ public enum WireLimits {
 
     /// Size of the smallest encoded event: a `leave` in a room with an empty name and an empty
     /// context. Used to bound event counts by the bytes left.
-    public static let minEventBytes = NodeID.byteCount + 8 + 2 + 8 + 2 + 1 + Event.signatureByteCount
+    public static let minEventBytes =
+        NodeID.byteCount + 8 + EventDigest.byteCount + 2 + 8 + 2 + 1 + Event.signatureByteCount
 
     /// Size of the largest encoded event: a sealed chat of ``maxChatTextBytes`` in a room of
-    /// ``maxRoomBytes`` with a full context of ``maxVersionVectorEntries`` entries (45 270 bytes).
+    /// ``maxRoomBytes`` with a full context of ``maxVersionVectorEntries`` entries (45 302 bytes).
     public static let maxEventBytes =
-        NodeID.byteCount + 8 + (2 + maxRoomBytes) + 8
+        NodeID.byteCount + 8 + EventDigest.byteCount + (2 + maxRoomBytes) + 8
         + (2 + maxVersionVectorEntries * versionVectorEntryBytes)
         + (1 + 2 + maxSealedBytes) + Event.signatureByteCount
 

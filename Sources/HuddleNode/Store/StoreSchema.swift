@@ -16,8 +16,9 @@ import GRDB
 /// ```
 ///
 /// `event.bytes` is the event's canonical signed encoding (`Event.encoded()`): the only column
-/// the store reads events back from. `created_at`, `kind` and `text` repeat parts of it for
-/// people poking at the file with `sqlite3`. `seq` holds the `UInt64` sequence number's bit
+/// the store reads events back from (v5 gave the events stored before it their link field, all
+/// zeros: "no link", under which their signatures still check). `created_at`, `kind` and `text`
+/// repeat parts of it for people poking at the file with `sqlite3`. `seq` holds the `UInt64` sequence number's bit
 /// pattern (a signed 64-bit integer), so no value traps; real sequence numbers are far below 2⁶³.
 ///
 /// The file is marked with ``applicationID`` (`PRAGMA application_id`) so another program's
@@ -106,8 +107,23 @@ enum StoreSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v5: event links") { db in
+            // Wire version 6 put a 32-byte link (`previous`) after each event's origin and seq. An
+            // event made before has none: zeros, whose signed form is the one it was signed in.
+            try db.execute(
+                sql: """
+                    UPDATE event SET bytes = \(withoutLink("bytes"));
+                    UPDATE fault SET first = \(withoutLink("first")), second = \(withoutLink("second"));
+                    """)
+        }
         return migrator
     }()
+
+    /// SQL for an event's encoding of wire version 5 in `column`, as version 6 encodes it with no
+    /// link: 32 zero bytes after its origin (32) and seq (8).
+    private static func withoutLink(_ column: String) -> String {
+        "CAST(substr(\(column), 1, 40) || zeroblob(32) || substr(\(column), 41) AS BLOB)"
+    }
 
     /// How a file with this application id and these tables relates to Huddle's format.
     enum Recognition: Equatable {

@@ -1,18 +1,25 @@
 import Foundation
 import HuddleCore
 
-/// Verifies events' signatures, spreading a large batch over the machine's cores: Ed25519
-/// verification is most of what ingesting a peer's history costs.
+/// Verifies a pull batch's events: one Ed25519 check for each linked run (``LinkedCheck``), the
+/// checks of a large batch spread over the machine's cores.
 enum SignatureCheck {
-    /// Below this many events one core does it all; splitting costs more than it saves.
+    /// Below this many checks one core does them all; splitting costs more than it saves.
     static let parallelThreshold = 64
 
-    /// The events whose signatures verify, in their original order.
+    /// The events that are authentic, in their original order.
     static func valid(_ events: [Event]) async -> [Event] {
+        let check = LinkedCheck(events)
+        let verdicts = await verified(check.needed.map { events[$0] })
+        return zip(events, check.valid(given: verdicts)).compactMap { $1 ? $0 : nil }
+    }
+
+    /// Whether each event's own signature checks, in order.
+    static func verified(_ events: [Event]) async -> [Bool] {
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        guard events.count >= parallelThreshold, cores > 1 else { return events.filter(\.hasValidSignature) }
+        guard events.count >= parallelThreshold, cores > 1 else { return events.map(\.hasValidSignature) }
         let chunk = (events.count + cores - 1) / cores
-        let verdicts = await withTaskGroup(of: (Int, [Bool]).self) { group in
+        return await withTaskGroup(of: (Int, [Bool]).self) { group in
             for start in stride(from: 0, to: events.count, by: chunk) {
                 let slice = events[start..<min(start + chunk, events.count)]
                 group.addTask { (start, slice.map(\.hasValidSignature)) }
@@ -23,6 +30,5 @@ enum SignatureCheck {
             }
             return verdicts
         }
-        return zip(events, verdicts).compactMap { $1 ? $0 : nil }
     }
 }
