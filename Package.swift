@@ -62,6 +62,8 @@ let package = Package(
             name: "CQRencode",
             providers: [.apt(["libqrencode-dev"])]
         ),
+        // malloc.h (glibc): the node tells the allocator to give large blocks back (ProcessMemory).
+        .systemLibrary(name: "CMalloc"),
         // The I/O shell around the core. Listening on Linux loads PulseAudio's client library when it
         // starts (PulseSimpleLibrary), so nothing here needs sound libraries to build or to run.
         .target(
@@ -70,6 +72,7 @@ let package = Package(
                 "HuddleCore",
                 "HuddleAudio",
                 .target(name: "CDNSSD", condition: .when(platforms: [.linux])),
+                .target(name: "CMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

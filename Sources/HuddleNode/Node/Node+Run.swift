@@ -28,6 +28,7 @@ extension Node {
     public static func run(
         _ configuration: NodeConfiguration, logger: Logger, console: InteractiveConsole? = nil, web: WebService
     ) async throws -> RunOutcome {
+        ProcessMemory.returnLargeBlocks()
         let store = try HuddleStore(directory: configuration.dataDir)
         let identity = try store.loadOrCreateIdentity()
         try store.setNick(configuration.nick)

@@ -1,0 +1,6 @@
+// malloc.h from glibc: mallopt, which Swift's Glibc module does not bring in
+// (Sources/HuddleNode/Node/ProcessMemory.swift).
+#ifndef HUDDLE_CMALLOC_SHIM_H
+#define HUDDLE_CMALLOC_SHIM_H
+#include <malloc.h>
+#endif
