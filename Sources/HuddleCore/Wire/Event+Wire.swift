@@ -242,7 +242,8 @@ extension ByteReader {
         let count = try readCount(
             .versionVector, max: WireLimits.maxVersionVectorEntries,
             minElementBytes: WireLimits.versionVectorEntryBytes)
-        var seqs = [NodeID: UInt64](minimumCapacity: count)
+        var entries: [VersionVector.Entry] = []
+        entries.reserveCapacity(count)
         var previous: NodeID?
         for _ in 0..<count {
             let originOffset = offset
@@ -253,10 +254,10 @@ extension ByteReader {
             let seqOffset = offset
             let seq = try readUInt64()
             guard seq > 0 else { throw .zeroSequence(.versionVector, offset: seqOffset) }
-            seqs[origin] = seq
+            entries.append(VersionVector.Entry(origin: origin, seq: seq))
             previous = origin
         }
-        return VersionVector(seqs)
+        return VersionVector(ascending: entries)
     }
 
     mutating func readEventBody() throws(WireError) -> EventBody {
