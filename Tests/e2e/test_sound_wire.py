@@ -82,7 +82,7 @@ def test_a_sound_window_round_trips_sealed_for_its_receiver_and_signed():
         loud = [False, True, True, False, True]
         data = encode_sound_window(alice.id, ROOM, 2_000, 1_000, bits, loud, key=alice.key, pair_key=pair,
                                    to_id=bob.id)
-        assert data[:4] == b"HD\x05\x0b"
+        assert data[:4] == b"HD\x06\x0b"
         assert len(data) == 4 + 32 + 2 + len(ROOM) + 8 + 8 + 2 + 12 + 4 * 5 + 1 + 16 + 64
         window = decode_message(data)
         assert isinstance(window, SoundWindow) and window.bits == [] and window.sealed is not None

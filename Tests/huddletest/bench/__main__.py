@@ -23,7 +23,7 @@ Figures (BENCHMARKS.md says how each is measured and what it does and doesn't sh
      packets they receive; 100 messages from h1, 100 ms apart, and 30 lone messages 1 s apart;
      sent -> shown on h2 and h3 (p50/p99/max), and how many were missing or shown twice
   9. chat delivery alice -> bob (p50/p99/max, 50 messages 100 ms apart) with no attack, under an
-     amplification flood (datagrams of 400 copies of one event + 1 badly signed one) and under a
+     amplification flood (datagrams of 300 copies of one event + 1 badly signed one) and under a
      slowloris on bob's sync port (32 connections trickling 1 byte/s), and a late joiner's time to
      show bob's history with and without the slowloris, and under a UDP flood from one address
  10. figure 3 in a private room: every event sealed by the source and opened by the sink

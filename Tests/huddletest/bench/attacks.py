@@ -49,7 +49,7 @@ class AmplificationFlood:
     bad_signature and every copy of ``good`` but the first as a duplicate: after n datagrams,
     duplicates = n x copies - 1 and bad_signature = n, whatever the kernel dropped on the way."""
 
-    def __init__(self, target, room: str = ROOM, copies: int = 400, interval: float = 0.002,
+    def __init__(self, target, room: str = ROOM, copies: int = 300, interval: float = 0.002,
                  limit: int | None = None, text: str = "amplified hello"):
         self.target = node_address(target)
         self.room = room
@@ -302,7 +302,7 @@ def bench_attacks(binary: str, count: int, spacing: float, history: int, table: 
 
         # Amplification flood at bob.
         before = counters(bob)
-        with AmplificationFlood(bob.address, copies=400, interval=0.002) as flood:
+        with AmplificationFlood(bob.address, copies=300, interval=0.002) as flood:
             time.sleep(0.5)
             started, sent_before = time.monotonic(), flood.sent
             lat, missing = measure_latency(alice, bob, "flood", count, spacing)
