@@ -62,7 +62,7 @@ let package = Package(
             name: "CQRencode",
             providers: [.apt(["libqrencode-dev"])]
         ),
-        // malloc.h (glibc): the node tells the allocator to give large blocks back (ProcessMemory).
+        // malloc.h (glibc): the node gives a catch-up's freed pages back (ProcessMemory).
         .systemLibrary(name: "CMalloc"),
         // The I/O shell around the core. Listening on Linux loads PulseAudio's client library when it
         // starts (PulseSimpleLibrary), so nothing here needs sound libraries to build or to run.

@@ -4,6 +4,7 @@ public import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 
 /// The sockets a node listens on: UDP for pushes, digests and membership; TCP for pulls.
 typealias DatagramSocket = NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>
@@ -28,7 +29,6 @@ extension Node {
     public static func run(
         _ configuration: NodeConfiguration, logger: Logger, console: InteractiveConsole? = nil, web: WebService
     ) async throws -> RunOutcome {
-        ProcessMemory.returnLargeBlocks()
         let store = try HuddleStore(directory: configuration.dataDir)
         let identity = try store.loadOrCreateIdentity()
         try store.setNick(configuration.nick)
@@ -308,8 +308,10 @@ extension Node {
     /// signatures are checked here, in the pull's own task, on every core: not on the actor,
     /// which meanwhile shows the batch before.
     nonisolated func run(_ pull: PullRequest, first: SyncRequest, with client: SyncClient) async {
+        let pulled = Atomic<Int>(0)
         do {
             try await client.pull(first, host: pull.address.host, port: Int(pull.address.port)) { events, more in
+                pulled.add(events.count, ordering: .relaxed)
                 var step = await self.pullStep(.pullBatch(pull, events: events, more: more), of: pull)
                 while true {
                     switch step {
@@ -334,6 +336,8 @@ extension Node {
             logger.debug("pull failed", metadata: ["huddle.peer": "\(pull.address)", "huddle.error": "\(error)"])
         }
         await pullEnded(pull)
+        // A catch-up, not a repair of a few events: what it freed goes back.
+        if pulled.load(ordering: .relaxed) >= WireLimits.maxEventsPerBatch { ProcessMemory.giveBackFreed() }
     }
 
     /// Wakes for hold-back releases, membership ticks and anti-entropy rounds; anything that

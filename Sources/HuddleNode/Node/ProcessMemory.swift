@@ -4,17 +4,21 @@ import CMalloc
 
 /// How the node's process gives memory back.
 enum ProcessMemory {
-    /// Every allocation of 128 KiB or more gets a mapping of its own, given back whole when freed.
+    /// Gives back to the system the pages its allocator holds free, in every heap (`malloc_trim`).
     ///
-    /// glibc raises that threshold each time such a block is freed, up to 32 MiB, and then serves
-    /// the next large blocks from its heaps, where what is freed mostly stays. A catch-up makes
-    /// many: each frame pulled or served (up to 4 MiB), the arrays a batch is decoded and checked
-    /// in. The sink of a 20,001-event pull kept ~300 B an event more that way, and its source
-    /// ~170 B (`Scripts/bench --only ingest`); the pull was no slower with the threshold fixed.
-    /// (A `malloc_trim` once a pull ended gave back less.)
-    static func returnLargeBlocks() {
+    /// A catch-up allocates and frees much beside what it keeps: each pulled frame (a few hundred
+    /// KiB), the arrays each batch is decoded and checked in. glibc keeps what is freed for later
+    /// use, and once such a block is freed it serves the next ones from its heaps too (its
+    /// threshold for a mapping of their own rises to the largest freed). The sink of a
+    /// 20,001-event pull kept ~250 B an event more that way (`Scripts/bench --only ingest`).
+    ///
+    /// Called once a pull of at least a batch ends, so it costs nothing per allocation. A fixed
+    /// threshold (`M_MMAP_THRESHOLD`) instead kept ~70 B an event less, but each large block then
+    /// took a fresh mapping and its page faults: the pull ran 10–25 % slower, and so did a piped
+    /// burst's lines.
+    static func giveBackFreed() {
         #if canImport(CMalloc)
-        _ = mallopt(M_MMAP_THRESHOLD, 128 * 1024)
+        _ = malloc_trim(0)
         #endif
     }
 }
