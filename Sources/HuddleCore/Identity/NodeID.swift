@@ -51,6 +51,9 @@ public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
         return out
     }
 
+    /// The 32 bytes as four big-endian words: what the wire writes without an array between.
+    var words: (UInt64, UInt64, UInt64, UInt64) { (w0, w1, w2, w3) }
+
     /// All 64 lowercase hex digits.
     public var hex: String { bytes.hexString }
 

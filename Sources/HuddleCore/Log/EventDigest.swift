@@ -43,6 +43,9 @@ public struct EventDigest: Hashable, Sendable, CustomStringConvertible {
         self.init(bytes: Array(SHA256.hash(data: bytes)))!
     }
 
+    /// The 32 bytes as four big-endian words.
+    var words: (UInt64, UInt64, UInt64, UInt64) { (w0, w1, w2, w3) }
+
     /// Whether this is ``none``.
     public var isNone: Bool { self == .none }
 
