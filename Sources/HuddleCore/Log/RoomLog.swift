@@ -33,7 +33,7 @@ public struct RoomLog: Sendable {
     public var limits: RoomLogLimits
 
     /// Per origin, events `seq 1...n` held contiguously: `prefix[o][i]` is seq `i + 1`.
-    var prefix: [NodeID: [Event]] = [:]
+    var prefix: [NodeID: ChunkedArray<Event>] = [:]
     /// Per origin, the chain fingerprint after each event of `prefix` (see `RoomLog+Fingerprints`).
     var chains: [NodeID: [UInt64]] = [:]
     /// Events that arrived ahead of a gap in their origin's sequence, and their encoded bytes.
