@@ -13,14 +13,15 @@ import pytest
 import socket
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from huddletest.bench.attacks import AmplificationFlood, Slowloris, fresh_key
 from huddletest.bench.strangers import Churn, throwaway_keys
 from huddletest.node import alive_to_each_other, dealt_with_datagrams, handled, holds_all_of
 from huddletest.polling import poll
-from huddletest.wire import (VERSION, Chat, Event, Join, Voided, VersionVector, WireClient, encode_event, encode_events,
-                             encode_sync_request, now_ms, sign_event)
+from huddletest.wire import (NO_LINK, VERSION, Chat, Event, Join, Voided, VersionVector, WireClient, encode_event,
+                             encode_events, encode_sync_request, event_digest, now_ms, sign_event, verify_event)
 
 ROOM = "superbowl"
 
@@ -447,6 +448,58 @@ def test_voids_that_would_seat_a_stranger_or_fill_logs_with_holes_are_refused(la
     assert room_of(bob)["version_vector"].get(mallory.hex()) == 515
     bob.message("after my void", timeout=10)
     chat_both_ways(alice, bob, "after the voids")
+
+
+def test_links_vouch_only_for_the_event_they_name_and_a_forgery_under_one_is_refused(lan):
+    """Links (wire version 6, PROTOCOL.md "Links") from the attacker's side, with the client
+    written from the docs. The node's own events link as the docs say: each names the SHA-256 of
+    the one before, computed here. Mallory's linked run (signed in the linked form) is shown
+    whole. Then a relay that forges: the next run in one datagram, the third event's text changed
+    under its signature and its link, beside the genuine events above it. Bob refuses the forgery
+    alone (`bad_signature` 1: the link above names the genuine event's digest), holds the events
+    past it, and shows them once the genuine one comes; the forged text is never shown."""
+    alice, bob = pair(lan)
+    alice.say("a line to link to")
+    bob.message("a line to link to", timeout=10)
+    with WireClient("reader") as reader:
+        pulled = [e for e in reader.sync(bob.address, room=ROOM, have={}, timeout=10, take=False)
+                  if e.origin.hex() == alice.id]
+    pulled.sort(key=lambda e: e.seq)
+    assert [e.seq for e in pulled] == list(range(1, len(pulled) + 1)) and len(pulled) >= 2
+    assert pulled[0].previous == NO_LINK
+    for below, above in zip(pulled, pulled[1:]):
+        assert above.previous == event_digest(below) and verify_event(above)
+
+    before = counters(bob)
+    host, port = bob.address.rsplit(":", 1)
+    key, mallory = fresh_key()
+    made: list[Event] = []
+
+    def linked(body) -> Event:
+        seq = len(made) + 1
+        previous = event_digest(made[-1]) if made else NO_LINK
+        made.append(sign_event(Event(mallory, seq, ROOM, now_ms(), VersionVector({mallory: seq - 1} if seq > 1 else {}),
+                                     body, previous=previous), key))
+        return made[-1]
+
+    linked(Join("mallory"))
+    for n in range(2, 15):
+        linked(Chat(f"linked {n}"))
+    forged = replace(made[9], body=Chat("forged 10"))  # seq 10: its signature and link kept
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        send = lambda data: udp.sendto(data, (host, int(port)))
+        send(encode_events(made[:7]))
+        bob.message("linked 7", timeout=10)
+        send(encode_events(made[7:9] + [forged] + made[10:]))
+        dealt_with_datagrams(bob, send)
+        assert delta(counters(bob), before, "bad_signature") == 1
+        bob.message("linked 9", timeout=10)
+        assert room_of(bob)["version_vector"].get(mallory.hex()) == 9
+        send(encode_events([made[9]]))
+        bob.message("linked 14", timeout=10)
+    shown = [text for text in bob.shown_texts() if text.startswith(("linked", "forged"))]
+    assert shown == [f"linked {n}" for n in range(2, 15)], shown
+    assert delta(counters(bob), before, "bad_signature") == 1
 
 
 # ---------------------------------------------------------------------------------------------
