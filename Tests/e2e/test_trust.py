@@ -259,7 +259,7 @@ def test_a_key_that_proved_its_address_floods_bad_signatures_within_a_budget(lan
         drops = alice.status()["counters"].get("drops", {})
     finally:
         mallory.close()
-    print(f"{flood.sent} datagrams of 372 bad signatures in {elapsed:.1f} s from a proven peer; "
+    print(f"{flood.sent} datagrams of {len(flood.origins)} bad signatures in {elapsed:.1f} s from a proven peer; "
           f"chat p50 {sorted(latencies)[7]} ms, max {max(latencies)} ms; drops {drops}")
     assert drops.get("bad_signature", 0) <= 2_000 + 1_000 * elapsed
     assert drops.get("check_budget", 0) > 0

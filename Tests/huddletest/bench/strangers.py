@@ -1,6 +1,6 @@
 """Figure 9, continued: what strangers cost a node (issue 21), beside the no-attack baseline.
 
-- **Bad signatures.** From one stranger's port, ~47 datagrams a second of 372 well-formed joins
+- **Bad signatures.** From one stranger's port, ~47 datagrams a second of 340 well-formed joins
   with wrong signatures (under the 400-datagram rate, so only the budget of signature checks
   stands in the way): chat alice -> bob p50/p99 and bob's CPU.
 - **Big frames.** 32 TCP connections (4 from each of 8 addresses, every sync slot) each announce
@@ -40,10 +40,11 @@ def cpu_seconds(pid: int) -> float:
 
 
 class BadSignatureFlood:
-    """~47 datagrams a second from one port, each 372 joins of fresh origins, wrongly signed: from
-    a socket of its own, or through `send(data)` (a client's socket, say, one the node knows)."""
+    """~47 datagrams a second from one port, each 340 joins of fresh origins, wrongly signed (372
+    until wire version 6 made each event 32 bytes longer): from a socket of its own, or through
+    `send(data)` (a client's socket, say, one the node knows)."""
 
-    def __init__(self, target: str, rate: float = 47, events: int = 372, send=None, room: str = ROOM):
+    def __init__(self, target: str, rate: float = 47, events: int = 340, send=None, room: str = ROOM):
         self.host, port = target.rsplit(":", 1)
         self.room = room
         self.port = int(port)
