@@ -13,24 +13,13 @@ public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Number of bytes in a node id (an Ed25519 public key).
     public static let byteCount = 32
 
-    private let w0: UInt64
-    private let w1: UInt64
-    private let w2: UInt64
-    private let w3: UInt64
+    /// The key's bytes, inline.
+    let raw: Bytes32
 
     /// Makes an id from exactly 32 bytes; `nil` for any other length.
     public init?(bytes: some Collection<UInt8>) {
-        guard bytes.count == Self.byteCount else { return nil }
-        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        for (index, byte) in bytes.enumerated() {
-            switch index / 8 {
-            case 0: words.0 = words.0 << 8 | UInt64(byte)
-            case 1: words.1 = words.1 << 8 | UInt64(byte)
-            case 2: words.2 = words.2 << 8 | UInt64(byte)
-            default: words.3 = words.3 << 8 | UInt64(byte)
-            }
-        }
-        (w0, w1, w2, w3) = words
+        guard let raw = Bytes32(bytes) else { return nil }
+        self.raw = raw
     }
 
     /// Parses the 64-digit hex form printed by ``hex``.
@@ -39,20 +28,8 @@ public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
         self.init(bytes: bytes)
     }
 
-    /// The 32 key bytes, big-endian word by word (the order they were given in).
-    public var bytes: [UInt8] {
-        var out = [UInt8]()
-        out.reserveCapacity(Self.byteCount)
-        for word in [w0, w1, w2, w3] {
-            for shift in stride(from: 56, through: 0, by: -8) {
-                out.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
-            }
-        }
-        return out
-    }
-
-    /// The 32 bytes as four big-endian words: what the wire writes without an array between.
-    var words: (UInt64, UInt64, UInt64, UInt64) { (w0, w1, w2, w3) }
+    /// The 32 key bytes, in the order they were given.
+    public var bytes: [UInt8] { raw.bytes }
 
     /// All 64 lowercase hex digits.
     public var hex: String { bytes.hexString }
@@ -60,9 +37,7 @@ public struct NodeID: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The first 12 hex digits: enough to tell the nodes of a home network apart.
     public var description: String { String(hex.prefix(12)) }
 
-    public static func < (lhs: NodeID, rhs: NodeID) -> Bool {
-        (lhs.w0, lhs.w1, lhs.w2, lhs.w3) < (rhs.w0, rhs.w1, rhs.w2, rhs.w3)
-    }
+    public static func < (lhs: NodeID, rhs: NodeID) -> Bool { lhs.raw < rhs.raw }
 }
 
 extension Sequence<UInt8> {

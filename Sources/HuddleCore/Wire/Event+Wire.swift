@@ -161,15 +161,7 @@ extension EventBody {
 
 extension ByteWriter {
     mutating func write(_ id: NodeID) {
-        write(words: id.words)
-    }
-
-    /// 32 bytes held as four big-endian words (a node id, a digest), with no array between.
-    mutating func write(words: (UInt64, UInt64, UInt64, UInt64)) {
-        write(words.0)
-        write(words.1)
-        write(words.2)
-        write(words.3)
+        write(id.raw)
     }
 
     /// `count:u16` then `(origin:32 seq:u64)*`, ascending by origin (zero entries are never stored).
@@ -221,7 +213,7 @@ extension ByteWriter {
     ) {
         write(id.origin)
         write(id.seq)
-        if let previous { write(words: previous.words) }
+        if let previous { write(previous.raw) }
         write(string: room)
         write(createdAtMilliseconds)
         write(context)
