@@ -39,6 +39,14 @@ public struct LinkedCheck: Sendable {
 
     public init(_ events: [Event]) {
         self.events = events
+        guard events.count > 1 else {
+            // A push of one line: its own check, and nothing to group.
+            needed = Array(events.indices)
+            successors = events.map { _ in [] }
+            digests = events.map { _ in nil }
+            descending = [needed]
+            return
+        }
         var bySeq: [Origin: [UInt64: [Int]]] = [:]
         for (index, event) in events.enumerated() {
             bySeq[Origin(room: event.room, origin: event.origin), default: [:]][event.seq, default: []].append(index)

@@ -1,9 +1,11 @@
-/// A growing list kept in chunks of a fixed size: appending never copies what is held, and never
-/// leaves more than one chunk's room unused.
+/// A growing list kept in chunks of at most 512: a full chunk is never copied again, and at
+/// most the last one has room unused.
 ///
 /// An array grows by doubling: right after it grows, half of it is empty, and while it grows
 /// both copies are held. A room log's events from one origin (``RoomLog``) held that way cost
-/// up to twice their 160 bytes each; in chunks of 512 at most 80 KiB an origin stays unused.
+/// up to twice their 160 bytes each, and a copy of them all each time. Here only the last chunk
+/// grows by doubling (so an origin with one event holds one event's room, not a chunk's), and
+/// what it leaves unused or copies is at most 80 KiB an origin.
 struct ChunkedArray<Element>: RandomAccessCollection, ExpressibleByArrayLiteral {
     /// Elements a chunk holds: a power of two, so an index splits with a shift and a mask.
     private static var chunkShift: Int { 9 }
@@ -27,11 +29,7 @@ struct ChunkedArray<Element>: RandomAccessCollection, ExpressibleByArrayLiteral 
     }
 
     mutating func append(_ element: Element) {
-        if count & (Self.chunkSize - 1) == 0 {
-            var chunk: [Element] = []
-            chunk.reserveCapacity(Self.chunkSize)
-            chunks.append(chunk)
-        }
+        if count & (Self.chunkSize - 1) == 0 { chunks.append([]) }
         chunks[chunks.count - 1].append(element)
         count += 1
     }

@@ -205,8 +205,7 @@ extension ByteWriter {
     }
 
     /// Every field of an event but its signature: the part ``Event/signedBytes`` covers.
-    /// The fields of an event but its signature; `previous` `nil` leaves the link out (the
-    /// signed form of an event with none).
+    /// `previous` `nil` leaves the link out (the signed form of an event with none).
     mutating func writeEventFields(
         id: EventID, room: String, createdAtMilliseconds: Int64, context: VersionVector, previous: EventDigest?,
         body: EventBody
