@@ -108,7 +108,7 @@ class Run:
         self.streams: dict[str, Stream] = {}
         self.web: dict[str, dict] = {}
         self.listening_started: dict[str, float] = {}
-        self.history: list[tuple[str, str, float, list[dict]]] = []  # reader, kind, asked, lines
+        self.history: list[tuple[str, str, float, list[dict]]] = []  # reader, kind, printed, lines
         self.statuses: list[tuple[str, float, str]] = []
         self.console_asked: dict[str, list[float]] = {}
         self.joined: dict[str, float] = {}
@@ -422,7 +422,10 @@ class Run:
             elif kind == "status":
                 self.statuses.append((name, asked, out.stdout))
             else:
-                self.history.append((name, kind, asked, [json.loads(line) for line in out.stdout.splitlines()]))
+                # Seen when printed: the command reads the store when it has started (half a second
+                # after it was asked, on a busy machine), and lists what the node has shown by then.
+                printed = time.time()
+                self.history.append((name, kind, printed, [json.loads(line) for line in out.stdout.splitlines()]))
         self.in_thread(go)
 
     def play(self, actions: list[Action]) -> None:

@@ -4,9 +4,11 @@ node's memory and CPU; the phones' taps.
 
 The rule is the spoiler audit's (spoilers.py): a line written at wall time w by W is of the moment
 w - lag_W(w); reader R's stream reaches it at the first t with t - lag_R(t) >= that moment; seen
-more than 250 ms before that, it is early. A line of `/history`, `huddle history` or `huddle
-status` counts as seen when it was asked for; a line on a phone's page when it appeared in the
-page's DOM. Lines shown early to bob between his rebuffer and the step his node finds are counted
+more than 250 ms before that, it is early. A line of `/history` or `huddle status` counts as
+seen when it was asked for; a line of `huddle history` when the command printed it (a process of
+its own, it reads the store once it has started, up to half a second after it was asked on a busy
+machine: counted from the ask, a line the node showed on time in that half second was early); a
+line on a phone's page when it appeared in the page's DOM. Lines shown early to bob between his rebuffer and the step his node finds are counted
 apart: no node can know of a rebuffer before the sound tells it.
 
 A line is lost if a reader in its room never showed it though it was due long enough before the
@@ -81,11 +83,11 @@ def audit(run, capture: bytes, table: Table, title: str) -> list[str]:
                     rx = o["_rx_ns"] / 1e9
                     face, at = "/history", max((q for q in asked if q <= rx), default=rx)
                 seen.append(Seen(name, writer, face, o.get("room", ""), o["sent_at"] / 1000, at, o.get("text", "")))
-    for name, kind, asked, lines in run.history:
+    for name, kind, printed, lines in run.history:
         for o in lines:
             writer = ids.get(o.get("from"))
             if writer and writer != name:
-                seen.append(Seen(name, writer, kind, o.get("room", s.ROOM), o["sent_at"] / 1000, asked, o.get("text", "")))
+                seen.append(Seen(name, writer, kind, o.get("room", s.ROOM), o["sent_at"] / 1000, printed, o.get("text", "")))
     for name, asked, text in run.statuses:
         for line_text, line in written.items():
             if line["writer"] != name and line_text in text:
