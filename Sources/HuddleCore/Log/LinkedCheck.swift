@@ -9,15 +9,15 @@
 ///
 /// The check comes in two steps, so that the shell can spread the signature checks over its
 /// cores: ``needed`` are the events whose signatures must check if every one does (the tops of
-/// the runs, and every event no other one links to); ``valid(given:)`` takes their verdicts and
-/// walks each run down from its top. An event whose link turns out not to hold (its successor's
+/// the runs, and every event no other one links to); ``authentic(given:)`` takes their verdicts
+/// and walks each run down from its top. An event whose link turns out not to hold (its successor's
 /// signature failed) has its own signature checked then, so a batch costs at most one check per
 /// event, as it did before links.
 ///
 /// ```swift
 /// let check = LinkedCheck(events)
 /// let verdicts = check.needed.map { events[$0].hasValidSignature }  // on every core
-/// let valid = check.valid(given: verdicts)
+/// let valid = check.authentic(given: verdicts)
 /// ```
 public struct LinkedCheck: Sendable {
     /// The batch, in its order.
@@ -75,9 +75,9 @@ public struct LinkedCheck: Sendable {
         needed = events.indices.filter { !linked[$0] }
     }
 
-    /// Which events are authentic, in the batch's order, given the verdicts of ``needed`` (in
-    /// its order). Checks any other signature it then needs (only when a link failed).
-    public func valid(given verdicts: [Bool]) -> [Bool] {
+    /// The authentic events, in the batch's order, given the verdicts of ``needed`` (in its
+    /// order). Checks any other signature it then needs (only when a link failed).
+    public func authentic(given verdicts: [Bool]) -> [Event] {
         precondition(verdicts.count == needed.count, "one verdict for each needed check")
         var verdict = [Bool?](repeating: nil, count: events.count)
         for (index, valid) in zip(needed, verdicts) { verdict[index] = valid }
@@ -90,13 +90,12 @@ public struct LinkedCheck: Sendable {
                 valid[index] = vouched || (verdict[index] ?? events[index].hasValidSignature)
             }
         }
-        return valid
+        return zip(events, valid).compactMap { $1 ? $0 : nil }
     }
 
     /// The authentic events of `events`, in their order, checked on this thread.
     public static func valid(_ events: [Event]) -> [Event] {
         let check = LinkedCheck(events)
-        let valid = check.valid(given: check.needed.map { events[$0].hasValidSignature })
-        return zip(events, valid).compactMap { $1 ? $0 : nil }
+        return check.authentic(given: check.needed.map { events[$0].hasValidSignature })
     }
 }

@@ -43,13 +43,3 @@ struct Bytes32: Hashable, Comparable, Sendable {
         (lhs.w0, lhs.w1, lhs.w2, lhs.w3) < (rhs.w0, rhs.w1, rhs.w2, rhs.w3)
     }
 }
-
-extension ByteWriter {
-    /// 32 bytes held as words, with no array between.
-    mutating func write(_ value: Bytes32) {
-        write(value.w0)
-        write(value.w1)
-        write(value.w2)
-        write(value.w3)
-    }
-}

@@ -47,6 +47,14 @@ struct ByteWriter {
         bytes.append(value ? 1 : 0)
     }
 
+    /// 32 bytes held as words (a node id, an event's digest), with no array between.
+    mutating func write(_ value: Bytes32) {
+        write(value.w0)
+        write(value.w1)
+        write(value.w2)
+        write(value.w3)
+    }
+
     mutating func write(bytes other: some Sequence<UInt8>) {
         bytes.append(contentsOf: other)
     }

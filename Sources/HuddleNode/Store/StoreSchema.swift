@@ -18,8 +18,9 @@ import GRDB
 /// `event.bytes` is the event's canonical signed encoding (`Event.encoded()`): the only column
 /// the store reads events back from (v5 gave the events stored before it their link field, all
 /// zeros: "no link", under which their signatures still check). `created_at`, `kind` and `text`
-/// repeat parts of it for people poking at the file with `sqlite3`. `seq` holds the `UInt64` sequence number's bit
-/// pattern (a signed 64-bit integer), so no value traps; real sequence numbers are far below 2⁶³.
+/// repeat parts of it for people poking at the file with `sqlite3`. `seq` holds the `UInt64`
+/// sequence number's bit pattern (a signed 64-bit integer), so no value traps; real sequence
+/// numbers are far below 2⁶³.
 ///
 /// The file is marked with ``applicationID`` (`PRAGMA application_id`) so another program's
 /// SQLite file is recognised as "not a Huddle database" rather than migrated.

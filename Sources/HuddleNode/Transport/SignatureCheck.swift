@@ -11,7 +11,7 @@ enum SignatureCheck {
     static func valid(_ events: [Event]) async -> [Event] {
         let check = LinkedCheck(events)
         let verdicts = await verified(check.needed.map { events[$0] })
-        return zip(events, check.valid(given: verdicts)).compactMap { $1 ? $0 : nil }
+        return check.authentic(given: verdicts)
     }
 
     /// Whether each event's own signature checks, in order.
