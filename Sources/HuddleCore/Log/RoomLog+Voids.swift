@@ -35,7 +35,7 @@ extension Event {
 extension RoomLog {
     /// Whether the log holds a hole for `id` (a voided seq it holds no event for).
     public func isHole(_ id: EventID) -> Bool {
-        vector.contains(id) && id.seq > 0 && prefix[id.origin]?[Int(id.seq - 1)].isHole == true
+        vector.contains(id) && id.seq > 0 && prefix[id.origin]?.isHole(at: Int(id.seq - 1)) == true
     }
 
     /// Why a void would be refused: it must void seqs before its own, never the origin's join

@@ -32,10 +32,10 @@ public struct RoomLog: Sendable {
     public let room: String
     public var limits: RoomLogLimits
 
-    /// Per origin, events `seq 1...n` held contiguously: `prefix[o][i]` is seq `i + 1`.
-    var prefix: [NodeID: ChunkedArray<Event>] = [:]
+    /// Per origin, events `seq 1...n` held contiguously, packed: `prefix[o][i]` is seq `i + 1`.
+    var prefix: [NodeID: PackedEvents] = [:]
     /// Per origin, the chain fingerprint after each event of `prefix` (see `RoomLog+Fingerprints`).
-    var chains: [NodeID: [UInt64]] = [:]
+    var chains: [NodeID: ChunkedArray<UInt64>] = [:]
     /// Events that arrived ahead of a gap in their origin's sequence, and their encoded bytes.
     var ahead: [NodeID: [UInt64: Event]] = [:]
     var aheadBytes: [NodeID: Int] = [:]
@@ -46,7 +46,7 @@ public struct RoomLog: Sendable {
     /// For each origin, the highest seq delivered (shown) or given up on. Always ≤ ``vector``.
     public internal(set) var deliveredVector = VersionVector()
     /// Every delivered event id, in the order it was delivered.
-    public internal(set) var deliveryOrder: [EventID] = []
+    public internal(set) var deliveryOrder = DeliveryOrder()
     /// Origins whose contiguous prefix holds events not yet delivered.
     var undeliveredOrigins: Set<NodeID> = []
     /// Proof of equivocation per faulty origin: the lowest seq it is known to have signed twice.
@@ -156,8 +156,8 @@ public struct RoomLog: Sendable {
     /// The held event with this id.
     public func event(_ id: EventID) -> Event? {
         if vector.contains(id), id.seq > 0 {
-            let event = prefix[id.origin]?[Int(id.seq - 1)]
-            return event?.isHole == true ? nil : event
+            guard let events = prefix[id.origin], !events.isHole(at: Int(id.seq - 1)) else { return nil }
+            return events[Int(id.seq - 1)]
         }
         return ahead[id.origin]?[id.seq]
     }
@@ -180,7 +180,7 @@ public struct RoomLog: Sendable {
         var out: [Event] = []
         for range in vector.ranges(missingFrom: remote) {
             guard let events = prefix[range.origin] else { continue }
-            for seq in range.seqs where !events[Int(seq - 1)].isHole {
+            for seq in range.seqs where !events.isHole(at: Int(seq - 1)) {
                 guard out.count < limit else { return out }
                 out.append(events[Int(seq - 1)])
             }
@@ -355,7 +355,7 @@ public struct RoomLog: Sendable {
     /// Appends the origin's next event to its prefix, extending its chain fingerprint.
     private mutating func append(_ event: Event) {
         let previous = flattenChain(under: event)
-        prefix[event.origin, default: []].append(event)
+        prefix[event.origin, default: PackedEvents(origin: event.origin, room: room)].append(event)
         chains[event.origin, default: []].append(Self.chain(previous, event))
     }
 
@@ -404,13 +404,18 @@ public struct RoomLog: Sendable {
         while progress, !undeliveredOrigins.isEmpty {
             progress = false
             for origin in undeliveredOrigins.sorted() {
-                let events = prefix[origin] ?? []
+                guard let events = prefix[origin] else {
+                    undeliveredOrigins.remove(origin)
+                    continue
+                }
                 var next = Int(deliveredVector[origin])
-                while next < events.count, isMet(events[next].context) {
-                    deliveredVector[origin] = events[next].seq
-                    if !events[next].isHole {
-                        deliveryOrder.append(events[next].id)
-                        newlyDelivered.append(events[next])
+                while next < events.count {
+                    let event = events[next]
+                    guard isMet(event.context) else { break }
+                    deliveredVector[origin] = event.seq
+                    if !event.isHole {
+                        deliveryOrder.append(event.id)
+                        newlyDelivered.append(event)
                     }
                     next += 1
                     progress = true

@@ -127,7 +127,7 @@ public struct RoomSession: Sendable {
     /// nothing of what is coming (`huddle status`).
     public var shownCounts: [NodeID: Int] {
         var counts: [NodeID: Int] = [:]
-        for event in log.delivered where !schedule.isPending(event.id) { counts[event.origin, default: 0] += 1 }
+        for id in log.deliveryOrder where !schedule.isPending(id) { counts[id.origin, default: 0] += 1 }
         return counts
     }
 

@@ -2,10 +2,10 @@
 /// most the last one has room unused.
 ///
 /// An array grows by doubling: right after it grows, half of it is empty, and while it grows
-/// both copies are held. A room log's events from one origin (``RoomLog``) held that way cost
-/// up to twice their 160 bytes each, and a copy of them all each time. Here only the last chunk
-/// grows by doubling (so an origin with one event holds one event's room, not a chunk's), and
-/// what it leaves unused or copies is at most 80 KiB an origin.
+/// both copies are held. What a room log keeps for each event it holds (``RoomLog``'s chain
+/// fingerprints, ``DeliveryOrder``) cost up to twice its bytes that way, and a copy of it all each
+/// time. Here the first chunk grows by doubling (so a list of one holds one element's room, not a
+/// chunk's), and each later one is made whole at once: a list that long is going to grow.
 struct ChunkedArray<Element>: RandomAccessCollection, ExpressibleByArrayLiteral {
     /// Elements a chunk holds: a power of two, so an index splits with a shift and a mask.
     private static var chunkShift: Int { 9 }
@@ -24,12 +24,21 @@ struct ChunkedArray<Element>: RandomAccessCollection, ExpressibleByArrayLiteral 
     var endIndex: Int { count }
 
     subscript(index: Int) -> Element {
-        precondition(index >= 0 && index < count, "index out of range")
-        return chunks[index >> Self.chunkShift][index & (Self.chunkSize - 1)]
+        get {
+            precondition(index >= 0 && index < count, "index out of range")
+            return chunks[index >> Self.chunkShift][index & (Self.chunkSize - 1)]
+        }
+        set {
+            precondition(index >= 0 && index < count, "index out of range")
+            chunks[index >> Self.chunkShift][index & (Self.chunkSize - 1)] = newValue
+        }
     }
 
     mutating func append(_ element: Element) {
-        if count & (Self.chunkSize - 1) == 0 { chunks.append([]) }
+        if count & (Self.chunkSize - 1) == 0 {
+            chunks.append([])
+            if chunks.count > 1 { chunks[chunks.count - 1].reserveCapacity(Self.chunkSize) }
+        }
         chunks[chunks.count - 1].append(element)
         count += 1
     }
