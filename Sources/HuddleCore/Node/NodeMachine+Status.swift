@@ -1,6 +1,9 @@
 /// The status snapshot, decided here: what `huddle status` shows of the machine's state. The shell
 /// renders it (text tables or JSON) and adds only what it alone knows.
 extension NodeMachine {
+    /// How many events the loaded rooms hold, together.
+    public var heldEventCount: Int { rooms.sessions.reduce(0) { $0 + $1.log.count } }
+
     /// The node as `huddle status` shows it at `now`: the node, its peers, its rooms, its
     /// counters and what it hears. The shell adds what only it knows: its data dir, the host's
     /// addresses, how many events the store took and how many datagrams its rate limit refused.

@@ -343,10 +343,25 @@ public actor Node {
 
     /// Runs whatever is due and returns when the next is, on the monotonic clock.
     func runDueWork() async -> MonotonicTime {
-        await step(waiting: false) { machine, now in
+        let deadline = await step(waiting: false) { machine, now in
             machine.handle(.tick, now: now)
             return machine.nextDeadline(now: now)
         }
+        giveBackFreedOnceQuiet()
+        return deadline
+    }
+
+    /// Gives freed memory back once the node has taken in a batch of events or more since it last
+    /// did and then a turn of the timer passed with none: events taken in live (a piped burst,
+    /// pushes from a busy room) free as much around them as a pull does (which gives back on its
+    /// own when it ends). While they keep coming, what they freed serves the next ones.
+    func giveBackFreedOnceQuiet() {
+        let held = machine.heldEventCount
+        defer { run.heldAtLastTick = held }
+        if held < run.heldAtGiveBack { run.heldAtGiveBack = held }
+        guard held == run.heldAtLastTick, held >= run.heldAtGiveBack + WireLimits.maxEventsPerBatch else { return }
+        ProcessMemory.giveBackFreed()
+        run.heldAtGiveBack = held
     }
 
     /// Cuts the timer loop's sleep short when something is now due earlier than it planned. A

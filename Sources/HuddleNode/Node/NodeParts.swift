@@ -59,4 +59,8 @@ struct RunState {
     /// (``Node/waitForDelivery()``).
     var deliveryEnded: RunOutcome?
     var deliveryWaiter: CheckedContinuation<Void, Never>?
+    /// How many events the node held when it last gave freed memory back (``ProcessMemory``), and
+    /// at the timer's last turn.
+    var heldAtGiveBack = 0
+    var heldAtLastTick = 0
 }

@@ -12,7 +12,9 @@ enum ProcessMemory {
     /// threshold for a mapping of their own rises to the largest freed). The sink of a
     /// 20,001-event pull kept ~250 B an event more that way (`Scripts/bench --only ingest`).
     ///
-    /// Called once a pull of at least a batch ends, so it costs nothing per allocation. A fixed
+    /// Called once a pull of at least a batch ends, and on the timer's first quiet turn after a
+    /// batch or more was taken in live (``Node/giveBackFreedOnceQuiet()``): it costs nothing per
+    /// allocation. A fixed
     /// threshold (`M_MMAP_THRESHOLD`) instead kept ~70 B an event less, but each large block then
     /// took a fresh mapping and its page faults: the pull ran 10–25 % slower, and so did a piped
     /// burst's lines.
