@@ -14,10 +14,9 @@ enum ProcessMemory {
     ///
     /// Called once a pull of at least a batch ends, and on the timer's first quiet turn after a
     /// batch or more was taken in live (``Node/giveBackFreedOnceQuiet()``): it costs nothing per
-    /// allocation. A fixed
-    /// threshold (`M_MMAP_THRESHOLD`) instead kept ~70 B an event less, but each large block then
-    /// took a fresh mapping and its page faults: the pull ran 10–25 % slower, and so did a piped
-    /// burst's lines.
+    /// allocation. A fixed threshold (`M_MMAP_THRESHOLD`) instead kept ~70 B an event less, but
+    /// each large block then took a fresh mapping and its page faults: the pull ran 10–25 %
+    /// slower, and so did a piped burst's lines.
     static func giveBackFreed() {
         #if canImport(CMalloc)
         _ = malloc_trim(0)
