@@ -38,9 +38,6 @@ struct PackedEvents: RandomAccessCollection, Sendable {
     /// most this far.
     private static var maxSharedRun: Int { 16 }
 
-    private static var chunkShift: Int { 9 }
-    private static var chunkSize: Int { 1 << chunkShift }
-
     let origin: NodeID
     let room: String
     private var chunks: [Chunk] = []
@@ -90,7 +87,7 @@ struct PackedEvents: RandomAccessCollection, Sendable {
     /// `count + 1`, `event.room` ``room``.
     mutating func append(_ event: Event) {
         precondition(event.origin == origin && event.seq == UInt64(count) + 1, "not the origin's next event")
-        if count & (Self.chunkSize - 1) == 0 { startChunk() }
+        if Chunking.place(of: count) == 0 { startChunk() }
         let last = chunks.count - 1
         if event.isHole {
             chunks[last].bytes.append(Flag.hole)
@@ -112,7 +109,7 @@ struct PackedEvents: RandomAccessCollection, Sendable {
         chunks[last].ends.append(UInt32(chunks[last].bytes.count))
         count += 1
         newest = event
-        if count & (Self.chunkSize - 1) == 0 { chunks[last].bytes.shrinkToFit() }
+        if Chunking.place(of: count) == 0 { chunks[last].bytes.shrinkToFit() }
     }
 
     /// Starts a chunk. The first grows as it fills (an origin with one event holds one record's
@@ -122,7 +119,7 @@ struct PackedEvents: RandomAccessCollection, Sendable {
         var chunk = Chunk()
         if let previous = chunks.last {
             chunk.bytes.reserveCapacity(previous.bytes.count + previous.bytes.count / 8)
-            chunk.ends.reserveCapacity(Self.chunkSize)
+            chunk.ends.reserveCapacity(Chunking.size)
         }
         chunks.append(chunk)
     }
@@ -130,9 +127,9 @@ struct PackedEvents: RandomAccessCollection, Sendable {
     /// Removes the events from `range.lowerBound` on.
     mutating func removeSubrange(_ range: PartialRangeFrom<Int>) {
         let kept = Swift.max(0, Swift.min(range.lowerBound, count))
-        chunks.removeSubrange(((kept + Self.chunkSize - 1) >> Self.chunkShift)...)
+        chunks.removeSubrange(Chunking.chunks(holding: kept)...)
         if let last = chunks.indices.last {
-            chunks[last].ends.removeSubrange((kept - (last << Self.chunkShift))...)
+            chunks[last].ends.removeSubrange(Chunking.kept(of: kept, inChunk: last)...)
             chunks[last].bytes.removeSubrange(Int(chunks[last].ends.last ?? 0)...)
         }
         whole = whole.filter { $0.key < kept }
@@ -144,8 +141,8 @@ struct PackedEvents: RandomAccessCollection, Sendable {
     }
 
     private func record(at index: Int) -> ArraySlice<UInt8> {
-        let chunk = chunks[index >> Self.chunkShift]
-        let position = index & (Self.chunkSize - 1)
+        let chunk = chunks[Chunking.chunk(of: index)]
+        let position = Chunking.place(of: index)
         let start = position == 0 ? 0 : Int(chunk.ends[position - 1])
         return chunk.bytes[start..<Int(chunk.ends[position])]
     }

@@ -7,10 +7,6 @@
 /// time. Here the first chunk grows by doubling (so a list of one holds one element's room, not a
 /// chunk's), and each later one is made whole at once: a list that long is going to grow.
 struct ChunkedArray<Element>: RandomAccessCollection, ExpressibleByArrayLiteral {
-    /// Elements a chunk holds: a power of two, so an index splits with a shift and a mask.
-    private static var chunkShift: Int { 9 }
-    private static var chunkSize: Int { 1 << chunkShift }
-
     private var chunks: [[Element]] = []
     private(set) var count = 0
 
@@ -26,18 +22,18 @@ struct ChunkedArray<Element>: RandomAccessCollection, ExpressibleByArrayLiteral 
     subscript(index: Int) -> Element {
         get {
             precondition(index >= 0 && index < count, "index out of range")
-            return chunks[index >> Self.chunkShift][index & (Self.chunkSize - 1)]
+            return chunks[Chunking.chunk(of: index)][Chunking.place(of: index)]
         }
         set {
             precondition(index >= 0 && index < count, "index out of range")
-            chunks[index >> Self.chunkShift][index & (Self.chunkSize - 1)] = newValue
+            chunks[Chunking.chunk(of: index)][Chunking.place(of: index)] = newValue
         }
     }
 
     mutating func append(_ element: Element) {
-        if count & (Self.chunkSize - 1) == 0 {
+        if Chunking.place(of: count) == 0 {
             chunks.append([])
-            if chunks.count > 1 { chunks[chunks.count - 1].reserveCapacity(Self.chunkSize) }
+            if chunks.count > 1 { chunks[chunks.count - 1].reserveCapacity(Chunking.size) }
         }
         chunks[chunks.count - 1].append(element)
         count += 1
@@ -46,11 +42,8 @@ struct ChunkedArray<Element>: RandomAccessCollection, ExpressibleByArrayLiteral 
     /// Removes the elements from `range.lowerBound` on.
     mutating func removeSubrange(_ range: PartialRangeFrom<Int>) {
         let kept = Swift.max(0, Swift.min(range.lowerBound, count))
-        let chunkCount = (kept + Self.chunkSize - 1) >> Self.chunkShift
-        chunks.removeSubrange(chunkCount...)
-        if let last = chunks.indices.last {
-            chunks[last].removeSubrange((kept - (last << Self.chunkShift))...)
-        }
+        chunks.removeSubrange(Chunking.chunks(holding: kept)...)
+        if let last = chunks.indices.last { chunks[last].removeSubrange(Chunking.kept(of: kept, inChunk: last)...) }
         count = kept
     }
 }
@@ -58,4 +51,23 @@ struct ChunkedArray<Element>: RandomAccessCollection, ExpressibleByArrayLiteral 
 extension ChunkedArray: Sendable where Element: Sendable {}
 extension ChunkedArray: Equatable where Element: Equatable {
     static func == (lhs: Self, rhs: Self) -> Bool { lhs.elementsEqual(rhs) }
+}
+
+/// Where the elements of a list kept in chunks of 512 fall (``ChunkedArray``, ``PackedEvents``): a
+/// power of two, so an index splits with a shift and a mask.
+enum Chunking {
+    static let size = 1 << shift
+    private static let shift = 9
+
+    /// The chunk that holds element `index`.
+    static func chunk(of index: Int) -> Int { index >> shift }
+
+    /// Element `index`'s place in its chunk.
+    static func place(of index: Int) -> Int { index & (size - 1) }
+
+    /// How many chunks `count` elements take.
+    static func chunks(holding count: Int) -> Int { (count + size - 1) >> shift }
+
+    /// How many of chunk `chunk`'s elements are among the first `count`.
+    static func kept(of count: Int, inChunk chunk: Int) -> Int { count - (chunk << shift) }
 }
