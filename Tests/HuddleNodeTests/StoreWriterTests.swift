@@ -30,6 +30,22 @@ import Testing
         #expect(writer.eventsStored == 3)
     }
 
+    @Test func handedOverWritesCommitInTheirOrderWhoeverWaitsFirst() async throws {
+        let (store, _) = try temporaryStore()
+        let writer = StoreWriter(store: store, logger: Logger(label: "test"), commitDelay: .milliseconds(20))
+        let made = try events(6)
+        // Handed over in order on one thread, as the node does; waited for in the other order,
+        // from tasks that may start in any order.
+        let first = writer.hand([.events(Array(made[..<3]), own: true), .currentRoom("first")])
+        let second = writer.hand([.events(Array(made[3...]), own: true), .currentRoom(room)])
+        await writer.committed(second)
+        // The second's commit holds the first's too, and the room set last stands.
+        #expect(try store.events(room: room) == made)
+        #expect(try store.currentRoom == room)
+        // A wait for writes already committed returns (nothing more will be committed to end it).
+        await writer.committed(first)
+    }
+
     @Test func queuedWritesLandInOrderAndAFlushLosesNothing() throws {
         let (store, dir) = try temporaryStore()
         let writer = StoreWriter(store: store, logger: Logger(label: "test"), commitDelay: .milliseconds(20))

@@ -127,7 +127,7 @@ def test_a_burst_of_piped_lines_and_commands_keeps_its_order(lan, binary, tmp_pa
     import subprocess
     alice = lan("alice")
     alice.say("/join nfl")
-    lines = [f"burst {n}" for n in range(300)] + ["/join nfl", "in nfl now", "/join superbowl", "back"]
+    lines = [f"burst {n}" for n in range(300)] + ["/rooms", "/join nfl", "in nfl now", "/join superbowl", "back"]
     out = subprocess.run([binary, "run", "--name", "ivy", "--room", "superbowl", "--no-mdns", "--peer", alice.address,
                           "--data-dir", str(tmp_path / "ivy")], input="\n".join(lines) + "\n", capture_output=True,
                          text=True, timeout=60)
@@ -138,6 +138,12 @@ def test_a_burst_of_piped_lines_and_commands_keeps_its_order(lan, binary, tmp_pa
              for room in ("superbowl", "nfl")}
     assert shown["superbowl"] == [f"burst {n}" for n in range(300)] + ["back"], shown["superbowl"][-3:]
     assert shown["nfl"] == ["in nfl now"]
+    # On ivy's own screen, a command answers in its place too: after every line piped before
+    # it is shown (a run's commit overlaps the next run's signing, never a command).
+    printed = out.stdout.splitlines()
+    answer = next(i for i, line in enumerate(printed) if line.startswith("your rooms: "))
+    own = [i for i, line in enumerate(printed) if " ivy: burst " in line]
+    assert len(own) == 300 and max(own) < answer, printed[answer - 2:answer + 2]
 
 
 def test_nothing_piped_after_quit_is_sent(binary, tmp_path):

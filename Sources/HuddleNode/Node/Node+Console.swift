@@ -9,6 +9,7 @@ extension Node {
         let inputs = interactive ? console?.inputs : nil
         for await input in inputs ?? StandardInputLines.stream() {
             guard !Task.isCancelled else { return false }
+            if case .lines = input {} else { await finishPipedTurn() }
             switch input {
             case .line(let line, let at):
                 if !(await lineArrived(line, at: at)) { return false }
@@ -30,6 +31,7 @@ extension Node {
                 return false
             }
         }
+        await finishPipedTurn()
         return !Task.isCancelled
     }
 }
@@ -62,7 +64,13 @@ extension Node {
     /// Lines piped in together at `at`; returns `false` at a `/quit`. Each run of chat lines goes
     /// to the machine in one turn, so their events share one commit: a pipe's burst waits for
     /// the disk once, not once a line (2.4-2.9k lines a second before). A command, a line longer
-    /// than one message, or a line while a passphrase is asked for goes alone, in its place.
+    /// than one message, or a line while a passphrase is asked for goes alone, in its place,
+    /// once every line before it is shown.
+    ///
+    /// A run does not wait for its own commit, only for the run before's: the store commits one
+    /// run and the node shows it while the next is signed, on two cores at once. Nothing of a
+    /// run is sent or shown before its commit (the machine's ``CommitGate``), and the writer
+    /// commits in the order handed over.
     func linesArrived(_ lines: [String], at: WallTime) async -> Bool {
         var chat: [String] = []
         for line in lines {
@@ -72,6 +80,7 @@ extension Node {
             }
             await sayInOneTurn(chat, at: at)
             chat = []
+            await finishPipedTurn()
             if !(await lineArrived(line, at: at)) { return false }
         }
         await sayInOneTurn(chat, at: at)
@@ -87,9 +96,18 @@ extension Node {
 
     private func sayInOneTurn(_ lines: [String], at: WallTime) async {
         guard !lines.isEmpty else { return }
-        await step { machine, now in
-            for line in lines { machine.handle(.consoleLine(line, at: at), now: now) }
-        }
+        let now = now
+        for line in lines { machine.handle(.consoleLine(line, at: at), now: now) }
+        let turn = carryOut(machine.pollEffects())
+        await finishPipedTurn()
+        run.pipedTurn = turn
+    }
+
+    /// Returns once the last run of piped chat lines is committed and shown.
+    func finishPipedTurn() async {
+        guard let turn = run.pipedTurn else { return }
+        run.pipedTurn = nil
+        await done(turn)
     }
 
     /// Runs one console line whose Enter arrived at `at`; returns `false` for `/quit`. A bad line

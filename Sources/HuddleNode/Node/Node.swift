@@ -163,11 +163,13 @@ public actor Node {
     }
 
     /// Starts committing `writes` off the actor; the machine hears of it when they are on disk.
+    /// They are handed to the writer here, on the actor, so turns commit in their order.
     func startCommit(_ writes: [StoreWrite], turn: CommitTurn) {
         let writer = writer
         DeliveryTrace.mark(.made, DeliveryTrace.own(writes))
+        let handed = writer.hand(writes)
         commits.tasks[turn] = Task {
-            await writer.commit(writes)
+            await writer.committed(handed)
             DeliveryTrace.mark(.stored, DeliveryTrace.own(writes))
             self.committed(turn)
         }

@@ -63,4 +63,7 @@ struct RunState {
     /// at the timer's last turn.
     var heldAtGiveBack = 0
     var heldAtLastTick = 0
+    /// The last run of piped chat lines, while its commit may still be under way: the next run
+    /// is signed meanwhile (``Node/linesArrived(_:at:)``).
+    var pipedTurn: CommitTurn?
 }

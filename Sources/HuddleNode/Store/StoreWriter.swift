@@ -31,7 +31,10 @@ final class StoreWriter: Sendable {
 
     private struct Pending {
         var writes: [StoreWrite] = []
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        /// Hand-overs so far, and how many of them are committed: a wait is for its number.
+        var handed: UInt64 = 0
+        var committed: UInt64 = 0
+        var waiters: [(through: UInt64, waiter: CheckedContinuation<Void, Never>)] = []
         var scheduled = false
     }
     private let pending = Mutex(Pending())
@@ -63,14 +66,37 @@ final class StoreWriter: Sendable {
 
     /// Queues writes and returns once they, and everything queued before them, are committed.
     func commit(_ writes: [StoreWrite]) async {
+        await committed(hand(writes))
+    }
+
+    /// Queues writes now, after everything handed over before (so the caller's order is the
+    /// commit's, whatever runs first afterwards); ``committed(_:)`` waits for them by the number
+    /// returned.
+    func hand(_ writes: [StoreWrite]) -> Handed {
+        let (number, schedule) = pending.withLock { pending in
+            pending.writes += writes
+            pending.handed += 1
+            defer { pending.scheduled = true }
+            return (pending.handed, !pending.scheduled)
+        }
+        if schedule { queue.async { self.drain() } }
+        return Handed(number: number)
+    }
+
+    /// Writes handed over with ``hand(_:)``, by their place in the order.
+    struct Handed: Sendable {
+        fileprivate let number: UInt64
+    }
+
+    /// Returns once `handed`, and everything handed over before it, is committed.
+    func committed(_ handed: Handed) async {
         await withCheckedContinuation { waiter in
-            let schedule = pending.withLock { pending in
-                pending.writes += writes
-                pending.waiters.append(waiter)
-                defer { pending.scheduled = true }
-                return !pending.scheduled
+            let now = pending.withLock { pending in
+                guard pending.committed < handed.number else { return true }
+                pending.waiters.append((handed.number, waiter))
+                return false
             }
-            if schedule { queue.async { self.drain() } }
+            if now { waiter.resume() }
         }
     }
 
@@ -94,15 +120,14 @@ final class StoreWriter: Sendable {
     /// goes in the next one, together.
     private func drain() {
         while true {
-            let (writes, waiters) = pending.withLock { pending -> ([StoreWrite], [CheckedContinuation<Void, Never>]) in
-                let taken = (pending.writes, pending.waiters)
+            let (writes, through) = pending.withLock { pending -> ([StoreWrite], UInt64) in
+                let taken = pending.writes
                 pending.writes = []
-                pending.waiters = []
-                if taken.0.isEmpty { pending.scheduled = false }
-                return taken
+                if taken.isEmpty { pending.scheduled = false }
+                return (taken, pending.handed)
             }
             guard !writes.isEmpty else {
-                for waiter in waiters { waiter.resume() }
+                resumeWaiters(through: through)
                 return
             }
             do {
@@ -121,8 +146,19 @@ final class StoreWriter: Sendable {
                 logger.error("could not write to the store", metadata: ["huddle.error": "\(error)"])
             }
             if let commitDelay { Thread.sleep(for: commitDelay) }
-            for waiter in waiters { waiter.resume() }
+            resumeWaiters(through: through)
         }
+    }
+
+    /// The hand-overs up to `through` are committed (or failed, and logged): their waits end.
+    private func resumeWaiters(through: UInt64) {
+        let due = pending.withLock { pending in
+            pending.committed = max(pending.committed, through)
+            let due = pending.waiters.filter { $0.through <= through }
+            pending.waiters.removeAll { $0.through <= through }
+            return due
+        }
+        for (_, waiter) in due { waiter.resume() }
     }
 }
 
