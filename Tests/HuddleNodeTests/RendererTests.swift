@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import HuddleCore
@@ -489,6 +490,43 @@ private func object(_ line: String?) throws -> [String: Any] {
         sink.write("nobody reads this")
         await Self.eventually { sink.isIdle }
         #expect(sink.failedWrites == 1)
+        close(fds[1])
+    }
+
+    @Test func renderedLinesKeepTheirPlaceAndAreMadeOnTheWritersThread() async throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let sink = OutputSink(fileDescriptor: fds[1])
+        let reader = PipeReader(fds[0])
+        let caller = pthread_self()
+        let elsewhere = Mutex(0)
+        for n in 0..<300 {
+            if n % 3 == 0 {
+                sink.write("plain \(n)")
+            } else {
+                sink.write {
+                    if pthread_equal(pthread_self(), caller) == 0 { elsewhere.withLock { $0 += 1 } }
+                    return n % 3 == 1 ? "made \(n)" : nil  // nil: no line at all
+                }
+            }
+        }
+        await Self.eventually { sink.isIdle }
+        close(fds[1])
+        let lines = await reader.lines
+        let expected = (0..<300).compactMap { n in n % 3 == 0 ? "plain \(n)" : n % 3 == 1 ? "made \(n)" : nil }
+        #expect(lines.map(String.init) == expected)
+        #expect(elsewhere.withLock { $0 } == 200)
+    }
+
+    @Test func linesWrittenTogetherToAClosedReaderAreEachCounted() async {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        close(fds[0])
+        let writer = AsyncFileWriter(fileDescriptor: fds[1])
+        // Queued faster than the writer thread starts: most of them gathered into one write.
+        for n in 0..<100 { writer.enqueue(Array("line \(n)\n".utf8)) }
+        await Self.eventually { writer.isIdle }
+        #expect(writer.failedWrites == 100)
         close(fds[1])
     }
 

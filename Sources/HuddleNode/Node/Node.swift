@@ -212,7 +212,8 @@ public actor Node {
         }
         let output = revealPictures(of: output)
         if face == nil || face == .console {
-            show(rendered(output, by: renderer))
+            let (renderer, reader, hasConsole) = (renderer, identity.id, console != nil)
+            sink.write { Self.rendered(output, by: renderer, reader: reader, hasConsole: hasConsole) }
             showPicturesAtConsole(of: output)
         }
         if face == nil || face == .page, let hub = web.hub, let line = rendered(output, by: Self.pageRenderer) {
@@ -223,10 +224,18 @@ public actor Node {
 
     /// A line of the machine's as `renderer` writes it (`nil`: nothing to say).
     func rendered(_ output: NodeOutput, by renderer: any OutputRenderer) -> String? {
+        Self.rendered(output, by: renderer, reader: identity.id, hasConsole: console != nil)
+    }
+
+    /// A line of the machine's as `renderer` writes it for `reader`, off the actor (the sink
+    /// renders a console's lines on its own thread).
+    nonisolated static func rendered(
+        _ output: NodeOutput, by renderer: any OutputRenderer, reader: NodeID, hasConsole: Bool
+    ) -> String? {
         switch output {
         case .room(let output, let line):
             renderer.render(
-                output, room: renderer.isJSON ? line.name : line.label, reader: identity.id, inCurrentRoom: line.isCurrent,
+                output, room: renderer.isJSON ? line.name : line.label, reader: reader, inCurrentRoom: line.isCurrent,
                 directTo: line.directTo, isPrivate: line.isPrivate)
         case .peer(let id, let nick, let state, let left):
             renderer.peer(id: id, nick: nick, state: state, address: nil, left: left)
@@ -239,7 +248,7 @@ public actor Node {
         case .help(all: false):
             renderer.info(ConsoleHelp.short)
         case .help(all: true):
-            renderer.info(ConsoleHelp.all + (console != nil ? "\n" + InteractiveConsole.keysHelp : ""))
+            renderer.info(ConsoleHelp.all + (hasConsole ? "\n" + InteractiveConsole.keysHelp : ""))
         case .problem(let problem):
             renderer.error(problem.words)
         case .listening(let source, let startedAt):

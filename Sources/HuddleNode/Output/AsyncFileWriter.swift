@@ -6,8 +6,10 @@ import Synchronization
 /// never waits for the reader: a script that stops reading `huddle run --json` for a while must
 /// not stall the node until its peers think it is gone.
 ///
-/// Writes are queued whole and written in order. The queue is bounded (``limit`` bytes): while it
-/// is full, further writes are dropped and counted, and once the reader catches up the
+/// Writes are queued whole and written in order, what queued up meanwhile in one `write(2)`. A
+/// write may be queued as a closure that makes its bytes, called on the writer's thread in its
+/// place (the node's lines, rendered beside its work). The queue is bounded (``limit`` bytes, a
+/// closure counted as ``madeEstimate``): while it is full, further writes are dropped and counted, and once the reader catches up the
 /// ``droppedNotice`` (if any) is written before anything else, saying how many. A reader that went
 /// away (EPIPE) makes writes fail; they are counted in ``failedWrites`` and otherwise ignored.
 ///
@@ -24,8 +26,26 @@ final class AsyncFileWriter: Sendable {
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
 
+    /// What a closure's bytes are counted as while queued: about a JSON line of a message.
+    static let madeEstimate = 512
+    /// Most bytes the writer thread gathers into one `write(2)`.
+    static let gatherLimit = 64 * 1024
+
+    /// A write queued: its bytes, or what makes them.
+    private enum Item {
+        case bytes([UInt8])
+        case made(@Sendable () -> [UInt8])
+
+        var queuedSize: Int {
+            switch self {
+            case .bytes(let bytes): bytes.count
+            case .made: AsyncFileWriter.madeEstimate
+            }
+        }
+    }
+
     private struct State {
-        var queue: [[UInt8]] = []
+        var queue: [Item] = []
         var queuedBytes = 0
         /// Writes dropped since the last notice.
         var dropped = 0
@@ -47,14 +67,25 @@ final class AsyncFileWriter: Sendable {
     /// Queues `bytes` to be written after everything queued before; never blocks.
     func enqueue(_ bytes: [UInt8]) {
         guard !bytes.isEmpty else { return }
+        enqueue(item: .bytes(bytes))
+    }
+
+    /// Queues the bytes `make` will make (none: nothing), to be written after everything queued
+    /// before; never blocks. `make` is called on the writer's thread.
+    func enqueue(_ make: @escaping @Sendable () -> [UInt8]) {
+        enqueue(item: .made(make))
+    }
+
+    private func enqueue(item: Item) {
+        let size = item.queuedSize
         let startThread = state.withLock { state -> Bool in
-            guard state.queuedBytes + bytes.count <= limit || state.queuedBytes == 0 else {
+            guard state.queuedBytes + size <= limit || state.queuedBytes == 0 else {
                 state.dropped += 1
                 state.droppedTotal += 1
                 return false
             }
-            state.queue.append(bytes)
-            state.queuedBytes += bytes.count
+            state.queue.append(item)
+            state.queuedBytes += size
             defer { state.started = true }
             return !state.started
         }
@@ -86,13 +117,15 @@ final class AsyncFileWriter: Sendable {
     /// Writes dropped because the queue was full.
     var droppedWrites: Int { state.withLock { $0.droppedTotal } }
 
-    /// The writer thread: takes whatever is queued and writes it, in order, blocking as long as
-    /// the reader makes it.
+    /// The writer thread: takes whatever is queued and writes it, in order, gathered into few
+    /// writes, blocking as long as the reader makes it.
     private func run() {
+        var gathered: [UInt8] = []
+        gathered.reserveCapacity(Self.gatherLimit)
         while true {
             wake.wait()
             while true {
-                let (batch, dropped) = state.withLock { state -> ([[UInt8]], Int) in
+                let (batch, dropped) = state.withLock { state -> ([Item], Int) in
                     let batch = state.queue
                     let dropped = state.dropped
                     state.queue.removeAll(keepingCapacity: true)
@@ -106,7 +139,22 @@ final class AsyncFileWriter: Sendable {
                 if dropped > 0, let notice = droppedNotice?(dropped), !writeAll(notice, to: fileDescriptor) {
                     failures += 1
                 }
-                for bytes in batch where !writeAll(bytes, to: fileDescriptor) { failures += 1 }
+                // Each write that could not be written counts, as if written alone.
+                var writes = 0
+                func writeGathered() {
+                    if !gathered.isEmpty, !writeAll(gathered, to: fileDescriptor) { failures += writes }
+                    gathered.removeAll(keepingCapacity: true)
+                    writes = 0
+                }
+                for item in batch {
+                    switch item {
+                    case .bytes(let bytes): gathered += bytes
+                    case .made(let make): gathered += make()
+                    }
+                    writes += 1
+                    if gathered.count >= Self.gatherLimit { writeGathered() }
+                }
+                writeGathered()
                 state.withLock { state in
                     state.failures += failures
                     state.writing = false

@@ -43,6 +43,16 @@ public final class OutputSink: LineOutput {
         writer.enqueue(bytes)
     }
 
+    /// Queues `render`, called on the writer's thread just before what follows it is written.
+    public func write(rendering render: @escaping @Sendable () -> String?) {
+        writer.enqueue {
+            guard let text = render() else { return [] }
+            var bytes = Array(text.utf8)
+            bytes.append(UInt8(ascii: "\n"))
+            return bytes
+        }
+    }
+
     /// Waits until every line is written or `timeout` passes.
     public func flush(timeout: Duration) {
         writer.flush(timeout: timeout)

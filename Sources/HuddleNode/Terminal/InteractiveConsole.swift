@@ -148,6 +148,14 @@ public final class InteractiveConsole: LineOutput {
         fromNode.async { [self] in state.withLock { state in draw(state.session.print(text)) } }
     }
 
+    /// Renders on the console's queue, in the order written.
+    public func write(rendering render: @escaping @Sendable () -> String?) {
+        fromNode.async { [self] in
+            guard let text = render() else { return }
+            state.withLock { state in draw(state.session.print(text)) }
+        }
+    }
+
     /// Waits until everything drawn is on the terminal, or `timeout` passes.
     public func flush(timeout: Duration) {
         fromNode.sync {}
