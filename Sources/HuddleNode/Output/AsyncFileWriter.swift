@@ -9,9 +9,10 @@ import Synchronization
 /// Writes are queued whole and written in order, what queued up meanwhile in one `write(2)`. A
 /// write may be queued as a closure that makes its bytes, called on the writer's thread in its
 /// place (the node's lines, rendered beside its work). The queue is bounded (``limit`` bytes, a
-/// closure counted as ``madeEstimate``): while it is full, further writes are dropped and counted, and once the reader catches up the
-/// ``droppedNotice`` (if any) is written before anything else, saying how many. A reader that went
-/// away (EPIPE) makes writes fail; they are counted in ``failedWrites`` and otherwise ignored.
+/// closure counted as ``madeEstimate``): while it is full, further writes are dropped and
+/// counted, and once the reader catches up the ``droppedNotice`` (if any) is written before
+/// anything else, saying how many. A reader that went away (EPIPE) makes writes fail; they are
+/// counted in ``failedWrites``, each as if written alone, and otherwise ignored.
 ///
 /// ```swift
 /// let writer = AsyncFileWriter(fileDescriptor: STDOUT_FILENO)

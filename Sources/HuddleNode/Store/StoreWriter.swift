@@ -8,13 +8,14 @@ import Synchronization
 /// the chat.
 ///
 /// The rules it keeps (``Node/carryOut(_:)`` relies on them):
-/// - **Order.** Writes are committed in the order they were handed over.
-/// - **This node's own events** are committed before ``commit(_:)`` returns, and the node sends
+/// - **Order.** Writes are committed in the order they were handed over (``hand(_:)``,
+///   ``enqueue(_:)``), which the node does on its actor, in the order of its turns.
+/// - **This node's own events** are committed before ``committed(_:)`` returns, and the node sends
 ///   or shows nothing of such an input before then: a `kill -9` can never make it sign another
 ///   event with a seq a peer already holds, and nothing is said to the reader as sent that a
 ///   crash of the process can lose. A lease of seqs among the writes (``SeqLease``) is synced
 ///   (`synchronous = FULL`) before it returns: that is what a power cut leaves.
-/// - **A message is recorded as shown before it is shown** (``commit(_:)`` again, without an
+/// - **A message is recorded as shown before it is shown** (``committed(_:)`` again, without an
 ///   fsync: it survives `kill -9`), so a restart never shows it twice.
 /// - **Everything else** (peers' events still held back, rooms, nicks) is handed over with
 ///   ``enqueue(_:)`` and not waited for. It is committed within one commit's time; a clean stop
