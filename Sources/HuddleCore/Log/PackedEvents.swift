@@ -12,10 +12,11 @@
 ///
 /// The origin, the seq and the room are the log's and the slot's. A writer's events while no one
 /// else writes all have one context but for their own entry: up to 16 records in a row share the
-/// one the first of them writes out (a context naming one other member is 42 bytes). The fields are written as the
-/// wire writes them (`Event+Wire`), so a record decodes with the wire's own reader. A hole is its
-/// flags byte alone. An event that would not read back the same (a signature not 64 bytes long,
-/// a field past the wire's limits: only a test makes one) is kept whole beside the chunks.
+/// one the first of them writes out (a context naming one other member is 42 bytes). The fields
+/// are written as the wire writes them (`Event+Wire`), so a record decodes with the wire's own
+/// reader. A hole is its flags byte alone. An event that would not read back the same (a
+/// signature not 64 bytes long, a field past the wire's limits: only a test makes one) is kept
+/// whole beside the chunks.
 ///
 /// Chunks hold 512 records, as ``ChunkedArray``: a full chunk is never copied again. So a stored
 /// event costs its record (~110 bytes and its text, for a chat line) and 4 bytes of index.
@@ -215,7 +216,6 @@ extension PackedEvents {
         preconditionFailure("a record shares the context of none")
     }
 }
-
 
 extension [UInt8] {
     /// Copies the bytes into an array with no room to spare, if this one has more than a little.

@@ -96,9 +96,9 @@ extension Node {
 
     private func sayInOneTurn(_ lines: [String], at: WallTime) async {
         guard !lines.isEmpty else { return }
-        let now = now
-        for line in lines { machine.handle(.consoleLine(line, at: at), now: now) }
-        let turn = carryOut(machine.pollEffects())
+        let (_, turn) = started { machine, now in
+            for line in lines { machine.handle(.consoleLine(line, at: at), now: now) }
+        }
         await finishPipedTurn()
         run.pipedTurn = turn
     }

@@ -112,10 +112,16 @@ public actor Node {
     /// follows it: a slow disk must not hold up the socket's next datagram.
     @discardableResult
     func step<T>(waiting: Bool = true, _ body: (inout NodeMachine, NodeTime) throws -> T) async rethrows -> T {
-        let result = try body(&machine, now)
-        let turn = carryOut(machine.pollEffects())
+        let (result, turn) = try started(body)
         if waiting, let turn { await done(turn) }
         return result
+    }
+
+    /// Runs `body` on the machine and starts carrying out what it asked for, without waiting:
+    /// its result, and the turn its effects wait for (if any).
+    func started<T>(_ body: (inout NodeMachine, NodeTime) throws -> T) rethrows -> (T, CommitTurn?) {
+        let result = try body(&machine, now)
+        return (result, carryOut(machine.pollEffects()))
     }
 
     /// ``step(waiting:_:)`` for a person's request, and what it showed the reader: the control

@@ -38,19 +38,19 @@ public final class OutputSink: LineOutput {
 
     /// Queues `text` and a newline.
     public func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        bytes.append(UInt8(ascii: "\n"))
-        writer.enqueue(bytes)
+        writer.enqueue(Self.line(text))
     }
 
     /// Queues `render`, called on the writer's thread just before what follows it is written.
     public func write(rendering render: @escaping @Sendable () -> String?) {
-        writer.enqueue {
-            guard let text = render() else { return [] }
-            var bytes = Array(text.utf8)
-            bytes.append(UInt8(ascii: "\n"))
-            return bytes
-        }
+        writer.enqueue { render().map(Self.line) ?? [] }
+    }
+
+    /// `text` and a newline, as bytes.
+    private static func line(_ text: String) -> [UInt8] {
+        var bytes = Array(text.utf8)
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
     }
 
     /// Waits until every line is written or `timeout` passes.

@@ -145,7 +145,7 @@ public final class InteractiveConsole: LineOutput {
 
     /// Prints a line above the footer (queued: returns at once).
     public func write(_ text: String) {
-        fromNode.async { [self] in state.withLock { state in draw(state.session.print(text)) } }
+        write(rendering: { text })
     }
 
     /// Renders on the console's queue, in the order written.
