@@ -40,11 +40,23 @@ def pair(hosts):
     return alice, bob
 
 
+def browse(bed, host: str, attempts: int = 3) -> str:
+    """`avahi-browse -r -t -p _huddle._tcp` on `host`: what its mDNS cache holds, resolved. A
+    service that goes away while it is being resolved (an earlier test's node leaving) can keep
+    `-t` from ever ending: seen once, 120 s. So a browse gets 10 s, and a fresh one another try."""
+    for attempt in range(attempts):
+        try:
+            return bed.run("exec", host, "avahi-browse", "-r", "-t", "-p", "_huddle._tcp", timeout=10).stdout
+        except subprocess.TimeoutExpired:
+            if attempt == attempts - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
 def resolved(bed, host: str) -> dict[str, tuple[str, list[str]]]:
-    """`avahi-browse -r -t -p _huddle._tcp` on `host`: for each node id in a TXT record, the
-    address the service resolved to and its TXT strings in wire order (avahi-browse prints them
-    last to first)."""
-    out = bed.run("exec", host, "avahi-browse", "-r", "-t", "-p", "_huddle._tcp").stdout
+    """``browse`` on `host`: for each node id in a TXT record, the address the service resolved
+    to and its TXT strings in wire order (avahi-browse prints them last to first)."""
+    out = browse(bed, host)
     services = {}
     for line in out.splitlines():
         fields = line.split(";", 9)
@@ -148,8 +160,8 @@ def test_discovery_chat_calibration_and_the_service_records(hosts, bed):
         assert due <= shown["shown_at"] - sent["sent_at"] <= due + TIMING_TOLERANCE_MS, (node.name, due, shown)
 
     # A fourth host sees each node's service and TXT with avahi-browse.
-    browse = bed.run("exec", "h4", "avahi-browse", "-r", "-t", "-p", "_huddle._tcp").stdout
-    resolved = [line.split(";") for line in browse.splitlines() if line.startswith("=")]
+    listing = browse(bed, "h4")
+    resolved = [line.split(";") for line in listing.splitlines() if line.startswith("=")]
     by_nick = {}
     for fields in resolved:
         txt = fields[9]
@@ -159,7 +171,7 @@ def test_discovery_chat_calibration_and_the_service_records(hosts, bed):
         for nick in NAMES.values():
             if f'"nick={nick}"' in txt:
                 by_nick[nick] = (fields[7], txt)
-    assert set(by_nick) == set(NAMES.values()), browse
+    assert set(by_nick) == set(NAMES.values()), listing
     assert by_nick["alice"][0] == "192.0.2.11"
     assert f'"id={alice.id}"' in by_nick["alice"][1] and '"rooms=superbowl"' in by_nick["alice"][1]
 
@@ -259,12 +271,12 @@ def test_a_private_room_is_found_over_mdns_and_shows_no_name_to_the_network(host
     assert carol.shown_texts() == []
 
     # The network sees ids, never the name: avahi-browse on a fourth host, and huddle rooms.
-    browse = bed.run("exec", "h4", "avahi-browse", "-r", "-t", "-p", "_huddle._tcp").stdout
-    txts = [line.split(";")[9] for line in browse.splitlines() if line.startswith("=")]
-    assert any('"nick=alice"' in txt for txt in txts), browse
-    assert "superbowl" not in browse, browse
+    listing = browse(bed, "h4")
+    txts = [line.split(";")[9] for line in listing.splitlines() if line.startswith("=")]
+    assert any('"nick=alice"' in txt for txt in txts), listing
+    assert "superbowl" not in listing, listing
     private_id = alice.status()["rooms"][0]["private_id"]
-    assert any(f'"rooms={private_id}"' in txt for txt in txts), browse
+    assert any(f'"rooms={private_id}"' in txt for txt in txts), listing
 
     rooms = bed.run("exec", "h4", huddle_binary(), "rooms", "--timeout", "3").stdout
     assert "superbowl" not in rooms and f"private room {private_id[:6]}" in rooms, rooms
