@@ -236,7 +236,10 @@ def test_ctrl_s_pauses_and_ctrl_q_resumes_with_the_line_kept(lan, pane):
     time.sleep(1.2)  # the scenario: paused for over a second, so the span shown is at least 1 s
     pressing_resume = time.monotonic()
     alice.press("C-q")
-    rows = alice.wait_for_text("resumed after ")
+    # The line and the status line are two draws: under load the screen can be read between them,
+    # so wait for both (a status line that kept "paused" still fails, at the timeout).
+    rows = alice.wait_for(lambda rows: any("resumed after " in row for row in rows) and "paused" not in rows[-2],
+                          what="'resumed after' said and the status line no longer paused")
     resumed_seen = time.monotonic()
     line = next(row for row in rows if "resumed after " in row)
     minutes, seconds = re.search(r"resumed after (\d+):(\d\d)", line).groups()
