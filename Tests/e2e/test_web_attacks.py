@@ -700,10 +700,12 @@ def test_a_capture_of_the_phone_leg_holds_no_words_of_a_private_room(lan, tmp_pa
         poll(lambda: sentinel.encode() in pcap.read_bytes(), timeout=10, interval=0.1, what="the last request in the capture")
     finally:
         stop_capture(capture)
-    # Only this test's traffic: the page's port (the phone's leg) and alice's and bob's (theirs).
+    # Only this test's traffic: the page's TCP port (the phone's leg) and alice's and bob's (both
+    # protocols: their nodes hold both). The page holds no UDP port: another test's datagrams from
+    # that number (an ephemeral port of its own) once came through a bare `port` filter.
     ours = tmp_path / "ours.pcap"
-    ports = [served.port, served.alice.port, served.bob.port]
-    subprocess.run(["tcpdump", "-r", str(pcap), "-w", str(ours), " or ".join(f"port {p}" for p in ports)],
+    wanted = [f"tcp port {served.port}", f"port {served.alice.port}", f"port {served.bob.port}"]
+    subprocess.run(["tcpdump", "-r", str(pcap), "-w", str(ours), " or ".join(wanted)],
                    check=True, capture_output=True, timeout=30)
     captured = ours.read_bytes()
     streams = tcp_streams(captured)
