@@ -99,6 +99,55 @@ def test_kill_9_mid_burst_signs_no_seq_twice_and_loses_no_line_it_showed(lan):
         assert store.execute("SELECT count(*) FROM fault").fetchone()[0] == 0
 
 
+def test_what_only_the_journal_held_when_killed_is_kept(lan):
+    """A line leaves, and a message is shown, once it is in the node's journal, before the
+    store's commit (issue 49). With every commit 3 s late, alice's line and bob's record of
+    showing it are in the journals only when both are killed. Each comes back at the restart:
+    alice's store holds her line, so her next line takes the next seq (bob takes it and proves
+    no seq signed twice), and bob does not show her line again."""
+    slow = {"HUDDLE_STORE_COMMIT_DELAY_MS": "3000"}
+    alice = lan("alice", env=slow)
+    bob = lan("bob", peers=[alice.address], env=slow)
+    bob.wait_for(lambda o: o["type"] == "join" and o["nick"] == "alice")
+
+    def store_holds(node, text: str) -> bool:
+        with sqlite3.connect(node.data_dir / "huddle.sqlite") as store:
+            return store.execute("SELECT count(*) FROM event WHERE text = ?", (text,)).fetchone()[0] > 0
+
+    # A line waits for its commit while anything outside the journal is still being committed
+    # (the joins, at first): once lines reach bob's screen in well under one commit, the
+    # journals are what keep them.
+    for attempt in range(12):
+        text = f"warming up {attempt}"
+        started = time.monotonic()
+        alice.say(text)
+        bob.message(text, timeout=20)
+        if time.monotonic() - started < 1:
+            break
+    else:
+        pytest.fail("no line reached bob in under a second, with commits 3 s late: nothing went by the journal")
+
+    alice.say("only in the journals")
+    bob.message("only in the journals")
+    alice.kill9()
+    bob.kill9()
+    assert not store_holds(alice, "only in the journals"), "alice's commit landed before the kill: nothing tested"
+    assert not store_holds(bob, "only in the journals"), "bob's commit landed before the kill: nothing tested"
+
+    alice_again = lan("alice", port=alice.port)
+    bob_again = lan("bob", peers=[alice.address])
+    assert store_holds(alice_again, "only in the journals")
+    alice_again.say("after the kill")
+    bob_again.message("after the kill", timeout=30)
+    holds_all_of(bob_again, [alice_again], timeout=30)
+    assert "only in the journals" not in bob_again.shown_texts()
+    assert bob_again.quit() == 0
+    with sqlite3.connect(bob.data_dir / "huddle.sqlite") as store:
+        assert store.execute("SELECT count(*) FROM fault").fetchone()[0] == 0
+        shown = store.execute("SELECT shown_at FROM event WHERE text = 'only in the journals'").fetchone()
+        assert shown is not None and shown[0] is not None, "bob's store lost the line or its shown record"
+
+
 @pytest.mark.parametrize("rebooted", [True, False], ids=["power-cut", "control-same-boot"])
 def test_after_a_power_cut_a_node_voids_what_it_lost_and_signs_no_seq_twice(lan, rebooted):
     """A node sends its lines once they are committed, not synced (issue 49): a power cut can lose

@@ -13,7 +13,8 @@ public struct CommitTurn: Hashable, Comparable, Sendable, CustomStringConvertibl
 /// shown must not be seen outside before they are committed: a power cut must not make the node
 /// sign another event with a seq a peer holds, and a `kill -9` must not make it show a message
 /// twice. Such an input's effects come out as one ``NodeEffect/commit(_:turn:)``; the rest waits
-/// here until the driver reports the turn committed (``NodeInput/committed(_:)``) *and* every
+/// here until the driver reports the turn committed (``NodeInput/committed(_:)``: in the store,
+/// or in a journal a `kill -9` cannot lose either, which the node's shell keeps) *and* every
 /// earlier turn is out, then comes out as ``NodeEffect/afterCommit(_:_:)``. So messages are shown
 /// in the machine's order however the commits return. An input with no such write passes at once
 /// (its writes as ``NodeEffect/persist(_:)``, committed in the order handed over, not waited for):

@@ -24,6 +24,9 @@ public actor Node {
     /// Commits the store's writes off the actor (see ``StoreWriter`` for what waits for what);
     /// reads go to its store.
     nonisolated let writer: StoreWriter
+    /// Where a line's own event and a shown record land at once, so that neither waits for the
+    /// writer's commit (``CommitJournal``).
+    let journal: CommitJournal
     let identity: NodeIdentity
     let renderer: any OutputRenderer
     /// Where output lines go: stdout, or above the interactive console's prompt.
@@ -89,6 +92,8 @@ public actor Node {
         self.clock = clock
         pictures = PictureStore(dataDir: configuration.dataDir)
         try pictures.prepare()
+        // What the last run journaled and the store had not committed goes back first.
+        journal = try CommitJournal(directory: store.directory, store: store)
         var restore = try store.restore()
         restore.pictures = pictures.heldRoots()
         restore.lostUnsynced = try store.beginRun(bootID: BootID.current())
@@ -130,8 +135,12 @@ public actor Node {
         let result = body(&machine, now)
         let effects = machine.pollEffects()
         var shown = effects.outputs
-        if let turn = carryOut(effects) {
-            commits.showing[turn] = []
+        // A turn that lands in the journal is let out within carryOut: what it shows is kept too.
+        commits.keepShowing = true
+        let turn = carryOut(effects)
+        commits.keepShowing = false
+        if let turn {
+            if commits.showing[turn] == nil { commits.showing[turn] = [] }
             await done(turn)
             shown += commits.showing.removeValue(forKey: turn) ?? []
         }
@@ -163,16 +172,28 @@ public actor Node {
         guard !effects.isEmpty else { return nil }
         var shell = NodeShell(node: self)
         _ = NodeDriver.carryOut(effects, in: &shell)  // (it answers nothing at once)
+        // Turns whose writes landed in the journal are committed as far as a crash goes: what
+        // waited for them comes out now, not after a hop to the writer's thread and back.
+        while !commits.landed.isEmpty {
+            machine.handle(.committed(commits.landed.removeFirst()), now: now)
+            _ = NodeDriver.carryOut(machine.pollEffects(), in: &shell)
+        }
         rescheduleTimer()
         refreshConsole()
         return shell.waitsFor
     }
 
     /// Starts committing `writes` off the actor; the machine hears of it when they are on disk.
-    /// They are handed to the writer here, on the actor, so turns commit in their order.
+    /// They are handed to the writer here, on the actor, so turns commit in their order. Writes
+    /// the journal holds land there first (``land(_:)``): the turn counts as committed at once.
     func startCommit(_ writes: [StoreWrite], turn: CommitTurn) {
         let writer = writer
         DeliveryTrace.mark(.made, DeliveryTrace.own(writes))
+        if land(writes) {
+            DeliveryTrace.mark(.stored, DeliveryTrace.own(writes))
+            commits.landed.append(turn)
+            return
+        }
         let handed = writer.hand(writes)
         commits.tasks[turn] = Task {
             await writer.committed(handed)
@@ -180,6 +201,29 @@ public actor Node {
             self.committed(turn)
         }
     }
+
+    /// Appends `writes` to the journal and hands them to the writer, not to be waited for, if
+    /// the journal can hold them and everything it relies on is committed
+    /// (``StoreWriter/mayJournal(backlog:)``). Whether it did; if not (or the append failed),
+    /// the writes wait for their commit as before.
+    private func land(_ writes: [StoreWrite]) -> Bool {
+        guard CommitJournal.canHold(writes), writer.mayJournal(backlog: Self.journalBacklog) else { return false }
+        if journal.size > CommitJournal.emptyAfter, let last = commits.lastJournaled, writer.holds(last) {
+            journal.empty()
+        }
+        do {
+            let number = try journal.append(writes)
+            commits.lastJournaled = writer.hand(writes, journaled: number)
+            return true
+        } catch {
+            logger.warning("could not append to the journal", metadata: ["huddle.error": "\(error)"])
+            return false
+        }
+    }
+
+    /// At most this many hand-overs wait for the writer before a turn waits for its commit
+    /// again rather than landing in the journal: a piped burst keeps the disk's pace.
+    static let journalBacklog = 4
 
     /// `turn`'s writes are on disk: the machine lets out what waited for them.
     private func committed(_ turn: CommitTurn) {

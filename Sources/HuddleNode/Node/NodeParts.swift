@@ -37,6 +37,14 @@ struct ShownPictures {
 struct CommitsUnderWay {
     var tasks: [CommitTurn: Task<Void, Never>] = [:]
     var showing: [CommitTurn: [NodeOutput]] = [:]
+    /// Whether what a turn shows is kept though no request waits for it yet: a request's own
+    /// turn may land in the journal and come out before it knows its turn.
+    var keepShowing = false
+    /// Turns whose writes landed in the journal, to let out (``Node/carryOut(_:)``).
+    var landed: [CommitTurn] = []
+    /// The last writes the journal holds, handed to the writer: once they are committed, the
+    /// journal may be emptied.
+    var lastJournaled: StoreWriter.Handed?
 }
 
 /// What the node hears, while it listens (`--listen`, `--audio-file`, `/listen`), and the tasks

@@ -65,7 +65,13 @@ struct NodeShell: NodeWorld {
 
     /// A control request waiting for `turn` answers with what it showed.
     mutating func released(_ turn: CommitTurn, _ effects: [NodeEffect]) {
-        onNode { $0.commits.showing[turn]?.append(contentsOf: effects.outputs) }
+        onNode { node in
+            if node.commits.keepShowing {
+                node.commits.showing[turn, default: []].append(contentsOf: effects.outputs)
+            } else {
+                node.commits.showing[turn]?.append(contentsOf: effects.outputs)
+            }
+        }
     }
 
     mutating func show(_ output: NodeOutput) {

@@ -13,6 +13,7 @@ extension HuddleStore {
     static let leaseKey = "seq_lease:"
     static let bootKey = "run_boot_id"
     static let cleanStopKey = "run_stopped_cleanly"
+    static let journalKey = "journal_through"
 
     /// Every room's leased seqs.
     func leases() throws -> [String: UInt64] {
@@ -48,6 +49,17 @@ extension HuddleStore {
             try Self.setMetaValue(Self.cleanStopKey, nil, in: db)
         }
         return boot != nil && boot != bootID && clean == nil
+    }
+
+    /// The number of the journal's last entry the store holds (``CommitJournal``); 0 for none.
+    func journalThrough() throws(StoreError) -> UInt64 {
+        do {
+            return try metaValue(Self.journalKey).flatMap { UInt64($0) } ?? 0
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .database(path: path, message: "\(error)")
+        }
     }
 
     /// The run stops cleanly: everything it committed is synced with this mark.

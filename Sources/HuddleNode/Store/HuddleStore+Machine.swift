@@ -31,11 +31,17 @@ extension HuddleStore {
     /// Carries out a machine's writes, in order, in one transaction: all of them or none. Once
     /// it returns the transaction survives the process being killed; with a lease among the
     /// writes (``SeqLease``) it is synced too, and survives a power cut (`synchronous = FULL`).
+    ///
+    /// `journalThrough`: the writes hold the journal's entries up to that number
+    /// (``CommitJournal``), noted in the same transaction (``journalThrough()``).
     @discardableResult
-    public func apply(_ writes: [StoreWrite]) throws -> ApplyReport {
+    public func apply(_ writes: [StoreWrite], journalThrough: UInt64? = nil) throws -> ApplyReport {
         guard !writes.isEmpty else { return ApplyReport() }
         let synced = writes.contains { if case .lease = $0 { true } else { false } }
-        let report = try transaction(synced: synced) { db in try Self.apply(writes, in: db) }
+        let report = try transaction(synced: synced) { db in
+            if let journalThrough { try Self.setMetaValue(Self.journalKey, String(journalThrough), in: db) }
+            return try Self.apply(writes, in: db)
+        }
         // What a room dropped for good (strangers' events it gave up on) goes back to the file
         // system, not only to SQLite's free list: a store that filled with them once stayed
         // 17 MB after a restart.

@@ -17,6 +17,11 @@ import Synchronization
 ///   (`synchronous = FULL`) before it returns: that is what a power cut leaves.
 /// - **A message is recorded as shown before it is shown** (``committed(_:)`` again, without an
 ///   fsync: it survives `kill -9`), so a restart never shows it twice.
+/// - **Or both are in the journal** (``CommitJournal``), which a `kill -9` cannot lose either:
+///   then the node hands them over with the entry's number (``hand(_:journaled:)``) and does not
+///   wait; the commit notes the number in the store, so the next run knows what it holds. The
+///   node journals only when everything handed over outside it is committed
+///   (``mayJournal(backlog:)``): a shown record must not land before the peer's event it marks.
 /// - **Everything else** (peers' events still held back, rooms, nicks) is handed over with
 ///   ``enqueue(_:)`` and not waited for. It is committed within one commit's time; a clean stop
 ///   (``flush()``) commits all of it. A `kill -9` in that window can lose the last commit, and
@@ -32,9 +37,15 @@ final class StoreWriter: Sendable {
 
     private struct Pending {
         var writes: [StoreWrite] = []
+        /// The journal's last entry among `writes`.
+        var journalThrough: UInt64?
         /// Hand-overs so far, and how many of them are committed: a wait is for its number.
         var handed: UInt64 = 0
         var committed: UInt64 = 0
+        /// The last hand-over whose writes are not in the journal.
+        var lastUnjournaled: UInt64 = 0
+        /// Whether a commit failed: the journal then keeps everything until the next run.
+        var failed = false
         var waiters: [(through: UInt64, waiter: CheckedContinuation<Void, Never>)] = []
         var scheduled = false
     }
@@ -59,6 +70,8 @@ final class StoreWriter: Sendable {
         guard !writes.isEmpty else { return }
         let schedule = pending.withLock { pending in
             pending.writes += writes
+            pending.handed += 1
+            pending.lastUnjournaled = pending.handed
             defer { pending.scheduled = true }
             return !pending.scheduled
         }
@@ -72,11 +85,13 @@ final class StoreWriter: Sendable {
 
     /// Queues writes now, after everything handed over before (so the caller's order is the
     /// commit's, whatever runs first afterwards); ``committed(_:)`` waits for them by the number
-    /// returned.
-    func hand(_ writes: [StoreWrite]) -> Handed {
+    /// returned. `journaled`: the writes are the journal's entry of that number, which a
+    /// `kill -9` already cannot lose (``CommitJournal``).
+    func hand(_ writes: [StoreWrite], journaled: UInt64? = nil) -> Handed {
         let (number, schedule) = pending.withLock { pending in
             pending.writes += writes
             pending.handed += 1
+            if let journaled { pending.journalThrough = journaled } else { pending.lastUnjournaled = pending.handed }
             defer { pending.scheduled = true }
             return (pending.handed, !pending.scheduled)
         }
@@ -84,9 +99,23 @@ final class StoreWriter: Sendable {
         return Handed(number: number)
     }
 
-    /// Writes handed over with ``hand(_:)``, by their place in the order.
+    /// Writes handed over with ``hand(_:journaled:)``, by their place in the order.
     struct Handed: Sendable {
         fileprivate let number: UInt64
+    }
+
+    /// Whether the next writes may go to the journal instead of waiting for their commit:
+    /// everything handed over outside the journal is committed (so nothing the journal's entry
+    /// relies on, such as the event a shown record marks, is in neither), and fewer than
+    /// `backlog` hand-overs wait (a burst that outruns the disk waits for it, as before).
+    func mayJournal(backlog: Int) -> Bool {
+        pending.withLock { $0.committed >= $0.lastUnjournaled && $0.handed - $0.committed < backlog }
+    }
+
+    /// Whether `handed`, and everything before it, is committed without a failure: the journal's
+    /// entries up to it are in the store, and the file may be emptied.
+    func holds(_ handed: Handed) -> Bool {
+        pending.withLock { !$0.failed && $0.committed >= handed.number }
     }
 
     /// Returns once `handed`, and everything handed over before it, is committed.
@@ -121,18 +150,21 @@ final class StoreWriter: Sendable {
     /// goes in the next one, together.
     private func drain() {
         while true {
-            let (writes, through) = pending.withLock { pending -> ([StoreWrite], UInt64) in
-                let taken = pending.writes
+            let (writes, journalThrough, through) = pending.withLock { pending in
+                let taken = (pending.writes, pending.journalThrough)
                 pending.writes = []
-                if taken.isEmpty { pending.scheduled = false }
-                return (taken, pending.handed)
+                pending.journalThrough = nil
+                if taken.0.isEmpty { pending.scheduled = false }
+                return (taken.0, taken.1, pending.handed)
             }
             guard !writes.isEmpty else {
                 resumeWaiters(through: through)
                 return
             }
+            // A slow disk, on demand: the commit ends this much later.
+            if let commitDelay { Thread.sleep(for: commitDelay) }
             do {
-                let report = try store.apply(writes)
+                let report = try store.apply(writes, journalThrough: journalThrough)
                 tally.withLock {
                     $0.events += report.eventsStored
                     $0.commits += 1
@@ -144,9 +176,9 @@ final class StoreWriter: Sendable {
                         metadata: ["huddle.room": "\(proof.room)", "huddle.event": "\(proof.first.id)"])
                 }
             } catch {
+                pending.withLock { $0.failed = true }
                 logger.error("could not write to the store", metadata: ["huddle.error": "\(error)"])
             }
-            if let commitDelay { Thread.sleep(for: commitDelay) }
             resumeWaiters(through: through)
         }
     }
