@@ -34,6 +34,15 @@ import Testing
         #expect(entries.first?.writes == [.events(mine + theirs, own: false), .shown(theirs.map(\.id), room: room, at: shownAt)])
     }
 
+    @Test func aLineGoesToTheJournalAndABurstOrAnythingElseDoesNot() throws {
+        let line = try events(1)
+        #expect(CommitJournal.canHold([.events(line, own: true)]))
+        #expect(CommitJournal.canHold([.events(line, own: false), .shown(line.map(\.id), room: room, at: shownAt)]))
+        #expect(!CommitJournal.canHold([.events(try events(CommitJournal.maximumEvents + 1), own: true)]))
+        #expect(!CommitJournal.canHold([.events(line, own: true), .lease(room: room, through: 512)]))
+        #expect(!CommitJournal.canHold([.events(line, own: true), .joined(room, true)]))
+    }
+
     @Test func aTornOrStaleEntryEndsTheReplay() throws {
         let made = try events(3)
         let first = CommitJournal.entry([.events([made[0]], own: true)], number: 1)

@@ -62,15 +62,23 @@ final class CommitJournal {
 
     deinit { close(descriptor) }
 
-    /// Whether every write in `writes` is of a kind the journal holds.
+    /// Whether every write in `writes` is of a kind the journal holds, and they are few: the
+    /// journal is for a line's way (a typed line, a push of a few events). A piped burst's run
+    /// or a pull's batch goes the store's way only, not written twice.
     static func canHold(_ writes: [StoreWrite]) -> Bool {
-        writes.allSatisfy { write in
+        var events = 0
+        for write in writes {
             switch write {
-            case .events, .shown: true
-            default: false
+            case .events(let some, _): events += some.count
+            case .shown(let ids, _, _): events += ids.count
+            default: return false
             }
         }
+        return events <= maximumEvents
     }
+
+    /// The most events (and shown records) one entry holds.
+    static let maximumEvents = 64
 
     /// Appends `writes` (``canHold(_:)``) as the next entry, with one `write(2)`: once this
     /// returns, a `kill -9` cannot lose them. Returns the entry's number.
