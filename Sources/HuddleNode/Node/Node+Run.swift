@@ -33,10 +33,10 @@ extension Node {
         let identity = try store.loadOrCreateIdentity()
         try store.setNick(configuration.nick)
         let group = MultiThreadedEventLoopGroup.singleton
-        let (udp, tcp) = try await bind(host: configuration.listenHost, port: configuration.port, on: group)
+        let (udp, tcp, endpoint) = try await bind(host: configuration.listenHost, port: configuration.port, on: group)
         let node = try Node(
             configuration: configuration, store: store, identity: identity, logger: logger,
-            port: udp.channel.localAddress?.port ?? configuration.port, datagrams: DatagramEndpoint(channel: udp.channel),
+            port: udp.channel.localAddress?.port ?? configuration.port, datagrams: endpoint,
             console: console, web: web, commitDelay: Self.injectedCommitDelay())
         // Whatever the node printed reaches its reader, and whatever it wrote reaches the disk,
         // before the process exits.
@@ -243,19 +243,35 @@ extension Node {
 
     /// Binds UDP and TCP on the same port. With port 0, UDP picks a free port and TCP takes the
     /// same one; if TCP finds it taken, both retry on another.
+    ///
+    /// The UDP socket is made here and handed to NIO, which reads from it; the node sends on it
+    /// itself (``DatagramSender``), so the third is the node's way out, ready for its ``Node``.
     static func bind(
         host: String, port: Int, on group: any EventLoopGroup
-    ) async throws -> (DatagramSocket, StreamListener) {
+    ) async throws -> (DatagramSocket, StreamListener, DatagramEndpoint) {
         var lastError: (any Error)?
         for _ in 0..<(port == 0 ? 8 : 1) {
             let udp: DatagramSocket
+            let sender: DatagramSender
             do {
-                udp = try await DatagramBootstrap(group: group)
-                    .channelOption(.socketOption(.so_reuseaddr), value: 1)
+                let descriptor = try DatagramSender.boundSocket(host: host, port: port)
+                do {
+                    sender = try DatagramSender(duplicating: descriptor)
+                } catch {
+                    close(descriptor)
+                    throw error
+                }
+                // Not read from until its reader is in place (wrapped after it is registered:
+                // the bootstrap's async `withBoundSocket` failed here with "operation unsupported").
+                let channel = try await DatagramBootstrap(group: group)
                     .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
-                    .bind(host: host, port: port) { channel in
-                        channel.eventLoop.makeCompletedFuture { try DatagramSocket(wrappingChannelSynchronously: channel) }
-                    }
+                    .channelOption(.autoRead, value: false)
+                    .withBoundSocket(descriptor: descriptor).get()
+                udp = try await channel.eventLoop.submit {
+                    let socket = try DatagramSocket(wrappingChannelSynchronously: channel)
+                    try channel.syncOptions?.setOption(.autoRead, value: true)
+                    return socket
+                }.get()
             } catch {
                 throw NodeError.cannotListen(host: host, port: port, protocol: "UDP", underlying: "\(error)")
             }
@@ -267,7 +283,7 @@ extension Node {
                     .bind(host: host, port: chosen) { channel in
                         channel.eventLoop.makeSucceededFuture(channel)
                     }
-                return (udp, tcp)
+                return (udp, tcp, DatagramEndpoint(channel: udp.channel, sender: sender))
             } catch {
                 lastError = error
                 try? await udp.channel.close()

@@ -332,7 +332,7 @@ public actor Node {
                 logger.debug("not an IPv4 address; not sending", metadata: ["huddle.peer": "\(address)"])
             case .refused(let errno):
                 logger.debug(
-                    "no route to the address; not sending",
+                    "the kernel will not send there (no route, a broadcast address, a firewall); not sent",
                     metadata: ["huddle.peer": "\(address)", "huddle.error": "\(String(cString: strerror(errno)))"])
             }
         }

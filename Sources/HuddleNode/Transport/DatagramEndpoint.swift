@@ -11,7 +11,11 @@ import NIOCore
 /// ```
 struct DatagramEndpoint: Sendable {
     let channel: any Channel
-    /// Asked before each send: an address the kernel will not send to would close the channel.
+    /// Sends on the channel's socket from the caller's thread (``DatagramSender``); without one,
+    /// every datagram goes through the channel.
+    var sender: DatagramSender?
+    /// Asked before a send through the channel: an address the kernel will not send to would
+    /// close it.
     let routes = RouteCheck()
 
     /// Where a datagram came from: host and port.
@@ -24,8 +28,11 @@ struct DatagramEndpoint: Sendable {
     /// why. Peers are addressed by IPv4 literal only: the socket is IPv4, and a write NIO cannot
     /// recover from (the wrong address family; no route, a broadcast address: ``RouteCheck``)
     /// would close it. Host names are resolved once, when a seed is given, never per datagram.
+    ///
+    /// With a ``sender``, each datagram leaves at once from the caller's thread; only one the
+    /// socket cannot take now goes through the channel, which queues it.
     func send(_ bytes: [UInt8], to addresses: [PeerAddress]) -> [(PeerAddress, Unsent)] {
-        let payload = ByteBuffer(bytes: bytes)
+        var payload: ByteBuffer?
         var skipped: [(PeerAddress, Unsent)] = []
         for address in addresses {
             guard let remote = try? SocketAddress(ipAddress: address.host, port: Int(address.port)), case .v4 = remote
@@ -33,11 +40,21 @@ struct DatagramEndpoint: Sendable {
                 skipped.append((address, .notIPv4))
                 continue
             }
+            switch sender?.send(bytes, to: remote) {
+            case .sent?:
+                continue
+            case .refused(let errno)?:
+                skipped.append((address, .refused(errno: errno)))
+                continue
+            case .busy?, nil:
+                break
+            }
             if let errno = routes.refusal(to: remote) {
                 skipped.append((address, .refused(errno: errno)))
                 continue
             }
-            channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: payload), promise: nil)
+            if payload == nil { payload = ByteBuffer(bytes: bytes) }
+            channel.writeAndFlush(AddressedEnvelope(remoteAddress: remote, data: payload!), promise: nil)
         }
         return skipped
     }

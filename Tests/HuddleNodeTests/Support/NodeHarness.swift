@@ -132,13 +132,13 @@ struct NodeHarness {
         configuration.shield = nil
         let store = try HuddleStore(directory: dataDir)
         let identity = try store.loadOrCreateIdentity()
-        let (udp, tcp) = try await Node.bind(host: "127.0.0.1", port: 0, on: MultiThreadedEventLoopGroup.singleton)
+        let (udp, tcp, endpoint) = try await Node.bind(host: "127.0.0.1", port: 0, on: MultiThreadedEventLoopGroup.singleton)
         try? await tcp.channel.close()
         let sink = MemorySink()
         let port = udp.channel.localAddress?.port ?? 0
         let node = try Node(
             configuration: configuration, store: store, identity: identity, logger: Logger(label: "test"),
-            port: port, datagrams: DatagramEndpoint(channel: udp.channel),
+            port: port, datagrams: endpoint,
             web: WebService(),  // never run: these nodes serve no page (the e2e tests serve it)
             clock: clock, sink: sink)
         let receiving = Task {
