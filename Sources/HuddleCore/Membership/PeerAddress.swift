@@ -50,7 +50,8 @@ public struct PeerAddress: Hashable, Comparable, Sendable, CustomStringConvertib
 
     /// `host:port`, or `[host]:port` when the host is an IPv6 literal (contains a colon).
     public var description: String {
-        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        // (Bytes, not `contains(":")`: that is Foundation's string search, ~10 µs a datagram.)
+        host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
     /// By host (as text), then port: a deterministic order for seeds and output.

@@ -266,7 +266,7 @@ extension Node {
                 let channel = try await DatagramBootstrap(group: group)
                     .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 65_536))
                     .channelOption(.autoRead, value: false)
-                    .withBoundSocket(descriptor: descriptor).get()
+                    .withBoundSocket(descriptor).get()
                 udp = try await channel.eventLoop.submit {
                     let socket = try DatagramSocket(wrappingChannelSynchronously: channel)
                     try channel.syncOptions?.setOption(.autoRead, value: true)
