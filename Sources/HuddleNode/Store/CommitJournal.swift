@@ -92,9 +92,9 @@ final class CommitJournal {
             if result < 0 {
                 if errno == EINTR { continue }
                 let reason = String(cString: strerror(errno))
-                // A part written stays behind as a torn entry; the replay stops there, and
-                // nothing after it may follow it.
-                if written > 0 { empty() }
+                // A part written would stay behind as a torn entry, and the replay would stop
+                // there, before any later one: cut back to where the entry began.
+                if written > 0 { _ = ftruncate(descriptor, off_t(size)) }
                 throw .notWritable(path: path, reason: reason)
             }
             written += result
