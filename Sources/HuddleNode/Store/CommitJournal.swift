@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import HuddleCore
 
 /// What must survive a `kill -9` before a line leaves or is shown, written with one `write(2)`
@@ -47,17 +48,13 @@ final class CommitJournal {
 
     /// Opens (or creates) the journal in `directory`, after putting back into `store` every
     /// entry it lacks (``replay(into:)``); the file is then empty.
-    init(directory: String, store: HuddleStore) throws(StoreError) {
+    init(directory: String, store: HuddleStore) throws {
         path = directory + "/journal"
         descriptor = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .notWritable(path: path, reason: String(cString: strerror(errno))) }
+        guard descriptor >= 0 else { throw StoreError.notWritable(path: path, reason: StoreFiles.describe(errno)) }
         nextNumber = 1
-        do {
-            nextNumber = try replay(into: store) + 1
-        } catch {
-            close(descriptor)
-            throw error
-        }
+        // (If the replay throws, `self` is whole already: deinit closes the file.)
+        nextNumber = try replay(into: store) + 1
     }
 
     deinit { close(descriptor) }
@@ -91,7 +88,7 @@ final class CommitJournal {
             }
             if result < 0 {
                 if errno == EINTR { continue }
-                let reason = String(cString: strerror(errno))
+                let reason = StoreFiles.describe(errno)
                 // A part written would stay behind as a torn entry, and the replay would stop
                 // there, before any later one: cut back to where the entry began.
                 if written > 0 { _ = ftruncate(descriptor, off_t(size)) }
@@ -112,38 +109,17 @@ final class CommitJournal {
     /// Puts back into `store`, in one transaction, the entries it does not hold yet (numbered
     /// past ``HuddleStore/journalThrough()``), then empties the file. Returns the highest
     /// number the store now holds.
-    private func replay(into store: HuddleStore) throws(StoreError) -> UInt64 {
+    private func replay(into store: HuddleStore) throws -> UInt64 {
         let held = try store.journalThrough()
-        let entries = Self.entries(in: try contents()).filter { $0.number > held }
+        let bytes = FileManager.default.contents(atPath: path).map(Array.init) ?? []
+        let entries = Self.entries(in: bytes).filter { $0.number > held }
         var through = held
         if let last = entries.last {
-            do {
-                _ = try store.apply(entries.flatMap(\.writes), journalThrough: last.number)
-            } catch let error as StoreError {
-                throw error
-            } catch {
-                throw .database(path: path, message: "\(error)")
-            }
+            try store.apply(entries.flatMap(\.writes), journalThrough: last.number)
             through = last.number
         }
-        if ftruncate(descriptor, 0) != 0 { throw .notWritable(path: path, reason: String(cString: strerror(errno))) }
+        if ftruncate(descriptor, 0) != 0 { throw StoreError.notWritable(path: path, reason: StoreFiles.describe(errno)) }
         return through
-    }
-
-    private func contents() throws(StoreError) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        var offset: off_t = 0
-        while true {
-            let count = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, $0.count, offset) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .notWritable(path: path, reason: String(cString: strerror(errno)))
-            }
-            if count == 0 { return bytes }
-            bytes += chunk[..<count]
-            offset += off_t(count)
-        }
     }
 
     // MARK: Entries

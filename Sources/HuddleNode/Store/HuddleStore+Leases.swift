@@ -52,14 +52,8 @@ extension HuddleStore {
     }
 
     /// The number of the journal's last entry the store holds (``CommitJournal``); 0 for none.
-    func journalThrough() throws(StoreError) -> UInt64 {
-        do {
-            return try metaValue(Self.journalKey).flatMap { UInt64($0) } ?? 0
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw .database(path: path, message: "\(error)")
-        }
+    func journalThrough() throws -> UInt64 {
+        try metaValue(Self.journalKey).flatMap { UInt64($0) } ?? 0
     }
 
     /// The run stops cleanly: everything it committed is synced with this mark.
