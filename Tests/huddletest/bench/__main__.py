@@ -8,7 +8,8 @@
     HUDDLE_BIN=/path/to/huddle Scripts/bench   # skip the build, use that binary
 
 Figures (BENCHMARKS.md says how each is measured and what it does and doesn't show):
-  1. delivery latency send -> shown, 5 nodes, no hold-back (p50/p99/max)
+  1. delivery latency send -> shown, 5 nodes, no hold-back (p50/p99/max), beside the machine's floor: the
+     same way taken by a bare pipeline of five C processes (read, sign, send; receive, verify, print)
   2. hold-back release error |shown - intended|, 3 calibrated nodes (p50/p99/max)
   3. ingest rate: a fresh node pulling a room's history (verified + stored) from a peer
   4. idle RSS per node (and, for comparison, per Serf agent)

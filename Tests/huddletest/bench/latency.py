@@ -1,11 +1,13 @@
 """Figures 1 and 4: delivery latency, send -> shown among 5 nodes on loopback with no hold-back
 (p50/p99/max), and each node's RSS once idle. Keeps every message's slowest delivery for the
-Serf comparison (serf.py)."""
+Serf comparison (serf.py). Then the machine's floor for the same way with none of Huddle in it
+(floor.py)."""
 
 from __future__ import annotations
 
 import time
 
+from .floor import bench_floor
 from .harness import Table, log, memory_note, pct, start_mesh, stop_node, temp_dir, wait_until
 
 
@@ -94,3 +96,4 @@ def bench_latency(binary: str, count: int, spacing: float, table: Table, huddle_
     finally:
         for n in nodes:
             stop_node(n)
+    bench_floor(count, spacing, table)
