@@ -30,6 +30,18 @@ import Testing
         #expect(!text.contains("\u{1B}"))
     }
 
+    /// A node that does not use mDNS says so under its data dir; one that does says nothing.
+    @Test func aNodeWithoutMDNSSaysSoAndWhy() {
+        var status = sampleStatus
+        #expect(!status.text().contains("mDNS"))
+        status.node.mdns = "on"
+        #expect(!status.text().contains("mDNS"))
+        status.node.mdns = "off"
+        #expect(status.text().split(separator: "\n")[2] == "mDNS off (--no-mdns): friends are found by address (--peer) and through the peers they know")
+        status.node.mdns = "unavailable"
+        #expect(status.text().split(separator: "\n")[2].hasPrefix("mDNS unavailable: no daemon answered at the start"))
+    }
+
     /// A 64-column terminal: the tables leave out ids, how a peer was found, when it was last
     /// heard, and cut a long address short, rather than wrap; without a width nothing is left out.
     @Test func aNarrowTerminalGetsNarrowerTablesNotWrappedLines() {

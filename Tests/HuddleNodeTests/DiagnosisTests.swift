@@ -188,6 +188,32 @@ import Testing
         #expect(alone.worst == .warn)
     }
 
+    @Test func aNodeRunWithNoMDNSIsToldSoAndNotThatMDNSIsBroken() {
+        // bob announces himself; alice runs with --no-mdns, so she never looked for him and her
+        // own announcement is not out there either.
+        var alice = node()
+        alice.mdnsOff = true
+        let diagnosis = Diagnosis(facts(mdns: .answers(announced: [bob]), node: alice))
+        #expect(verdict(diagnosis, "mdns") == .warn)
+        let mdns = diagnosis.checks.first { $0.name == "mdns" }
+        #expect(mdns?.detail.contains("alice runs with --no-mdns") == true)
+        #expect(mdns?.detail.contains("bob announces itself here and would be found") == true)
+        #expect(mdns?.fix == "start huddle again without --no-mdns")
+        #expect(!diagnosis.checks.contains { $0.name == "announcement" })
+        #expect(verdict(diagnosis, "peers") == .ok)
+        #expect(diagnosis.summary.contains("--no-mdns"))
+
+        // Without a daemon as well, both are said, and both fixes.
+        let bare = Diagnosis(facts(mdns: .noDaemon, node: alice))
+        let check = bare.checks.first { $0.name == "mdns" }
+        #expect(check?.detail.contains("no mDNS daemon answers on this machine either") == true)
+        #expect(check?.fix == "sudo systemctl enable --now avahi-daemon, then start huddle again without --no-mdns")
+
+        // The same facts with mDNS on: bob announced and never reached is what is wrong.
+        let on = Diagnosis(facts(mdns: .answers(announced: [me, bob]), node: node()))
+        #expect(verdict(on, "peers") == .fail)
+    }
+
     @Test func interfaceNamesSayWhatTheyAre() {
         #expect(DoctorFacts.Interface.kind(ofName: "tailscale0") == .tunnel)
         #expect(DoctorFacts.Interface.kind(ofName: "wg0") == .tunnel)

@@ -12,6 +12,9 @@ public struct NodeStatus: Codable, Sendable, Equatable {
         public var pausedMs: Int64? = nil
         /// The one interface it announces and browses on (`--interface`), if it was given one.
         public var interface: String? = nil
+        /// Whether it announces itself and browses over mDNS: "on", "off" (`--no-mdns`) or
+        /// "unavailable" (no daemon answered when it started). Absent from a node before stop 65.
+        public var mdns: String? = nil
     }
 
     public struct Peer: Codable, Sendable, Equatable {

@@ -50,6 +50,11 @@ extension NodeStatus {
             "\(safe(node.nick))  \(short(node.id))  port \(node.port)  up "
                 + HumanFormat.duration(.milliseconds(node.uptimeMs)) + addresses)
         lines.append("data dir \(safe(node.dataDir))")
+        switch node.mdns {
+        case "off": lines.append("mDNS off (--no-mdns): friends are found by address (--peer) and through the peers they know")
+        case "unavailable": lines.append("mDNS unavailable: no daemon answered at the start (huddle doctor says more)")
+        default: break
+        }
         if let paused = node.pausedMs {
             lines.append("paused \(HumanFormat.elapsed(.milliseconds(paused))): nothing new is shown until /resume")
         }

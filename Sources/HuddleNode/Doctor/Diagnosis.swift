@@ -63,6 +63,30 @@ public struct Diagnosis: Sendable, Equatable {
     // MARK: The checks
 
     private func mdns(_ facts: DoctorFacts) -> Check {
+        if let node = facts.node, node.mdnsOff {
+            // Whatever the daemon does, this node neither announces itself nor looks.
+            var noDaemon = false
+            var waiting = ""
+            switch facts.mdns {
+            case .noDaemon: noDaemon = true
+            case .answers(let announced):
+                let known = Set(node.peers.map(\.id))
+                let others = announced.filter { $0.id != node.id && !known.contains($0.id) }.map(\.nick).sorted()
+                if !others.isEmpty {
+                    waiting = "; \(others.joined(separator: ", ")) "
+                        + (others.count == 1 ? "announces itself" : "announce themselves") + " here and would be found"
+                }
+            }
+            return Check(
+                name: "mdns", verdict: .warn,
+                detail: "\(node.nick) runs with --no-mdns: it neither announces itself nor looks for friends, so it finds "
+                    + "only friends given with --peer, those given its address, and the peers they know"
+                    + (noDaemon ? "; no mDNS daemon answers on this machine either (avahi-daemon)" : waiting),
+                fix: noDaemon
+                    ? "sudo systemctl enable --now avahi-daemon, then start huddle again without --no-mdns"
+                    : "start huddle again without --no-mdns",
+                likelihood: 60)
+        }
         switch facts.mdns {
         case .answers(let announced):
             let others = announced.filter { $0.id != facts.node?.id }.map(\.nick).sorted()
@@ -88,7 +112,7 @@ public struct Diagnosis: Sendable, Equatable {
     }
 
     private func announcement(_ facts: DoctorFacts) -> Check? {
-        guard let node = facts.node, case .answers(let announced) = facts.mdns else { return nil }
+        guard let node = facts.node, !node.mdnsOff, case .answers(let announced) = facts.mdns else { return nil }
         if announced.contains(where: { $0.id == node.id }) {
             return Check(
                 name: "announcement", verdict: .ok, detail: "this node's own announcement comes back", fix: nil,
@@ -216,7 +240,8 @@ public struct Diagnosis: Sendable, Equatable {
             // caches for a while, and is no friend to look for.)
             var silent = node.peers.filter { $0.foundBy == "mdns" && !$0.answered && $0.state != "gone" }
                 .map { ($0.id, $0.nick, $0.address) }
-            if case .answers(let announced) = facts.mdns {
+            // (A node that does not browse never reached them: the mdns check says so.)
+            if !node.mdnsOff, case .answers(let announced) = facts.mdns {
                 // (One of another protocol never answers, whatever the network: said below.)
                 silent += announced.filter { peer in
                     peer.id != node.id && peer.protocolVersion == facts.protocolVersion && !answered.contains(peer.id)

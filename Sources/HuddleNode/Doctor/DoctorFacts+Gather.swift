@@ -33,6 +33,6 @@ extension DoctorFacts.Node {
                 DoctorFacts.Peer(
                     id: peer.id, nick: peer.nick, address: peer.address, state: peer.state, foundBy: peer.foundBy,
                     answered: peer.rttMs != nil)
-            }, interface: status.node.interface)
+            }, interface: status.node.interface, mdnsOff: status.node.mdns == "off")
     }
 }

@@ -120,13 +120,18 @@ public struct DoctorFacts: Sendable, Equatable {
         public var peers: [Peer]
         /// The one interface it announces and browses on (`--interface`), if it was given one.
         public var interface: String?
+        /// It runs with `--no-mdns`: it neither announces itself nor browses.
+        public var mdnsOff: Bool
 
-        public init(id: String, nick: String, port: Int, peers: [Peer], interface: String? = nil) {
+        public init(
+            id: String, nick: String, port: Int, peers: [Peer], interface: String? = nil, mdnsOff: Bool = false
+        ) {
             self.id = id
             self.nick = nick
             self.port = port
             self.peers = peers
             self.interface = interface
+            self.mdnsOff = mdnsOff
         }
     }
 

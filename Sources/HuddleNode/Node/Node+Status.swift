@@ -48,12 +48,13 @@ extension Node {
 
     /// The node as `huddle status` shows it: the machine's snapshot, with what only the shell
     /// knows (the host's addresses, the data dir, what the store took, what the rate limit
-    /// refused, the interface it was told to keep to).
+    /// refused, the interface it was told to keep to, whether it uses mDNS).
     func status() -> NodeStatus {
         var status = machine.status(
             now: now, dataDir: configuration.dataDir, addresses: Self.localAddresses(), eventsStored: writer.eventsStored,
             rateLimited: datagrams.limits.withLock { $0.refused })
         status.node.interface = configuration.interface
+        status.node.mdns = !configuration.mdns ? "off" : run.mdnsUnavailable ? "unavailable" : "on"
         return status
     }
 
