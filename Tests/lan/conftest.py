@@ -32,8 +32,8 @@ def hosts(bed, tmp_path):
     binary = huddle_binary()
 
     def start(host: str, name: str, **kwargs) -> Node:
-        node = Node(binary, name, tmp_path / name, mdns=True, launcher=bed.on_host(host),
-                    host_address=bed.address(host), **kwargs)
+        kwargs.setdefault("mdns", True)
+        node = Node(binary, name, tmp_path / name, launcher=bed.on_host(host), host_address=bed.address(host), **kwargs)
         nodes.append(node)
         return node
 

@@ -460,6 +460,27 @@ def test_doctor_names_a_missing_mdns_daemon_and_a_vpn_holding_the_route_and_is_o
     assert re.search(r"^  ok +interfaces", after.stdout, re.M), after.stdout
 
 
+def test_doctor_tells_a_node_run_without_mdns_so_and_who_would_be_found_not_that_mdns_is_broken(hosts, bed):
+    """bob announces himself on h2; carol on h3 runs with --no-mdns, with avahi-daemon working
+    there. The doctor says she neither announces herself nor looks, that bob would be found, and
+    how: not that her announcement does not come back, nor that bob never answered."""
+    bob = hosts("h2", "bob")
+    carol = hosts("h3", "carol", mdns=False)
+
+    def seen():
+        answer = doctor(bed, "h3", "--data-dir", str(carol.data_dir))
+        return answer if "bob announces itself here" in answer.stdout else None
+
+    on_h3 = poll(seen, timeout=20, interval=0.5, what="bob's announcement seen from h3")
+    first = on_h3.stdout.splitlines()[0]
+    assert first.startswith("doctor: carol runs with --no-mdns: it neither announces itself nor looks for friends"), on_h3.stdout
+    assert "bob announces itself here and would be found: start huddle again without --no-mdns" in first, on_h3.stdout
+    assert "announcement" not in on_h3.stdout and "never answered" not in on_h3.stdout, on_h3.stdout
+    assert on_h3.returncode == 0, on_h3
+    status = bed.run("exec", "h3", huddle_binary(), "status", "--data-dir", str(carol.data_dir), check=False)
+    assert "mDNS off (--no-mdns)" in status.stdout, status.stdout
+
+
 def test_a_friend_on_an_older_huddle_is_named_with_who_should_update_and_the_room_recovers(hosts, bed):
     """carol's laptop runs a Huddle of the protocol before today's: its announcement (published
     for real by avahi-publish on h3, as that build would) reaches alice within 15 s as one line
