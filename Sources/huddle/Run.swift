@@ -72,7 +72,7 @@ extension Huddle {
                                valueName: "HOST:PORT"))
         var peers: [String] = []
 
-        @Flag(name: .customLong("no-mdns"), help: "Do not look for peers over mDNS.")
+        @Flag(name: .customLong("no-mdns"), help: "Neither announce this node nor look for peers over mDNS: friends are found by --peer and through the peers they know.")
         var noMDNS = false
 
         @Flag(name: .long, help: "Print one JSON object per line on stdout instead of text.")
