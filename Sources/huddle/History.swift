@@ -20,15 +20,16 @@ extension Huddle {
                 not calibrated it is the time it was sent, marked with ~. With --json, one object \
                 per line: type, room, id, from, nick, text, sent_at, game_ms (null if not calibrated).
 
-                A private room is stored sealed: give its passphrase with --passphrase-file to \
-                read it.
+                Without --room it lists the room the node was last in (where a typed line goes). \
+                A private room is stored sealed: give its name with --room and its passphrase with \
+                --passphrase-file to read it.
                 """
         )
 
         @OptionGroup var location: NodeLocationOptions
 
-        @Option(name: .long, help: ArgumentHelp("The room to list.", valueName: "ROOM"))
-        var room: String
+        @Option(name: .long, help: ArgumentHelp("The room to list (default: the room the node was last in).", valueName: "ROOM"))
+        var room: String?
 
         @Option(name: .long, help: ArgumentHelp("The passphrase of private ROOM (first line of FILE).", valueName: "FILE"))
         var passphraseFile: String?
@@ -41,21 +42,47 @@ extension Huddle {
 
         func validate() throws {
             if let limit, limit <= 0 { throw ValidationError("--limit must be a positive number") }
-            if let passphraseFile { _ = try Passphrase.read(from: passphraseFile) }
+            if let passphraseFile {
+                guard room != nil else { throw ValidationError("--passphrase-file needs --room: the private room's name") }
+                _ = try Passphrase.read(from: passphraseFile)
+            }
+        }
+
+        /// `--room`, or the room the node was last in; a private one needs its name and
+        /// passphrase, which the store does not hold.
+        private func roomToList(in store: HuddleStore) throws -> String {
+            if let room { return room }
+            guard let current = try store.currentRoom else {
+                throw CommandFailure("no room to list: give one with --room ROOM (\(try Self.roomsThere(store)))")
+            }
+            guard !RoomKey.isPrivate(current) else {
+                let name = try store.privateRoomName(current).map { "\"\($0)\"" } ?? "the room"
+                throw CommandFailure(
+                    "the node was last in private room \(name): give --room and --passphrase-file to read it")
+            }
+            return current
+        }
+
+        /// The rooms a store holds, as said in an error: the public ones by name.
+        private static func roomsThere(_ store: HuddleStore) throws -> String {
+            let rooms = try store.storedRooms()
+            let publicRooms = rooms.filter { !RoomKey.isPrivate($0) }
+            var known = publicRooms.isEmpty ? "none" : publicRooms.map { "\"\($0)\"" }.joined(separator: ", ")
+            if publicRooms.count < rooms.count { known += ", and \(rooms.count - publicRooms.count) private" }
+            return "rooms there: \(known)"
         }
 
         func run() async throws {
             let directory = location.directory
             let store = try HuddleStore(directory: directory, readOnly: true)
+            let room = try roomToList(in: store)
             let key = try passphraseFile.map { try RoomKey(room: room, passphrase: Passphrase.read(from: $0)) }
             let events = try store.events(room: key?.id ?? room)
             guard !events.isEmpty else {
                 let rooms = try store.storedRooms()
-                let publicRooms = rooms.filter { !RoomKey.isPrivate($0) }
-                var known = publicRooms.isEmpty ? "none" : publicRooms.map { "\"\($0)\"" }.joined(separator: ", ")
-                if publicRooms.count < rooms.count { known += ", and \(rooms.count - publicRooms.count) private" }
-                let hint = key != nil ? " with that passphrase" : (rooms.count > publicRooms.count ? "; a private room needs --passphrase-file" : "")
-                throw CommandFailure("nothing stored for room \"\(room)\"\(hint) in \(directory) (rooms there: \(known))")
+                let anyPrivate = rooms.contains(where: RoomKey.isPrivate)
+                let hint = key != nil ? " with that passphrase" : (anyPrivate ? "; a private room needs --passphrase-file" : "")
+                throw CommandFailure("nothing stored for room \"\(room)\"\(hint) in \(directory) (\(try Self.roomsThere(store)))")
             }
             // The room as the node would see it: calibration, nicks and causal order from the core.
             let reader = try store.storedIdentity()?.id ?? events[0].origin

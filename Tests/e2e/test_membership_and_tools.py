@@ -74,6 +74,11 @@ def test_send_and_status_and_history_through_the_tools(lan, binary, tmp_path):
     assert history.returncode == 0, history.stderr
     texts = [json.loads(line)["text"] for line in history.stdout.splitlines()]
     assert texts == ["from the shell", "for the record"]
+    # Without --room: the room the node was last in.
+    current = subprocess.run([binary, "history", "--json", "--data-dir", str(one.data_dir)], capture_output=True,
+                             text=True, timeout=10)
+    assert current.returncode == 0, current.stderr
+    assert [json.loads(line)["text"] for line in current.stdout.splitlines()] == texts
 
     # status with nothing running says so plainly.
     down = subprocess.run([binary, "status", "--data-dir", str(one.data_dir)], capture_output=True, text=True,

@@ -80,6 +80,11 @@ def test_the_store_keeps_private_events_sealed_and_a_restart_needs_the_passphras
     refused = subprocess.run([binary, "history", "--room", "superbowl", "--data-dir", str(bob.data_dir)],
                              capture_output=True, text=True, timeout=60)
     assert refused.returncode != 0 and "needs --passphrase-file" in refused.stderr, refused.stderr
+    # Without --room, the room bob was last in is private: its name is said, not guessed at.
+    unnamed = subprocess.run([binary, "history", "--data-dir", str(bob.data_dir)], capture_output=True, text=True,
+                             timeout=60)
+    assert unnamed.returncode == 1 and unnamed.stderr.strip() == (
+        'Error: the node was last in private room "superbowl": give --room and --passphrase-file to read it'), unnamed
 
     # Without the passphrase the room stays shut; with it, the room opens where it was: no new
     # join (calibration kept), and nothing shown twice.
