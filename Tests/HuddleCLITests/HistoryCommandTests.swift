@@ -17,9 +17,14 @@ import Testing
     }
 
     @Test func optionsAreChecked() async throws {
-        let noRoom = try await HuddleBinary.run(["history", "--name", "alice"])
+        // (Without --room the room the node was last in is listed; a private room's passphrase
+        // is of no use without its name.)
+        let secret = try ScratchDirectory()
+        let passphrase = secret.path + "/passphrase"
+        try "touchdown\n".write(toFile: passphrase, atomically: true, encoding: .utf8)
+        let noRoom = try await HuddleBinary.run(["history", "--name", "alice", "--passphrase-file", passphrase])
         #expect(noRoom.status == 64)
-        #expect(noRoom.stderr.contains("--room"))
+        #expect(noRoom.stderr.contains("--passphrase-file needs --room: the private room's name"))
 
         let badLimit = try await HuddleBinary.run(["history", "--name", "alice", "--room", "r", "--limit", "0"])
         #expect(badLimit.status == 64)
