@@ -464,7 +464,7 @@ def test_doctor_tells_a_node_run_without_mdns_so_and_who_would_be_found_not_that
     """bob announces himself on h2; carol on h3 runs with --no-mdns, with avahi-daemon working
     there. The doctor says she neither announces herself nor looks, that bob would be found, and
     how: not that her announcement does not come back, nor that bob never answered."""
-    bob = hosts("h2", "bob")
+    hosts("h2", "bob")
     carol = hosts("h3", "carol", mdns=False)
 
     def seen():
