@@ -188,6 +188,16 @@ private func object(_ line: String?) throws -> [String: Any] {
 }
 
 @Suite struct HumanRendererTests {
+    /// While both are here each shows with its id: the words say what the first one shows as too,
+    /// not only the newcomer.
+    @Test func aNickConflictSaysWhatBothShowAs() {
+        let twin = Member(id: node(9), nick: "bob", sharesNick: true)
+        let line = plain.nickConflict(twin, knownID: bob.id)
+        let newcomer = String(twin.id.hex.prefix(8)), first = String(bob.id.hex.prefix(8))
+        #expect(line == "* careful: bob#\(newcomer) (\(twin.id)) is a new key calling itself bob; the bob you met first "
+            + "is \(bob.id). Theirs show as bob#\(newcomer); while both are here, the first's as bob#\(first).")
+    }
+
     @Test func messageShowsGameClockNickAndHoldBack() {
         let line = plain.render(message(), room: "superbowl", reader: alice.id)
         #expect(line == "23:30:05 bob: what a catch  (held 2.0 s)")

@@ -273,6 +273,16 @@ def test_chat_both_ways_with_a_console_node(lan, driver):
     print(f"main screen: {screenshot(driver, 'web-main-screen-messages')}")
 
 
+def test_a_new_key_under_a_known_nick_is_told_on_the_page_with_what_both_show_as(lan, driver):
+    alice, bob = alice_and_bob(lan)
+    pair_with_qr(driver, alice)
+    mallory = lan("bob", data_name="mallory", peers=[alice.node.address])
+    alice.node.wait_for(lambda o: o["type"] == "nick_conflict" and o["id"] == mallory.id)
+    said = (f"Careful: a new key is calling itself bob. Its messages show as bob#{mallory.id[:8]}; while both are "
+            f"here, the first bob's as bob#{bob.id[:8]}.")
+    wait_page(driver, lambda d: said in text_of(d, "log"), "the warning naming what both show as")
+
+
 @pytest.mark.realtime  # held to 50 ms against the node's own console
 def test_a_held_message_shows_on_the_page_when_the_console_shows_it(lan, driver):
     alice, bob = alice_and_bob(lan)

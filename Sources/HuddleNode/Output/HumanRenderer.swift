@@ -107,7 +107,8 @@ public struct HumanRenderer: OutputRenderer {
         let nick = safe(member.nick)
         return style(
             "* careful: \(safe(member.displayName)) (\(member.id)) is a new key calling itself \(nick); "
-                + "the \(nick) you met first is \(knownID). Theirs show as \(safe(member.displayName)).", .yellow)
+                + "the \(nick) you met first is \(knownID). Theirs show as \(safe(member.displayName)); while both "
+                + "are here, the first's as \(nick)#\(knownID.hex.prefix(8)).", .yellow)
     }
 
     public func peer(id: NodeID, nick: String, state: PeerState, address: String? = nil, left: Bool = false) -> String {

@@ -1407,7 +1407,8 @@
       case 'nick_conflict': {
         const nick = str(line.nick);
         return note('Careful: a new key is calling itself ' + nick + '. Its messages show as ' + nick + '#' +
-          str(line.id).slice(0, 8) + '.', 'warn', line);
+          str(line.id).slice(0, 8) + '; while both are here, the first ' + nick + '\'s as ' + nick + '#' +
+          str(line.known_id).slice(0, 8) + '.', 'warn', line);
       }
       case 'fault':
         return note(str(line.nick) + ' signed two versions of one message: hiding it and all it sends after.', 'warn', line);
