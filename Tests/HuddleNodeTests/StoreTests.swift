@@ -96,7 +96,7 @@ func byID(_ events: [Event]) -> [Event] {
         try withTemporaryDirectory { dir in
             let path = try HuddleStore(directory: dir).path
             #expect(chmod(path, 0o644) == 0)
-            _ = try HuddleStore(directory: dir)
+            _ = try reopenedStore(dir)
             #expect(try permissions(path) == 0o600)
         }
     }

@@ -123,6 +123,7 @@ struct NodeHarness {
 
     static func start(nick: String, room: String, dataDir: String? = nil, clock: ManualClock = ManualClock()) async throws -> NodeHarness {
         _ = BrokenPipes.ignored
+        let restarting = dataDir != nil
         let dataDir = dataDir ?? FileManager.default.temporaryDirectory.appendingPathComponent("huddle-node-\(UUID())").path
         var configuration = NodeConfiguration(
             nick: nick, room: room, dataDir: dataDir, mdns: false, json: true, console: false,
@@ -130,7 +131,9 @@ struct NodeHarness {
         // Nobody marks in these tests of the actor: the shield off, as for a viewer who knows it
         // is ahead (the shield is the core's, tested there and end to end).
         configuration.shield = nil
-        let store = try HuddleStore(directory: dataDir)
+        // A restart in a data dir just stopped waits out a lock that a process another test
+        // spawns at that moment still holds for a while (``reopenedStore(_:)``).
+        let store = try restarting ? reopenedStore(dataDir) : HuddleStore(directory: dataDir)
         let identity = try store.loadOrCreateIdentity()
         let (udp, tcp, endpoint) = try await Node.bind(host: "127.0.0.1", port: 0, on: MultiThreadedEventLoopGroup.singleton)
         try? await tcp.channel.close()
