@@ -26,8 +26,8 @@ import Testing
         let writes: [StoreWrite] = [
             .events(mine, own: true), .events(theirs, own: false), .shown(theirs.map(\.id), room: room, at: shownAt),
         ]
-        let bytes = CommitJournal.entry(writes, number: 5)
-        let entries = CommitJournal.entries(in: bytes)
+        let bytes = JournalEntry.bytes(writes, number: 5)
+        let entries = JournalEntry.entries(in: bytes)
         #expect(entries.count == 1)
         #expect(entries.first?.number == 5)
         // Read back, the events are one run (whose they are matters to the gate only, not the store).
@@ -36,29 +36,29 @@ import Testing
 
     @Test func aLineGoesToTheJournalAndABurstOrAnythingElseDoesNot() throws {
         let line = try events(1)
-        #expect(CommitJournal.canHold([.events(line, own: true)]))
-        #expect(CommitJournal.canHold([.events(line, own: false), .shown(line.map(\.id), room: room, at: shownAt)]))
-        #expect(!CommitJournal.canHold([.events(try events(CommitJournal.maximumEvents + 1), own: true)]))
-        #expect(!CommitJournal.canHold([.events(line, own: true), .lease(room: room, through: 512)]))
-        #expect(!CommitJournal.canHold([.events(line, own: true), .joined(room, true)]))
+        #expect(JournalEntry.canHold([.events(line, own: true)]))
+        #expect(JournalEntry.canHold([.events(line, own: false), .shown(line.map(\.id), room: room, at: shownAt)]))
+        #expect(!JournalEntry.canHold([.events(try events(JournalEntry.maximumEvents + 1), own: true)]))
+        #expect(!JournalEntry.canHold([.events(line, own: true), .lease(room: room, through: 512)]))
+        #expect(!JournalEntry.canHold([.events(line, own: true), .joined(room, true)]))
     }
 
     @Test func aTornOrStaleEntryEndsTheReplay() throws {
         let made = try events(3)
-        let first = CommitJournal.entry([.events([made[0]], own: true)], number: 1)
-        let second = CommitJournal.entry([.events([made[1]], own: true)], number: 2)
-        let third = CommitJournal.entry([.events([made[2]], own: true)], number: 3)
-        #expect(CommitJournal.entries(in: first + second + third).map(\.number) == [1, 2, 3])
+        let first = JournalEntry.bytes([.events([made[0]], own: true)], number: 1)
+        let second = JournalEntry.bytes([.events([made[1]], own: true)], number: 2)
+        let third = JournalEntry.bytes([.events([made[2]], own: true)], number: 3)
+        #expect(JournalEntry.entries(in: first + second + third).map(\.number) == [1, 2, 3])
         // A write a crash tore: the second entry's last byte missing.
-        #expect(CommitJournal.entries(in: first + second.dropLast()).map(\.number) == [1])
+        #expect(JournalEntry.entries(in: first + second.dropLast()).map(\.number) == [1])
         // A byte changed under the check (what a power cut can leave of a page).
         var damaged = second
         damaged[damaged.count - 10] ^= 0x40
-        #expect(CommitJournal.entries(in: first + damaged + third).map(\.number) == [1])
+        #expect(JournalEntry.entries(in: first + damaged + third).map(\.number) == [1])
         // An entry of an earlier file's numbering after the first: stale, so it ends there.
-        #expect(CommitJournal.entries(in: first + third).map(\.number) == [1])
+        #expect(JournalEntry.entries(in: first + third).map(\.number) == [1])
         // Zeros where the file was extended but nothing written.
-        #expect(CommitJournal.entries(in: first + [UInt8](repeating: 0, count: 64)).map(\.number) == [1])
+        #expect(JournalEntry.entries(in: first + [UInt8](repeating: 0, count: 64)).map(\.number) == [1])
     }
 
     @Test func whatAKilledRunJournaledIsInTheStoreAtTheNextStart() throws {

@@ -207,7 +207,7 @@ public actor Node {
     /// (``StoreWriter/mayJournal(backlog:)``). Whether it did; if not (or the append failed),
     /// the writes wait for their commit as before.
     private func land(_ writes: [StoreWrite]) -> Bool {
-        guard CommitJournal.canHold(writes), writer.mayJournal(backlog: Self.journalBacklog) else { return false }
+        guard JournalEntry.canHold(writes), writer.mayJournal(backlog: Self.journalBacklog) else { return false }
         if journal.size > CommitJournal.emptyAfter, let last = commits.lastJournaled, writer.holds(last) {
             journal.empty()
         }
