@@ -68,14 +68,7 @@ final class StoreWriter: Sendable {
     /// Queues writes to commit soon; returns at once.
     func enqueue(_ writes: [StoreWrite]) {
         guard !writes.isEmpty else { return }
-        let schedule = pending.withLock { pending in
-            pending.writes += writes
-            pending.handed += 1
-            pending.lastUnjournaled = pending.handed
-            defer { pending.scheduled = true }
-            return !pending.scheduled
-        }
-        if schedule { queue.async { self.drain() } }
+        _ = hand(writes)
     }
 
     /// Queues writes and returns once they, and everything queued before them, are committed.
