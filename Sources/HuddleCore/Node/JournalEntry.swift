@@ -40,7 +40,9 @@ public struct JournalEntry: Equatable, Sendable {
     /// The bytes of entry `number` holding `writes` (``canHold(_:)``).
     public static func bytes(_ writes: [StoreWrite], number: UInt64) -> [UInt8] {
         var payload = ByteWriter()
-        payload.write(events: writes.flatMap { write -> [Event] in if case .events(let events, _) = write { events } else { [] } })
+        payload.write(events: writes.flatMap { write -> [Event] in
+            if case .events(let events, _) = write { events } else { [] }
+        })
         let shown = writes.compactMap { write -> ([EventID], String, WallTime)? in
             if case .shown(let ids, let room, let at) = write { (ids, room, at) } else { nil }
         }
