@@ -115,6 +115,19 @@ private func object(_ line: String?) throws -> [String: Any] {
         #expect(map.count == 4)
     }
 
+    /// A member people see under another name than its nick says it beside the nick (the page
+    /// shows it, as the console does); one that goes by its nick alone has no such key.
+    @Test func aSharedNickCarriesTheNameItShowsUnder() throws {
+        let twin = Member(id: node(9), nick: "bob", sharesNick: true)
+        let shown = try object(json.render(message(from: twin), room: "r", reader: alice.id))
+        #expect(shown["nick"] as? String == "bob")
+        #expect(shown["display_name"] as? String == "bob#\(twin.id.hex.prefix(8))")
+        let joined = try object(json.render(.joined(twin), room: "r", reader: alice.id))
+        #expect(joined["display_name"] as? String == "bob#\(twin.id.hex.prefix(8))")
+        #expect(try object(json.render(message(), room: "r", reader: alice.id))["display_name"] == nil)
+        #expect(try object(json.render(.joined(bob), room: "r", reader: alice.id))["display_name"] == nil)
+    }
+
     @Test func sharedNicksDoNotCollide() throws {
         let twin = Member(id: node(9), nick: "bob")
         let report = RoomOutput.offsetsChanged(

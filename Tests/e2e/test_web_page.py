@@ -281,6 +281,26 @@ def test_a_new_key_under_a_known_nick_is_told_on_the_page_with_what_both_show_as
     said = (f"Careful: a new key is calling itself bob. Its messages show as bob#{mallory.id[:8]}; while both are "
             f"here, the first bob's as bob#{bob.id[:8]}.")
     wait_page(driver, lambda d: said in text_of(d, "log"), "the warning naming what both show as")
+    # And the page names them so, as the console does.
+    bob.say("from the first bob")
+    mallory.say("from the second bob")
+    expected = [{"nick": f"bob#{bob.id[:8]}", "text": "from the first bob", "own": False},
+                {"nick": f"bob#{mallory.id[:8]}", "text": "from the second bob", "own": False}]
+    wait_page(driver, lambda d: all(m in messages(d) for m in expected), "each bob's message under its own name")
+
+
+def test_a_key_calling_itself_by_the_viewers_nick_is_not_drawn_as_the_viewer(lan, driver):
+    alice, bob = alice_and_bob(lan)
+    pair_with_qr(driver, alice)
+    mallory = lan("alice", data_name="mallory", peers=[bob.address])
+    alice.node.wait_for(lambda o: o["type"] == "nick_conflict" and o["id"] == mallory.id)
+    mallory.say("it is me, alice")
+    alice.node.message("it is me, alice")
+    wait_page(driver, lambda d: {"nick": f"alice#{mallory.id[:8]}", "text": "it is me, alice", "own": False}
+              in messages(d), "mallory's line drawn as someone else's, under her own name")
+    send_from_page(driver, "the real one")
+    wait_page(driver, lambda d: any(m["text"] == "the real one" and m["own"] for m in messages(d)),
+              "the viewer's own line still drawn as hers")
 
 
 @pytest.mark.realtime  # held to 50 ms against the node's own console

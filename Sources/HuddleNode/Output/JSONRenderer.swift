@@ -9,6 +9,8 @@ public import HuddleCore
 /// ```text
 /// {"type":"ready","id","nick","port","data_dir"}
 /// {"type":"message","room","id","from","nick","text","sent_at","shown_at","shown_at_us","held_ms","waited_ms","game_ms"} (a line break in "text" is \n)
+///     a message, join, leave or mark by a member people see under another name than its nick
+///     (another node goes by the same nick: ``Member/displayName``) adds "display_name" ("bob#3f9a0c1e")
 ///     held_ms: how long this node held it; waited_ms: how long after it was written the reader saw it,
 ///     as the console's "(held 3.0 s)" says (a restart does not reset it); 0 for a line shown on arrival
 ///     a direct message adds "direct":true and "to" (the nick it was sent to); its room is "@NICK";
@@ -52,12 +54,21 @@ public struct JSONRenderer: OutputRenderer {
         self.picturesDirectory = picturesDirectory
     }
 
+    /// `nick`, and `display_name` after it when people see the member under another name
+    /// (``Member/displayName``): the page shows what the console shows, and tells two keys apart.
+    static func named(_ member: Member) -> [(String, JSONLine)] {
+        let shown = member.displayName
+        return [("nick", .string(member.nick))] + (shown == member.nick ? [] : [("display_name", .string(shown))])
+    }
+
     public func history(_ event: Event, from member: Member, gameTime: WallTime?, room: String) -> String? {
         guard let text = event.body.messageText else { return nil }
         var fields: [(String, JSONLine)] = [
             ("type", "message"), ("room", .string(room)), ("id", .string(Self.eventID(event.id))),
-            ("from", .string(event.origin.hex)), ("nick", .string(member.nick)), ("text", .string(Self.jsonText(text))),
-            ("sent_at", .milliseconds(event.createdAt)), ("game_ms", .milliseconds(gameTime)),
+            ("from", .string(event.origin.hex)),
+        ] + Self.named(member) + [
+            ("text", .string(Self.jsonText(text))), ("sent_at", .milliseconds(event.createdAt)),
+            ("game_ms", .milliseconds(gameTime)),
         ]
         if let picture = event.body.picture { fields.append(("picture", pictureObject(picture, ready: isOnDisk(picture)))) }
         return JSONLine.object(fields).render()
@@ -202,7 +213,8 @@ public struct JSONRenderer: OutputRenderer {
         func message(_ shown: ShownMessage, earlier: Bool) -> [(String, JSONLine)] {
             var fields: [(String, JSONLine)] = [
                 ("type", "message"), ("room", room), ("id", .string(Self.eventID(shown.event.id))),
-                ("from", .string(shown.from.id.hex)), ("nick", .string(shown.from.nick)),
+                ("from", .string(shown.from.id.hex)),
+            ] + Self.named(shown.from) + [
                 ("text", .string(Self.jsonText(shown.text))), ("sent_at", .milliseconds(shown.sentAt)),
                 // shown_at is the machine's reading (whole ms, as the wire stamps events);
                 // shown_at_us when the node printed it, for measures under a millisecond.
@@ -253,9 +265,8 @@ public struct JSONRenderer: OutputRenderer {
             ]
         case .mark(let label, let by, let at):
             fields = [
-                ("type", "mark"), ("room", room), ("label", .string(label)), ("nick", .string(by.nick)),
-                ("id", .string(by.id.hex)), ("at", .milliseconds(at)),
-            ]
+                ("type", "mark"), ("room", room), ("label", .string(label)),
+            ] + Self.named(by) + [("id", .string(by.id.hex)), ("at", .milliseconds(at))]
         case .momentCue(let by):
             fields = [
                 ("type", "moment_cue"), ("room", room), ("by", .string(by.nick)), ("by_id", .string(by.id.hex)),
@@ -278,7 +289,7 @@ public struct JSONRenderer: OutputRenderer {
             ]
         case .joined(let member), .left(let member):
             let type: JSONLine = if case .joined = output { "join" } else { "leave" }
-            fields = [("type", type), ("room", room), ("nick", .string(member.nick)), ("id", .string(member.id.hex))]
+            fields = [("type", type), ("room", room)] + Self.named(member) + [("id", .string(member.id.hex))]
         case .offsetsChanged(let report):
             fields = [
                 ("type", "offsets"), ("room", room), ("offsets", .object(Self.offsetsByNick(report))),

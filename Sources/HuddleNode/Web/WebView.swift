@@ -21,7 +21,8 @@ enum WebView {
         let unplaced = glance.map { !$0.readerPlaced } ?? false
         let suggest: JSONLine = unplaced ? .array(SpoilerFreeMoment.suggested.map { .string($0) }) : .null
         return JSONLine.object([
-            ("t", "view"), ("nick", .string(nick)), ("room", view.room.map { .string($0) } ?? .null),
+            ("t", "view"), ("nick", .string(nick)), ("id", glance.map { .string($0.reader.hex) } ?? .null),
+            ("room", view.room.map { .string($0) } ?? .null),
             ("status", .string(RoomGlance.statusLine(of: view.status, roomAndScore: false))),
             ("suggest", suggest),
             ("placed", .bool(glance?.readerPlaced ?? false)), ("paused", .bool(view.status.pausedAt != nil)),

@@ -234,6 +234,7 @@
 
   let view = null;
   let me = null;                // the viewer's nick, from the view's ladder
+  let myId = null;              // the node's id, from the view: what tells its own lines apart
   const entries = [];           // rendered lines, oldest first: { node, line }
   let lastEntryLine = null;
   let nowCooldown = false;
@@ -768,8 +769,10 @@
   function applyView(v) {
     view = v;
     const nick = meFrom(v);
-    if (nick !== me) {
+    const id = typeof v.id === 'string' && v.id ? v.id : myId;
+    if (nick !== me || id !== myId) {
       me = nick;
+      myId = id;
       restyleOwn();
     }
     const room = str(v.room);
@@ -990,6 +993,8 @@
 
   function isOwn(line) {
     const nick = str(line.nick);
+    // By id: another key may call itself by the viewer's nick.
+    if (myId && line.from !== undefined) return str(line.from) === myId;
     if (me) return nick === me;
     // Before the first view: a direct message this node sent sits in the room named after its recipient.
     return line.direct === true && line.to !== undefined && str(line.room) === '@' + str(line.to) && str(line.to) !== nick;
@@ -999,8 +1004,20 @@
     return me && nick === me ? 'you' : nick;
   }
 
+  /** Who a line is by or about, as the console names them: `nick#3f9a0c1e` while another node
+   *  goes by the same nick (`display_name`), `you` for the viewer. */
+  function whoIn(line) {
+    if (myId && line.id !== undefined && str(line.id) === myId) return 'you';
+    return line.display_name !== undefined ? str(line.display_name) : who(str(line.nick));
+  }
+
+  /** A message's sender as the console names them. */
+  function nameOf(line) {
+    return line.display_name !== undefined ? str(line.display_name) : str(line.nick);
+  }
+
   function sameSender(a, b) {
-    return !!a && !!b && a.type === 'message' && b.type === 'message' && str(a.nick) === str(b.nick) &&
+    return !!a && !!b && a.type === 'message' && b.type === 'message' && nameOf(a) === nameOf(b) &&
       !!a.direct === !!b.direct && str(a.room) === str(b.room) && !!a.earlier === !!b.earlier;
   }
 
@@ -1014,7 +1031,7 @@
   }
 
   function renderMessage(line) {
-    const nick = str(line.nick);
+    const nick = nameOf(line);
     const own = isOwn(line);
     const direct = line.direct === true;
     const node = el('article', 'msg');
@@ -1364,7 +1381,7 @@
         return renderCalibration(line);
       case 'mark':
         if (me && str(line.nick) === me) closeHint(str(line.label), '\u2713 You marked it.');
-        return note('\u2713 ' + who(str(line.nick)) + ' marked ' + quoted(line.label), 'quiet', line);
+        return note('\u2713 ' + whoIn(line) + ' marked ' + quoted(line.label), 'quiet', line);
       case 'moment_cue': {
         const picks = Array.isArray(line.suggested) ? line.suggested.filter((l) => typeof l === 'string').join(', ') : 'kickoff';
         return note(who(str(line.by)) + ' marked a moment. Its name waits for your stream, as words do. To be placed, tap ' +
@@ -1383,9 +1400,9 @@
         return note((me && str(line.nick) === me ? 'Your mark' : str(line.nick) + '\u2019s mark') + ' of ' + quoted(line.label) +
           ' does not fit the other marks: set aside until a mark of another moment confirms it.', 'warn', line);
       case 'join':
-        return note(who(str(line.nick)) + ' joined ' + str(line.room), 'quiet', line);
+        return note(whoIn(line) + ' joined ' + str(line.room), 'quiet', line);
       case 'leave':
-        return note(who(str(line.nick)) + ' left ' + str(line.room), 'quiet', line);
+        return note(whoIn(line) + ' left ' + str(line.room), 'quiet', line);
       case 'score':
         return renderScoreLine(line);
       case 'teams':
